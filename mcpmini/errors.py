@@ -1,0 +1,81 @@
+"""The exception hierarchy of mcpmini.
+
+Every exception the runtime raises on purpose derives from :class:`McpminiError`.
+Protocol problems are split the way h11 splits them: a :class:`LocalProtocolError`
+means *we* were about to break the protocol (a bug in the caller), a
+:class:`RemoteProtocolError` means the *peer* sent something that breaks it. Both carry
+the JSON-RPC ``code`` that describes the problem and, when known, the ``id`` of the
+request it concerns, so the one function that turns exceptions into wire errors
+(:func:`mcpmini.jsonrpc.error_reply`) never has to parse a message text.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "McpminiError",
+    "ProtocolError",
+    "LocalProtocolError",
+    "RemoteProtocolError",
+    "ConfigError",
+    "TransportError",
+]
+
+
+class McpminiError(Exception):
+    """Base class of every error mcpmini raises deliberately."""
+
+
+class ProtocolError(McpminiError):
+    """A JSON-RPC / MCP protocol violation.
+
+    ``code`` is the JSON-RPC error code (an :class:`~mcpmini.jsonrpc.ErrorCode` value),
+    ``id`` the id of the request concerned (``None`` when it could not be read), and
+    ``data`` optional structured detail that may travel in the wire error.
+    """
+
+    def __init__(
+        self, message: str, code: int, id: int | str | None = None, data: Any = None
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = int(code)
+        self.id = id
+        self.data = data
+
+
+class LocalProtocolError(ProtocolError):
+    """We were about to send something the protocol forbids (e.g. a duplicate id)."""
+
+
+class RemoteProtocolError(ProtocolError):
+    """The peer sent something the protocol forbids (e.g. invalid JSON, a bad id)."""
+
+
+class ConfigError(McpminiError, ValueError):
+    """A settings, skill, plugin or MCP configuration file is invalid.
+
+    ``source`` names the file (or ``None``), ``path`` the JSON path or YAML key inside
+    it (e.g. ``"hooks.PreToolUse[0].matcher"``), ``line`` the line number where known.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        source: str | None = None,
+        path: str | None = None,
+        line: int | None = None,
+    ) -> None:
+        where = ":".join(str(p) for p in (source, line) if p is not None)
+        if path:
+            where = f"{where} at {path}" if where else f"at {path}"
+        super().__init__(f"{where}: {message}" if where else message)
+        self.message = message
+        self.source = source
+        self.path = path
+        self.line = line
+
+
+class TransportError(McpminiError):
+    """A transport could not start, write or read (server missing, pipe closed…)."""
