@@ -1,0 +1,98 @@
+"""Context-cost formulas (Prop. 3.8, Example 3.9, Prop. 5.2), measurement and cache simulation."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from mcpmini.cost import (
+    break_even,
+    cache_hits,
+    deferred_cost,
+    estimate_tokens,
+    listing_bound,
+    max_deferred_uses,
+    measure_tool_layer,
+    reattach_bound,
+    uniform_costs,
+    upfront_cost,
+)
+
+
+def test_estimate_tokens_counts_ascii_by_four_and_other_characters_by_one() -> None:
+    assert estimate_tokens("") == 0
+    assert estimate_tokens("abcd") == 1 and estimate_tokens("abcde") == 2
+    assert estimate_tokens("天気") == 2
+
+
+def test_example_3_9_figures_come_out_of_the_formulas() -> None:
+    c = uniform_costs(200, 3, 300, 10)
+    assert (c.upfront, c.deferred, c.difference) == (60_000, 2_900, 57_100)
+    assert c.difference == (200 - 3) * (300 - 10) - 3 * 10
+    assert c.break_even == pytest.approx(193.333, abs=1e-3)
+    assert max_deferred_uses(200, 300, 10) == 193
+
+
+def test_the_break_even_point_separates_the_two_regimes() -> None:
+    for u in (193, 194):
+        c = uniform_costs(200, u, 300, 10)
+        assert (c.deferred < c.upfront) == (u <= 193)
+
+
+@given(
+    sizes=st.lists(st.tuples(st.integers(0, 50), st.integers(0, 500)), min_size=1, max_size=30),
+    data=st.data(),
+)
+def test_the_difference_formula_of_prop_3_8_holds_for_any_sizes(sizes, data) -> None:
+    names = [min(m, d) for m, d in sizes]
+    defs = [d for _, d in sizes]
+    used = data.draw(st.sets(st.integers(0, len(defs) - 1)))
+    diff = upfront_cost(defs) - deferred_cost(names, defs, used)
+    expected = sum(defs[i] - names[i] for i in range(len(defs)) if i not in used) - sum(names[i] for i in used)
+    assert diff == expected
+
+
+@given(st.integers(1, 500), st.integers(1, 400), st.data())
+def test_deferred_is_smaller_exactly_below_u_star(n: int, d: int, data) -> None:
+    m = data.draw(st.integers(0, d))
+    u = data.draw(st.integers(0, n))
+    c = uniform_costs(n, u, d, m)
+    assert (c.deferred < c.upfront) == (u < break_even(n, d, m))
+
+
+def test_bad_arguments_are_rejected() -> None:
+    with pytest.raises(ValueError):
+        uniform_costs(10, 11, 300, 10)
+    with pytest.raises(ValueError):
+        break_even(10, 5, 6)
+    with pytest.raises(ValueError):
+        deferred_cost([1], [2, 3], [])
+    with pytest.raises(ValueError):
+        deferred_cost([1], [2], [1])
+    with pytest.raises(ValueError):
+        measure_tool_layer(-1)
+
+
+def test_measured_definitions_grow_linearly_and_dwarf_the_names() -> None:
+    small, big = measure_tool_layer(10), measure_tool_layer(40)
+    assert measure_tool_layer(0).definitions == 0
+    assert big.definitions > 3.5 * small.definitions
+    assert small.per_definition > 5 * small.per_name > 0
+
+
+def test_appending_keeps_every_earlier_breakpoint_hit() -> None:
+    hits = cache_hits([["T", "S", "m1"], ["T", "S", "m1", "m2"], ["T", "S", "m1", "m2", "m3"]])
+    assert hits == [[False] * 3, [True, True, True, False], [True, True, True, True, False]]
+
+
+def test_changing_the_tool_layer_loses_every_later_breakpoint() -> None:
+    hits = cache_hits([["T", "S", "m1"], ["T+new", "S", "m1", "m2"]])
+    assert hits[1] == [False, False, False, False]
+    hits = cache_hits([["T", "S", "m1"], ["T", "S2", "m1"]])
+    assert hits[1] == [True, False, False]
+
+
+def test_prop_5_2_bounds() -> None:
+    assert listing_bound(12, 400) == 4_800
+    assert [reattach_bound(k) for k in (0, 3, 5, 7)] == [0, 15_000, 25_000, 25_000]
