@@ -1,0 +1,480 @@
+"""Checkers for the course's exercises: ``check()``, ``hint(n)``, ``solution()`` and progress.
+
+An :class:`Exercise` is a list of :class:`Part` objects. Each part carries the expected
+value (computed with the runtime by :mod:`mcpmini.course.exercises`, never typed in), the
+kind of value it wants (a boolean, an integer, one of a few options, a multiple-choice
+label, a set of names) and messages aimed at specific wrong answers. ``check(answer)``
+reads the learner's ``answer`` dict part by part and returns a :class:`Report` in which
+every part is in one of three states: correct, incorrect (with the message for *that*
+mistake), or not attempted (``None``, ``...``, ``""`` or a missing key).
+
+``check`` never raises into a notebook: a value it cannot read is an incorrect part whose
+message says why, and a progress file it cannot write only adds a note to the report.
+Progress is a small JSON file in the user's data directory (``platformdirs``), or at the
+path in the environment variable ``MCPMINI_PROGRESS`` (``off`` disables it, which the batch
+grader uses so that learners' notebooks never write into the instructor's file).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigError
+
+__all__ = [
+    "Status",
+    "Kind",
+    "Choice",
+    "Part",
+    "PartResult",
+    "Report",
+    "Exercise",
+    "PROGRESS_ENV",
+    "progress_path",
+    "load_progress",
+    "record_progress",
+]
+
+PROGRESS_ENV = "MCPMINI_PROGRESS"
+_BLANK = (None, Ellipsis, "")
+
+
+class Status(str, Enum):
+    """The state of one part (and, summarised, of a whole exercise)."""
+
+    CORRECT = "correct"
+    INCORRECT = "incorrect"
+    NOT_ATTEMPTED = "not_attempted"
+
+
+class Kind(str, Enum):
+    """What kind of value a part expects."""
+
+    BOOL = "bool"
+    INT = "int"
+    OPTION = "option"
+    CHOICE = "choice"
+    NAMES = "names"
+
+
+class _Unreadable(ValueError):
+    """The learner's value has the wrong type; the message says what was expected."""
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One statement of a multiple-choice part; ``why`` explains a false statement."""
+
+    label: str
+    text: str
+    correct: bool
+    why: str = ""
+
+
+@dataclass(frozen=True)
+class Part:
+    """One graded question. Build it with :meth:`boolean`, :meth:`integer`, :meth:`option`,
+    :meth:`choice` or :meth:`names`; ``key`` is a dotted path into the answer dict."""
+
+    key: str
+    prompt: str
+    kind: Kind
+    expected: Any
+    options: tuple[str, ...] = ()
+    choices: tuple[Choice, ...] = ()
+    mistakes: tuple[tuple[Hashable, str], ...] = ()
+    otherwise: str = ""
+    points: int = 1
+
+    @classmethod
+    def boolean(cls, key: str, prompt: str, expected: bool, *, otherwise: str = "") -> Part:
+        """A True/False part; ``otherwise`` explains the wrong truth value."""
+        return cls(key, prompt, Kind.BOOL, bool(expected), otherwise=otherwise)
+
+    @classmethod
+    def integer(
+        cls, key: str, prompt: str, expected: int, *,
+        mistakes: Mapping[int, str] | None = None, otherwise: str = "",
+    ) -> Part:
+        """An integer part; ``mistakes`` maps likely wrong numbers to their explanation."""
+        return cls(key, prompt, Kind.INT, int(expected),
+                   mistakes=tuple((mistakes or {}).items()), otherwise=otherwise)
+
+    @classmethod
+    def option(
+        cls, key: str, prompt: str, expected: str | Enum, options: Iterable[str | Enum], *,
+        mistakes: Mapping[str, str] | None = None, otherwise: str = "",
+    ) -> Part:
+        """One value among ``options`` (strings or enum members, compared by value)."""
+        opts = tuple(_plain(o) for o in options)
+        exp = _plain(expected)
+        if exp not in opts:
+            raise ValueError(f"expected value {exp!r} is not among the options {opts}")
+        return cls(key, prompt, Kind.OPTION, exp, options=opts,
+                   mistakes=tuple((_plain(k), v) for k, v in (mistakes or {}).items()),
+                   otherwise=otherwise)
+
+    @classmethod
+    def choice(cls, key: str, prompt: str, statements: Sequence[tuple[str, bool, str]]) -> Part:
+        """Multiple choice among ``(text, is_true, why_false)`` statements, labelled A, B, ….
+
+        Exactly one statement must be true. Raises ``ValueError`` otherwise.
+        """
+        if sum(1 for _, truth, _ in statements if truth) != 1:
+            raise ValueError(f"part {key!r}: exactly one statement must be true")
+        choices = tuple(Choice(chr(ord("A") + i), text, bool(truth), why)
+                        for i, (text, truth, why) in enumerate(statements))
+        right = next(c.label for c in choices if c.correct)
+        return cls(key, prompt, Kind.CHOICE, right, options=tuple(c.label for c in choices),
+                   choices=choices)
+
+    @classmethod
+    def names(
+        cls, key: str, prompt: str, expected: Iterable[str], *, otherwise: str = ""
+    ) -> Part:
+        """A set of names (order does not matter; a list, tuple or set is accepted)."""
+        return cls(key, prompt, Kind.NAMES, frozenset(expected), otherwise=otherwise)
+
+    def read(self, value: Any) -> Any:
+        """Normalise a learner's value. Raises ``_Unreadable`` with a specific message."""
+        value = _plain(value)
+        if self.kind is Kind.BOOL:
+            if isinstance(value, bool):
+                return value
+            raise _Unreadable(f"True か False（引用符なし）で答えてください（いまの値: {value!r}）")
+        if self.kind is Kind.INT:
+            if isinstance(value, bool):
+                raise _Unreadable(f"数（整数）で答えてください（いまの値: {value!r}）")
+            if isinstance(value, float) and value.is_integer():
+                return int(value)
+            if isinstance(value, int):
+                return value
+            if isinstance(value, str) and value.replace(",", "").replace("_", "").strip().isdigit():
+                return int(value.replace(",", "").replace("_", ""))
+            raise _Unreadable(f"整数で答えてください（いまの値: {value!r}）")
+        if self.kind in (Kind.OPTION, Kind.CHOICE):
+            if isinstance(value, str):
+                wanted = value.strip()
+                for opt in self.options:
+                    if opt.lower() == wanted.lower():
+                        return opt
+            listed = "、".join(repr(o) for o in self.options)
+            raise _Unreadable(f"次のどれか 1 つで答えてください: {listed}（いまの値: {value!r}）")
+        if isinstance(value, (list, tuple, set, frozenset)) and all(
+            isinstance(v, str) for v in value
+        ):
+            return frozenset(v.strip() for v in value)
+        raise _Unreadable(f"名前（文字列）のリストか集合で答えてください（いまの値: {value!r}）")
+
+    def diagnose(self, value: Any) -> str:
+        """The message for a readable but wrong ``value``."""
+        if self.kind is Kind.CHOICE:
+            picked = next(c for c in self.choices if c.label == value)
+            return f"{picked.label} は正しくありません。{picked.why}".strip()
+        for wrong, message in self.mistakes:
+            if wrong == value:
+                return message
+        if self.kind is Kind.NAMES:
+            missing = sorted(self.expected - value)
+            extra = sorted(value - self.expected)
+            bits = []
+            if missing:
+                bits.append(f"足りないもの {len(missing)} 個")
+            if extra:
+                bits.append(f"余分なもの {len(extra)} 個")
+            return "、".join(bits) + "があります。" + (self.otherwise or "")
+        return self.otherwise or "正しくありません。"
+
+    def grade(self, answer: Any) -> PartResult:
+        """Grade this part of ``answer``; never raises."""
+        try:
+            found, value = _lookup(answer, self.key)
+            if not found or _is_blank(value):
+                return PartResult(self.key, Status.NOT_ATTEMPTED, "未回答です。", 0, self.points)
+            try:
+                got = self.read(value)
+            except _Unreadable as exc:
+                return PartResult(self.key, Status.INCORRECT, str(exc), 0, self.points)
+            if got == self.expected:
+                return PartResult(self.key, Status.CORRECT, "", self.points, self.points)
+            return PartResult(self.key, Status.INCORRECT, self.diagnose(got), 0, self.points)
+        except Exception as exc:  # a value whose __eq__ or __hash__ misbehaves, and the like
+            return PartResult(self.key, Status.INCORRECT,
+                              f"この値は読めませんでした（{type(exc).__name__}）。", 0, self.points)
+
+
+def _plain(value: Any) -> Any:
+    return value.value if isinstance(value, Enum) else value
+
+
+def _is_blank(value: Any) -> bool:
+    return any(value is b or (isinstance(value, str) and value == b) for b in _BLANK)
+
+
+def _lookup(answer: Any, key: str) -> tuple[bool, Any]:
+    node = answer
+    for step in key.split("."):
+        if not isinstance(node, Mapping):
+            return False, None
+        if step not in node:
+            return False, None
+        node = node[step]
+    return True, node
+
+
+@dataclass(frozen=True)
+class PartResult:
+    """The grade of one part: its status, a message, and the points earned out of ``max_points``."""
+
+    key: str
+    status: Status
+    message: str
+    points: int
+    max_points: int
+
+
+@dataclass(frozen=True)
+class Report:
+    """What ``check()`` returns: one :class:`PartResult` per part, plus notes.
+
+    ``status`` is CORRECT only when every part is correct and NOT_ATTEMPTED only when no
+    part was answered; ``label`` says the same in words and never claims more.
+    """
+
+    exercise: str
+    title: str
+    results: tuple[PartResult, ...]
+    notes: tuple[str, ...] = ()
+
+    @property
+    def score(self) -> int:
+        return sum(r.points for r in self.results)
+
+    @property
+    def max_score(self) -> int:
+        return sum(r.max_points for r in self.results)
+
+    def count(self, status: Status) -> int:
+        """How many parts are in ``status``."""
+        return sum(1 for r in self.results if r.status is status)
+
+    @property
+    def status(self) -> Status:
+        if self.results and all(r.status is Status.CORRECT for r in self.results):
+            return Status.CORRECT
+        if all(r.status is Status.NOT_ATTEMPTED for r in self.results):
+            return Status.NOT_ATTEMPTED
+        return Status.INCORRECT
+
+    @property
+    def label(self) -> str:
+        """An honest one-line summary such as ``3/5 正解（不正解 1・未回答 1）``."""
+        if self.status is Status.NOT_ATTEMPTED:
+            return f"未回答（0/{self.max_score}）"
+        if self.status is Status.CORRECT:
+            return f"全問正解（{self.score}/{self.max_score}）"
+        rest = []
+        if self.count(Status.INCORRECT):
+            rest.append(f"不正解 {self.count(Status.INCORRECT)}")
+        if self.count(Status.NOT_ATTEMPTED):
+            rest.append(f"未回答 {self.count(Status.NOT_ATTEMPTED)}")
+        return f"{self.score}/{self.max_score} 正解（{'・'.join(rest)}）"
+
+    def feedback(self) -> str:
+        """The messages of the parts that are not correct, on one line (for a CSV cell)."""
+        return " / ".join(f"{r.key}: {r.message}" for r in self.results
+                          if r.status is not Status.CORRECT)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready summary of the report."""
+        return {"exercise": self.exercise, "title": self.title, "score": self.score,
+                "max_score": self.max_score, "status": self.status.value,
+                "parts": {r.key: r.status.value for r in self.results}}
+
+    def __str__(self) -> str:
+        marks = {Status.CORRECT: "✓", Status.INCORRECT: "✗", Status.NOT_ATTEMPTED: "·"}
+        lines = [f"演習 {self.exercise} {self.title}: {self.label}"]
+        for r in self.results:
+            tail = f" — {r.message}" if r.message and r.status is not Status.CORRECT else ""
+            lines.append(f"  {marks[r.status]} {r.key}{tail}")
+        lines.extend(f"  ※ {note}" for note in self.notes)
+        return "\n".join(lines)
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:  # IPython display hook
+        printer.text(str(self))
+
+
+@dataclass
+class Exercise:
+    """An exercise a learner can ``check()``, ask a ``hint(n)`` for, or see the ``solution()`` of.
+
+    ``parts`` are graded against the learner's ``answer`` dict; ``variable`` names that
+    dict in the notebook (the batch grader reads it from there). A practice instance
+    (``practice=True``) records only a tally in the progress file. ``data`` holds the
+    instance's inputs (version sets, a history…) so a solution can recompute them.
+    """
+
+    id: str
+    title: str
+    statement: str
+    parts: Sequence[Part]
+    hints: Sequence[str] = ()
+    solution_text: str | Callable[[], str] = ""
+    variable: str = "answer"
+    practice: bool = False
+    data: Mapping[str, Any] = field(default_factory=dict)
+    environ: Mapping[str, str] | None = field(default=None, repr=False)
+
+    @property
+    def max_score(self) -> int:
+        return sum(p.points for p in self.parts)
+
+    def template(self) -> dict[str, Any]:
+        """The empty answer dict (every part ``None``), nested by the parts' dotted keys."""
+        return _nest((p.key, None) for p in self.parts)
+
+    def answer_key(self) -> dict[str, Any]:
+        """The expected answer dict (sets of names as sorted lists)."""
+        return _nest((p.key, sorted(p.expected) if p.kind is Kind.NAMES else p.expected)
+                     for p in self.parts)
+
+    def grade(self, answer: Any) -> Report:
+        """Grade ``answer`` without touching the progress file; never raises."""
+        notes: list[str] = []
+        if not _is_blank(answer) and not isinstance(answer, Mapping):
+            notes.append(f"{self.variable} は dict で書いてください（いまは {type(answer).__name__}）。")
+        return Report(self.id, self.title, tuple(p.grade(answer) for p in self.parts),
+                      tuple(notes))
+
+    def check(self, answer: Any = None, *, record: bool = True) -> Report:
+        """Grade ``answer``, record it in the progress file, and return the :class:`Report`.
+
+        Never raises: if the progress file cannot be written, the report carries a note.
+        """
+        report = self.grade(answer)
+        # An untouched answer is not recorded, so re-running a fresh notebook never
+        # overwrites earlier progress.
+        if record and report.status is not Status.NOT_ATTEMPTED:
+            try:
+                path = progress_path(os.environ if self.environ is None else self.environ)
+                if path is not None:
+                    record_progress(path, report, practice=self.practice)
+            except Exception as exc:
+                report = Report(report.exercise, report.title, report.results,
+                                (*report.notes, f"進捗を保存できませんでした: {exc}"))
+        return report
+
+    def describe(self) -> None:
+        """Print every part: its key, its question, and the options or statements it takes."""
+        kinds = {Kind.BOOL: "True / False", Kind.INT: "整数", Kind.NAMES: "名前のリスト"}
+        print(f"演習 {self.id} {self.title}（{self.max_score} 点）: {self.variable} の各キー")
+        for part in self.parts:
+            if part.kind is Kind.CHOICE:
+                print(f"  {part.key}: {part.prompt}（記号 1 つ）")
+                for c in part.choices:
+                    print(f"      {c.label}. {c.text}")
+            elif part.kind is Kind.OPTION:
+                opts = " / ".join(repr(o) for o in part.options)
+                print(f"  {part.key}: {part.prompt}（{opts}）")
+            else:
+                print(f"  {part.key}: {part.prompt}（{kinds[part.kind]}）")
+
+    def hint(self, n: int = 1) -> None:
+        """Print hint ``n`` (1-based); an out-of-range ``n`` prints how many hints exist."""
+        if not self.hints:
+            print("この演習にはヒントがありません。")
+        elif isinstance(n, int) and 1 <= n <= len(self.hints):
+            print(f"ヒント {n}/{len(self.hints)}: {self.hints[n - 1]}")
+        else:
+            print(f"ヒントは 1 から {len(self.hints)} までです（hint({len(self.hints)}) まで）。")
+
+    def solution(self) -> None:
+        """Print the worked solution (computed from the runtime where it shows numbers)."""
+        text = self.solution_text() if callable(self.solution_text) else self.solution_text
+        print(f"演習 {self.id} の解答\n{text}")
+
+
+def _nest(items: Iterable[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in items:
+        *path, last = key.split(".")
+        node = out
+        for step in path:
+            node = node.setdefault(step, {})
+        node[last] = value
+    return out
+
+
+# --- progress --------------------------------------------------------------------------
+
+def progress_path(environ: Mapping[str, str]) -> Path | None:
+    """Where progress is kept: ``$MCPMINI_PROGRESS`` if set (``off`` → ``None``, no file),
+    otherwise ``progress.json`` in the user data directory given by ``platformdirs``."""
+    value = environ.get(PROGRESS_ENV)
+    if value is not None and value.strip():
+        return None if value.strip().lower() == "off" else Path(value).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("mcpmini", appauthor=False)) / "progress.json"
+
+
+def load_progress(path: Path) -> dict[str, Any]:
+    """Read the progress file; a missing file is empty progress.
+
+    Returns ``{"exercises": {...}, "practice": {...}}``. Raises :class:`ConfigError`
+    (naming the file and line) when it is not valid JSON or not the expected shape.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {"exercises": {}, "practice": {}}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"not valid JSON ({exc.msg})", str(path), line=exc.lineno) from None
+    if not isinstance(data, dict):
+        raise ConfigError("expected a JSON object", str(path), path="$")
+    for key in ("exercises", "practice"):
+        data.setdefault(key, {})
+        if not isinstance(data[key], dict):
+            raise ConfigError("expected an object", str(path), path=key)
+    return data
+
+
+def record_progress(path: Path, report: Report, *, practice: bool = False) -> None:
+    """Add ``report`` to the progress file at ``path`` (written atomically).
+
+    A main exercise keeps its latest result, its best score and the attempt count; a
+    practice instance adds to the exercise's practice tally. A corrupt file is moved
+    aside to ``<name>.corrupt`` (so nothing is lost) and a fresh one is started.
+    Raises ``OSError`` when the file cannot be written.
+    """
+    try:
+        data = load_progress(path)
+    except ConfigError:
+        path.replace(path.with_name(path.name + ".corrupt"))
+        data = {"exercises": {}, "practice": {}}
+    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    if practice:
+        tally = data["practice"].setdefault(report.exercise, {"attempts": 0, "correct": 0})
+        if report.status is not Status.NOT_ATTEMPTED:
+            tally["attempts"] = int(tally.get("attempts", 0)) + 1
+            tally["correct"] = int(tally.get("correct", 0)) + (report.status is Status.CORRECT)
+    else:
+        old = data["exercises"].get(report.exercise, {})
+        entry = report.to_dict()
+        entry["best_score"] = max(int(old.get("best_score", 0)), report.score)
+        entry["attempts"] = int(old.get("attempts", 0)) + 1
+        entry["updated"] = now
+        data["exercises"][report.exercise] = entry
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
+    os.replace(tmp, path)
