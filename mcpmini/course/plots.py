@@ -1,0 +1,109 @@
+"""Figures for the notebooks: plain data functions plus thin matplotlib drawers.
+
+Each figure has a function that computes its data (pure, tested in ``tests/``) and a
+``plot_*`` function that draws it on a given or new axes and returns the figure.
+``matplotlib`` is imported inside the drawers only, at a small dpi so that executed
+notebooks stay small.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from ..versions import KNOWN_VERSIONS, negotiate_handshake, negotiate_per_request, non_empty_subsets
+
+__all__ = [
+    "GridCell",
+    "NegotiationGrid",
+    "negotiation_grid",
+    "plot_negotiation_grid",
+]
+
+
+# --- notebook 03: every pair (C, S) of version sets (Proposition 3.4) ------------------
+
+class GridCell(Enum):
+    """Which of the two negotiation methods succeed for one pair ``(C, S)``."""
+
+    BOTH = "both succeed"
+    PER_REQUEST_ONLY = "handshake fails, per-request succeeds"
+    HANDSHAKE_ONLY = "handshake succeeds, per-request fails"
+    NEITHER = "both fail"
+
+
+@dataclass(frozen=True)
+class NegotiationGrid:
+    """Rows are client sets, columns server sets, in the order of ``subsets``."""
+
+    universe: tuple[str, ...]
+    subsets: tuple[tuple[str, ...], ...]
+    cells: tuple[tuple[GridCell, ...], ...]
+
+    def count(self, kind: GridCell) -> int:
+        """How many pairs fall in ``kind``."""
+        return sum(row.count(kind) for row in self.cells)
+
+    def pairs(self, kind: GridCell) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+        """The ``(C, S)`` pairs that fall in ``kind``."""
+        return [(self.subsets[i], self.subsets[j]) for i, row in enumerate(self.cells)
+                for j, cell in enumerate(row) if cell is kind]
+
+    def label(self, subset: Sequence[str]) -> str:
+        """A short name for a subset: one letter per version (a = oldest)."""
+        return "".join("abcdefghijklmnopqrstuvwxyz"[self.universe.index(v)] for v in subset)
+
+
+def negotiation_grid(universe: Sequence[str] = KNOWN_VERSIONS) -> NegotiationGrid:
+    """Run both negotiation models on every pair of non-empty subsets of ``universe``.
+
+    Returns a :class:`NegotiationGrid` of ``(2^n − 1)²`` cells. Raises ``ValueError``
+    for an empty universe or one with more than 8 versions (65,025 cells is plenty).
+    """
+    versions = tuple(sorted(set(universe)))
+    if not versions or len(versions) > 8:
+        raise ValueError(f"the universe must hold 1 to 8 versions, not {len(versions)}")
+    subsets = tuple(non_empty_subsets(versions))
+    rows = []
+    for c in subsets:
+        row = []
+        for s in subsets:
+            hs, pr = negotiate_handshake(c, s).ok, negotiate_per_request(c, s).ok
+            row.append(GridCell.BOTH if hs and pr else GridCell.HANDSHAKE_ONLY if hs
+                       else GridCell.PER_REQUEST_ONLY if pr else GridCell.NEITHER)
+        rows.append(tuple(row))
+    return NegotiationGrid(versions, subsets, tuple(rows))
+
+
+_COLOURS = {GridCell.BOTH: "#4c9f70", GridCell.PER_REQUEST_ONLY: "#f2a541",
+            GridCell.HANDSHAKE_ONLY: "#7b2cbf", GridCell.NEITHER: "#d9d9d9"}
+
+
+def plot_negotiation_grid(grid: NegotiationGrid, ax: Any = None, dpi: int = 72) -> Any:
+    """Draw ``grid`` as a coloured matrix (rows C, columns S); return the figure."""
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import ListedColormap
+    from matplotlib.patches import Patch
+
+    kinds = list(GridCell)
+    if ax is None:
+        size = 3 + 0.16 * len(grid.subsets)
+        fig, ax = plt.subplots(figsize=(size, size + 1.2), dpi=dpi)
+    else:
+        fig = ax.figure
+    matrix = [[kinds.index(cell) for cell in row] for row in grid.cells]
+    ax.imshow(matrix, cmap=ListedColormap([_COLOURS[k] for k in kinds]),
+              vmin=0, vmax=len(kinds) - 1, interpolation="nearest")
+    labels = [grid.label(s) for s in grid.subsets]
+    ax.set_xticks(range(len(labels)), labels, rotation=90, fontsize=6, family="monospace")
+    ax.set_yticks(range(len(labels)), labels, fontsize=6, family="monospace")
+    ax.set_xlabel("server set S")
+    ax.set_ylabel("client set C")
+    names = ", ".join(f"{'abcdefghijklmnopqrstuvwxyz'[i]}={v}" for i, v in enumerate(grid.universe))
+    ax.set_title(names, fontsize=7)
+    ax.legend(handles=[Patch(color=_COLOURS[k], label=f"{k.value} ({grid.count(k)})")
+                       for k in kinds], loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2, fontsize=7)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,165 @@
+"""Interactive controls for the notebooks, each backed by a plain function.
+
+A widget here is only a thin shell: the logic it shows lives in a plain function of the
+same module (tested in ``tests/``), and every widget builder also returns that
+function's text so a headless run (CI, nbval) still prints something meaningful.
+``ipywidgets`` is imported inside the builders only, so importing this module is cheap.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..versions import KNOWN_VERSIONS, Negotiation, negotiate_handshake, negotiate_per_request
+
+__all__ = [
+    "VersionComparison",
+    "compare_versions",
+    "negotiation_lines",
+    "VersionPicker",
+    "version_picker",
+]
+
+
+# --- notebook 03: the client's and the server's version sets (Proposition 3.4) ---------
+
+@dataclass(frozen=True)
+class VersionComparison:
+    """Both negotiation models run on the same pair of version sets.
+
+    ``common`` is ``C ∩ S`` (sorted); ``handshake`` and ``per_request`` are the
+    :class:`~mcpmini.versions.Negotiation` results of the two generations' rules.
+    """
+
+    client: tuple[str, ...]
+    server: tuple[str, ...]
+    common: tuple[str, ...]
+    handshake: Negotiation
+    per_request: Negotiation
+
+    def text(self) -> str:
+        """A plain-text report: the sets, each method's outcome and its message sequence."""
+        out = [f"C = {{{', '.join(self.client)}}}",
+               f"S = {{{', '.join(self.server)}}}",
+               f"C ∩ S = {{{', '.join(self.common)}}}"]
+        for title, run in (("handshake (2025-11-25)", self.handshake),
+                           ("per-request (2026-07-28)", self.per_request)):
+            verdict = f"agreed on {run.agreed}" if run.ok else "FAILED"
+            out.append("")
+            out.append(f"{title}: {verdict}, {run.requests} request(s)")
+            out.extend("  " + line for line in negotiation_lines(run))
+        return "\n".join(out)
+
+
+def compare_versions(client: Collection[str], server: Collection[str]) -> VersionComparison:
+    """Run :func:`negotiate_handshake` and :func:`negotiate_per_request` on ``(C, S)``.
+
+    Both sides use their defaults (each offers its newest version). Returns a
+    :class:`VersionComparison`. Raises ``ValueError`` when either set is empty.
+    """
+    handshake = negotiate_handshake(client, server)
+    per_request = negotiate_per_request(client, server)
+    common = tuple(sorted(set(client) & set(server)))
+    return VersionComparison(handshake.client, handshake.server, common, handshake, per_request)
+
+
+def _summary(message: dict[str, Any]) -> str:
+    """The fields of one model message that matter for the negotiation, in wire order."""
+    if "method" in message:
+        params = message.get("params") or {}
+        if "protocolVersion" in params:
+            detail = f" protocolVersion={params['protocolVersion']}"
+        else:
+            meta = params.get("_meta") or {}
+            versions = [v for k, v in meta.items() if k.endswith("protocolVersion")]
+            detail = f" _meta.protocolVersion={versions[0]}" if versions else ""
+        rid = f"#{message['id']} " if "id" in message else ""
+        return f"{rid}{message['method']}{detail}"
+    if "error" in message:
+        error = message["error"]
+        return f"#{message['id']} error {error['code']} data={json.dumps(error.get('data'))}"
+    result = message.get("result", {})
+    if "protocolVersion" in result:
+        return f"#{message['id']} result protocolVersion={result['protocolVersion']}"
+    return f"#{message['id']} result ({result.get('resultType', 'ok')})"
+
+
+def negotiation_lines(run: Negotiation) -> list[str]:
+    """One line per message of ``run``: ``C→S …`` / ``S→C …``, or ``C ✕ disconnect: …``."""
+    lines = []
+    for sender, message in run.messages:
+        if "disconnect" in message:
+            lines.append(f"C ✕ disconnect: {message['disconnect']}")
+            continue
+        arrow = "C→S" if sender == "client" else "S→C"
+        lines.append(f"{arrow} {_summary(message)}")
+    return lines
+
+
+@dataclass
+class VersionPicker:
+    """The version-set widget of notebook 03 and the plain function behind it.
+
+    ``widget`` is the ipywidgets box to display; ``client_boxes`` / ``server_boxes`` are
+    its checkboxes (one per version of the universe); :meth:`report` is the text the
+    box shows for the currently ticked sets.
+    """
+
+    widget: Any
+    client_boxes: list[Any]
+    server_boxes: list[Any]
+
+    def ticked(self) -> tuple[list[str], list[str]]:
+        """The versions currently ticked for C and for S."""
+        return ([b.description for b in self.client_boxes if b.value],
+                [b.description for b in self.server_boxes if b.value])
+
+    def report(self) -> str:
+        """:meth:`VersionComparison.text` for the ticked sets, or a hint when one is empty."""
+        c, s = self.ticked()
+        if not c or not s:
+            return "Tick at least one version on each side (C and S must not be empty)."
+        return compare_versions(c, s).text()
+
+
+def version_picker(universe: Sequence[str] = KNOWN_VERSIONS,
+                   client: Collection[str] = ("2024-11-05", "2026-07-28"),
+                   server: Collection[str] = ("2024-11-05", "2025-03-26")) -> VersionPicker:
+    """Checkboxes for C and S over ``universe`` with a live report of both methods.
+
+    Returns a :class:`VersionPicker`; display its ``widget`` and print its ``report()``
+    (a headless run shows only the printed text). While a set is empty the report says
+    so instead of negotiating. Raises ``ValueError`` when an initial version is not in
+    ``universe``.
+    """
+    import ipywidgets as widgets
+    from html import escape
+
+    versions = sorted(set(universe))
+    unknown = (set(client) | set(server)) - set(versions)
+    if unknown:
+        raise ValueError(f"versions {sorted(unknown)} are not in the universe {versions}")
+
+    def boxes(picked: Collection[str]) -> list[Any]:
+        return [widgets.Checkbox(value=v in picked, description=v, indent=False,
+                                 layout=widgets.Layout(width="auto")) for v in versions]
+
+    c_boxes, s_boxes = boxes(client), boxes(server)
+    output = widgets.HTML()
+    box = widgets.VBox([
+        widgets.HBox([widgets.VBox([widgets.Label("client C")] + c_boxes),
+                      widgets.VBox([widgets.Label("server S")] + s_boxes)]),
+        output,
+    ])
+    picker = VersionPicker(box, c_boxes, s_boxes)
+
+    def refresh(_: Any = None) -> None:
+        output.value = f"<pre>{escape(picker.report())}</pre>"
+
+    for checkbox in c_boxes + s_boxes:
+        checkbox.observe(refresh, names="value")
+    refresh()
+    return picker

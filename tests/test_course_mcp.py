@@ -1,0 +1,113 @@
+"""Tests of the plain functions behind notebook 03's widget and grid (Proposition 3.4)."""
+
+from __future__ import annotations
+
+import pytest
+
+from mcpmini.course.plots import GridCell, negotiation_grid, plot_negotiation_grid
+from mcpmini.course.widgets import compare_versions, negotiation_lines, version_picker
+from mcpmini.versions import KNOWN_VERSIONS, is_interval, set_pairs
+
+A, B, C, D = "2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"
+
+
+def test_compare_versions_reports_the_part_2_counterexample():
+    comparison = compare_versions([A, C], [A, B])
+    assert comparison.common == (A,)
+    assert comparison.handshake.agreed is None
+    assert comparison.per_request.agreed == A
+    assert comparison.per_request.requests == 2
+
+
+def test_negotiation_lines_show_the_offer_the_answer_and_the_disconnect():
+    lines = negotiation_lines(compare_versions([A, C], [A, B]).handshake)
+    assert lines[0].startswith("C→S #1 initialize") and C in lines[0]
+    assert lines[1].startswith("S→C #1 result") and B in lines[1]
+    assert lines[2].startswith("C ✕ disconnect")
+
+
+def test_negotiation_lines_show_the_minus_32022_retry():
+    lines = negotiation_lines(compare_versions([A, C], [A, B]).per_request)
+    assert [line[:3] for line in lines] == ["C→S", "S→C", "C→S", "S→C"]
+    assert "-32022" in lines[1]
+    assert A in lines[2]
+
+
+def test_compare_versions_refuses_an_empty_set():
+    with pytest.raises(ValueError):
+        compare_versions([], [A])
+    with pytest.raises(ValueError):
+        compare_versions([A], [])
+
+
+def test_version_picker_report_follows_the_ticked_boxes():
+    picker = version_picker(KNOWN_VERSIONS, client=[A, C], server=[A, B])
+    assert picker.ticked() == ([A, C], [A, B])
+    assert picker.report() == compare_versions([A, C], [A, B]).text()
+    for box in picker.server_boxes:
+        box.value = box.description == C
+    assert picker.ticked() == ([A, C], [C])
+    assert picker.report() == compare_versions([A, C], [C]).text()
+    assert "agreed on " + C in picker.widget.children[1].value
+
+
+def test_version_picker_with_an_empty_side_says_so_instead_of_raising():
+    picker = version_picker(KNOWN_VERSIONS, client=[A], server=[B])
+    for box in picker.client_boxes:
+        box.value = False
+    assert picker.ticked()[0] == []
+    assert "must not be empty" in picker.report()
+
+
+def test_version_picker_refuses_initial_versions_outside_the_universe():
+    with pytest.raises(ValueError):
+        version_picker([A, B, C, D], client=["2099-01-01"], server=[A])
+
+
+def test_grid_covers_every_pair_once():
+    universe = [A, B, C, D]
+    grid = negotiation_grid(universe)
+    assert len(grid.subsets) == 2 ** 4 - 1
+    pairs = {pair for kind in GridCell for pair in grid.pairs(kind)}
+    assert pairs == set(set_pairs(universe))
+    assert sum(grid.count(kind) for kind in GridCell) == 15 * 15
+
+
+def test_grid_cells_follow_proposition_3_4():
+    grid = negotiation_grid(KNOWN_VERSIONS)
+    assert grid.count(GridCell.HANDSHAKE_ONLY) == 0
+    for kind in GridCell:
+        for c, s in grid.pairs(kind):
+            common = set(c) & set(s)
+            handshake_ok = max(c) in s or max(s) in c        # part 1 with the newest offers
+            assert (kind in (GridCell.BOTH, GridCell.PER_REQUEST_ONLY)) == bool(common)
+            assert (kind is GridCell.BOTH) == handshake_ok
+            if common and is_interval(c, KNOWN_VERSIONS) and is_interval(s, KNOWN_VERSIONS):
+                assert kind is GridCell.BOTH                   # part 3
+
+
+def test_grid_places_the_counterexample_in_the_orange_cells():
+    grid = negotiation_grid([A, B, C])
+    assert ((A, C), (A, B)) in grid.pairs(GridCell.PER_REQUEST_ONLY)
+    assert grid.label((A, C)) == "ac"
+
+
+def test_grid_refuses_an_empty_or_oversized_universe():
+    with pytest.raises(ValueError):
+        negotiation_grid([])
+    with pytest.raises(ValueError):
+        negotiation_grid([f"2020-01-{d:02d}" for d in range(1, 10)])
+
+
+def test_plot_negotiation_grid_draws_one_image_with_a_legend_entry_per_kind():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    fig = plot_negotiation_grid(negotiation_grid([A, B, C]))
+    ax = fig.axes[0]
+    assert len(ax.images) == 1
+    assert ax.images[0].get_array().shape == (7, 7)
+    assert len(ax.get_legend().get_texts()) == len(GridCell)
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
