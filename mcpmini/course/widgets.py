@@ -17,9 +17,9 @@ from ..versions import KNOWN_VERSIONS, Negotiation, negotiate_handshake, negotia
 
 __all__ = [
     "VersionComparison",
+    "VersionPicker",
     "compare_versions",
     "negotiation_lines",
-    "VersionPicker",
     "version_picker",
 ]
 
@@ -135,8 +135,9 @@ def version_picker(universe: Sequence[str] = KNOWN_VERSIONS,
     so instead of negotiating. Raises ``ValueError`` when an initial version is not in
     ``universe``.
     """
-    import ipywidgets as widgets
     from html import escape
+
+    import ipywidgets as widgets
 
     versions = sorted(set(universe))
     unknown = (set(client) | set(server)) - set(versions)
