@@ -371,7 +371,7 @@ class Server:
         if self.generation is None:
             if req.method == "initialize" and self.legacy_versions:
                 self.generation = "legacy"
-            elif enveloped or not self.legacy_versions:
+            elif (enveloped and self.modern_versions) or not self.legacy_versions:
                 self.generation = "modern"
         if req.method == "initialize":
             return self._initialize(req, params)

@@ -1,0 +1,110 @@
+"""Subprocess and in-memory transports: bounded waits, stderr, and no process left behind."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+import psutil
+import pytest
+
+from mcpmini.client import Client
+from mcpmini.errors import TransportError
+from mcpmini.trace import Trace, Traced
+from mcpmini.transport import LineBuffer, MemoryTransport, StdioTransport
+
+SERVE_ADD = [sys.executable, "-m", "mcpmini", "serve", "add"]
+
+
+def gone(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
+def test_stdio_client_talks_to_mcpmini_serve_and_the_server_exits_zero_on_close():
+    transport = Traced(StdioTransport(SERVE_ADD))
+    with Client(transport) as client:
+        client.connect()
+        assert client.call_tool("add", {"a": 2, "b": 3}).text == "5"
+        pid = transport.pid
+    assert transport.inner.process.returncode == 0
+    assert gone(pid)
+    assert transport.trace.lines()[0].startswith("C→S ")
+
+
+def test_receive_times_out_within_its_bound():
+    with StdioTransport([sys.executable, "-c", "import time; time.sleep(30)"], close_grace=0.1) as transport:
+        started = time.monotonic()
+        with pytest.raises(TimeoutError):
+            transport.receive(0.2)
+        assert time.monotonic() - started < 5
+
+
+def test_close_ends_a_hung_server_and_the_children_it_started():
+    script = ("import subprocess, sys, time; "
+              "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); "
+              "print(child.pid, flush=True); time.sleep(60)")
+    transport = StdioTransport([sys.executable, "-c", script], close_grace=0.2)
+    child_pid = int(transport.receive(10))
+    server_pid = transport.pid
+    assert not gone(child_pid)
+    transport.close()
+    deadline = time.monotonic() + 5
+    while not (gone(child_pid) and gone(server_pid)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert gone(child_pid) and gone(server_pid)
+
+
+def test_stderr_is_captured_and_eof_is_none():
+    transport = StdioTransport([sys.executable, "-c",
+                                "import sys; sys.stderr.write('boom\\n'); print('line')"])
+    assert transport.receive(10) == b"line"
+    assert transport.receive(10) is None
+    transport.close()
+    assert "boom" in transport.stderr
+
+
+def test_a_missing_command_is_a_transport_error():
+    with pytest.raises(TransportError):
+        StdioTransport(["/nonexistent/mcp-server"])
+
+
+def test_sending_to_an_exited_server_is_a_transport_error():
+    transport = StdioTransport([sys.executable, "-c", "pass"])
+    transport.process.wait(10)
+    with pytest.raises(TransportError):
+        for _ in range(100):  # the pipe buffer may accept a few writes first
+            transport.send(b"x" * 65536 + b"\n")
+    transport.close()
+
+
+def test_line_buffer_joins_split_chunks():
+    buffer = LineBuffer()
+    buffer.feed(b'{"a":')
+    buffer.feed(b'1}\n{"b"')
+    assert list(buffer.lines) == [b'{"a":1}']
+    buffer.flush_tail()
+    assert list(buffer.lines) == [b'{"a":1}', b'{"b"']
+
+
+def test_memory_transport_shuffles_with_a_seed_and_records_in_a_trace():
+    transport = Traced(MemoryTransport(lambda raw: raw, seed=3), Trace())
+    for i in range(10):
+        transport.send(f"{i}\n".encode())
+    received = [transport.receive() for _ in range(10)]
+    assert sorted(received) == sorted(f"{i}".encode() for i in range(10))
+    assert received != sorted(received)
+    assert len(transport.trace) == 20
+    with pytest.raises(TimeoutError):
+        transport.receive()
+    transport.close()
+    assert transport.receive() is None
+
+
+def test_no_stray_processes_remain_from_this_module():
+    me = psutil.Process(os.getpid())
+    leftovers = [p for p in me.children(recursive=True) if p.status() != psutil.STATUS_ZOMBIE]
+    assert leftovers == []
