@@ -11,8 +11,9 @@ agents are namespaced ``plugin:name``.
 
 Nothing here raises for a bad file: each problem is a :class:`~mcpmini.settings.Problem`
 naming the file (and JSON path and line where there is one), and the rest still loads.
-Hooks are kept as the plain ``{"hooks": {...}}`` data of each file, in
-:attr:`Plugin.hooks`, for :mod:`mcpmini.hooks` to read. :func:`load_marketplace` checks a
+Hooks are checked by :func:`mcpmini.hooks.load_settings` (one schema, one parser) and
+kept as the plain ``{"hooks": {...}}`` data of each file in :attr:`Plugin.hooks`;
+:meth:`Plugin.hook_settings` hands them to the hook runner. :func:`load_marketplace` checks a
 ``marketplace.json``.
 """
 
@@ -133,6 +134,20 @@ class Plugin:
         """The plugin's MCP servers as a ``plugin:<name>`` source for resolution."""
         return self.mcp or McpConfig(f"plugin:{self.name}", {})
 
+    def hook_settings(self) -> Any:
+        """The plugin's hooks as :class:`mcpmini.hooks.HookSettings` (ready to run).
+
+        Each group carries the plugin root, so hook processes see ``CLAUDE_PLUGIN_ROOT``.
+        """
+        from .hooks import load_settings
+
+        settings = load_settings([(f"plugin:{self.name}", d) for _, d in self.hooks],
+                                 strict=False)
+        for groups in settings.hooks.values():
+            for group in groups:
+                group.plugin_root = str(Path(self.root).resolve())
+        return settings
+
     def server_id(self, server: str) -> str:
         """The name Claude Code registers a plugin server under: ``plugin:<p>:<s>``."""
         return f"plugin:{self.name}:{server}"
@@ -145,8 +160,16 @@ def _schema_problems(data: Any, schema: dict[str, Any], source: str, text: str |
     for err in sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.path))):
         path = ".".join(str(p) for p in err.absolute_path) or None
         key = next((str(p) for p in reversed(err.absolute_path) if isinstance(p, str)), None)
-        found.append(Problem(Severity.ERROR, err.message, source, path,
-                             line_of_key(text, key) if key else None))
+        unique = key is not None and text is not None and text.count(f'"{key}"') == 1
+        message = err.message
+        if err.validator == "not":
+            message = f"{err.instance!r} is a reserved name"
+        elif err.validator == "anyOf" and key == "source":
+            message = (f"{err.instance!r} is not a source: use './path' inside the marketplace "
+                       f"or an object whose 'source' is one of {sorted(_SOURCE_FORMS)} with "
+                       "its required fields")
+        found.append(Problem(Severity.ERROR, message, source, path,
+                             line_of_key(text, key) if unique else None))
     return found
 
 
@@ -180,6 +203,13 @@ def _inside(root: Path, rel: str, manifest: str, key: str, text: str | None,
                                 key, line))
         return None
     return target
+
+
+def _text_of(origin: str) -> str | None:
+    try:
+        return Path(origin.split("#", 1)[0]).read_text(encoding="utf-8")
+    except OSError:
+        return None
 
 
 def _paths(value: Any) -> list[str]:
@@ -326,7 +356,17 @@ def _load_hooks(plugin: Plugin, root: Path, manifest: dict[str, Any], where: Any
             plugin.problems.append(Problem(Severity.ERROR, "expected an object with a 'hooks' "
                                            "object", origin, "hooks"))
             continue
-        plugin.hooks.append((origin, _substitute(data, variables)))
+        data = _substitute(data, variables)
+        try:  # the hooks module owns the hook schema: check with it, never parse twice
+            from .hooks import load_settings
+
+            load_settings([(f"plugin:{plugin.name}", data)], strict=False)
+        except ConfigError as exc:
+            key = (exc.path or "").rsplit(".", 1)[-1].split("[")[0] or None
+            plugin.problems.append(Problem(Severity.ERROR, exc.message, origin, exc.path,
+                                           line_of_key(_text_of(origin), key) if key else None))
+            continue
+        plugin.hooks.append((origin, data))
 
 
 def _load_mcp(plugin: Plugin, root: Path, manifest: dict[str, Any], where: Any,

@@ -1,0 +1,240 @@
+"""Plugins and marketplaces, and the workbench commands over skills, config and plugins."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from mcpmini import plugins as plugins_module
+from mcpmini.cli import main
+from mcpmini.hooks import HookMatcher, run_hooks
+from mcpmini.plugins import load_marketplace, load_plugin, validate_plugin
+from mcpmini.settings import Severity, resolve_mcp_servers
+from mcpmini.skills import InvocationStatus, invoke, load_skills
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "examples" / "plugin" / "team-tools"
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def errors(problems: list) -> list:
+    return [p for p in problems if p.severity is Severity.ERROR]
+
+
+def test_all_exported_names_exist() -> None:
+    for name in plugins_module.__all__:
+        assert hasattr(plugins_module, name), name
+
+
+def test_the_example_plugin_loads_every_component_without_problems() -> None:
+    p = load_plugin(EXAMPLE, environ={})
+    assert p.problems == []
+    assert p.name == "team-tools"
+    assert sorted(s.name for s in p.skills) == [
+        "team-tools:hello", "team-tools:notes", "team-tools:review-pr"]
+    assert list(p.agents) == ["team-tools:reviewer"]
+    assert p.server_id("calc") == "plugin:team-tools:calc"
+    assert p.mcp_source.source == "plugin:team-tools"
+
+
+def test_plugin_root_is_substituted_in_hooks_mcp_entries_and_skill_bodies() -> None:
+    p = load_plugin(EXAMPLE, environ={"PYTHON": "/usr/bin/python3"})
+    root = str(EXAMPLE)
+    (origin, data), = p.hooks
+    command = data["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+    assert root in command and "${" not in command
+    calc = p.mcp_source.servers["calc"]
+    assert calc["env"]["TEAM_TOOLS_ROOT"] == root and calc["command"] == "/usr/bin/python3"
+    notes = next(s for s in p.skills if s.name == "team-tools:notes")
+    assert f"{root}/README.md" in invoke(notes, "t.txt").text
+
+
+def test_the_plugin_hook_runs_through_the_hooks_module_and_blocks() -> None:
+    settings = load_plugin(EXAMPLE, environ={}).hook_settings()
+    bad = run_hooks(settings, "PreToolUse", {"tool_name": "Bash",
+                                             "tool_input": {"command": "rm -rf build"}})
+    fine = run_hooks(settings, "PreToolUse", {"tool_name": "Bash",
+                                              "tool_input": {"command": "ls"}})
+    assert (bad.blocked, fine.blocked) == (True, False)
+
+
+def test_a_manifest_is_optional_and_the_folder_names_the_plugin(tmp_path: Path) -> None:
+    root = tmp_path / "solo"
+    (root / "skills" / "a").mkdir(parents=True)
+    (root / "skills" / "a" / "SKILL.md").write_text("---\ndescription: a\n---\nA")
+    (root / "SKILL.md").write_text("---\nname: main\ndescription: root skill\n---\nR")
+    p = load_plugin(root, environ={})
+    assert p.name == "solo" and p.problems == []
+    assert sorted(s.name for s in p.skills) == ["solo:a", "solo:main"]
+
+
+def test_paths_that_escape_the_root_are_errors_and_the_rest_still_loads() -> None:
+    p = load_plugin(FIXTURES / "plugins" / "escaping", environ={})
+    bad = {e.path: e for e in errors(p.problems)}
+    assert set(bad) == {"skills", "agents", "commands"}
+    assert all(e.source.endswith("plugin.json") and e.line is not None for e in bad.values())
+    assert [s.name for s in p.skills] == ["escaping:ok"]
+    assert p.agents == {}
+
+
+def test_wrong_types_invalid_json_and_duplicates_are_named_and_the_rest_loads() -> None:
+    p = load_plugin(FIXTURES / "plugins" / "broken", environ={})
+    by_path = {(Path(e.source).name, e.path): e for e in p.problems}
+    assert by_path[("plugin.json", "version")].line == 3
+    assert by_path[("plugin.json", "keywords")].line == 4
+    assert by_path[("plugin.json", "colour")].severity is Severity.WARNING
+    assert by_path[("hooks.json", None)].line == 4
+    dup = by_path[("SKILL.md", "name")]
+    assert dup.source.endswith("two/SKILL.md")
+    assert [s.name for s in p.skills] == ["broken:same"]
+    assert p.name == "broken" and "version" not in p.manifest and p.hooks == []
+
+
+def test_a_hook_file_with_a_wrong_type_is_rejected_by_the_hook_schema(tmp_path: Path) -> None:
+    root = tmp_path / "h"
+    (root / "hooks").mkdir(parents=True)
+    (root / "hooks" / "hooks.json").write_text(json.dumps({"hooks": {"PreToolUse": [
+        {"matcher": "Bash", "hooks": [{"type": "command", "command": "x", "timeout": "soon"}]}]}},
+        indent=1))
+    p = load_plugin(root, environ={})
+    (problem,) = p.problems
+    assert problem.source.endswith("hooks.json") and "timeout" in problem.path
+    assert p.hooks == []
+
+
+def test_inline_hooks_and_mcp_servers_in_the_manifest_are_loaded(tmp_path: Path) -> None:
+    root = tmp_path / "inline"
+    (root / ".claude-plugin").mkdir(parents=True)
+    (root / ".claude-plugin" / "plugin.json").write_text(json.dumps({
+        "name": "inline",
+        "hooks": {"PostToolUse": [{"hooks": [{"type": "command", "command": "true"}]}]},
+        "mcpServers": {"s": {"command": "${CLAUDE_PLUGIN_ROOT}/bin/s"}}}))
+    p = load_plugin(root, environ={})
+    assert p.problems == []
+    assert p.mcp_source.servers["s"]["command"] == f"{root.resolve()}/bin/s"
+    assert "PostToolUse" in p.hooks[0][1]["hooks"]
+
+
+def test_a_missing_plugin_folder_is_one_problem(tmp_path: Path) -> None:
+    p = load_plugin(tmp_path / "nope", environ={})
+    assert len(errors(p.problems)) == 1 and p.skills == []
+
+
+def test_plugin_skills_join_the_skill_set_namespaced() -> None:
+    p = load_plugin(EXAMPLE, environ={})
+    found = load_skills([ROOT / "examples" / "skills"], plugins=[p])
+    assert "team-tools:review-pr" in found.skills and "changelog-entry" in found.skills
+    assert found.ok
+
+
+def test_plugin_servers_rank_below_the_scopes() -> None:
+    p = load_plugin(EXAMPLE, environ={})
+    won = resolve_mcp_servers([p.mcp_source, ("user", {"calc": {"command": "mine"}})])
+    assert won["calc"].source == "user" and won["calc"].shadowed == ("plugin:team-tools",)
+
+
+def test_a_marketplace_reports_every_problem() -> None:
+    m = load_marketplace(FIXTURES / "plugins" / "market")
+    paths = {e.path for e in errors(m.problems)}
+    assert paths == {None, "name", "plugins.0.source", "plugins.1.source", "plugins.1.name",
+                     "plugins.2.source"}
+    assert len(m.plugins) == 4 and not m.ok
+
+
+def test_a_valid_marketplace_has_no_problems(tmp_path: Path) -> None:
+    shutil.copytree(EXAMPLE, tmp_path / "plugins" / "team-tools")
+    (tmp_path / ".claude-plugin").mkdir()
+    (tmp_path / ".claude-plugin" / "marketplace.json").write_text(json.dumps({
+        "name": "course-tools", "owner": {"name": "Course"},
+        "plugins": [{"name": "team-tools", "source": "./plugins/team-tools"},
+                    {"name": "remote", "source": {"source": "github", "repo": "o/r"}}]}))
+    m = load_marketplace(tmp_path)
+    assert m.problems == [] and m.name == "course-tools"
+
+
+def test_adding_a_hook_never_shrinks_the_set_of_blocked_calls() -> None:
+    calls = [{"tool_name": t, "tool_input": {"command": c}} for t in ("Bash", "Write")
+             for c in ("ls", "rm -rf x", "cat .env")]
+
+    def blocker(word: str):
+        def hook(input_data: dict, tool_use_id: str | None, context: dict) -> dict:
+            if word in input_data["tool_input"]["command"]:
+                return {"hookSpecificOutput": {"hookEventName": "PreToolUse",
+                                               "permissionDecision": "deny"}}
+            return {}
+        return hook
+
+    def blocked(groups: list) -> set[int]:
+        return {i for i, c in enumerate(calls)
+                if run_hooks({"PreToolUse": groups}, "PreToolUse", c).blocked}
+
+    groups: list = []
+    previous: set[int] = set()
+    for matcher, word in (("Bash", "rm"), ("*", ".env"), ("Write", "ls")):
+        groups = [*groups, HookMatcher(matcher, [blocker(word)])]
+        now = blocked(groups)
+        assert previous <= now
+        previous = now
+    assert previous == {1, 2, 5, 3}
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_plugin_validate_passes_the_example_and_fails_the_broken_one(capsys) -> None:
+    code, out, _ = run_cli(capsys, "plugin", "validate", str(EXAMPLE))
+    assert code == 0 and "team-tools:review-pr" in out
+    code, out, err = run_cli(capsys, "plugin", "validate", str(FIXTURES / "plugins" / "broken"),
+                             "--json")
+    data = json.loads(out)
+    assert code == 1 and {p["path"] for p in data["problems"]} >= {"version", "keywords"}
+
+
+def test_cli_skills_list_and_lint(capsys) -> None:
+    code, out, _ = run_cli(capsys, "skills", "list", str(ROOT / "examples" / "skills"), "--json")
+    rows = {r["name"]: r for r in json.loads(out)["skills"]}
+    assert code == 0 and rows["release-check"]["in_listing"] is False
+    assert rows["changelog-entry"]["shadowed"]
+    code, _, err = run_cli(capsys, "skills", "lint", str(FIXTURES / "skills"))
+    assert code == 1 and "bad-yaml" in err and "no-skill-md" in err
+    code, _, _ = run_cli(capsys, "skills", "lint", str(ROOT / "examples" / "skills"))
+    assert code == 0
+    code, _, _ = run_cli(capsys, "skills", "lint", str(ROOT / "examples" / "skills"),
+                         "--budget-chars", "50", "--strict")
+    assert code == 1
+
+
+def test_cli_config_resolve_says_which_file_wins(capsys) -> None:
+    cfg = FIXTURES / "config"
+    code, out, _ = run_cli(capsys, "config", "resolve", "--local", str(cfg / "local.json"),
+                           "--project", str(cfg / "project.json"), "--user",
+                           str(cfg / "user.json"), "--plugin", str(EXAMPLE), "--json")
+    servers = json.loads(out)["servers"]
+    assert servers["db"]["source"] == "local" and servers["db"]["file"].endswith("local.json")
+    assert servers["db"]["shadowed"] == ["project"]
+    assert servers["calc"]["source"] == "plugin:team-tools"
+    assert code == 0
+
+
+def test_cli_config_resolve_reports_a_broken_file_and_still_resolves_the_rest(capsys) -> None:
+    cfg = FIXTURES / "config"
+    code, out, err = run_cli(capsys, "config", "resolve", "--local", str(cfg / "invalid.json"),
+                             "--user", str(cfg / "user.json"))
+    assert code == 1 and "invalid.json:3" in err
+    assert "notes: from user" in out
+
+
+def test_validate_plugin_includes_the_marketplace_problems(tmp_path: Path) -> None:
+    root = tmp_path / "p"
+    (root / ".claude-plugin").mkdir(parents=True)
+    (root / ".claude-plugin" / "marketplace.json").write_text("{\"name\": \"x\"}")
+    (root / ".claude-plugin" / "notes.txt").write_text("stray")
+    found = validate_plugin(root)
+    assert any(p.path is None and "owner" in p.message for p in found)
+    assert any(p.source.endswith("notes.txt") for p in found)
