@@ -56,7 +56,7 @@ _HANDLER = {
 _GROUP = {
     "type": "object",
     "required": ["hooks"],
-    "properties": {"matcher": _STR, "hooks": {"type": "array", "items": _HANDLER}},
+    "properties": {"matcher": {"type": ["string", "null"]}, "hooks": {"type": "array", "items": _HANDLER}},
 }
 SETTINGS_SCHEMA: dict[str, Any] = {
     "type": "object",

@@ -1,0 +1,242 @@
+"""Permission rules, modes and the gate (reference §2), and Proposition 4.3 exhaustively."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from mcpmini.errors import ConfigError
+from mcpmini.hooks import EventResult
+from mcpmini.permissions import (
+    PermissionMode,
+    PermissionRules,
+    gate,
+    is_protected_path,
+    parse_rule,
+    rule_matches,
+)
+from mcpmini.rules import is_read_only_command, split_command, strip_wrappers
+
+
+def bash(rule: str, command: str, behavior: str = "allow") -> bool:
+    return rule_matches(parse_rule(rule), "Bash", {"command": command}, behavior=behavior)
+
+
+def test_bare_tool_and_star_specifier_are_the_same_rule():
+    assert parse_rule("Bash").specifier is None
+    assert parse_rule("Bash(*)").specifier is None
+    assert bash("Bash", "anything at all")
+
+
+@pytest.mark.parametrize("text", ["", "Bash(", "Bash(ls) extra", "(ls)"])
+def test_malformed_rules_are_config_errors(text):
+    with pytest.raises(ConfigError):
+        parse_rule(text)
+
+
+def test_space_star_keeps_a_word_boundary_and_star_alone_does_not():
+    assert bash("Bash(ls *)", "ls -la")
+    assert bash("Bash(ls *)", "ls")
+    assert not bash("Bash(ls *)", "lsof")
+    assert bash("Bash(ls*)", "lsof")
+
+
+def test_trailing_colon_star_equals_trailing_space_star():
+    assert bash("Bash(npm run test:*)", "npm run test --watch")
+    assert not bash("Bash(npm run test:*)", "npm run testing")
+
+
+def test_star_matches_spaces_in_the_middle():
+    assert bash("Bash(git * main)", "git push origin main")
+
+
+def test_allow_needs_every_subcommand_and_deny_needs_one():
+    assert not bash("Bash(ls *)", "ls && rm -rf /", "allow")
+    assert bash("Bash(rm *)", "ls && rm -rf /", "deny")
+    assert bash("Bash(ls *)", "ls -a; ls -b | ls -c", "allow")
+
+
+def test_operators_inside_quotes_do_not_split():
+    assert split_command("echo 'a && b' && ls") == ["echo 'a && b'", "ls"]
+    assert split_command("echo 'open") is None
+
+
+def test_unparseable_commands_are_caught_by_deny_but_never_allowed():
+    assert bash("Bash(echo *)", "echo 'open", "deny")
+    assert not bash("Bash(echo *)", "echo 'open", "allow")
+
+
+def test_wrappers_are_stripped_and_assignments_only_for_deny():
+    assert strip_wrappers("timeout 5 nice -n 3 nohup rm x", assignments=False) == "rm x"
+    assert bash("Bash(rm *)", "FOO=1 rm -rf /", "deny")
+    assert not bash("Bash(rm *)", "FOO=1 rm -rf /", "allow")
+
+
+def test_read_only_commands_are_recognised():
+    assert is_read_only_command("ls -la && git status")
+    assert not is_read_only_command("ls > out.txt")
+    assert not is_read_only_command("git push")
+
+
+def path_rule(rule: str, path: str, tool: str = "Edit", behavior: str = "deny") -> bool:
+    return rule_matches(parse_rule(rule), tool, {"file_path": path}, behavior=behavior,
+                        cwd="/repo", home="/home/u")
+
+
+def test_bare_names_match_at_any_depth_and_dot_slash_only_in_the_cwd():
+    assert path_rule("Read(.env)", "/repo/deep/dir/.env", tool="Read")
+    assert path_rule("Read(./.env)", "/repo/.env", tool="Read")
+    assert not path_rule("Read(./.env)", "/repo/sub/.env", tool="Read")
+
+
+def test_path_anchors_follow_gitignore_conventions():
+    assert path_rule("Edit(//etc/**)", "/etc/passwd")
+    assert path_rule("Edit(~/notes/*.md)", "/home/u/notes/a.md")
+    assert not path_rule("Edit(~/notes/*.md)", "/home/u/notes/deep/a.md")
+    assert path_rule("Edit(src/**)", "/repo/src/a/b.py")
+    assert path_rule("Edit(secrets/)", "/repo/secrets/key.pem")
+    assert path_rule("Edit(/docs/*.md)", "/repo/docs/x.md")  # settings root = cwd here
+
+
+def test_edit_covers_every_writing_tool_and_a_read_deny_covers_them_too():
+    assert path_rule("Edit(*.lock)", "/repo/a.lock", tool="Write")
+    assert path_rule("Read(.env)", "/repo/.env", tool="Write", behavior="deny")
+    assert not path_rule("Read(.env)", "/repo/.env", tool="Write", behavior="allow")
+
+
+def test_write_path_rules_are_accepted_but_never_consulted():
+    assert not path_rule("Write(*.py)", "/repo/a.py", tool="Write")
+
+
+def test_mcp_server_rules_cover_the_whole_server():
+    for rule in ("mcp__memory", "mcp__memory__*"):
+        assert rule_matches(parse_rule(rule), "mcp__memory__save", {}, behavior="allow")
+    assert not rule_matches(parse_rule("mcp__memory__load"), "mcp__memory__save", {})
+
+
+def test_allow_globs_count_only_after_a_literal_server_prefix():
+    assert not rule_matches(parse_rule("mcp__*"), "mcp__memory__save", {}, behavior="allow")
+    assert rule_matches(parse_rule("mcp__*"), "mcp__memory__save", {}, behavior="deny")
+    assert PermissionRules(allow=["*"]).warnings
+
+
+def test_webfetch_domains_and_parameter_rules():
+    fetch = parse_rule("WebFetch(domain:*.example.com)")
+    assert rule_matches(fetch, "WebFetch", {"url": "https://a.example.com/x"})
+    assert not rule_matches(fetch, "WebFetch", {"url": "https://example.com/x"})
+    opus = parse_rule("Agent(model:opus)")
+    assert rule_matches(opus, "Agent", {"model": "opus"}, behavior="deny")
+    assert not rule_matches(opus, "Agent", {"model": "opus"}, behavior="allow")
+
+
+def test_rules_evaluate_deny_then_ask_then_allow_regardless_of_specificity():
+    rules = PermissionRules(allow=["Bash(aws s3 ls)"], ask=["Bash(aws s3 *)"], deny=["Bash(aws *)"])
+    assert rules.evaluate("Bash", {"command": "aws s3 ls"}).behavior == "deny"
+    rules = PermissionRules(allow=["Bash(git status)"], ask=["Bash(git *)"])
+    assert rules.evaluate("Bash", {"command": "git status"}).behavior == "ask"
+
+
+def test_settings_blocks_name_the_bad_rule_by_json_path():
+    with pytest.raises(ConfigError) as info:
+        PermissionRules.from_settings({"deny": ["Bash(ls"]}, source="s.json")
+    assert info.value.path == "permissions.deny[0]" and info.value.source == "s.json"
+
+
+def test_protected_paths():
+    assert is_protected_path("/repo/.git/config")
+    assert is_protected_path("/repo/.mcp.json")
+    assert not is_protected_path("/repo/.claude/worktrees/x/a.py")
+    assert not is_protected_path("/repo/src/a.py")
+
+
+def hook_result(*, blocked=False, decision=None, updated=None) -> EventResult:
+    return EventResult("PreToolUse", (), blocked, decision, "hook said so", [], updated)
+
+
+def test_a_hook_allow_never_overrides_a_deny_or_an_ask_rule():
+    allow = hook_result(decision="allow")
+    call = ("Bash", {"command": "rm -rf build"})
+    assert gate(*call, hooks=allow, rules=PermissionRules(deny=["Bash(rm *)"])).final == "deny"
+    assert gate(*call, hooks=allow, rules=PermissionRules(ask=["Bash(rm *)"])).final == "ask"
+    assert gate(*call, hooks=allow, rules=PermissionRules()).final == "allow"
+
+
+def test_deny_rules_hold_even_in_bypass_mode_and_allow_rules_do_nothing_there():
+    rules = PermissionRules(deny=["Bash(rm *)"], ask=["Bash(git push *)"])
+    assert gate("Bash", {"command": "rm x"}, rules=rules, mode="bypassPermissions").final == "deny"
+    assert gate("Bash", {"command": "git push o"}, rules=rules,
+                mode="bypassPermissions").final == "ask"
+    assert gate("Bash", {"command": "make"}, rules=rules, mode="bypassPermissions").final == "allow"
+
+
+@pytest.mark.parametrize(
+    ("mode", "tool", "tool_input", "final"),
+    [
+        ("default", "Read", {"file_path": "/r/a"}, "allow"),
+        ("default", "Edit", {"file_path": "/r/a"}, "ask"),
+        ("acceptEdits", "Edit", {"file_path": "/r/a"}, "allow"),
+        ("acceptEdits", "Edit", {"file_path": "/r/.git/config"}, "ask"),  # protected
+        ("acceptEdits", "Bash", {"command": "mkdir -p x && touch x/y"}, "allow"),
+        ("acceptEdits", "Bash", {"command": "curl x"}, "ask"),
+        ("plan", "Edit", {"file_path": "/r/a"}, "deny"),
+        ("plan", "Read", {"file_path": "/r/a"}, "allow"),
+        ("dontAsk", "Edit", {"file_path": "/r/a"}, "deny"),
+        ("dontAsk", "Bash", {"command": "ls"}, "allow"),
+        ("manual", "Bash", {"command": "ls"}, "allow"),
+    ],
+)
+def test_modes_decide_what_runs_without_asking(mode, tool, tool_input, final):
+    assert gate(tool, tool_input, mode=mode, cwd="/r").final == final
+
+
+def test_dont_ask_turns_ask_rules_into_denials_and_honours_allow_rules():
+    rules = PermissionRules(allow=["Bash(make *)"], ask=["Bash(git *)"])
+    assert gate("Bash", {"command": "git log"}, rules=rules, mode="dontAsk").final == "deny"
+    assert gate("Bash", {"command": "make test"}, rules=rules, mode="dontAsk").final == "allow"
+
+
+def test_allow_rules_do_not_pre_approve_protected_paths():
+    rules = PermissionRules(allow=["Edit"])
+    assert gate("Edit", {"file_path": "/r/.git/HEAD"}, rules=rules, cwd="/r").final == "ask"
+    assert gate("Edit", {"file_path": "/r/src/a.py"}, rules=rules, cwd="/r").final == "allow"
+
+
+def test_a_deferring_hook_leaves_the_call_waiting():
+    result = gate("Bash", {"command": "make"}, hooks=hook_result(decision="defer"))
+    assert (result.final, result.deferred) == ("ask", True)
+
+
+def test_updated_input_from_hooks_is_what_the_rules_see():
+    rules = PermissionRules(deny=["Bash(rm *)"])
+    hooks = hook_result(updated={"command": "rm -rf /"})
+    assert gate("Bash", {"command": "echo safe"}, hooks=hooks, rules=rules).final == "deny"
+
+
+def test_unknown_modes_are_config_errors():
+    with pytest.raises(ConfigError):
+        gate("Bash", {}, mode="yolo")
+
+
+def test_the_path_records_each_station_in_the_documented_order():
+    result = gate("Edit", {"file_path": "/r/a"}, hooks=hook_result(), cwd="/r",
+                  rules=PermissionRules(allow=["Edit(a)"]))
+    assert [s.step for s in result.path] == ["hooks", "deny_rules", "ask_rules", "mode",
+                                             "allow_rules"]
+    assert result.final == "allow" and result.decided_by == "allow_rules"
+
+
+# Proposition 4.3.1, exhaustively: a blocking hook stops the call before any rule is read,
+# whatever the rules, the mode and the other hooks' decisions are.
+RULE_SETS = [PermissionRules(), PermissionRules(allow=["Bash"]), PermissionRules(ask=["Bash"]),
+             PermissionRules(deny=["Bash"]), PermissionRules(allow=["Bash"], ask=["Bash(x *)"])]
+OTHER = [None, "allow", "ask", "defer"]
+
+
+@pytest.mark.parametrize("mode", list(PermissionMode))
+def test_a_blocking_hook_stops_the_call_under_every_rule_set_mode_and_other_decision(mode):
+    for rules, other in itertools.product(RULE_SETS, OTHER):
+        hooks = hook_result(blocked=True, decision="deny")
+        result = gate("Bash", {"command": "x y"}, hooks=hooks, rules=rules, mode=mode)
+        assert result.final == "deny" and [s.step for s in result.path] == ["hooks"]
+        del other
