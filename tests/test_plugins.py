@@ -13,7 +13,7 @@ from mcpmini.cli import main
 from mcpmini.hooks import HookMatcher, run_hooks
 from mcpmini.plugins import load_marketplace, load_plugin, validate_plugin
 from mcpmini.settings import Severity, resolve_mcp_servers
-from mcpmini.skills import InvocationStatus, invoke, load_skills
+from mcpmini.skills import invoke, load_skills
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "plugin" / "team-tools"
@@ -43,7 +43,7 @@ def test_the_example_plugin_loads_every_component_without_problems() -> None:
 def test_plugin_root_is_substituted_in_hooks_mcp_entries_and_skill_bodies() -> None:
     p = load_plugin(EXAMPLE, environ={"PYTHON": "/usr/bin/python3"})
     root = str(EXAMPLE)
-    (origin, data), = p.hooks
+    (_origin, data), = p.hooks
     command = data["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
     assert root in command and "${" not in command
     calc = p.mcp_source.servers["calc"]
@@ -190,7 +190,7 @@ def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, s
 def test_cli_plugin_validate_passes_the_example_and_fails_the_broken_one(capsys) -> None:
     code, out, _ = run_cli(capsys, "plugin", "validate", str(EXAMPLE))
     assert code == 0 and "team-tools:review-pr" in out
-    code, out, err = run_cli(capsys, "plugin", "validate", str(FIXTURES / "plugins" / "broken"),
+    code, out, _err = run_cli(capsys, "plugin", "validate", str(FIXTURES / "plugins" / "broken"),
                              "--json")
     data = json.loads(out)
     assert code == 1 and {p["path"] for p in data["problems"]} >= {"version", "keywords"}
@@ -238,3 +238,19 @@ def test_validate_plugin_includes_the_marketplace_problems(tmp_path: Path) -> No
     found = validate_plugin(root)
     assert any(p.path is None and "owner" in p.message for p in found)
     assert any(p.source.endswith("notes.txt") for p in found)
+
+
+def test_the_notebook_10_switch_shows_every_field_with_its_source() -> None:
+    from mcpmini.course.widgets import resolution_lines, resolution_switch
+
+    sources = [("project", {"db": {"url": "https://db.example.com/mcp",
+                                   "headers": {"Authorization": "Bearer ${T}"}}}),
+               ("local", {"db": {"url": "http://localhost:9000/mcp"}})]
+    whole = resolution_lines(sources, "db", "whole")
+    merged = resolution_lines(sources, "db", "merge")
+    assert len(whole) == 1 and whole[0].startswith("url") and whole[0].endswith("← local")
+    assert [ln.split()[0] for ln in merged] == ["url", "headers"]
+    assert merged[0].endswith("← local") and merged[1].endswith("← project")
+    with pytest.raises(ValueError):
+        resolution_lines(sources, "db", "both")
+    assert "localhost" in resolution_switch(sources, "db").children[-1].value

@@ -337,3 +337,24 @@ def test_the_reattached_total_never_exceeds_min_k_a_big_a(invocations: list[tupl
     if ReattachStatus.DROPPED in statuses:
         first = statuses.index(ReattachStatus.DROPPED)
         assert all(s is ReattachStatus.DROPPED for s in statuses[first:])
+
+
+def test_the_notebook_09_widget_logic_reports_statuses_and_the_bound() -> None:
+    from mcpmini.course.widgets import reattach_explorer, reattach_lines
+
+    lines = reattach_lines([6000] * 7)
+    assert len(lines) == 8 and lines[0].startswith("skill7") and "dropped" in lines[-2]
+    assert "attached 25000" in lines[-1] and "= 25000;" in lines[-1]
+    assert reattach_lines([100, 200], 5000, 25000)[-1].startswith("attached 300")
+    assert reattach_explorer([10, 20]).children[-1].value.count("skill") == 2
+
+
+def test_the_notebook_09_curve_is_min_k_a_big_a_when_bodies_exceed_the_cap() -> None:
+    from mcpmini.course.plots import reattach_curve
+
+    rows = reattach_curve(body_tokens=6000, k_max=8)
+    assert [r[1] for r in rows] == [r[2] for r in rows] == [min(k * 5000, 25000)
+                                                            for k in range(9)]
+    small = reattach_curve(body_tokens=1000, k_max=4)
+    assert [r[1] for r in small] == [0, 1000, 2000, 3000, 4000]
+    assert all(r[1] <= r[2] for r in small)

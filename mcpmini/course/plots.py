@@ -20,6 +20,8 @@ __all__ = [
     "NegotiationGrid",
     "negotiation_grid",
     "plot_negotiation_grid",
+    "plot_reattach_curve",
+    "reattach_curve",
 ]
 
 
@@ -105,5 +107,42 @@ def plot_negotiation_grid(grid: NegotiationGrid, ax: Any = None, dpi: int = 72) 
     ax.set_title(names, fontsize=7)
     ax.legend(handles=[Patch(color=_COLOURS[k], label=f"{k.value} ({grid.count(k)})")
                        for k in kinds], loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2, fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+# --- notebook 09: re-attached total against k (Proposition 5.2 (2)) ------------------------
+
+def reattach_curve(body_tokens: int = 6000, per_skill_tokens: int = 5000,
+                   total_tokens: int = 25000, k_max: int = 10) -> list[tuple[int, int, int]]:
+    """``(k, attached, min(k·a, A))`` for k = 0…k_max skills of ``body_tokens`` each.
+
+    ``attached`` comes from :func:`mcpmini.invocation.reattach`, the bound from the formula.
+    """
+    from ..invocation import reattach
+
+    rows = []
+    for k in range(k_max + 1):
+        r = reattach([(f"s{i}", body_tokens) for i in range(k)],
+                     per_skill_tokens=per_skill_tokens, total_tokens=total_tokens)
+        rows.append((k, r.total_tokens, min(k * per_skill_tokens, total_tokens)))
+    return rows
+
+
+def plot_reattach_curve(rows: Sequence[tuple[int, int, int]], ax: Any = None,
+                        dpi: int = 72) -> Any:
+    """Draw the attached total and the bound min(k·a, A) against k; return the figure."""
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(5, 3), dpi=dpi)
+    else:
+        fig = ax.figure
+    ks = [r[0] for r in rows]
+    ax.plot(ks, [r[2] for r in rows], "--", color="grey", label="min(k·a, A)")
+    ax.plot(ks, [r[1] for r in rows], "o-", label="reattach()")
+    ax.set_xlabel("k (distinct skills invoked)")
+    ax.set_ylabel("tokens re-attached")
+    ax.legend()
     fig.tight_layout()
     return fig

@@ -20,6 +20,10 @@ __all__ = [
     "VersionPicker",
     "compare_versions",
     "negotiation_lines",
+    "reattach_explorer",
+    "reattach_lines",
+    "resolution_lines",
+    "resolution_switch",
     "version_picker",
 ]
 
@@ -164,3 +168,92 @@ def version_picker(universe: Sequence[str] = KNOWN_VERSIONS,
         checkbox.observe(refresh, names="value")
     refresh()
     return picker
+
+
+# --- notebook 09: re-attachment after compaction (Proposition 5.2) -----------------------
+
+def reattach_lines(sizes: Sequence[int], per_skill_tokens: int = 5000,
+                   total_tokens: int = 25000) -> list[str]:
+    """What comes back after compaction when skills of ``sizes`` tokens were invoked.
+
+    ``sizes`` are body sizes in invocation order (oldest first), one distinct skill each
+    (named ``skill1``…). Returns one line per skill, newest first, plus a total line that
+    sets the attached total beside the bound ``min(k·a, A)``. Raises ``ValueError`` for a
+    negative size or cap.
+    """
+    from ..invocation import reattach
+
+    r = reattach([(f"skill{i + 1}", n) for i, n in enumerate(sizes)],
+                 per_skill_tokens=per_skill_tokens, total_tokens=total_tokens)
+    lines = [f"{x.name:<8} {x.status.value:<7} {x.tokens:>6} / {x.original_tokens:>6} tokens"
+             for x in r.items]
+    bound = min(len(sizes) * per_skill_tokens, total_tokens)
+    lines.append(f"attached {r.total_tokens} tokens; bound min(k·a, A) = "
+                 f"min({len(sizes)}·{per_skill_tokens}, {total_tokens}) = {bound}; "
+                 f"dropped {len(r.dropped)}")
+    return lines
+
+
+def reattach_explorer(sizes: Sequence[int] = (6000,) * 7, per_skill_tokens: int = 5000,
+                      total_tokens: int = 25000) -> Any:
+    """Sliders for k, the body size and both caps, with :func:`reattach_lines` live.
+
+    Returns the ipywidgets box; the caller should also print :func:`reattach_lines`
+    for headless runs.
+    """
+    import ipywidgets as widgets
+
+    k = widgets.IntSlider(value=len(sizes), min=0, max=12, description="k")
+    body = widgets.IntSlider(value=max(sizes, default=6000), min=0, max=12000, step=500,
+                             description="body")
+    a = widgets.IntSlider(value=per_skill_tokens, min=0, max=10000, step=500,
+                          description="a (per skill)")
+    big_a = widgets.IntSlider(value=total_tokens, min=0, max=50000, step=1000,
+                              description="A (total)")
+    out = widgets.HTML()
+
+    def refresh(_: Any = None) -> None:
+        text = "\n".join(reattach_lines([body.value] * k.value, a.value, big_a.value))
+        out.value = f"<pre>{text}</pre>"
+
+    for w in (k, body, a, big_a):
+        w.observe(refresh, names="value")
+    refresh()
+    return widgets.VBox([k, body, a, big_a, out])
+
+
+# --- notebook 10: whole entry vs field merge (Proposition 6.2, Example 6.3) ----------------
+
+def resolution_lines(sources: Any, name: str, mode: str = "whole") -> list[str]:
+    """The definition of server ``name`` under ``mode`` "whole" or "merge", field by field.
+
+    ``sources`` is anything :func:`mcpmini.settings.resolve_mcp_servers` accepts. Each
+    line is ``field = value   ← source``. Raises ``KeyError`` when no source defines
+    ``name`` and ``ValueError`` for another mode.
+    """
+    from ..settings import merge_fields, resolve_mcp_servers
+
+    if mode == "whole":
+        won = resolve_mcp_servers(sources)[name]
+        fields = [(k, v, won.source) for k, v in won.value.items()]
+    elif mode == "merge":
+        merged = merge_fields(sources)[name]
+        fields = [(k, f.value, f.source) for k, f in merged.fields.items()]
+    else:
+        raise ValueError(f"mode must be 'whole' or 'merge', got {mode!r}")
+    return [f"{k:<8} = {json.dumps(v, ensure_ascii=False):<45} ← {src}" for k, v, src in fields]
+
+
+def resolution_switch(sources: Any, name: str) -> Any:
+    """Toggle buttons switching :func:`resolution_lines` between whole entry and merge."""
+    import ipywidgets as widgets
+
+    toggle = widgets.ToggleButtons(options=[("whole entry", "whole"), ("field merge", "merge")])
+    out = widgets.HTML()
+
+    def refresh(_: Any = None) -> None:
+        out.value = "<pre>" + "\n".join(resolution_lines(sources, name, toggle.value)) + "</pre>"
+
+    toggle.observe(refresh, names="value")
+    refresh()
+    return widgets.VBox([toggle, out])
