@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import csv
-import json
 import math
 import os
 import re
@@ -37,13 +36,13 @@ from typing import Any
 __all__ = [
     "ANSWER_MIME",
     "COLUMNS",
-    "RowStatus",
     "GradeRow",
+    "RowStatus",
     "Submission",
     "find_submissions",
-    "identify_exercise",
-    "grade_notebook",
     "grade_class",
+    "grade_notebook",
+    "identify_exercise",
     "write_csv",
 ]
 
@@ -205,7 +204,7 @@ def _read(path: Path) -> tuple[Any | None, str]:
         return None, "not a notebook (not JSON)"
     except nbformat.ValidationError as exc:
         return None, f"not a valid notebook ({exc.message[:120]})"
-    except Exception as exc:  # nbformat raises assorted errors for odd JSON
+    except Exception as exc:  # noqa: BLE001 - nbformat raises assorted errors for odd JSON
         return None, f"not a notebook ({type(exc).__name__})"
     return nb, ""
 
@@ -259,14 +258,14 @@ async def grade_notebook(path: Path, learner: str, timeout: float = 60.0,
         try:
             await asyncio.wait_for(client.async_execute(
                 env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL), timeout + 90)
-        except (CellTimeoutError, asyncio.TimeoutError):
+        except (TimeoutError, CellTimeoutError):
             where = f" in cell {current[0] + 1}" if current[0] < learner_cells else ""
             return replace(row, status=RowStatus.TIMEOUT,
                            feedback=f"{path.name}: timed out after {timeout:g} s{where}")
         except DeadKernelError:
             return replace(row, status=RowStatus.ERROR,
                            feedback=f"{path.name}: the kernel died in cell {current[0] + 1}")
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a kernel that cannot start, and the like
             return replace(row, status=RowStatus.ERROR,
                            feedback=f"{path.name}: could not run ({type(exc).__name__}: {exc})"[:300])
     exported = [out["data"][ANSWER_MIME] for out in nb.cells[-1].get("outputs", [])
@@ -364,10 +363,10 @@ def grade_class(paths: Iterable[str | Path], out: str | Path, *, workers: int = 
                 else:
                     async with gate:
                         rows[i] = await grade_notebook(job.path, job.learner, timeout, job.exercise)
-            except Exception as exc:  # a bug of ours must not lose the other rows
+            except Exception as exc:  # noqa: BLE001 - a bug of ours must not lose other rows
                 rows[i] = GradeRow(job.learner, job.exercise, 0, 0, RowStatus.ERROR,
                                    f"grader failed: {type(exc).__name__}: {exc}"[:300])
-            with out.open("a", newline="", encoding="utf-8") as fh:
+            with out.open("a", newline="", encoding="utf-8") as fh:  # noqa: ASYNC230 - one short line
                 csv.writer(fh).writerow(rows[i].as_list())  # type: ignore[union-attr]
             bar.update(1)
 

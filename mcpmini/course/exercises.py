@@ -1,5 +1,8 @@
 """Exercises 9.1–9.4 of the article, with answer keys computed by the runtime.
 
+This module holds the registry and the two protocol exercises (9.1, 9.2);
+:mod:`mcpmini.course.extensions` holds the hook and skill exercises (9.3, 9.4).
+
 Each ``_build_9_x`` function runs the runtime on the exercise's data (the negotiation
 models, the id rules, a real hook registration, the re-attachment function) and turns
 what comes back into :class:`~mcpmini.course.grading.Part` objects: the expected values,
@@ -15,11 +18,19 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from enum import Enum
-from functools import lru_cache
+from functools import cache
 
 from ..jsonrpc import PendingTable, Request, Response, id_violations, outstanding_is_injective
-from ..versions import LEGACY, MODERN, is_interval, negotiate_handshake, negotiate_per_request, set_pairs
+from ..versions import (
+    LEGACY,
+    MODERN,
+    is_interval,
+    negotiate_handshake,
+    negotiate_per_request,
+    set_pairs,
+)
+from .extensions import TITLES as EXTENSION_TITLES
+from .extensions import Fate, Setting, build_9_3, build_9_4, practice_9_3, practice_9_4
 from .grading import Exercise, Part
 
 __all__ = [
@@ -35,23 +46,8 @@ EXERCISE_IDS = ("9.1", "9.2", "9.3", "9.4")
 TITLES = {
     "9.1": "版の取り決め",
     "9.2": "要求の id",
-    "9.3": "起動できないフック",
-    "9.4": "スキルの再添付",
+    **EXTENSION_TITLES,
 }
-
-
-class Fate(str, Enum):
-    """What happens to a matching tool call (exercise 9.3)."""
-
-    PROCEEDS = "proceeds"  # goes on to the permission check
-    BLOCKED = "blocked"  # is not executed
-
-
-class Setting(str, Enum):
-    """A value of a hook handler's ``onFailure`` (exercise 9.3)."""
-
-    CONTINUE = "continue"
-    BLOCK = "block"
 
 
 def _fmt(versions: Sequence[str]) -> str:
@@ -84,7 +80,7 @@ def _per_request_story(c: Sequence[str], s: Sequence[str]) -> str:
     n = negotiate_per_request(c, s)
     common = sorted(set(c) & set(s))
     if not n.ok:
-        return f"C ∩ S = ∅ なので、-32022 のエラーで S を知っても再試行できる版がありません。"
+        return "C ∩ S = ∅ なので、-32022 のエラーで S を知っても再試行できる版がありません。"
     if n.requests == 1:
         return f"1 回目の要求の版 max C = {n.agreed} が S に入っているので、1 回で成立します。"
     return (f"1 回目の版 max C = {max(c)} は S にないので -32022 が返りますが、C ∩ S = "
@@ -133,8 +129,8 @@ def _build_9_1() -> Exercise:
          f"サーバが返すのは自分の最新の版 {answer} で、共通の版を探すわけではありません。"),
         ("C が区間でないと、握手は必ず失敗するから。",
          not _non_interval_can_succeed(universe),
-         "区間であることは成立の十分条件（命題 3.4 の 3）で、必要条件ではありません。"
-         "区間でない C でも成立する組はあります。"),
+         ("区間であることは成立の十分条件（命題 3.4 の 3）で、必要条件ではありません。"
+         "区間でない C でも成立する組はあります。")),
     ]))
     solution = "\n".join(
         f"({case}) C = {_fmt(c)}, S = {_fmt(s)}\n  握手: {_handshake_story(c, s)}\n"
@@ -146,10 +142,10 @@ def _build_9_1() -> Exercise:
         "と要求ごとの方式のそれぞれで取り決めが成立するかを答える。",
         parts,
         hints=[
-            "握手では、クライアントが出すのは max C、サーバが自分の版を返すなら max S です。"
-            "C ∩ S が空でないことだけでは足りません。",
-            "要求ごとの方式では、サーバが -32022 のエラーで S をまるごと返します。"
-            "クライアントは C ∩ S を計算できます。",
+            ("握手では、クライアントが出すのは max C、サーバが自分の版を返すなら max S です。"
+            "C ∩ S が空でないことだけでは足りません。"),
+            ("要求ごとの方式では、サーバが -32022 のエラーで S をまるごと返します。"
+            "クライアントは C ∩ S を計算できます。"),
             "negotiate_handshake(C, S).ok と negotiate_per_request(C, S).requests で確かめられます。",
         ],
         solution_text=solution,
@@ -233,8 +229,8 @@ def _build_9_2() -> Exercise:
     parts.append(Part.choice("why", "2 本目の id 7 の要求についての正しい説明はどれか", [
         ("どちらの版にも反する。1 本目の要求がまだ応答を待っているから。", legacy and modern,
          "1 本目の要求には、2 本目を送る前に応答が届いています。"),
-        ("2025-11-25 版にだけ反する。この版はセッション内での id の使い直しを禁じ、"
-         "2026-07-28 版は応答待ちの要求との重複だけを禁じるから。", legacy and not modern, ""),
+        (("2025-11-25 版にだけ反する。この版はセッション内での id の使い直しを禁じ、"
+         "2026-07-28 版は応答待ちの要求との重複だけを禁じるから。"), legacy and not modern, ""),
         ("2026-07-28 版にだけ反する。新しい版のほうが id の規則が厳しいから。",
          modern and not legacy, "新しい版の要請のほうが弱い（緩い）のです。"),
         ("どちらにも反しない。応答を受け取った id は、どちらの版でも使い直してよいから。",
@@ -284,13 +280,15 @@ def _practice_9_2(rng: random.Random) -> Exercise:
 
 # --- registry --------------------------------------------------------------------------
 
-_BUILDERS: dict[str, Callable[[], Exercise]] = {"9.1": _build_9_1, "9.2": _build_9_2}
+_BUILDERS: dict[str, Callable[[], Exercise]] = {
+    "9.1": _build_9_1, "9.2": _build_9_2, "9.3": build_9_3, "9.4": build_9_4,
+}
 _PRACTICE: dict[str, Callable[[random.Random], Exercise]] = {
-    "9.1": _practice_9_1, "9.2": _practice_9_2,
+    "9.1": _practice_9_1, "9.2": _practice_9_2, "9.3": practice_9_3, "9.4": practice_9_4,
 }
 
 
-@lru_cache(maxsize=None)
+@cache
 def get_exercise(exercise_id: str) -> Exercise:
     """The exercise ``exercise_id`` (``"9.1"`` … ``"9.4"``), its key computed by the runtime.
 

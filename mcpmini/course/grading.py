@@ -10,39 +10,27 @@ mistake), or not attempted (``None``, ``...``, ``""`` or a missing key).
 
 ``check`` never raises into a notebook: a value it cannot read is an incorrect part whose
 message says why, and a progress file it cannot write only adds a note to the report.
-Progress is a small JSON file in the user's data directory (``platformdirs``), or at the
-path in the environment variable ``MCPMINI_PROGRESS`` (``off`` disables it, which the batch
-grader uses so that learners' notebooks never write into the instructor's file).
+Each check of an attempted answer is recorded by :mod:`mcpmini.course.progress`.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from enum import Enum
-from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError
-
 __all__ = [
-    "Status",
-    "Kind",
     "Choice",
+    "Exercise",
+    "Kind",
     "Part",
     "PartResult",
     "Report",
-    "Exercise",
-    "PROGRESS_ENV",
-    "progress_path",
-    "load_progress",
-    "record_progress",
+    "Status",
 ]
 
-PROGRESS_ENV = "MCPMINI_PROGRESS"
 _BLANK = (None, Ellipsis, "")
 
 
@@ -205,7 +193,7 @@ class Part:
             if got == self.expected:
                 return PartResult(self.key, Status.CORRECT, "", self.points, self.points)
             return PartResult(self.key, Status.INCORRECT, self.diagnose(got), 0, self.points)
-        except Exception as exc:  # a value whose __eq__ or __hash__ misbehaves, and the like
+        except Exception as exc:  # noqa: BLE001 - a value whose __eq__ or __hash__ misbehaves, and the like
             return PartResult(self.key, Status.INCORRECT,
                               f"この値は読めませんでした（{type(exc).__name__}）。", 0, self.points)
 
@@ -362,11 +350,13 @@ class Exercise:
         # An untouched answer is not recorded, so re-running a fresh notebook never
         # overwrites earlier progress.
         if record and report.status is not Status.NOT_ATTEMPTED:
+            from .progress import progress_path, record_progress
+
             try:
                 path = progress_path(os.environ if self.environ is None else self.environ)
                 if path is not None:
                     record_progress(path, report, practice=self.practice)
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - progress must never break a check
                 report = Report(report.exercise, report.title, report.results,
                                 (*report.notes, f"進捗を保存できませんでした: {exc}"))
         return report
@@ -410,71 +400,3 @@ def _nest(items: Iterable[tuple[str, Any]]) -> dict[str, Any]:
             node = node.setdefault(step, {})
         node[last] = value
     return out
-
-
-# --- progress --------------------------------------------------------------------------
-
-def progress_path(environ: Mapping[str, str]) -> Path | None:
-    """Where progress is kept: ``$MCPMINI_PROGRESS`` if set (``off`` → ``None``, no file),
-    otherwise ``progress.json`` in the user data directory given by ``platformdirs``."""
-    value = environ.get(PROGRESS_ENV)
-    if value is not None and value.strip():
-        return None if value.strip().lower() == "off" else Path(value).expanduser()
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("mcpmini", appauthor=False)) / "progress.json"
-
-
-def load_progress(path: Path) -> dict[str, Any]:
-    """Read the progress file; a missing file is empty progress.
-
-    Returns ``{"exercises": {...}, "practice": {...}}``. Raises :class:`ConfigError`
-    (naming the file and line) when it is not valid JSON or not the expected shape.
-    """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return {"exercises": {}, "practice": {}}
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"not valid JSON ({exc.msg})", str(path), line=exc.lineno) from None
-    if not isinstance(data, dict):
-        raise ConfigError("expected a JSON object", str(path), path="$")
-    for key in ("exercises", "practice"):
-        data.setdefault(key, {})
-        if not isinstance(data[key], dict):
-            raise ConfigError("expected an object", str(path), path=key)
-    return data
-
-
-def record_progress(path: Path, report: Report, *, practice: bool = False) -> None:
-    """Add ``report`` to the progress file at ``path`` (written atomically).
-
-    A main exercise keeps its latest result, its best score and the attempt count; a
-    practice instance adds to the exercise's practice tally. A corrupt file is moved
-    aside to ``<name>.corrupt`` (so nothing is lost) and a fresh one is started.
-    Raises ``OSError`` when the file cannot be written.
-    """
-    try:
-        data = load_progress(path)
-    except ConfigError:
-        path.replace(path.with_name(path.name + ".corrupt"))
-        data = {"exercises": {}, "practice": {}}
-    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    if practice:
-        tally = data["practice"].setdefault(report.exercise, {"attempts": 0, "correct": 0})
-        if report.status is not Status.NOT_ATTEMPTED:
-            tally["attempts"] = int(tally.get("attempts", 0)) + 1
-            tally["correct"] = int(tally.get("correct", 0)) + (report.status is Status.CORRECT)
-    else:
-        old = data["exercises"].get(report.exercise, {})
-        entry = report.to_dict()
-        entry["best_score"] = max(int(old.get("best_score", 0)), report.score)
-        entry["attempts"] = int(old.get("attempts", 0)) + 1
-        entry["updated"] = now
-        data["exercises"][report.exercise] = entry
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
-    os.replace(tmp, path)

@@ -1,0 +1,133 @@
+"""Local progress: the learner's results, kept in one small JSON file.
+
+:func:`progress_path` finds the file: the path in ``$MCPMINI_PROGRESS`` when set (the value
+``off`` turns recording off; the batch grader sets it so learners' notebooks never write
+into the instructor's file), otherwise ``progress.json`` in the user data directory that
+``platformdirs`` gives. :func:`record_progress` keeps, per exercise, the latest result, the
+best score and the number of checks, plus a tally of practice instances; it writes through
+a temporary file and ``os.replace`` so a crash never leaves half a file. :func:`summary`
+turns the file into rows whose labels are honest: "all correct" only when every part of
+every exercise is correct.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ConfigError
+
+if TYPE_CHECKING:
+    from .grading import Report
+
+__all__ = ["PROGRESS_ENV", "load_progress", "progress_path", "record_progress", "summary"]
+
+PROGRESS_ENV = "MCPMINI_PROGRESS"
+
+
+# --- progress --------------------------------------------------------------------------
+
+def progress_path(environ: Mapping[str, str]) -> Path | None:
+    """Where progress is kept: ``$MCPMINI_PROGRESS`` if set (``off`` → ``None``, no file),
+    otherwise ``progress.json`` in the user data directory given by ``platformdirs``."""
+    value = environ.get(PROGRESS_ENV)
+    if value is not None and value.strip():
+        return None if value.strip().lower() == "off" else Path(value).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("mcpmini", appauthor=False)) / "progress.json"
+
+
+def load_progress(path: Path) -> dict[str, Any]:
+    """Read the progress file; a missing file is empty progress.
+
+    Returns ``{"exercises": {...}, "practice": {...}}``. Raises :class:`ConfigError`
+    (naming the file and line) when it is not valid JSON or not the expected shape.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {"exercises": {}, "practice": {}}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"not valid JSON ({exc.msg})", str(path), line=exc.lineno) from None
+    if not isinstance(data, dict):
+        raise ConfigError("expected a JSON object", str(path), path="$")
+    for key in ("exercises", "practice"):
+        data.setdefault(key, {})
+        if not isinstance(data[key], dict):
+            raise ConfigError("expected an object", str(path), path=key)
+    return data
+
+
+def record_progress(path: Path, report: Report, *, practice: bool = False) -> None:
+    """Add ``report`` to the progress file at ``path`` (written atomically).
+
+    A main exercise keeps its latest result, its best score and the attempt count; a
+    practice instance adds to the exercise's practice tally. A corrupt file is moved
+    aside to ``<name>.corrupt`` (so nothing is lost) and a fresh one is started.
+    Raises ``OSError`` when the file cannot be written.
+    """
+    try:
+        data = load_progress(path)
+    except ConfigError:
+        path.replace(path.with_name(path.name + ".corrupt"))
+        data = {"exercises": {}, "practice": {}}
+    now = datetime.now(UTC).isoformat(timespec="seconds")
+    if practice:
+        tally = data["practice"].setdefault(report.exercise, {"attempts": 0, "correct": 0})
+        if report.status.value != "not_attempted":
+            tally["attempts"] = int(tally.get("attempts", 0)) + 1
+            tally["correct"] = int(tally.get("correct", 0)) + (report.status.value == "correct")
+    else:
+        old = data["exercises"].get(report.exercise, {})
+        entry = report.to_dict()
+        entry["best_score"] = max(int(old.get("best_score", 0)), report.score)
+        entry["attempts"] = int(old.get("attempts", 0)) + 1
+        entry["updated"] = now
+        data["exercises"][report.exercise] = entry
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def summary(data: Mapping[str, Any], catalogue: Sequence[tuple[str, str, int]]) -> list[dict[str, Any]]:
+    """One row per exercise of ``catalogue`` (``(id, title, max_score)`` triples).
+
+    Each row has ``exercise``, ``title``, ``score``, ``best_score``, ``max_score``,
+    ``attempts``, ``practice`` (``"correct/attempts"``) and ``label``: 未着手 (never
+    checked), 全問正解 (latest check all correct), or the parts still open.
+    """
+    rows = []
+    for exercise, title, max_score in catalogue:
+        entry = data.get("exercises", {}).get(exercise)
+        tally = data.get("practice", {}).get(exercise, {})
+        practice = f"{tally.get('correct', 0)}/{tally.get('attempts', 0)}"
+        if not isinstance(entry, Mapping):
+            rows.append({"exercise": exercise, "title": title, "score": 0, "best_score": 0,
+                         "max_score": max_score, "attempts": 0, "practice": practice,
+                         "label": "未着手"})
+            continue
+        parts = entry.get("parts", {})
+        wrong = sum(1 for v in parts.values() if v == "incorrect")
+        open_ = sum(1 for v in parts.values() if v == "not_attempted")
+        score = int(entry.get("score", 0))
+        if parts and not wrong and not open_ and score == max_score:
+            label = "全問正解"
+        else:
+            bits = [f"不正解 {wrong}"] if wrong else []
+            bits += [f"未回答 {open_}"] if open_ else []
+            if len(parts) != max_score and not bits:
+                bits.append("採点の対象が変わりました。もう一度 check してください")
+            label = f"{score}/{max_score} 正解（{'・'.join(bits)}）"
+        rows.append({"exercise": exercise, "title": title, "score": score,
+                     "best_score": int(entry.get("best_score", score)), "max_score": max_score,
+                     "attempts": int(entry.get("attempts", 0)), "practice": practice,
+                     "label": label})
+    return rows
