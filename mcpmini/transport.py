@@ -23,6 +23,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import IO, Any, Protocol
@@ -141,8 +142,6 @@ class StdioTransport:
         Raises :class:`TimeoutError` when no complete line arrives within ``timeout``
         seconds (``None`` waits for ever).
         """
-        import time
-
         deadline = None if timeout is None else time.monotonic() + timeout
         while not self._buffer.lines:
             if self._eof:
