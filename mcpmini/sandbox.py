@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["Limits", "SandboxOutcome", "SandboxResult", "run_python", "network_isolation_available"]
+__all__ = ["Limits", "SandboxOutcome", "SandboxResult", "network_isolation_available", "run_python"]
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,7 @@ def network_isolation_available() -> bool:
         return False
     try:
         done = subprocess.run([exe, "--user", "--map-root-user", "--net", "true"],
-                              capture_output=True, timeout=5)
+                              capture_output=True, timeout=5, check=False)
     except (OSError, subprocess.TimeoutExpired):
         return False
     return done.returncode == 0
@@ -108,16 +108,18 @@ def _limit_child(limits: Limits) -> None:  # runs in the child between fork and 
 def run_python(
     code: str,
     workspace: str | os.PathLike[str],
-    limits: Limits = Limits(),
+    limits: Limits | None = None,
     environ: Mapping[str, str] | None = None,
     isolate_network: bool = True,
 ) -> SandboxResult:
-    """Run ``code`` with the current interpreter inside ``workspace`` under ``limits``.
+    """Run ``code`` with the current interpreter inside ``workspace`` under ``limits``
+    (default :class:`Limits`).
 
     ``environ`` is the child's whole environment (default: only ``PATH`` and ``LANG``,
     so no secrets leak in). Returns a :class:`SandboxResult` for every program,
     including runaway ones; raises ``OSError`` only if the interpreter cannot start.
     """
+    limits = limits or Limits()
     cwd = Path(workspace)
     isolated = isolate_network and network_isolation_available()
     argv = [sys.executable, "-I", "-c", code]

@@ -27,8 +27,8 @@ from .sandbox import Limits, run_python
 
 __all__ = [
     "Tool",
-    "ToolResult",
     "ToolError",
+    "ToolResult",
     "Workspace",
     "WorkspaceError",
     "builtin_tools",
@@ -122,7 +122,7 @@ _STR = {"type": "string"}
 
 def builtin_tools(
     workspace: str | os.PathLike[str] | Workspace,
-    limits: Limits = Limits(),
+    limits: Limits | None = None,
     max_matches: int = 200,
 ) -> list[Tool]:
     """The six built-in tools bound to one workspace folder.
