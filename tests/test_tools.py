@@ -148,7 +148,7 @@ def test_the_python_tool_runs_code_in_the_workspace(tools: dict[str, Tool], tmp_
 )
 def test_runaway_programs_are_stopped_and_leave_nothing_running(tmp_path: Path, code: str,
                                                                 outcome: SandboxOutcome) -> None:
-    limits = Limits(wall_seconds=0.8 if "sleep" in code else 3.0, cpu_seconds=1, memory_mb=200, output_bytes=5_000)
+    limits = Limits(wall_seconds=0.8 if "sleep" in code else 10.0, cpu_seconds=1, memory_mb=200, output_bytes=5_000)
     result = run_python(code, tmp_path, limits)
     assert result.outcome is outcome
     assert not result.ok
