@@ -96,3 +96,24 @@ def test_changing_the_tool_layer_loses_every_later_breakpoint() -> None:
 def test_prop_5_2_bounds() -> None:
     assert listing_bound(12, 400) == 4_800
     assert [reattach_bound(k) for k in (0, 3, 5, 7)] == [0, 15_000, 25_000, 25_000]
+
+
+def test_the_widget_text_reproduces_example_3_9() -> None:
+    from mcpmini.course.widgets import context_cost_explorer, context_cost_lines
+
+    lines = context_cost_lines(200, 3, 300, 10)
+    assert "60,000" in lines[0] and "2,900" in lines[1] and "57,100" in lines[2]
+    assert lines[3].endswith("u ≤ 193") and lines[4].endswith("deferred")
+    assert context_cost_lines(200, 194, 300, 10)[4].endswith("up front")
+    assert context_cost_explorer().children  # builds without a browser
+
+
+def test_the_cost_curve_crosses_at_the_break_even_point() -> None:
+    from mcpmini.course.plots import context_cost_curve, measured_layer_rows, plot_context_cost
+
+    rows = context_cost_curve(200, 300, 10)
+    assert len(rows) == 201 and rows[3] == (3, 60_000, 2_900)
+    assert max(u for u, up, de in rows if de < up) == 193
+    assert [r[0] for r in measured_layer_rows((5, 10))] == [5, 10]
+    fig = plot_context_cost(200, 300, 10, u=3)
+    assert fig.dpi == 72

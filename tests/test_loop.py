@@ -347,3 +347,9 @@ def test_pairing_violations_detects_each_kind_of_break() -> None:
     twice = {"role": "assistant", "content": [_use("X", tid="1")]}
     assert (PairingViolation.DUPLICATE_ID, "1") in pairing_violations([a, ok, twice], complete=False)
     assert pairing_violations([a]) != [] and pairing_violations([a], complete=False) == []
+
+
+def test_the_turns_curve_of_chapter_11_meets_the_bound_exactly() -> None:
+    from mcpmini.course.plots import turns_curve
+
+    assert turns_curve(range(4)) == [(t, t + 1, "max_turns") for t in range(4)]

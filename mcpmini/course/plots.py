@@ -18,10 +18,16 @@ from ..versions import KNOWN_VERSIONS, negotiate_handshake, negotiate_per_reques
 __all__ = [
     "GridCell",
     "NegotiationGrid",
+    "context_cost_curve",
+    "measured_layer_rows",
     "negotiation_grid",
+    "plot_context_cost",
+    "plot_measured_layer",
     "plot_negotiation_grid",
     "plot_reattach_curve",
+    "plot_turns_curve",
     "reattach_curve",
+    "turns_curve",
 ]
 
 
@@ -144,5 +150,110 @@ def plot_reattach_curve(rows: Sequence[tuple[int, int, int]], ax: Any = None,
     ax.set_xlabel("k (distinct skills invoked)")
     ax.set_ylabel("tokens re-attached")
     ax.legend()
+    fig.tight_layout()
+    return fig
+
+
+# --- notebook 06: tool definitions up front vs deferred (Proposition 3.8, Example 3.9) ----
+
+def context_cost_curve(n: int, d: float, m: float,
+                       u_max: int | None = None) -> list[tuple[int, float, float]]:
+    """``(u, up-front, deferred)`` for u = 0…u_max (default N), from :mod:`mcpmini.cost`."""
+    from ..cost import uniform_costs
+
+    top = n if u_max is None else min(u_max, n)
+    rows = []
+    for u in range(top + 1):
+        c = uniform_costs(n, u, d, m)
+        rows.append((u, c.upfront, c.deferred))
+    return rows
+
+
+def plot_context_cost(n: int, d: float, m: float, u: int | None = None, ax: Any = None,
+                      dpi: int = 72) -> Any:
+    """Both costs against u with the break-even line u* = N(d − m)/d; return the figure."""
+    import matplotlib.pyplot as plt
+
+    from ..cost import break_even
+
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(5.5, 3.2), dpi=dpi)
+    else:
+        fig = ax.figure
+    rows = context_cost_curve(n, d, m)
+    us = [r[0] for r in rows]
+    ax.plot(us, [r[1] for r in rows], label="up front  N·d")
+    ax.plot(us, [r[2] for r in rows], label="deferred  N·m + u·d")
+    star = break_even(n, d, m)
+    ax.axvline(star, color="grey", linestyle="--", label=f"u* = {star:.1f}")
+    if u is not None:
+        ax.plot([u], [n * m + u * d], "o", color="C1")
+    ax.set_xlabel("u (tools used)")
+    ax.set_ylabel("tokens in context")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def measured_layer_rows(ns: Sequence[int] = (10, 25, 50, 100, 200)) -> list[tuple[int, int, int]]:
+    """``(N, tools/list definitions, names only)`` measured on real generated servers."""
+    from ..cost import measure_tool_layer
+
+    return [(s.n, s.definitions, s.names) for s in map(measure_tool_layer, ns)]
+
+
+def plot_measured_layer(rows: Sequence[tuple[int, int, int]], ax: Any = None,
+                        dpi: int = 72) -> Any:
+    """Measured definition and name sizes against N; return the figure."""
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(5.5, 3.2), dpi=dpi)
+    else:
+        fig = ax.figure
+    ns = [r[0] for r in rows]
+    ax.plot(ns, [r[1] for r in rows], "o-", label="tools/list (definitions)")
+    ax.plot(ns, [r[2] for r in rows], "s-", label="names only")
+    ax.set_xlabel("N (tools on the server)")
+    ax.set_ylabel("estimated tokens")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+# --- notebook 11: model calls against max_turns (Proposition 7.1) -----------------------------
+
+def turns_curve(limits: Sequence[int] = tuple(range(9))) -> list[tuple[int, int, str]]:
+    """``(T, model calls, stop reason)`` for an always-call-a-tool model, one run per T.
+
+    Each run is a real :func:`mcpmini.loop.run` against the in-process ``add`` server.
+    """
+    from ..loop import AgentOptions, run
+    from ..models import AlwaysToolModel
+    from ..samples import add_server
+
+    rows = []
+    for t in limits:
+        r = run("keep adding", AlwaysToolModel("mcp__calc__add", {"a": 1, "b": 1}),
+                AgentOptions(mcp_servers={"calc": add_server()},
+                             allowed_tools=["mcp__calc__add"], max_turns=t))
+        rows.append((t, r.model_calls, r.stop_reason.value))
+    return rows
+
+
+def plot_turns_curve(rows: Sequence[tuple[int, int, str]], ax: Any = None, dpi: int = 72) -> Any:
+    """Measured model calls against T with the bound T + 1; return the figure."""
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(4.5, 3), dpi=dpi)
+    else:
+        fig = ax.figure
+    ts = [r[0] for r in rows]
+    ax.plot(ts, [t + 1 for t in ts], "--", color="grey", label="bound T + 1")
+    ax.plot(ts, [r[1] for r in rows], "o", label="measured model calls")
+    ax.set_xlabel("max_turns T")
+    ax.set_ylabel("model calls")
+    ax.legend(fontsize=8)
     fig.tight_layout()
     return fig

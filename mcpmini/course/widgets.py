@@ -19,6 +19,8 @@ __all__ = [
     "VersionComparison",
     "VersionPicker",
     "compare_versions",
+    "context_cost_explorer",
+    "context_cost_lines",
     "negotiation_lines",
     "reattach_explorer",
     "reattach_lines",
@@ -257,3 +259,61 @@ def resolution_switch(sources: Any, name: str) -> Any:
     toggle.observe(refresh, names="value")
     refresh()
     return widgets.VBox([toggle, out])
+
+
+# --- notebook 06: up front vs deferred tool definitions (Proposition 3.8) ------------------
+
+def context_cost_lines(n: int, u: int, d: float, m: float) -> list[str]:
+    """Proposition 3.8 for N, u, d, m: both costs, the difference and the break-even point.
+
+    Every number comes from :func:`mcpmini.cost.uniform_costs`. Raises ``ValueError``
+    for u outside 0..N or sizes violating ``0 <= m <= d``, ``d > 0``.
+    """
+    from ..cost import max_deferred_uses, uniform_costs
+
+    c = uniform_costs(n, u, d, m)
+    return [
+        f"up front  N·d         = {c.upfront:,.0f}",
+        f"deferred  N·m + u·d   = {c.deferred:,.0f}",
+        f"difference            = {c.difference:,.0f}   (= (N−u)(d−m) − u·m)",
+        (f"break-even u* = N(d−m)/d = {c.break_even:.1f}: deferring wins for "
+         f"u ≤ {max_deferred_uses(n, d, m)}"),
+        "cheaper here: " + ("deferred" if c.deferred < c.upfront else
+                            "up front" if c.upfront < c.deferred else "neither (equal)"),
+    ]
+
+
+def context_cost_explorer(n: int = 200, u: int = 3, d: int = 300, m: int = 10) -> Any:
+    """Sliders for N, u, d, m redrawing both cost curves and :func:`context_cost_lines`.
+
+    Returns the ipywidgets box; the caller should also print :func:`context_cost_lines`
+    for headless runs.
+    """
+    import ipywidgets as widgets
+    import matplotlib.pyplot as plt
+    from IPython.display import display
+
+    from .plots import plot_context_cost
+
+    sn = widgets.IntSlider(value=n, min=1, max=500, description="N")
+    su = widgets.IntSlider(value=u, min=0, max=n, description="u")
+    sd = widgets.IntSlider(value=d, min=1, max=1000, step=10, description="d")
+    sm = widgets.IntSlider(value=m, min=0, max=100, description="m")
+    text = widgets.HTML()
+    figure = widgets.Output()
+
+    def refresh(_: Any = None) -> None:
+        su.max = sn.value
+        sm.max = min(100, sd.value)
+        text.value = "<pre>" + "\n".join(
+            context_cost_lines(sn.value, su.value, sd.value, sm.value)) + "</pre>"
+        with figure:
+            figure.clear_output(wait=True)
+            fig = plot_context_cost(sn.value, sd.value, sm.value, su.value)
+            display(fig)
+            plt.close(fig)  # shown once, inside the Output widget
+
+    for w in (sn, su, sd, sm):
+        w.observe(refresh, names="value")
+    refresh()
+    return widgets.VBox([widgets.HBox([widgets.VBox([sn, su, sd, sm]), text]), figure])
