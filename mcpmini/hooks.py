@@ -300,8 +300,11 @@ def run_hooks(
                                     callback=handler_type(handler) == "callback")
 
     if jobs:
-        with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
-            for index, ex, verdict in pool.map(work, jobs):
+        # One handler runs in this thread; several run in parallel threads.
+        pool = ThreadPoolExecutor(max_workers=len(jobs)) if len(jobs) > 1 else None
+        outcomes = pool.map(work, jobs) if pool else map(work, jobs)
+        try:
+            for index, ex, verdict in outcomes:
                 old = slots[index]
                 assert old is not None
                 slots[index] = HandlerRun(
@@ -310,6 +313,9 @@ def run_hooks(
                        "truncated": ex.truncated, "duration": ex.duration,
                        "decision": verdict.decision, "reason": verdict.reason,
                        "finished": ex.finished, "verdict": verdict})
+        finally:
+            if pool:
+                pool.shutdown()
     runs = tuple(r for r in slots if r is not None)
     return _combine(event, runs, time.perf_counter() - started)
 

@@ -44,11 +44,21 @@ def run(hooks, payload=WRITE_APP, event="PreToolUse", **kw):
     return run_hooks(hooks, event, payload, environ=ENV, tool_use_id="toolu_1", **kw)
 
 
-def gone(pid: int) -> bool:
-    try:
-        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return True
+def gone(pid: int, within: float = 2.0) -> bool:
+    """True once ``pid`` no longer runs (exited, or a zombie nobody reaped yet).
+
+    SIGKILL is delivered asynchronously, so this waits, bounded, for the state change.
+    """
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            if psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
+                return True
+        except psutil.NoSuchProcess:
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
 
 
 @pytest.mark.parametrize(
