@@ -131,8 +131,13 @@ class Plugin:
 
     @property
     def mcp_source(self) -> McpConfig:
-        """The plugin's MCP servers as a ``plugin:<name>`` source for resolution."""
-        return self.mcp or McpConfig(f"plugin:{self.name}", {})
+        """The plugin's MCP servers as a ``plugin:<name>`` source for resolution.
+
+        Servers are keyed by their registered names, ``plugin:<plugin>:<server>``.
+        """
+        mcp = self.mcp or McpConfig(f"plugin:{self.name}", {})
+        return McpConfig(mcp.source, {self.server_id(n): v for n, v in mcp.servers.items()},
+                         mcp.problems, mcp.origin, mcp.skipped)
 
     def hook_settings(self) -> Any:
         """The plugin's hooks as :class:`mcpmini.hooks.HookSettings` (ready to run).

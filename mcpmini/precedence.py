@@ -30,6 +30,7 @@ __all__ = [
     "MergedEntry",
     "Resolved",
     "concat_claude_md",
+    "endpoint",
     "merge_fields",
     "resolve",
     "resolve_mcp_servers",
@@ -156,16 +157,48 @@ def resolve(
     return out
 
 
+def endpoint(entry: Any) -> tuple[str, ...] | None:
+    """What an MCP entry connects to: ``("url", url)`` or ``("command", cmd, *args)``."""
+    if not isinstance(entry, Mapping):
+        return None
+    if "url" in entry:
+        return ("url", str(entry["url"]))
+    if "command" in entry:
+        args = entry.get("args")
+        return ("command", str(entry["command"]), *map(str, args if isinstance(args, list) else []))
+    return None
+
+
 def resolve_mcp_servers(
     sources: Iterable[Any] | Mapping[str, Definitions],
+    *,
+    match_endpoints: bool = True,
 ) -> dict[str, Resolved]:
     """Resolve MCP servers: local > project > user > plugin > connector, whole entries.
 
-    Returns ``{server_name: Resolved}``. (Claude Code names a plugin's server
-    ``plugin:<plugin>:<server>`` and matches plugin and connector duplicates by endpoint;
-    this model matches every source by name, as the article's table does.)
+    Duplicates are matched by name (Proposition 6.2). Claude Code registers plugin
+    servers as ``plugin:<plugin>:<server>`` (see :attr:`mcpmini.plugins.Plugin.mcp_source`),
+    so they never share a name with a scope's server; instead, with ``match_endpoints``,
+    a plugin or connector entry whose endpoint (url, or command and args) repeats a
+    higher-precedence entry's endpoint is dropped and listed in that entry's ``shadowed``.
+    Returns ``{server_name: Resolved}`` in first-seen order.
     """
-    return resolve(sources, MCP_PRECEDENCE)
+    won = resolve(sources, MCP_PRECEDENCE)
+    if not match_endpoints:
+        return won
+    kept: dict[str, Resolved] = {}
+    seen: dict[tuple[str, ...], str] = {}
+    for name, r in sorted(won.items(), key=lambda it: _rank(it[1].source, MCP_PRECEDENCE)):
+        ep = endpoint(r.value)
+        if r.source.split(":", 1)[0] in ("plugin", "connector") and ep in seen:
+            first = kept[seen[ep]]
+            kept[seen[ep]] = Resolved(first.name, first.value, first.source, first.origin,
+                                      (*first.shadowed, f"{r.source} ({name})"))
+            continue
+        kept[name] = r
+        if ep is not None:
+            seen.setdefault(ep, name)
+    return {name: kept[name] for name in won if name in kept}
 
 
 def merge_fields(

@@ -46,7 +46,7 @@ def test_plugin_root_is_substituted_in_hooks_mcp_entries_and_skill_bodies() -> N
     (_origin, data), = p.hooks
     command = data["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
     assert root in command and "${" not in command
-    calc = p.mcp_source.servers["calc"]
+    calc = p.mcp_source.servers["plugin:team-tools:calc"]
     assert calc["env"]["TEAM_TOOLS_ROOT"] == root and calc["command"] == "/usr/bin/python3"
     notes = next(s for s in p.skills if s.name == "team-tools:notes")
     assert f"{root}/README.md" in invoke(notes, "t.txt").text
@@ -114,7 +114,7 @@ def test_inline_hooks_and_mcp_servers_in_the_manifest_are_loaded(tmp_path: Path)
         "mcpServers": {"s": {"command": "${CLAUDE_PLUGIN_ROOT}/bin/s"}}}))
     p = load_plugin(root, environ={})
     assert p.problems == []
-    assert p.mcp_source.servers["s"]["command"] == f"{root.resolve()}/bin/s"
+    assert p.mcp_source.servers["plugin:inline:s"]["command"] == f"{root.resolve()}/bin/s"
     assert "PostToolUse" in p.hooks[0][1]["hooks"]
 
 
@@ -130,10 +130,18 @@ def test_plugin_skills_join_the_skill_set_namespaced() -> None:
     assert found.ok
 
 
-def test_plugin_servers_rank_below_the_scopes() -> None:
+def test_plugin_servers_are_registered_apart_and_matched_by_endpoint() -> None:
     p = load_plugin(EXAMPLE, environ={})
-    won = resolve_mcp_servers([p.mcp_source, ("user", {"calc": {"command": "mine"}})])
-    assert won["calc"].source == "user" and won["calc"].shadowed == ("plugin:team-tools",)
+    same = {"command": "python3", "args": ["-m", "mcpmini", "serve", "add"]}
+    won = resolve_mcp_servers([p.mcp_source, ("user", {"calc": same})])
+    assert list(won) == ["calc"]
+    assert won["calc"].source == "user"
+    assert won["calc"].shadowed == ("plugin:team-tools (plugin:team-tools:calc)",)
+    other = resolve_mcp_servers([p.mcp_source, ("user", {"calc": {"command": "mine"}})])
+    assert set(other) == {"calc", "plugin:team-tools:calc"}
+    by_name = resolve_mcp_servers([p.mcp_source, ("user", {"calc": same})],
+                                  match_endpoints=False)
+    assert set(by_name) == {"calc", "plugin:team-tools:calc"}
 
 
 def test_a_marketplace_reports_every_problem() -> None:
@@ -218,7 +226,7 @@ def test_cli_config_resolve_says_which_file_wins(capsys) -> None:
     servers = json.loads(out)["servers"]
     assert servers["db"]["source"] == "local" and servers["db"]["file"].endswith("local.json")
     assert servers["db"]["shadowed"] == ["project"]
-    assert servers["calc"]["source"] == "plugin:team-tools"
+    assert servers["plugin:team-tools:calc"]["source"] == "plugin:team-tools"
     assert code == 0
 
 

@@ -90,7 +90,7 @@ definitions = st.dictionaries(
 
 @given(definitions)
 def test_proposition_6_2_the_winner_is_one_source_definition_unchanged(assign: dict) -> None:
-    won = resolve_mcp_servers(assign)
+    won = resolve_mcp_servers(assign, match_endpoints=False)
     names = {n for defs in assign.values() for n in defs}
     assert set(won) == names
     for name, r in won.items():
@@ -103,6 +103,14 @@ def test_proposition_6_2_the_winner_is_one_source_definition_unchanged(assign: d
         for key, fv in m.fields.items():
             setters = [s for s in MCP_PRECEDENCE if key in assign.get(s, {}).get(name, {})]
             assert (fv.source, fv.value) == (setters[0], assign[setters[0]][name][key])
+
+
+def test_connectors_repeating_an_endpoint_are_dropped_but_scopes_never_are() -> None:
+    won = resolve_mcp_servers([("connector", {"claude_ai_db": {"url": "https://db/mcp"}}),
+                               ("project", {"db": {"type": "http", "url": "https://db/mcp"}}),
+                               ("user", {"db2": {"type": "http", "url": "https://db/mcp"}})])
+    assert set(won) == {"db", "db2"}
+    assert won["db"].shadowed == ("connector (claude_ai_db)",)
 
 
 def test_generic_resolve_follows_any_given_order() -> None:
