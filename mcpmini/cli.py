@@ -378,7 +378,7 @@ def _cmd_plugin_validate(args: argparse.Namespace) -> int:
     plugin = load_plugin(args.dir, environ=os.environ)
     summary = {"name": plugin.name, "skills": [s.name for s in plugin.skills],
                "agents": list(plugin.agents), "hooks": [o for o, _ in plugin.hooks],
-               "mcp_servers": [plugin.server_id(n) for n in plugin.mcp_source.servers]}
+               "mcp_servers": list(plugin.mcp_source.servers)}
     if args.json:
         _print_json({**summary, "problems": [_problem_dict(p) for p in problems]})
     else:
