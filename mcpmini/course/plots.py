@@ -16,14 +16,17 @@ from typing import Any
 from ..versions import KNOWN_VERSIONS, negotiate_handshake, negotiate_per_request, non_empty_subsets
 
 __all__ = [
+    "GATE_STATIONS",
     "GridCell",
     "NegotiationGrid",
     "context_cost_curve",
     "measured_layer_rows",
     "negotiation_grid",
     "plot_context_cost",
+    "plot_gate_path",
     "plot_measured_layer",
     "plot_negotiation_grid",
+    "plot_prop_4_5",
     "plot_reattach_curve",
     "plot_turns_curve",
     "reattach_curve",
@@ -255,5 +258,66 @@ def plot_turns_curve(rows: Sequence[tuple[int, int, str]], ax: Any = None, dpi: 
     ax.set_xlabel("max_turns T")
     ax.set_ylabel("model calls")
     ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+# --- notebook 07-08: the permission gate and Proposition 4.5 ------------------------------
+
+GATE_STATIONS = ("hooks", "deny_rules", "ask_rules", "hook_decision", "mode", "allow_rules",
+                 "fallback")
+_VERDICT_COLOURS = {"deny": "#d9534f", "ask": "#f0ad4e", "allow": "#5cb85c"}
+
+
+def plot_gate_path(result: Any, ax: Any = None, dpi: int = 72) -> Any:
+    """Draw the gate's stations left to right; the visited ones filled, the deciding one in
+    the colour of its verdict (red deny, orange ask, green allow). Returns the figure."""
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(7.5, 1.6), dpi=dpi)
+    else:
+        fig = ax.figure
+    visited = {step.step: step.verdict for step in result.path}
+    for i, station in enumerate(GATE_STATIONS):
+        verdict = visited.get(station)
+        seen = station in visited
+        colour = _VERDICT_COLOURS.get(verdict or "", "#dddddd" if seen else "white")
+        ax.add_patch(plt.Rectangle((i * 1.1, 0), 1, 1, facecolor=colour, edgecolor="black",
+                                   linestyle="-" if seen else ":"))
+        ax.text(i * 1.1 + 0.5, 0.5, station.replace("_", "\n"), ha="center", va="center",
+                fontsize=7)
+        if i:
+            ax.annotate("", (i * 1.1, 0.5), (i * 1.1 - 0.1, 0.5),
+                        arrowprops={"arrowstyle": "->", "lw": 0.8})
+    ax.set_xlim(-0.1, len(GATE_STATIONS) * 1.1)
+    ax.set_ylim(-0.1, 1.1)
+    ax.axis("off")
+    ax.set_title(f"final: {result.final}", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def plot_prop_4_5(groups: dict[str, Sequence[Any]], ax: Any = None, dpi: int = 72) -> Any:
+    """Bars per group of :class:`~mcpmini.course.hooklab.Trial`: executed calls, executed
+    calls the hook had not seen first, and executed ``.env`` writes. Returns the figure."""
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(5.5, 3), dpi=dpi)
+    else:
+        fig = ax.figure
+    measures = [("executed calls", "executed"), ("not seen by the hook first", "violations"),
+                (".env writes executed", "env_writes")]
+    width = 0.8 / len(measures)
+    for j, (label, attr) in enumerate(measures):
+        values = [sum(getattr(t, attr) for t in trials) for trials in groups.values()]
+        xs = [i + j * width for i in range(len(groups))]
+        ax.bar(xs, values, width, label=label)
+        for x, v in zip(xs, values, strict=True):
+            ax.text(x, v, str(v), ha="center", va="bottom", fontsize=7)
+    ax.set_xticks([i + width for i in range(len(groups))], list(groups), fontsize=8)
+    ax.set_ylabel("count over all trials")
+    ax.legend(fontsize=7)
     fig.tight_layout()
     return fig

@@ -21,6 +21,8 @@ __all__ = [
     "compare_versions",
     "context_cost_explorer",
     "context_cost_lines",
+    "hook_gate_lab",
+    "matcher_playground",
     "negotiation_lines",
     "reattach_explorer",
     "reattach_lines",
@@ -317,3 +319,70 @@ def context_cost_explorer(n: int = 200, u: int = 3, d: int = 300, m: int = 10) -
         w.observe(refresh, names="value")
     refresh()
     return widgets.VBox([widgets.HBox([widgets.VBox([sn, su, sd, sm]), text]), figure])
+
+
+# --- notebook 07: matcher playground and hook-settings lab (chapter 4) ------------------
+
+def matcher_playground(matcher: str = "Edit|Write", name: str = "NotebookEdit") -> Any:
+    """Two text boxes (matcher, tool name) showing :func:`hooklab.explain_matcher` live.
+
+    Returns the ipywidgets box; print ``explain_matcher(matcher, name).text()`` too for
+    headless runs.
+    """
+    import ipywidgets as widgets
+
+    from .hooklab import explain_matcher
+
+    box_matcher = widgets.Text(value=matcher, description="matcher")
+    box_name = widgets.Text(value=name, description="tool name")
+    out = widgets.HTML()
+
+    def refresh(_: Any = None) -> None:
+        out.value = "<pre>" + explain_matcher(box_matcher.value, box_name.value).text() + "</pre>"
+
+    for w in (box_matcher, box_name):
+        w.observe(refresh, names="value")
+    refresh()
+    return widgets.VBox([box_matcher, box_name, out])
+
+
+def hook_gate_lab(exit_code: int | str = 2, stdout: str = "", on_failure: str = "continue",
+                  rule: str = "allow Write", mode: str = "default") -> Any:
+    """Controls for one PreToolUse hook (exit code, stdout, onFailure) and the permission
+    setup (one rule set, a mode); shows :func:`hooklab.simulate_hook` and draws the path
+    through the gate. Returns the ipywidgets box; print ``simulate_hook(...).text()`` too.
+    """
+    import ipywidgets as widgets
+    import matplotlib.pyplot as plt
+    from IPython.display import display
+
+    from ..permissions import PermissionMode
+    from .hooklab import EXIT_CHOICES, RULE_SETS, simulate_hook
+    from .plots import plot_gate_path
+
+    code = widgets.Dropdown(options=list(EXIT_CHOICES), value=exit_code, description="exit")
+    text = widgets.Text(value=stdout, description="stdout",
+                        placeholder='{"hookSpecificOutput": {...}}')
+    failure = widgets.ToggleButtons(options=["continue", "block"], value=on_failure,
+                                    description="onFailure")
+    rules = widgets.Dropdown(options=list(RULE_SETS), value=rule, description="rules")
+    modes = widgets.Dropdown(options=[m.value for m in PermissionMode], value=mode,
+                             description="mode")
+    report = widgets.HTML()
+    figure = widgets.Output()
+
+    def refresh(_: Any = None) -> None:
+        sim = simulate_hook(code.value, text.value, failure.value, RULE_SETS[rules.value],
+                            modes.value)
+        report.value = "<pre>" + sim.text() + "</pre>"
+        with figure:
+            figure.clear_output(wait=True)
+            fig = plot_gate_path(sim.gate)
+            display(fig)
+            plt.close(fig)
+
+    for w in (code, text, failure, rules, modes):
+        w.observe(refresh, names="value")
+    refresh()
+    return widgets.VBox([widgets.HBox([widgets.VBox([code, text, failure, rules, modes]),
+                                       report]), figure])
