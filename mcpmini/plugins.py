@@ -13,22 +13,29 @@ Nothing here raises for a bad file: each problem is a :class:`~mcpmini.settings.
 naming the file (and JSON path and line where there is one), and the rest still loads.
 Hooks are checked by :func:`mcpmini.hooks.load_settings` (one schema, one parser) and
 kept as the plain ``{"hooks": {...}}`` data of each file in :attr:`Plugin.hooks`;
-:meth:`Plugin.hook_settings` hands them to the hook runner. :func:`load_marketplace` checks a
-``marketplace.json``.
+:meth:`Plugin.hook_settings` hands them to the hook runner. :func:`load_marketplace` (from
+:mod:`mcpmini.marketplace`) checks a ``marketplace.json``.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-
 from .errors import ConfigError
-from .settings import McpConfig, Problem, Severity, line_of_key, load_mcp_json
+from .marketplace import Marketplace, load_marketplace
+from .settings import (
+    McpConfig,
+    Problem,
+    Severity,
+    line_of_key,
+    load_mcp_json,
+    path_inside,
+    read_json,
+    schema_problems,
+)
 from .skills import (
     Level,
     Skill,
@@ -41,7 +48,6 @@ from .skills import (
 
 __all__ = [
     "MANIFEST_SCHEMA",
-    "MARKETPLACE_SCHEMA",
     "Marketplace",
     "Plugin",
     "load_marketplace",
@@ -78,39 +84,6 @@ MANIFEST_SCHEMA: dict[str, Any] = {
         "experimental": {}, "metadata": {},
     },
 }
-_SOURCE_FORMS: dict[str, list[str]] = {
-    "github": ["repo"], "url": ["url"], "git-subdir": ["url", "path"], "npm": ["package"],
-    "archive": ["url"], "command": ["command"],
-}
-MARKETPLACE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "required": ["name", "owner", "plugins"],
-    "properties": {
-        "name": {"type": "string", "pattern": _KEBAB,
-                 "not": {"enum": ["claude-plugins-official"]}},
-        "owner": {"type": "object", "required": ["name"], "properties": {
-            "name": {"type": "string"}, "email": {"type": "string"}, "url": {"type": "string"}}},
-        "description": {"type": "string"},
-        "version": {"type": "string"},
-        "plugins": {"type": "array", "items": {
-            "type": "object", "required": ["name", "source"],
-            "properties": {
-                "name": {"type": "string", "pattern": _KEBAB},
-                "strict": {"type": "boolean"},
-                "tags": {"type": "array", "items": {"type": "string"}},
-                "category": {"type": "string"},
-                "source": {"anyOf": [
-                    {"type": "string", "pattern": r"^\./"},
-                    *({"type": "object", "required": ["source", *req],
-                       "properties": {"source": {"const": form}}}
-                      for form, req in _SOURCE_FORMS.items()),
-                ]},
-            },
-        }},
-    },
-}
-
-
 @dataclass
 class Plugin:
     """One loaded plugin: its components, and every problem found while loading it."""
@@ -156,58 +129,6 @@ class Plugin:
     def server_id(self, server: str) -> str:
         """The name Claude Code registers a plugin server under: ``plugin:<p>:<s>``."""
         return f"plugin:{self.name}:{server}"
-
-
-def _schema_problems(data: Any, schema: dict[str, Any], source: str, text: str | None
-                     ) -> list[Problem]:
-    found = []
-    validator = jsonschema.Draft202012Validator(schema)
-    for err in sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.path))):
-        path = ".".join(str(p) for p in err.absolute_path) or None
-        key = next((str(p) for p in reversed(err.absolute_path) if isinstance(p, str)), None)
-        unique = key is not None and text is not None and text.count(f'"{key}"') == 1
-        message = err.message
-        if err.validator == "not":
-            message = f"{err.instance!r} is a reserved name"
-        elif err.validator == "anyOf" and key == "source":
-            message = (f"{err.instance!r} is not a source: use './path' inside the marketplace "
-                       f"or an object whose 'source' is one of {sorted(_SOURCE_FORMS)} with "
-                       "its required fields")
-        found.append(Problem(Severity.ERROR, message, source, path,
-                             line_of_key(text, key) if unique else None))
-    return found
-
-
-def _read_json(path: Path, problems: list[Problem]) -> tuple[Any, str | None]:
-    try:
-        text = path.read_text(encoding="utf-8")
-        return json.loads(text), text
-    except json.JSONDecodeError as exc:
-        problems.append(Problem(Severity.ERROR, f"invalid JSON: {exc.msg}", str(path),
-                                line=exc.lineno))
-    except (OSError, UnicodeDecodeError) as exc:
-        problems.append(Problem(Severity.ERROR, f"cannot read: {exc}", str(path)))
-    return None, None
-
-
-def _inside(root: Path, rel: str, manifest: str, key: str, text: str | None,
-            problems: list[Problem]) -> Path | None:
-    """``root/rel`` if ``rel`` starts with ./ and stays inside ``root``, else a problem."""
-    line = line_of_key(text, key)
-    if not rel.startswith("./"):
-        problems.append(Problem(Severity.ERROR, f"path {rel!r} must start with './'",
-                                manifest, key, line))
-        return None
-    target = (root / rel).resolve()
-    if not target.is_relative_to(root.resolve()):
-        problems.append(Problem(Severity.ERROR, f"path {rel!r} escapes the plugin root",
-                                manifest, key, line))
-        return None
-    if not target.exists():
-        problems.append(Problem(Severity.ERROR, f"path {rel!r} does not exist", manifest,
-                                key, line))
-        return None
-    return target
 
 
 def _text_of(origin: str) -> str | None:
@@ -256,12 +177,12 @@ def load_plugin(
     mtext: str | None = None
     manifest: dict[str, Any] = {}
     if mpath.is_file():
-        data, mtext = _read_json(mpath, problems)
+        data, mtext = read_json(mpath, problems)
         if data is not None and not isinstance(data, dict):
             problems.append(Problem(Severity.ERROR, "manifest must be a JSON object", str(mpath),
                                     line=1))
         elif isinstance(data, dict):
-            errs = _schema_problems(data, MANIFEST_SCHEMA, str(mpath), mtext)
+            errs = schema_problems(data, MANIFEST_SCHEMA, str(mpath), mtext)
             problems.extend(errs)
             bad_keys = {(p.path or "").split(".")[0] for p in errs}
             manifest = {k: v for k, v in data.items() if k not in bad_keys}
@@ -284,7 +205,7 @@ def load_plugin(
 
     def where(key: str) -> list[Path]:
         return [p for rel in _paths(manifest.get(key)) if
-                (p := _inside(root, rel, str(mpath), key, mtext, problems)) is not None]
+                (p := path_inside(root, rel, str(mpath), key, mtext, problems)) is not None]
 
     _load_skills(plugin, root, where, variables)
     _load_agents(plugin, root, where)
@@ -295,7 +216,7 @@ def load_plugin(
 
 def _load_skills(plugin: Plugin, root: Path, where: Any, variables: dict[str, str]) -> None:
     out = SkillSet(problems=plugin.problems)
-    kw = {"level": Level.PLUGIN, "plugin": plugin.name}
+    kw: dict[str, Any] = {"level": Level.PLUGIN, "plugin": plugin.name}
     found = scan_dir(root, out, commands="commands" not in plugin.manifest, **kw)
     if (root / "SKILL.md").is_file():
         found += read_skill_dir(root, out, **kw)
@@ -351,7 +272,7 @@ def _load_hooks(plugin: Plugin, root: Path, manifest: dict[str, Any], where: Any
     files = [root / "hooks" / "hooks.json"] if (root / "hooks" / "hooks.json").is_file() else []
     inline = manifest.get("hooks") if isinstance(manifest.get("hooks"), dict) else None
     files += [] if inline is not None else where("hooks")
-    loaded: list[tuple[str, Any]] = [(str(f), _read_json(f, plugin.problems)[0]) for f in files]
+    loaded: list[tuple[str, Any]] = [(str(f), read_json(f, plugin.problems)[0]) for f in files]
     if inline is not None:
         loaded.append((f"{mpath}#hooks", {"hooks": inline.get("hooks", inline)}))
     for origin, data in loaded:
@@ -400,53 +321,6 @@ def _load_mcp(plugin: Plugin, root: Path, manifest: dict[str, Any], where: Any,
                 continue
             servers[name] = entry
     plugin.mcp = McpConfig(source, servers, (), str(root))
-
-
-@dataclass
-class Marketplace:
-    """A checked ``marketplace.json``: its name, owner, plugin entries and problems."""
-
-    name: str
-    owner: dict[str, Any]
-    plugins: list[dict[str, Any]]
-    problems: list[Problem]
-    root: str
-
-    @property
-    def ok(self) -> bool:
-        return not any(p.severity is Severity.ERROR for p in self.problems)
-
-
-def load_marketplace(path: str | Path) -> Marketplace:
-    """Read and check ``.claude-plugin/marketplace.json`` (or the folder holding it).
-
-    Returns a :class:`Marketplace`; schema violations, duplicate plugin names and
-    relative sources that escape the marketplace root are error problems.
-    """
-    path = Path(path)
-    if path.is_dir():
-        path = path / ".claude-plugin" / "marketplace.json"
-    root = path.parent.parent if path.parent.name == ".claude-plugin" else path.parent
-    problems: list[Problem] = []
-    data, text = _read_json(path, problems)
-    if not isinstance(data, dict):
-        if data is not None:
-            problems.append(Problem(Severity.ERROR, "expected a JSON object", str(path), line=1))
-        return Marketplace(path.stem, {}, [], problems, str(root))
-    problems += _schema_problems(data, MARKETPLACE_SCHEMA, str(path), text)
-    entries = [e for e in data.get("plugins", []) if isinstance(e, dict)] if isinstance(
-        data.get("plugins"), list) else []
-    seen: set[str] = set()
-    for i, entry in enumerate(entries):
-        name, src = entry.get("name"), entry.get("source")
-        if name in seen:
-            problems.append(Problem(Severity.ERROR, f"duplicate plugin name {name!r}", str(path),
-                                    f"plugins.{i}.name"))
-        seen.add(str(name))
-        if isinstance(src, str) and src.startswith("./"):
-            _inside(root, src, str(path), f"plugins.{i}.source", None, problems)
-    owner = data.get("owner") if isinstance(data.get("owner"), dict) else {}
-    return Marketplace(str(data.get("name", "")), owner, entries, problems, str(root))
 
 
 def validate_plugin(root: str | Path, *, environ: Mapping[str, str] | None = None

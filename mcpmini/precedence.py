@@ -115,13 +115,16 @@ class MergedEntry:
 def _as_pairs(sources: Iterable[Any] | Mapping[str, Definitions]) -> list[tuple]:
     if isinstance(sources, Mapping):
         return [(name, defs, None) for name, defs in sources.items()]
-    pairs = []
-    for item in sources:
-        if hasattr(item, "servers"):
-            pairs.append((item.source, item.servers, getattr(item, "origin", None)))
-        else:
+    pairs: list[tuple] = []
+    items: Iterable[Any] = sources
+    for item in items:
+        if isinstance(item, tuple):
             name, defs = item
             pairs.append((name, defs, None))
+        elif hasattr(item, "servers"):
+            pairs.append((item.source, item.servers, getattr(item, "origin", None)))
+        else:
+            raise TypeError(f"a source is a (name, definitions) pair or has .servers, got {item!r}")
     return pairs
 
 

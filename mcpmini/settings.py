@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -58,8 +58,11 @@ __all__ = [
     "load_mcp_json",
     "looks_like_secret",
     "merge_fields",
+    "path_inside",
+    "read_json",
     "resolve",
     "resolve_mcp_servers",
+    "schema_problems",
 ]
 
 
@@ -280,3 +283,65 @@ def load_mcp_json(
 
         kept[name] = _expand_entry(name, dict(entry), environ, warn)
     return McpConfig(source, kept, tuple(problems), origin, tuple(skipped))
+
+
+def read_json(path: Path, problems: list[Problem]) -> tuple[Any, str | None]:
+    """``(data, text)`` of a JSON file, or ``(None, None)`` with a problem appended.
+
+    Invalid JSON is an error naming the file and line; an unreadable file names the file.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+        return json.loads(text), text
+    except json.JSONDecodeError as exc:
+        problems.append(Problem(Severity.ERROR, f"invalid JSON: {exc.msg}", str(path),
+                                line=exc.lineno))
+    except (OSError, UnicodeDecodeError) as exc:
+        problems.append(Problem(Severity.ERROR, f"cannot read: {exc}", str(path)))
+    return None, None
+
+
+def schema_problems(
+    data: Any, schema: dict[str, Any], source: str, text: str | None,
+    explain: Callable[[Any], str | None] | None = None,
+) -> list[Problem]:
+    """Every ``jsonschema`` violation of ``data`` as an error :class:`Problem`.
+
+    Each names ``source``, the JSON path, and the line when the offending key occurs once
+    in ``text``. ``explain(error)`` may return a clearer message for a violation.
+    """
+    import jsonschema  # only the plugin and marketplace checks need it
+
+    found = []
+    validator = jsonschema.Draft202012Validator(schema)
+    for err in sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.path))):
+        path = ".".join(str(p) for p in err.absolute_path) or None
+        key = next((str(p) for p in reversed(err.absolute_path) if isinstance(p, str)), None)
+        unique = key is not None and text is not None and text.count(f'"{key}"') == 1
+        message = (explain(err) if explain else None) or err.message
+        found.append(Problem(Severity.ERROR, message, source, path,
+                             line_of_key(text, key) if unique and key else None))
+    return found
+
+
+def path_inside(root: Path, rel: str, source: str, key: str, text: str | None,
+                problems: list[Problem]) -> Path | None:
+    """``root/rel`` when ``rel`` starts with ``./``, stays inside ``root`` and exists.
+
+    Otherwise appends an error naming ``source``, ``key`` and its line, and returns None.
+    """
+    line = line_of_key(text, key)
+    if not rel.startswith("./"):
+        problems.append(Problem(Severity.ERROR, f"path {rel!r} must start with './'",
+                                source, key, line))
+        return None
+    target = (root / rel).resolve()
+    if not target.is_relative_to(root.resolve()):
+        problems.append(Problem(Severity.ERROR, f"path {rel!r} escapes the root {root}",
+                                source, key, line))
+        return None
+    if not target.exists():
+        problems.append(Problem(Severity.ERROR, f"path {rel!r} does not exist", source, key,
+                                line))
+        return None
+    return target

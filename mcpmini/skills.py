@@ -327,7 +327,8 @@ def read_skill_dir(d: Path, out: SkillSet, *, level: Level, plugin: str | None =
         hint = " (found skill.md: the name must be SKILL.md)" if (d / "skill.md").is_file() else ""
         out.problems.append(Problem(Severity.ERROR, f"missing SKILL.md{hint}", str(d)))
         return []
-    s = read_skill_file(md, out, name=d.name, directory=str(d.resolve()), level=level, plugin=plugin)
+    s = read_skill_file(md, out, name=d.name, directory=str(d.resolve()), level=level,
+                        plugin=plugin)
     return [s] if s else []
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from mcpmini import marketplace as marketplace_module
 from mcpmini import plugins as plugins_module
 from mcpmini.cli import main
 from mcpmini.hooks import HookMatcher, run_hooks
@@ -25,8 +26,9 @@ def errors(problems: list) -> list:
 
 
 def test_all_exported_names_exist() -> None:
-    for name in plugins_module.__all__:
-        assert hasattr(plugins_module, name), name
+    for module in (plugins_module, marketplace_module):
+        for name in module.__all__:
+            assert hasattr(module, name), name
 
 
 def test_the_example_plugin_loads_every_component_without_problems() -> None:
