@@ -259,7 +259,9 @@ def _add_skills(sub: Any) -> None:
     csub = config.add_subparsers(dest="action", metavar="ACTION", required=True)
     res = csub.add_parser("resolve", help="which MCP server definition wins, from which file")
     for scope in ("local", "project", "user"):
-        res.add_argument(f"--{scope}", metavar="FILE", help=f"the {scope} scope's .mcp.json")
+        res.add_argument(f"--{scope}", metavar="FILE",
+                         help=f"the {scope} scope: an .mcp.json-shaped file"
+                         + ("" if scope == "project" else " or ~/.claude.json"))
     res.add_argument("--plugin", nargs="+", default=[], metavar="DIR", help="plugin folders")
     res.add_argument("--json", action="store_true", help="print JSON")
     res.set_defaults(handler=_cmd_config_resolve)
@@ -331,10 +333,11 @@ def _cmd_skills(args: argparse.Namespace) -> int:
 
 def _cmd_config_resolve(args: argparse.Namespace) -> int:
     import os
+    from pathlib import Path
 
     from .errors import ConfigError
     from .plugins import load_plugin
-    from .settings import Problem, load_mcp_json, resolve_mcp_servers
+    from .settings import Problem, load_claude_json, load_mcp_json, resolve_mcp_servers
 
     sources: list[Any] = []
     problems: list[Any] = []
@@ -343,6 +346,11 @@ def _cmd_config_resolve(args: argparse.Namespace) -> int:
         if path:
             try:
                 cfg = load_mcp_json(path, environ=os.environ, source=scope)
+                if scope != "project" and '"projects"' in Path(path).read_text(encoding="utf-8"):
+                    # a ~/.claude.json: user = top level, local = this project's entry
+                    user, local = load_claude_json(path, project_dir=os.getcwd(),
+                                                   environ=os.environ)
+                    cfg = user if scope == "user" else local
             except ConfigError as exc:
                 problems.append(Problem.from_error(exc))
                 continue

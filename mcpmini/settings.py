@@ -55,6 +55,7 @@ __all__ = [
     "endpoint",
     "expand_vars",
     "line_of_key",
+    "load_claude_json",
     "load_mcp_json",
     "looks_like_secret",
     "merge_fields",
@@ -345,3 +346,28 @@ def path_inside(root: Path, rel: str, source: str, key: str, text: str | None,
                                 line))
         return None
     return target
+
+
+def load_claude_json(
+    path: str | Path, *, project_dir: str | Path, environ: Mapping[str, str]
+) -> tuple[McpConfig, McpConfig]:
+    """The user and local MCP scopes stored in ``~/.claude.json``.
+
+    The user scope is the top-level ``mcpServers``; the local scope is
+    ``projects[<project_dir>].mcpServers``. Returns ``(user, local)`` as checked, expanded
+    :class:`McpConfig` values. Raises :class:`ConfigError` for invalid JSON.
+    """
+    problems: list[Problem] = []
+    data, _ = read_json(Path(path), problems)
+    if problems:
+        raise ConfigError(problems[0].message, problems[0].source, line=problems[0].line)
+    if not isinstance(data, Mapping):
+        raise ConfigError("expected a JSON object at the top level", str(path), line=1)
+    projects = data.get("projects") if isinstance(data.get("projects"), Mapping) else {}
+    project = projects.get(str(Path(project_dir).resolve()), projects.get(str(project_dir), {}))
+    user = load_mcp_json({"mcpServers": data.get("mcpServers", {})}, environ=environ,
+                         source="user", origin=str(path))
+    local = load_mcp_json({"mcpServers": (project or {}).get("mcpServers", {})},
+                          environ=environ, source="local",
+                          origin=f"{path}#projects[{project_dir}]")
+    return user, local

@@ -218,3 +218,25 @@ def test_problems_print_as_one_line_with_file_line_and_path() -> None:
     cfg = load_mcp_json(CONFIG / "mixed.json", environ={})
     line = str(cfg.problems[0])
     assert "\n" not in line and "mixed.json:" in line and " at mcpServers." in line
+
+
+def test_claude_json_holds_the_user_scope_and_each_project_local_scope(tmp_path: Path) -> None:
+    from mcpmini.settings import load_claude_json
+
+    project = tmp_path / "proj"
+    project.mkdir()
+    path = tmp_path / ".claude.json"
+    path.write_text(json.dumps({
+        "mcpServers": {"u": {"command": "user-server"}},
+        "projects": {str(project.resolve()): {"mcpServers": {"l": {"type": "http",
+                                                                  "url": "${U:-http://x}"}}},
+                     "/elsewhere": {"mcpServers": {"other": {"command": "o"}}}}}))
+    user, local = load_claude_json(path, project_dir=project, environ={})
+    assert (user.source, list(user.servers)) == ("user", ["u"])
+    assert (local.source, local.servers) == ("local", {"l": {"type": "http", "url": "http://x"}})
+    _, none = load_claude_json(path, project_dir=tmp_path, environ={})
+    assert none.servers == {}
+    path.write_text("{oops")
+    with pytest.raises(ConfigError) as info:
+        load_claude_json(path, project_dir=project, environ={})
+    assert info.value.line == 1
