@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import csv
+import json
 import math
 import os
 import re
@@ -101,6 +102,17 @@ def identify_exercise(path: Path, nb: Any | None = None) -> str:
     return f"9.{match.group(1)}" if match else ""
 
 
+def _peek(path: Path) -> str:
+    """The exercise of a file without running or validating it (metadata, else name)."""
+    try:
+        if path.stat().st_size <= MAX_NOTEBOOK_BYTES:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            return identify_exercise(path, data if isinstance(data, dict) else None)
+    except (OSError, ValueError):
+        pass
+    return identify_exercise(path)
+
+
 def _notebooks(folder: Path) -> list[Path]:
     return sorted(p for p in folder.glob("*.ipynb") if p.is_file())
 
@@ -119,14 +131,14 @@ def find_submissions(paths: Iterable[str | Path]) -> list[Submission]:
     for raw in paths:
         path = Path(raw)
         if path.is_file():
-            jobs.append(Submission(path.resolve().parent.name, identify_exercise(path), path))
+            jobs.append(Submission(path.resolve().parent.name, _peek(path), path))
             continue
         if not path.is_dir():
             raise FileNotFoundError(f"no such file or folder: {path}")
         subdirs = sorted(p for p in path.iterdir() if p.is_dir() and not p.name.startswith("."))
         learners = [path] if _notebooks(path) or not subdirs else subdirs
         for folder in learners:
-            found = [Submission(folder.name, identify_exercise(nb), nb) for nb in _notebooks(folder)]
+            found = [Submission(folder.name, _peek(nb), nb) for nb in _notebooks(folder)]
             have = {job.exercise for job in found}
             jobs += found
             jobs += [Submission(folder.name, ex, None) for ex in EXERCISE_IDS if ex not in have]
@@ -158,11 +170,19 @@ _mcpmini_export()
 """
 
 
-def _export_cell(variable: str, nonce: str) -> Any:
+# jsonschema imports rfc3987_syntax (installed with Jupyter) only to check "iri" formats,
+# and that import compiles a grammar for seconds; the grading kernel goes without it.
+_PREAMBLE = """\
+import sys
+sys.modules.setdefault("rfc3987_syntax", None)
+del sys
+"""
+
+
+def _code_cell(source: str) -> Any:
     import nbformat
 
-    return nbformat.v4.new_code_cell(_EXPORT.format(variable=variable, nonce=nonce,
-                                                    mime=ANSWER_MIME))
+    return nbformat.v4.new_code_cell(source)
 
 
 def _kernel_manager_class() -> type:
@@ -237,17 +257,22 @@ async def grade_notebook(path: Path, learner: str, timeout: float = 60.0,
     row = GradeRow(learner, exercise, 0, ex.max_score, RowStatus.INVALID, f"{path.name}: {why}")
     if nb is None:
         return row
-    learner_cells = len(nb.cells)
+    cells = list(nb.cells)
     nonce = secrets.token_hex(16)
-    nb.cells.append(_export_cell(ex.variable, nonce))
+    nb.cells = [_code_cell(_PREAMBLE), *cells, _code_cell(_EXPORT.format(
+        variable=ex.variable, nonce=nonce, mime=ANSWER_MIME))]
+    position = {id(cell): i for i, cell in enumerate(nb.cells)}  # learner cells are 1..n
     started: list[float] = []
     current = [0]
 
     def remaining(cell: Any) -> int:
         if not started:
             started.append(time.monotonic())
-        current[0] = next((i for i, c in enumerate(nb.cells) if c is cell), current[0])
+        current[0] = position.get(id(cell), current[0])
         return max(1, math.ceil(timeout - (time.monotonic() - started[0])))
+
+    def where() -> str:
+        return f" in cell {current[0]}" if 1 <= current[0] <= len(cells) else ""
 
     env = dict(os.environ, MCPMINI_PROGRESS="off", MPLBACKEND="Agg")
     with tempfile.TemporaryDirectory(prefix="mcpmini-grade-") as scratch:
@@ -259,19 +284,18 @@ async def grade_notebook(path: Path, learner: str, timeout: float = 60.0,
             await asyncio.wait_for(client.async_execute(
                 env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL), timeout + 90)
         except (TimeoutError, CellTimeoutError):
-            where = f" in cell {current[0] + 1}" if current[0] < learner_cells else ""
             return replace(row, status=RowStatus.TIMEOUT,
-                           feedback=f"{path.name}: timed out after {timeout:g} s{where}")
+                           feedback=f"{path.name}: timed out after {timeout:g} s{where()}")
         except DeadKernelError:
             return replace(row, status=RowStatus.ERROR,
-                           feedback=f"{path.name}: the kernel died in cell {current[0] + 1}")
+                           feedback=f"{path.name}: the kernel died{where()}")
         except Exception as exc:  # noqa: BLE001 - a kernel that cannot start, and the like
             return replace(row, status=RowStatus.ERROR,
                            feedback=f"{path.name}: could not run ({type(exc).__name__}: {exc})"[:300])
     exported = [out["data"][ANSWER_MIME] for out in nb.cells[-1].get("outputs", [])
                 if out.get("output_type") == "display_data" and ANSWER_MIME in out.get("data", {})]
     exported = [e for e in exported if isinstance(e, dict) and e.get("nonce") == nonce]
-    crash = _first_error(nb.cells[:learner_cells])
+    crash = _first_error(cells)
     if not exported:
         return replace(row, status=RowStatus.ERROR,
                        feedback=f"{path.name}: answers could not be read" + (f"; {crash}" if crash else ""))

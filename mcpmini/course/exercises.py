@@ -260,8 +260,11 @@ def _practice_9_2(rng: random.Random) -> Exercise:
     history: list[tuple[str, int]] = []
     outstanding: list[int] = []
     for _ in range(rng.randint(3, 6)):
-        if outstanding and rng.random() < 0.45:
-            rid = rng.choice(outstanding)
+        # Reply only to an id outstanding once: with two alike, whose reply it is would be
+        # ambiguous (that is Proposition 3.3's counterexample, not a history to judge).
+        answerable = [i for i in outstanding if outstanding.count(i) == 1]
+        if answerable and rng.random() < 0.45:
+            rid = rng.choice(answerable)
             outstanding.remove(rid)
             history.append(("reply", rid))
         else:
