@@ -41,29 +41,10 @@ from .listing import MAX_DESC_CHARS, Listing, ListingEntry, build_listing, lint_
 from .settings import PRECEDENCE, Mechanism, Problem, Severity
 
 __all__ = [
-    "KNOWN_FIELDS",
-    "MAX_DESC_CHARS",
-    "Invocation",
-    "InvocationStatus",
-    "Level",
-    "Listing",
-    "ListingEntry",
-    "ReattachStatus",
-    "Reattached",
-    "Reattachment",
-    "Skill",
-    "SkillSet",
-    "build_listing",
-    "invoke",
-    "lint_skills",
-    "load_skills",
-    "parse_skill",
-    "read_front_matter",
-    "read_skill_dir",
-    "read_skill_file",
-    "reattach",
-    "render",
-    "scan_dir",
+    "KNOWN_FIELDS", "MAX_DESC_CHARS", "Invocation", "InvocationStatus", "Level", "Listing",
+    "ListingEntry", "ReattachStatus", "Reattached", "Reattachment", "Skill", "SkillSet",
+    "build_listing", "invoke", "lint_skills", "load_skills", "parse_skill",
+    "read_front_matter", "read_skill_dir", "read_skill_file", "reattach", "render", "scan_dir",
 ]
 
 KNOWN_FIELDS = frozenset({
@@ -139,12 +120,20 @@ def _split(text: str, source: str | None) -> tuple[str | None, str, int]:
     raise ConfigError("front matter opened with '---' is never closed", source, line=1)
 
 
-def _key_lines(fm: str, first_line: int) -> dict[str, int]:
+def _key_lines(fm: str, first_line: int, source: str | None) -> dict[str, int]:
+    """The file line of each top-level key; a key written twice is an error."""
     node = yaml.compose(fm, Loader=yaml.SafeLoader)
     if not isinstance(node, yaml.MappingNode):
         return {}
-    return {k.value: k.start_mark.line + first_line for k, _ in node.value
-            if isinstance(k, yaml.ScalarNode)}
+    lines: dict[str, int] = {}
+    for k, _ in node.value:
+        if isinstance(k, yaml.ScalarNode):
+            line = k.start_mark.line + first_line
+            if k.value in lines:
+                raise ConfigError(f"field {k.value!r} is written twice (first on line "
+                                  f"{lines[k.value]})", source, k.value, line)
+            lines[k.value] = line
+    return lines
 
 
 def read_front_matter(text: str, source: str | None = None
@@ -160,7 +149,7 @@ def read_front_matter(text: str, source: str | None = None
         return {}, body, {}
     try:
         raw = yaml.safe_load(fm) or {}
-        lines = _key_lines(fm, first_line)
+        lines = _key_lines(fm, first_line, source)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         line = mark.line + first_line if mark is not None else 1

@@ -67,6 +67,12 @@ def test_malformed_yaml_names_the_file_and_line() -> None:
     assert info.value.line in (3, 4, 5)
 
 
+def test_a_field_written_twice_is_an_error_on_its_second_line() -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_skill("---\ndescription: a\nmodel: x\ndescription: b\n---\nbody", source="d.md")
+    assert (info.value.path, info.value.line) == ("description", 4)
+
+
 def test_unclosed_front_matter_is_an_error_on_line_one() -> None:
     with pytest.raises(ConfigError) as info:
         parse_skill("---\ndescription: x\n\nbody\n", source="s.md")
