@@ -65,6 +65,8 @@ class AgentOptions:
     ``mcp_servers`` maps a server name to an mcpmini ``Client`` or in-process
     ``Server``. ``allowed_tools``/``disallowed_tools`` are allow/deny permission rules
     (a tool named exactly in ``disallowed_tools`` is also left out of the tool layer).
+    ``hooks`` maps an event to SDK-style ``HookMatcher`` groups, or is a loaded
+    :class:`mcpmini.hooks.HookSettings` (settings files, plugins).
     ``tool_choice`` is ``"auto"``, ``"any"`` or a tool name. ``tool_search`` defers
     definitions: only names go up front, a definition is appended on first use.
     ``max_result_tokens`` cuts longer results (the full text is kept, see
@@ -77,7 +79,7 @@ class AgentOptions:
     allowed_tools: Sequence[str] = ()
     disallowed_tools: Sequence[str] = ()
     permission_mode: str = "default"
-    hooks: Mapping[str, Sequence[Any]] = field(default_factory=dict)
+    hooks: Any = field(default_factory=dict)  # {event: [HookMatcher]} or a HookSettings
     max_turns: int | None = None
     tool_choice: str = "auto"
     tool_search: bool = False
@@ -352,7 +354,8 @@ class _Run:
     # --- running one tool call -----------------------------------------------------------
 
     def hooks(self, event: str, payload: dict[str, Any], tool_use_id: str | None = None) -> Any:
-        if not self.o.hooks.get(event):
+        hooks = self.o.hooks
+        if not (hooks.groups(event) if hasattr(hooks, "groups") else hooks.get(event)):
             return None
         from .hooks import run_hooks
 

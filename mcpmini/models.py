@@ -26,16 +26,16 @@ from typing import Any
 from .errors import ConfigError
 
 __all__ = [
-    "ModelRequest",
-    "Model",
-    "ScriptedModel",
-    "ConstantModel",
     "AlwaysToolModel",
-    "RouterModel",
+    "AnthropicModel",
+    "ConstantModel",
+    "Model",
+    "ModelRequest",
     "Route",
+    "RouterModel",
+    "ScriptedModel",
     "route",
     "words",
-    "AnthropicModel",
 ]
 
 
@@ -56,15 +56,17 @@ class ModelRequest:
 
 Model = Callable[[ModelRequest], list[dict[str, Any]]]
 
-_ids = itertools.count(1)
+class _Ids:
+    """Tool-use ids ``toolu_0001``, ``toolu_0002``… counted per model, so runs repeat exactly."""
 
+    def __init__(self) -> None:
+        self._count = itertools.count(1)
 
-def _new_id() -> str:
-    return f"toolu_{next(_ids):04d}"
+    def next(self) -> str:
+        return f"toolu_{next(self._count):04d}"
 
-
-def _tool_use(name: str, tool_input: Mapping[str, Any]) -> dict[str, Any]:
-    return {"type": "tool_use", "id": _new_id(), "name": name, "input": dict(tool_input)}
+    def tool_use(self, name: str, tool_input: Mapping[str, Any]) -> dict[str, Any]:
+        return {"type": "tool_use", "id": self.next(), "name": name, "input": dict(tool_input)}
 
 
 class ScriptedModel:
@@ -92,12 +94,13 @@ class ConstantModel:
     def __init__(self, reply: list[dict[str, Any]] | str) -> None:
         self.reply = reply
         self.calls = 0
+        self._ids = _Ids()
 
     def __call__(self, request: ModelRequest) -> list[dict[str, Any]]:
         self.calls += 1
         if isinstance(self.reply, str):
             return [{"type": "text", "text": self.reply}]
-        return [dict(b, id=_new_id()) if b.get("type") == "tool_use" else dict(b)
+        return [dict(b, id=self._ids.next()) if b.get("type") == "tool_use" else dict(b)
                 for b in self.reply]
 
 
@@ -108,16 +111,16 @@ class AlwaysToolModel:
         self.tool_name = tool_name
         self.tool_input = dict(tool_input or {})
         self.calls = 0
+        self._ids = _Ids()
 
     def __call__(self, request: ModelRequest) -> list[dict[str, Any]]:
         self.calls += 1
-        return [_tool_use(self.tool_name, self.tool_input)]
+        return [self._ids.tool_use(self.tool_name, self.tool_input)]
 
 
 # ASCII words, katakana runs and kanji runs; hiragana (mostly particles) separates them.
 _WORD = re.compile(r"[a-z0-9]+|[\u30a0-\u30ff]+|[\u4e00-\u9fff]+")
-_STOP = frozenset("a an the of to for and or in on at by with is are be it this that "
-                  "from as use when tool tools get returns return".split())
+_STOP = frozenset(["a", "an", "the", "of", "to", "for", "and", "or", "in", "on", "at", "by", "with", "is", "are", "be", "it", "this", "that", "from", "as", "use", "when", "tool", "tools", "get", "returns", "return"])
 
 
 def words(text: str) -> set[str]:
@@ -171,6 +174,7 @@ class RouterModel:
     def __init__(self, arguments: Mapping[str, Mapping[str, Any]] | None = None) -> None:
         self.arguments = {k: dict(v) for k, v in (arguments or {}).items()}
         self.routes: list[Route] = []
+        self._ids = _Ids()
 
     def __call__(self, request: ModelRequest) -> list[dict[str, Any]]:
         last = request.messages[-1] if request.messages else {"content": []}
@@ -189,7 +193,7 @@ class RouterModel:
             name = request.tools[0].get("name")
         if name is None:
             return [{"type": "text", "text": "No tool matches this request."}]
-        return [_tool_use(str(name), self.arguments.get(str(name), {}))]
+        return [self._ids.tool_use(str(name), self.arguments.get(str(name), {}))]
 
 
 def _texts(messages: Sequence[Mapping[str, Any]]) -> list[str]:
