@@ -39,6 +39,7 @@ __all__ = [
     "reattach",
     "render",
     "run_shell",
+    "skill_permits",
 ]
 
 PER_SKILL_TOKENS = 5_000
@@ -65,9 +66,12 @@ class CommandRun:
     returncode: int | None
     stdout: str = ""
     stderr: str = ""
+    refused: bool = False  # the permission check did not allow it, so it never ran
 
     @property
     def ok(self) -> bool:
+        if self.refused:
+            return False
         if self.returncode == 0:
             return True
         words = self.command.split()
@@ -162,6 +166,7 @@ def invoke(
     cwd: str | None = None,
     timeout: float = 10.0,
     shell_execution: bool = True,
+    permit: Callable[[str], bool] | None = None,
 ) -> Invocation:
     """Render ``skill`` (a :class:`~mcpmini.skills.Skill`) for ``arguments``; run its commands.
 
@@ -169,8 +174,11 @@ def invoke(
     ``variables`` (a plugin skill carries ``CLAUDE_PLUGIN_ROOT``). ``runner(command)``
     replaces :func:`run_shell` (which uses ``cwd`` and ``timeout``); with
     ``shell_execution=False`` each command becomes a placeholder, as
-    ``disableSkillShellExecution`` does. Returns an :class:`Invocation`; a failing or
-    timed-out command gives status ``ABORTED`` with the failing run in ``error``.
+    ``disableSkillShellExecution`` does. ``permit(command)`` is the permission check
+    (e.g. :func:`skill_permits`); a command it refuses is never run and, since the check
+    never prompts, aborts the invocation. Without ``permit`` every command may run.
+    Returns an :class:`Invocation`; a refused, failing or timed-out command gives status
+    ``ABORTED`` with the reason in ``error``.
     """
     env = {"CLAUDE_SKILL_DIR": skill.directory or ""} | dict(getattr(skill, "variables", {}))
     env |= dict(variables or {})
@@ -184,7 +192,12 @@ def invoke(
             return "[shell command execution disabled]"
         if failed:
             return ""
-        result = run(command.strip())
+        command = command.strip()
+        if permit is not None and not permit(command):
+            result = CommandRun(command, None, "", "not allowed by the permission check",
+                                refused=True)
+        else:
+            result = run(command)
         runs.append(result)
         if not result.ok:
             failed.append(result)
@@ -196,10 +209,29 @@ def invoke(
                                          else m.group(2)), text)
     if failed:
         bad = failed[0]
-        why = "timed out" if bad.returncode is None else f"exited {bad.returncode}"
+        why = ("was refused" if bad.refused else "timed out" if bad.returncode is None
+               else f"exited {bad.returncode}")
         return Invocation(skill.name, "", InvocationStatus.ABORTED, tuple(runs),
                           f"command {bad.command!r} {why}: {bad.stderr.strip()[:200]}")
     return Invocation(skill.name, text, InvocationStatus.OK, tuple(runs))
+
+
+def skill_permits(skill: Any, *, extra_allow: Sequence[str] = ()) -> Callable[[str], bool]:
+    """A permission check for ``!`cmd``` built from the skill's ``allowed-tools``.
+
+    A command is allowed when every subcommand is in the built-in read-only set, or when
+    a ``Bash(...)`` rule among ``allowed-tools`` and ``extra_allow`` (e.g. the settings'
+    allow rules) matches it, using the rule syntax of :mod:`mcpmini.rules`.
+    """
+    from .rules import is_read_only_command, parse_rule, rule_matches
+
+    rules = [parse_rule(r) for r in (*skill.fields.get("allowed-tools", ()), *extra_allow)]
+
+    def permit(command: str) -> bool:
+        return is_read_only_command(command) or any(
+            rule_matches(r, "Bash", {"command": command}, behavior="allow") for r in rules)
+
+    return permit
 
 
 class ReattachStatus(str, Enum):

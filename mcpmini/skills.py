@@ -18,6 +18,7 @@ names are re-exported here.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
@@ -194,7 +195,8 @@ def _check_fields(raw: Mapping[str, Any], source: str | None, lines: Mapping[str
                 raise bad(f"{key!r} must be a boolean (true/false, yes/no, on/off, 1/0)")
         if key in _LIST_FIELDS:
             if isinstance(value, str):
-                value = value.replace(",", " ").split()
+                # split on spaces and commas, but not inside Tool(specifier) parentheses
+                value = re.findall(r"[^\s,()]+(?:\([^)]*\))?", value)
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise bad(f"{key!r} must be a string or a list of strings")
         if key in _CHOICES and value not in _CHOICES[key]:

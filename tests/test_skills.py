@@ -279,6 +279,25 @@ def test_exit_one_is_tolerated_only_for_search_and_diff_commands() -> None:
     assert not CommandRun("cat f", 1).ok and not CommandRun("grep x f", 2).ok
 
 
+def test_allowed_tools_keep_rule_specifiers_with_spaces_together() -> None:
+    s = parse_skill(skill_md("description: d\nallowed-tools: Bash(git log *), Read Grep\n"))
+    assert s.fields["allowed-tools"] == ["Bash(git log *)", "Read", "Grep"]
+
+
+def test_a_command_the_permission_check_refuses_never_runs_and_aborts() -> None:
+    from mcpmini.invocation import skill_permits
+
+    s = parse_skill(skill_md("description: d\nallowed-tools: Bash(git log *)\n",
+                             "A !`git log -1`\nB !`ls`\nC !`git push`\n"), name="p")
+    run, calls = fake_runner({c: CommandRun(c, 0, "out") for c in ("git log -1", "ls")})
+    inv = invoke(s, runner=run, permit=skill_permits(s))
+    assert inv.status is InvocationStatus.ABORTED
+    assert calls == ["git log -1", "ls"]
+    assert inv.commands[-1].refused and inv.commands[-1].command == "git push"
+    ok = parse_skill(skill_md("description: d\n", "!`ls`\n"), name="q")
+    assert invoke(ok, runner=run, permit=skill_permits(ok)).status is InvocationStatus.OK
+
+
 def test_shell_execution_can_be_disabled() -> None:
     s = parse_skill(skill_md("description: d\n", "A !`rm -rf /`\n"), name="f")
     inv = invoke(s, shell_execution=False, runner=lambda c: pytest.fail("ran " + c))
