@@ -18,9 +18,17 @@ from typing import Any
 
 from .settings import Problem, Severity
 
-__all__ = ["MAX_DESC_CHARS", "Listing", "ListingEntry", "build_listing", "lint_skills"]
+__all__ = [
+    "MAX_DESC_CHARS",
+    "OVERRIDES",
+    "Listing",
+    "ListingEntry",
+    "build_listing",
+    "lint_skills",
+]
 
 MAX_DESC_CHARS = 1536
+OVERRIDES = ("on", "name-only", "user-invocable-only", "off")
 
 
 @dataclass(frozen=True)
@@ -69,6 +77,7 @@ def build_listing(
     chars_per_token: int = 4,
     budget_chars: int | None = None,
     max_desc_chars: int = MAX_DESC_CHARS,
+    overrides: Mapping[str, str] | None = None,
 ) -> Listing:
     """The skill listing after the per-skill cut and the whole-listing budget.
 
@@ -77,20 +86,28 @@ def build_listing(
     ``chars_per_token`` (200k tokens → 8,000 characters). Skills with
     ``disable-model-invocation`` are left out (listed in ``excluded``). While over budget,
     descriptions are dropped from the least-used skill first (``usage`` counts; ties by
-    name); names are always kept. Returns a :class:`Listing`.
+    name); names are always kept. ``overrides`` is the ``skillOverrides`` setting per
+    skill name: ``on`` (default), ``name-only`` (listed without a description),
+    ``user-invocable-only`` and ``off`` (not listed). Returns a :class:`Listing`. Raises
+    ``ValueError`` for another override value.
     """
     usage = usage or {}
+    overrides = overrides or {}
+    bad = {v for v in overrides.values()} - set(OVERRIDES)
+    if bad:
+        raise ValueError(f"skillOverrides values must be one of {OVERRIDES}, got {sorted(bad)}")
     budget = budget_chars if budget_chars is not None else int(
         context_window_tokens * fraction * chars_per_token)
     entries: list[ListingEntry] = []
     excluded: list[str] = []
     for s in skills:
-        if not s.model_invocable:
+        mode = overrides.get(s.name, "on")
+        if not s.model_invocable or mode in ("off", "user-invocable-only"):
             excluded.append(s.name)
             continue
         full = s.listing_text
         entries.append(ListingEntry(s.name, full[:max_desc_chars], len(full),
-                                    len(full) > max_desc_chars, False))
+                                    len(full) > max_desc_chars, mode == "name-only"))
     victims = sorted(range(len(entries)), key=lambda i: (usage.get(entries[i].name, 0),
                                                          entries[i].name))
     listing = Listing(tuple(entries), budget, tuple(excluded))

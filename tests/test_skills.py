@@ -206,6 +206,15 @@ def test_over_budget_the_least_used_descriptions_go_first_and_names_stay() -> No
     assert all(f"- s{i}" in listing.text for i in range(5))
 
 
+def test_skill_overrides_hide_a_skill_or_its_description() -> None:
+    a, b, c = (parse_skill(skill_md(f"description: {n}\n"), name=n) for n in "abc")
+    listing = build_listing([a, b, c], overrides={"a": "name-only", "b": "off"})
+    assert [(e.name, e.dropped) for e in listing.entries] == [("a", True), ("c", False)]
+    assert listing.text == "- a\n- c: c" and listing.excluded == ("b",)
+    with pytest.raises(ValueError):
+        build_listing([a], overrides={"a": "hidden"})
+
+
 def test_the_default_budget_is_one_percent_of_the_window_in_characters() -> None:
     assert build_listing([]).budget_chars == 8000
     assert build_listing([], context_window_tokens=1_000_000).budget_chars == 40_000
