@@ -1,0 +1,204 @@
+"""The class grader: every submission ends as one row, whatever it does, and the CSV is
+always written. One real batch over tests/fixtures/class runs each notebook in a kernel."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from mcpmini.cli import main
+from mcpmini.course import batch
+from mcpmini.course.batch import (
+    COLUMNS,
+    GradeRow,
+    RowStatus,
+    find_submissions,
+    grade_class,
+    identify_exercise,
+)
+
+CLASS = Path(__file__).resolve().parent / "fixtures" / "class"
+
+# (learner, exercise) -> (status, score) for every notebook handed in; the rest of each
+# learner's four exercises must be "not_attempted" rows saying nothing was handed in.
+EXPECTED = {
+    ("ada", "9.1"): ("graded", 8), ("ada", "9.2"): ("graded", 5),
+    ("ada", "9.3"): ("graded", 6), ("ada", "9.4"): ("graded", 5),
+    ("ben", "9.1"): ("not_attempted", 0),
+    ("chen", "9.1"): ("graded", 4), ("chen", "9.2"): ("graded", 0),
+    ("dora", "9.4"): ("graded", 2),
+    ("emil", "9.1"): ("error", 0),  # the kernel dies
+    ("emil", "9.2"): ("error", 5),  # a cell raises, the answers after it still count
+    ("fay", "9.3"): ("timeout", 0),
+    ("gus", "9.1"): ("invalid", 0), ("gus", "9.2"): ("invalid", 0),
+    ("hana", "9.3"): ("not_attempted", 0), ("hana", "9.4"): ("invalid", 0),
+    ("ivan", "9.1"): ("graded", 0),  # prints "全問正解" and forges an answer bundle
+    ("ivan", "9.2"): ("not_attempted", 0),  # deletes its answer
+    ("jun", "9.3"): ("graded", 6), ("jun", "9.4"): ("graded", 5),
+    ("kai", "9.1"): ("graded", 0), ("kai", "9.2"): ("not_attempted", 0),
+    ("lea", "9.1"): ("graded", 8),  # an untouched copy and a solved one: best kept
+    ("mo", "9.2"): ("graded", 5),  # known from metadata only
+    ("mo", ""): ("invalid", 0),  # a notebook that is no exercise
+    ("omar", "9.4"): ("graded", 0),
+}
+LEARNERS = {"ada", "ben", "chen", "dora", "emil", "fay", "gus", "hana", "ivan", "jun", "kai",
+            "lea", "mo", "nia", "omar"}
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    out = tmp_path_factory.mktemp("grades") / "nested" / "grades.csv"
+    progress = out.parent.parent / "progress.json"
+    saved = os.environ.get("MCPMINI_PROGRESS")
+    os.environ["MCPMINI_PROGRESS"] = str(progress)  # the kernels must not write here
+    try:
+        rows = grade_class([CLASS], out, workers=2, timeout=8, progress=False)
+    finally:
+        if saved is None:
+            os.environ.pop("MCPMINI_PROGRESS")
+        else:
+            os.environ["MCPMINI_PROGRESS"] = saved
+    return rows, out, progress
+
+
+def test_the_fixture_class_has_at_least_twenty_submissions():
+    assert sum(1 for _ in CLASS.rglob("*.ipynb")) >= 20
+
+
+def test_every_submission_gets_its_status_and_score(graded):
+    rows, _, _ = graded
+    got = {(r.learner, r.exercise): (r.status.value, r.score) for r in rows}
+    for key, want in EXPECTED.items():
+        assert got[key] == want, key
+    for key, value in got.items():
+        if key not in EXPECTED:
+            assert value == ("not_attempted", 0), key
+
+
+def test_every_learner_has_a_row_for_every_exercise(graded):
+    rows, _, _ = graded
+    assert {r.learner for r in rows} == LEARNERS
+    for learner in LEARNERS:
+        assert {r.exercise for r in rows if r.learner == learner} >= {"9.1", "9.2", "9.3", "9.4"}
+    assert len(rows) == len({(r.learner, r.exercise) for r in rows})
+
+
+def test_max_scores_come_from_the_exercises(graded):
+    rows, _, _ = graded
+    for r in rows:
+        if r.exercise:
+            assert r.max_score == {"9.1": 8, "9.2": 5, "9.3": 6, "9.4": 5}[r.exercise]
+
+
+def test_the_csv_has_the_six_columns_and_the_returned_rows(graded):
+    rows, out, _ = graded
+    with out.open(encoding="utf-8", newline="") as fh:
+        table = list(csv.reader(fh))
+    assert tuple(table[0]) == COLUMNS
+    assert table[1:] == [[str(v) for v in r.as_list()] for r in rows]
+
+
+def test_feedback_names_the_cause_of_each_failure(graded):
+    rows, _, _ = graded
+    by = {(r.learner, r.exercise): r for r in rows}
+    assert "8 s" in by["fay", "9.3"].feedback and "cell 2" in by["fay", "9.3"].feedback
+    assert "ModuleNotFoundError" in by["emil", "9.2"].feedback
+    assert by["chen", "9.1"].feedback and by["ada", "9.1"].feedback == ""
+
+
+def test_learner_notebooks_never_write_the_progress_file(graded):
+    _, _, progress = graded
+    assert not progress.exists()
+
+
+def test_submissions_are_found_in_classes_learner_folders_and_files(tmp_path):
+    jobs = find_submissions([CLASS])
+    assert {j.learner for j in jobs} == LEARNERS
+    assert [j for j in jobs if j.learner == "nia"] == [
+        batch.Submission("nia", e, None) for e in ("9.1", "9.2", "9.3", "9.4")]
+    one = find_submissions([CLASS / "jun"])
+    assert {(j.exercise, j.path is None) for j in one} == {
+        ("9.3", False), ("9.4", False), ("9.1", True), ("9.2", True)}
+    single = find_submissions([CLASS / "mo" / "homework.ipynb"])
+    assert single == [batch.Submission("mo", "9.2", CLASS / "mo" / "homework.ipynb")]
+    with pytest.raises(FileNotFoundError):
+        find_submissions([tmp_path / "missing"])
+
+
+def test_the_exercise_comes_from_metadata_before_the_file_name():
+    assert identify_exercise(Path("9_3_x.ipynb")) == "9.3"
+    assert identify_exercise(Path("9_3_x.ipynb"), {"metadata": {"mcpmini": {"exercise": "9.1"}}}) == "9.1"
+    assert identify_exercise(Path("notes.ipynb")) == ""
+    assert identify_exercise(Path("9_9.ipynb"), {"metadata": {"mcpmini": {"exercise": "7"}}}) == ""
+
+
+def test_bad_arguments_fail_before_anything_runs(tmp_path):
+    with pytest.raises(ValueError):
+        grade_class([CLASS], tmp_path / "g.csv", workers=0)
+    with pytest.raises(ValueError):
+        grade_class([CLASS], tmp_path / "g.csv", timeout=0)
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(OSError):
+        grade_class([CLASS / "gus"], blocker / "g.csv", progress=False)
+
+
+def _copy(tmp_path: Path, *learners: str) -> Path:
+    root = tmp_path / "class"
+    for learner in learners:
+        shutil.copytree(CLASS / learner, root / learner)
+    return root
+
+
+def test_a_bug_in_the_grader_is_one_error_row_and_the_batch_goes_on(tmp_path, monkeypatch):
+    async def broken(path, learner, timeout, exercise):
+        raise RuntimeError("grader bug")
+
+    monkeypatch.setattr(batch, "grade_notebook", broken)
+    rows = grade_class([_copy(tmp_path, "gus", "nia")], tmp_path / "g.csv", progress=False)
+    assert [r.status for r in rows if r.learner == "gus" and r.exercise in ("9.1", "9.2")] == [
+        RowStatus.ERROR, RowStatus.ERROR]
+    assert sum(1 for r in rows if r.learner == "nia") == 4
+
+
+def test_an_interrupted_run_still_writes_every_row(tmp_path, monkeypatch):
+    async def interrupted(path, learner, timeout, exercise):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(batch, "grade_notebook", interrupted)
+    out = tmp_path / "g.csv"
+    with pytest.raises(KeyboardInterrupt):
+        grade_class([_copy(tmp_path, "gus", "nia")], out, progress=False)
+    with out.open(encoding="utf-8", newline="") as fh:
+        table = list(csv.DictReader(fh))
+    assert len(table) == 8 and {r["learner"] for r in table} == {"gus", "nia"}
+    assert {r["status"] for r in table if r["learner"] == "gus" and r["exercise"] in ("9.1", "9.2")
+            } == {"error"}
+
+
+def test_invalid_files_are_graded_without_a_kernel(tmp_path):
+    rows = grade_class([_copy(tmp_path, "gus")], tmp_path / "g.csv", progress=False)
+    got = {r.exercise: r.status for r in rows}
+    assert got == {"9.1": RowStatus.INVALID, "9.2": RowStatus.INVALID,
+                   "9.3": RowStatus.NOT_ATTEMPTED, "9.4": RowStatus.NOT_ATTEMPTED}
+
+
+def test_the_grade_command_writes_the_csv_and_exits_zero(tmp_path, capsys):
+    out = tmp_path / "grades.csv"
+    code = main(["grade", str(CLASS / "gus"), str(CLASS / "nia"), "--out", str(out),
+                 "--workers", "1", "--timeout", "3", "--no-progress"])
+    assert code == 0
+    assert "8 rows" in capsys.readouterr().out
+    assert out.read_text(encoding="utf-8").splitlines()[0] == ",".join(COLUMNS)
+    assert main(["grade", str(tmp_path / "nope"), "--out", str(out)]) == 2
+
+
+def test_rows_convert_to_csv_cells():
+    row = GradeRow("a", "9.1", 3, 8, RowStatus.GRADED, "x")
+    assert row.as_list() == ["a", "9.1", 3, 8, "graded", "x"]
+    assert json.dumps(row.as_list())
