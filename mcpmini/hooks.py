@@ -240,6 +240,7 @@ def run_hooks(
 ) -> EventResult:
     """Run every handler of ``event`` whose matcher fires on ``payload``; return the result.
 
+    ``hooks`` may also map events to raw settings groups (dicts), validated as settings.
     ``payload`` holds the event's own input fields (``tool_name``, ``tool_input``, …);
     common fields (``session_id``, ``cwd``, ``hook_event_name``…) are filled in when
     absent. ``environ`` (default: this process's environment) is what hook processes see,
@@ -250,6 +251,10 @@ def run_hooks(
     """
     spec = event_spec(event)
     started = time.perf_counter()
+    if not isinstance(hooks, HookSettings) and any(
+            isinstance(g, Mapping) for gs in hooks.values() for g in gs):
+        # Raw settings groups ({"matcher": ..., "hooks": [{"type": ...}]}): validate them.
+        hooks = load_settings([("project", {"hooks": hooks})], strict=False)
     groups = hooks.groups(event) if isinstance(hooks, HookSettings) else list(hooks.get(event, []))
     root = os.fspath(project_dir) if project_dir is not None else os.getcwd()
     base_env = os.environ if environ is None else environ

@@ -74,6 +74,7 @@ _HSO = {
     "required": ["hookEventName"],
     "properties": {
         "hookEventName": {"type": "string"},
+        "decision": {"type": "object", "properties": {"behavior": {"enum": ["allow", "deny"]}}},
         "permissionDecision": {"enum": ["allow", "deny", "ask", "defer"]},
         "permissionDecisionReason": {"type": "string"},
         "updatedInput": {"type": "object"},
@@ -139,10 +140,16 @@ def _cap(text: str) -> str:
 def _fields(output: dict[str, Any], spec: EventSpec) -> dict[str, Any]:
     hso = output.get("hookSpecificOutput") or {}
     decision = hso.get("permissionDecision") if spec.name in PERMISSION_EVENTS else None
+    behavior = hso.get("decision")
+    if spec.name == "PermissionRequest" and isinstance(behavior, dict):
+        answer = behavior.get("behavior")
+        decision = answer if answer in ("allow", "deny") else None
     if spec.name == "PreToolUse" and decision is None and output.get("decision"):
         decision = {"approve": "allow", "block": "deny"}[output["decision"]]  # deprecated form
     blocked = output.get("decision") == "block" and spec.can_block
     reason = hso.get("permissionDecisionReason") or output.get("reason")
+    if spec.name == "PermissionRequest" and isinstance(behavior, dict):
+        reason = behavior.get("message") or reason
     context = (_cap(hso["additionalContext"]),) if hso.get("additionalContext") else ()
     return {
         "decision": decision,

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import enum
 import posixpath
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -88,18 +88,22 @@ class RuleVerdict:
     rule: Rule | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class PermissionRules:
-    """Parsed ``allow`` / ``ask`` / ``deny`` rules; strings are parsed on construction."""
+    """Parsed ``allow`` / ``ask`` / ``deny`` rules; strings are parsed on construction.
 
-    allow: tuple[Rule, ...] = ()
-    ask: tuple[Rule, ...] = ()
-    deny: tuple[Rule, ...] = ()
-    warnings: tuple[str, ...] = field(default=(), compare=False)
+    Raises ``ConfigError`` for a malformed rule or a bare string instead of a list.
+    ``warnings`` lists rules that are accepted but never take effect.
+    """
 
-    def __post_init__(self) -> None:
-        for name in ("allow", "ask", "deny"):
-            items = getattr(self, name)
+    allow: tuple[Rule, ...]
+    ask: tuple[Rule, ...]
+    deny: tuple[Rule, ...]
+    warnings: tuple[str, ...] = field(compare=False)
+
+    def __init__(self, allow: Iterable[Rule | str] = (), ask: Iterable[Rule | str] = (),
+                 deny: Iterable[Rule | str] = (), warnings: Iterable[str] = ()) -> None:
+        for name, items in (("allow", allow), ("ask", ask), ("deny", deny)):
             if isinstance(items, str):
                 raise ConfigError(f"permissions.{name} must be a list of rules, not a string")
             object.__setattr__(self, name, tuple(
@@ -107,8 +111,7 @@ class PermissionRules:
         notes = [f"allow rule {r.text!r} is skipped: allow globs count only after a literal "
                  "mcp__<server>__ prefix" for r in self.allow
                  if "*" in r.tool and not r.tool.startswith("mcp__")]
-        if notes:
-            object.__setattr__(self, "warnings", tuple(self.warnings) + tuple(notes))
+        object.__setattr__(self, "warnings", tuple(dict.fromkeys([*warnings, *notes])))
 
     @classmethod
     def from_settings(

@@ -56,7 +56,10 @@ _HANDLER = {
 _GROUP = {
     "type": "object",
     "required": ["hooks"],
-    "properties": {"matcher": {"type": ["string", "null"]}, "hooks": {"type": "array", "items": _HANDLER}},
+    "properties": {
+        "matcher": {"type": ["string", "null"]},
+        "hooks": {"type": "array", "items": _HANDLER},
+    },
 }
 SETTINGS_SCHEMA: dict[str, Any] = {
     "type": "object",

@@ -29,7 +29,8 @@ def test_hooks_from_every_source_add_up(tmp_path):
     skill = tmp_path / "skills" / "review" / "SKILL.md"
     skill.parent.mkdir(parents=True)
     skill.write_text("---\nname: review\nhooks:\n  PreToolUse:\n    - matcher: Write\n"
-                     "      hooks:\n        - type: command\n          command: echo s\n---\nBody\n")
+                     "      hooks:\n        - type: command\n"
+                     "          command: echo s\n---\nBody\n")
     merged = load_settings([("user", settings(command="echo u")),
                             ("project", settings(command="echo p1")), plugin, skill])
     kinds = [g.kind for g in merged.groups("PreToolUse")]

@@ -74,7 +74,8 @@ def test_exit_codes_give_the_three_outcomes(tmp_path, code, outcome, blocked):
 
 def test_the_guard_blocks_env_writes_and_passes_others(tmp_path):
     guard = script(tmp_path, "guard.sh",
-                   'grep -q \'"file_path": "[^"]*\\.env"\' && { echo "no .env" >&2; exit 2; }; exit 0')
+                   'grep -q \'"file_path": "[^"]*\\.env"\' && { echo "no .env" >&2; exit 2; }\n'
+                   'exit 0')
     hooks = pre(CommandHandler(guard), matcher="Edit|Write")
     blocked = run(hooks, WRITE_ENV)
     assert blocked.blocked and blocked.decision == "deny" and blocked.reason == "no .env"
@@ -363,3 +364,21 @@ def test_prompt_handlers_are_reported_as_unsupported_offline():
 def test_unknown_events_are_config_errors():
     with pytest.raises(ConfigError):
         run_hooks({}, "PreToolUSe", {})
+
+
+def test_raw_settings_groups_are_accepted_and_validated(tmp_path):
+    entry = {"type": "command", "command": "exit 2"}
+    raw = {"PreToolUse": [{"matcher": "Write", "hooks": [entry]}]}
+    assert run(raw).blocked
+    with pytest.raises(ConfigError):
+        run({"PreToolUse": [{"matcher": "Write", "hooks": [{"type": "command"}]}]})
+
+
+def test_permission_request_hooks_answer_with_a_behavior():
+    def cb(*args):
+        return {"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+                                       "decision": {"behavior": "deny", "message": "no"}}}
+
+    result = run({"PermissionRequest": [HookMatcher("Write", [cb])]}, WRITE_APP,
+                 event="PermissionRequest")
+    assert result.decision == "deny" and result.reason == "no"

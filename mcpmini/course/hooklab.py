@@ -27,6 +27,9 @@ from ..permissions import GateResult, PermissionMode, PermissionRules, gate
 
 __all__ = [
     "EXIT_CHOICES",
+    "MISSING",
+    "OTHER_DECISIONS",
+    "RULE_SETS",
     "MatcherExplanation",
     "HookSimulation",
     "RandomToolModel",
