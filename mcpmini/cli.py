@@ -189,6 +189,7 @@ def _cmd_hooks_run(args: argparse.Namespace) -> int:
             "event": result.event, "handlers": [r.to_dict() for r in result.runs],
             "decision": result.decision, "blocked": result.blocked, "reason": result.reason,
             "additional_context": result.additional_context,
+            "system_messages": result.system_messages, "stop": result.stop,
             "updated_input": result.updated_input, "warnings": warnings,
         }
         if gated is not None:

@@ -15,6 +15,7 @@ runs every remaining handler in parallel threads, classifies each run
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Iterable, Mapping
@@ -75,6 +76,7 @@ class HookSettings:
     sources: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     disabled: bool = False
+    fired_once: set[tuple[Any, ...]] = field(default_factory=set, repr=False)
 
     def groups(self, event: str) -> list[HookMatcher]:
         """The matcher groups registered for ``event`` (empty when none)."""
@@ -218,6 +220,7 @@ class EventResult:
     stop: bool = False
     stop_reason: str | None = None
     duration: float = 0.0
+    system_messages: list[str] = field(default_factory=list)
 
     @property
     def ran(self) -> tuple[HandlerRun, ...]:
@@ -256,6 +259,7 @@ def run_hooks(
         # Raw settings groups ({"matcher": ..., "hooks": [{"type": ...}]}): validate them.
         hooks = load_settings([("project", {"hooks": hooks})], strict=False)
     groups = hooks.groups(event) if isinstance(hooks, HookSettings) else list(hooks.get(event, []))
+    fired_once = hooks.fired_once if isinstance(hooks, HookSettings) else set()
     root = os.fspath(project_dir) if project_dir is not None else os.getcwd()
     base_env = os.environ if environ is None else environ
     env = {k: v for k, v in base_env.items() if not k.startswith("OTEL_")}
@@ -266,6 +270,11 @@ def run_hooks(
         data["tool_use_id"] = tool_use_id
     data.update(payload)
     value = _match_value(spec.matcher_field, event, data)
+    try:
+        json.dumps(data)
+        unserializable = None
+    except (TypeError, ValueError) as exc:
+        unserializable = f"hook input cannot be serialized: {exc}"
 
     slots: list[HandlerRun | None] = []
     jobs: list[tuple[int, Any, HookMatcher]] = []
@@ -279,15 +288,20 @@ def run_hooks(
                 rule=result.rule, why=result.explain(), handler=describe(handler),
                 handler_type=handler_type(handler),
                 background=bool(getattr(handler, "async_", False)))
-            if result.error and event in ("PreToolUse", "PermissionRequest"):
-                slots.append(HandlerRun(**common, outcome=HookOutcome.BLOCKING_ERROR,
-                                        failure=FailureKind.NOT_STARTED, decision="deny",
-                                        reason=f"matching failed: {result.error}",
-                                        verdict=Verdict(HookOutcome.BLOCKING_ERROR,
-                                                        decision="deny", blocks=True,
-                                                        reason=result.error)))
+            problem = (f"matching failed: {result.error}" if result.error
+                       else unserializable if result.matched else None)
+            if problem:
+                # Reference §0.1: on PreToolUse and PermissionRequest this blocks the call.
+                blocks = event in ("PreToolUse", "PermissionRequest")
+                outcome = HookOutcome.BLOCKING_ERROR if blocks else HookOutcome.NON_BLOCKING_ERROR
+                slots.append(HandlerRun(**common, outcome=outcome, failure=FailureKind.NOT_STARTED,
+                                        decision="deny" if blocks else None, reason=problem,
+                                        verdict=Verdict(outcome, FailureKind.NOT_STARTED,
+                                                        decision="deny" if blocks else None,
+                                                        blocks=blocks, reason=problem)))
                 continue
-            skip = _skip_reason(handler, group, event, data, seen) if result.matched else None
+            skip = (_skip_reason(handler, group, event, data, seen, fired_once)
+                    if result.matched else None)
             slots.append(HandlerRun(**common, skipped=skip))
             if result.matched and skip is None:
                 jobs.append((len(slots) - 1, handler, group))
@@ -326,7 +340,8 @@ def run_hooks(
 
 
 def _skip_reason(handler: Any, group: HookMatcher, event: str, data: Mapping[str, Any],
-                 seen: dict[tuple[Any, ...], str]) -> str | None:
+                 seen: dict[tuple[Any, ...], str],
+                 fired_once: set[tuple[Any, ...]]) -> str | None:
     rule_text = getattr(handler, "if_", None)
     if rule_text:
         if event not in IF_EVENTS:
@@ -338,6 +353,11 @@ def _skip_reason(handler: Any, group: HookMatcher, event: str, data: Mapping[str
                 parse_rule(rule_text), str(data.get("tool_name", "")), tool_input,
                 cwd=str(data.get("cwd") or "")):
             return f"'if' rule {rule_text} does not match"
+    if getattr(handler, "once", False):
+        key = (group.source, group.path, handler.identity())
+        if key in fired_once:
+            return "once: already ran in this session"
+        fired_once.add(key)
     if getattr(handler, "async_", False):
         return None
     if group.kind in SETTINGS_KINDS and hasattr(handler, "identity"):
@@ -367,4 +387,6 @@ def _combine(event: str, runs: tuple[HandlerRun, ...], duration: float) -> Event
         updated_input=last.verdict.updated_input if last and last.verdict else None,
         stop=bool(stops), stop_reason=next((v.stop_reason for v in stops if v.stop_reason), None),
         duration=duration,
+        system_messages=[v.output["systemMessage"] for v in verdicts
+                         if v.output and isinstance(v.output.get("systemMessage"), str)],
     )

@@ -382,3 +382,29 @@ def test_permission_request_hooks_answer_with_a_behavior():
     result = run({"PermissionRequest": [HookMatcher("Write", [cb])]}, WRITE_APP,
                  event="PermissionRequest")
     assert result.decision == "deny" and result.reason == "no"
+
+
+def test_once_handlers_from_a_skill_run_once_per_settings_object(tmp_path):
+    from mcpmini.hooks import load_settings
+
+    log = tmp_path / "log"
+    entry = {"type": "command", "command": f"echo x >> {log}", "once": True}
+    skill = load_settings([("skill:review", {"hooks": {"PreToolUse": [{"hooks": [entry]}]}})])
+    first, second = run(skill), run(skill)
+    assert len(first.ran) == 1 and second.ran == () and "once" in second.runs[0].skipped
+    assert len(log.read_text().split()) == 1
+    settings = load_settings([("project", {"hooks": {"PreToolUse": [{"hooks": [entry]}]}})])
+    assert len(run(settings).ran) == len(run(settings).ran) == 1  # once counts only in skills
+
+
+def test_a_tool_input_that_cannot_be_serialized_blocks_pre_tool_use_only():
+    payload = {"tool_name": "Write", "tool_input": {"data": object()}}
+    hook = [lambda *a: {}]
+    assert run({"PreToolUse": [HookMatcher(None, hook)]}, payload).blocked
+    post = run({"PostToolUse": [HookMatcher(None, hook)]}, payload, event="PostToolUse")
+    assert not post.blocked and post.runs[0].outcome is HookOutcome.NON_BLOCKING_ERROR
+
+
+def test_system_messages_are_collected():
+    result = run({"PreToolUse": [HookMatcher(None, [lambda *a: {"systemMessage": "careful"}])]})
+    assert result.system_messages == ["careful"]
