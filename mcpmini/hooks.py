@@ -207,7 +207,9 @@ class EventResult:
     ``blocked``: some run stopped the event's action (a blocking error, JSON
     ``decision:"block"`` or ``permissionDecision:"deny"`` where the event can block).
     ``decision``: permission decisions combined deny > defer > ask > allow, a blocking error
-    counting as deny. ``stop``: a hook asked to stop Claude (``continue: false``).
+    counting as deny. ``reason``: why it blocked or decided; on events that cannot block
+    (PostToolUse…) the exit-2 stderr or JSON ``reason`` meant for Claude. ``stop``: a hook
+    asked to stop Claude (``continue: false``).
     """
 
     event: str
@@ -378,6 +380,10 @@ def _combine(event: str, runs: tuple[HandlerRun, ...], duration: float) -> Event
         if (blocked and v.blocks) or (not blocked and v.decision == decision and v.reason):
             reason = v.reason
             break
+    if reason is None:  # events that cannot block still pass exit-2 stderr / a block reason on
+        reason = next((v.reason for v in verdicts if v.reason and (
+            v.outcome is HookOutcome.BLOCKING_ERROR
+            or (v.output or {}).get("decision") == "block")), None)
     updated = [r for r in counted if r.verdict and r.verdict.updated_input is not None]
     last = max(updated, key=lambda r: r.finished) if updated else None  # last finisher wins
     stops = [v for v in verdicts if v.stop]

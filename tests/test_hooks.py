@@ -408,3 +408,10 @@ def test_a_tool_input_that_cannot_be_serialized_blocks_pre_tool_use_only():
 def test_system_messages_are_collected():
     result = run({"PreToolUse": [HookMatcher(None, [lambda *a: {"systemMessage": "careful"}])]})
     assert result.system_messages == ["careful"]
+
+
+def test_post_tool_use_feedback_reaches_the_reason_without_blocking(tmp_path):
+    body = 'echo \'{"decision": "block", "reason": "lint failed"}\''
+    post = {"PostToolUse": [HookMatcher("Write", [CommandHandler(script(tmp_path, "l.sh", body))])]}
+    result = run(post, {**WRITE_APP, "tool_response": {}}, event="PostToolUse")
+    assert not result.blocked and result.reason == "lint failed"
