@@ -118,7 +118,7 @@ def _answer(path: Path) -> object:
     cells = [c for c in nb.cells if "answer" in c.metadata.get("tags", [])]
     assert len(cells) == 1, path
     namespace: dict[str, object] = {}
-    exec(cells[0].source, namespace)  # the answer cell is plain literals (and an import)
+    exec(cells[0].source, namespace)  # noqa: S102 - our own answer cell: literals and an import
     assert nb.metadata["mcpmini"]["exercise"] in EXERCISE_IDS
     return namespace["answer"]
 
@@ -138,7 +138,7 @@ def _code(path: Path) -> list[str]:
 
 def test_the_fixture_class_copies_are_the_current_notebooks():
     fixtures = ROOT / "tests" / "fixtures" / "class"
-    for exercise_id, slug in SLUGS.items():
+    for slug in SLUGS.values():
         assert _code(fixtures / "ada" / f"{slug}.ipynb") == _code(ROOT / "solutions" / f"{slug}.ipynb")
     exercise_91 = _code(ROOT / "exercises" / f"{SLUGS['9.1']}.ipynb")
     assert _code(fixtures / "ben" / f"{SLUGS['9.1']}.ipynb") == exercise_91

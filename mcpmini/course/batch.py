@@ -3,9 +3,10 @@
 How it works. :func:`find_submissions` turns the paths an instructor gives into
 ``(learner, exercise, notebook)`` jobs: a folder of notebooks is one learner, a folder of
 folders is a class, and an exercise a learner did not hand in becomes a ``not_attempted``
-row. Each notebook is read with ``nbformat`` (unreadable → ``invalid``) and a last cell is
-appended that exports the learner's answer variable as a display bundle of type
-:data:`ANSWER_MIME`, tagged with a nonce drawn for this run. ``nbclient`` runs the
+row. Each notebook is read with ``nbformat`` (unreadable → ``invalid``); a first cell is
+added that skips a slow optional import, and a last cell that exports the learner's answer
+variable as a display bundle of type :data:`ANSWER_MIME`, tagged with a nonce drawn for
+this run. ``nbclient`` runs the
 notebook in a fresh kernel of the current Python, in a scratch folder, with
 ``MCPMINI_PROGRESS=off`` and one deadline for the whole notebook (``timeout``). The parent
 process then grades the exported answer with the exercise's checker: printed text, stored

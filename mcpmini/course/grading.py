@@ -11,6 +11,13 @@ mistake), or not attempted (``None``, ``...``, ``""`` or a missing key).
 ``check`` never raises into a notebook: a value it cannot read is an incorrect part whose
 message says why, and a progress file it cannot write only adds a note to the report.
 Each check of an attempted answer is recorded by :mod:`mcpmini.course.progress`.
+
+In a notebook::
+
+    ex = get_exercise("9.1")   # from mcpmini.course.exercises
+    ex.describe()              # the keys of ``answer`` and what each one takes
+    ex.check(answer)           # a Report: ✓ / ✗ with a message / · per part
+    ex.hint(1); ex.solution()  # on demand
 """
 
 from __future__ import annotations
@@ -21,17 +28,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-__all__ = [
-    "Choice",
-    "Exercise",
-    "Kind",
-    "Part",
-    "PartResult",
-    "Report",
-    "Status",
-]
-
-_BLANK = (None, Ellipsis, "")
+__all__ = ["Choice", "Exercise", "Kind", "Part", "PartResult", "Report", "Status"]
 
 
 class Status(str, Enum):
@@ -203,15 +200,13 @@ def _plain(value: Any) -> Any:
 
 
 def _is_blank(value: Any) -> bool:
-    return any(value is b or (isinstance(value, str) and value == b) for b in _BLANK)
+    return value is None or value is Ellipsis or (isinstance(value, str) and value == "")
 
 
 def _lookup(answer: Any, key: str) -> tuple[bool, Any]:
     node = answer
     for step in key.split("."):
-        if not isinstance(node, Mapping):
-            return False, None
-        if step not in node:
+        if not isinstance(node, Mapping) or step not in node:
             return False, None
         node = node[step]
     return True, node
