@@ -264,3 +264,17 @@ def test_the_notebook_10_switch_shows_every_field_with_its_source() -> None:
     with pytest.raises(ValueError):
         resolution_lines(sources, "db", "both")
     assert "localhost" in resolution_switch(sources, "db").children[-1].value
+
+
+def test_cli_config_resolve_reads_the_local_scope_out_of_a_claude_json(
+        capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    claude_json = tmp_path / ".claude.json"
+    claude_json.write_text(json.dumps({
+        "mcpServers": {"db": {"command": "user-db"}},
+        "projects": {str(tmp_path.resolve()): {"mcpServers": {"db": {"command": "local-db"}}}}}))
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run_cli(capsys, "config", "resolve", "--local", str(claude_json),
+                           "--user", str(claude_json), "--json")
+    db = json.loads(out)["servers"]["db"]
+    assert code == 0 and db["definition"] == {"command": "local-db"}
+    assert (db["source"], db["shadowed"]) == ("local", ["user"])
