@@ -112,18 +112,24 @@ class Plugin:
         return McpConfig(mcp.source, {self.server_id(n): v for n, v in mcp.servers.items()},
                          mcp.problems, mcp.origin, mcp.skipped)
 
-    def hook_settings(self) -> Any:
-        """The plugin's hooks as :class:`mcpmini.hooks.HookSettings` (ready to run).
+    def hook_settings(self, *settings_sources: Any) -> Any:
+        """The plugin's hooks merged with ``settings_sources`` (ready to run).
 
-        Each group carries the plugin root, so hook processes see ``CLAUDE_PLUGIN_ROOT``.
+        ``settings_sources`` are what :func:`mcpmini.hooks.load_settings` takes (paths or
+        ``(label, dict)`` pairs for user, project, local, managed settings). Hooks merge:
+        every group of every source stays. Returns :class:`mcpmini.hooks.HookSettings`;
+        the plugin's groups carry its root, so hook processes see ``CLAUDE_PLUGIN_ROOT``.
+        Raises :class:`ConfigError` for an invalid settings source.
         """
         from .hooks import load_settings
 
-        settings = load_settings([(f"plugin:{self.name}", d) for _, d in self.hooks],
+        label = f"plugin:{self.name}"
+        settings = load_settings([*settings_sources, *((label, d) for _, d in self.hooks)],
                                  strict=False)
         for groups in settings.hooks.values():
             for group in groups:
-                group.plugin_root = str(Path(self.root).resolve())
+                if group.source == label:
+                    group.plugin_root = str(Path(self.root).resolve())
         return settings
 
     def server_id(self, server: str) -> str:

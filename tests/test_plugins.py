@@ -278,3 +278,16 @@ def test_cli_config_resolve_reads_the_local_scope_out_of_a_claude_json(
     db = json.loads(out)["servers"]["db"]
     assert code == 0 and db["definition"] == {"command": "local-db"}
     assert (db["source"], db["shadowed"]) == ("local", ["user"])
+
+
+def test_plugin_hooks_merge_with_settings_hooks_and_both_block() -> None:
+    project = ("project", {"hooks": {"PreToolUse": [{"matcher": "Write", "hooks": [
+        {"type": "command", "command": "exit 2"}]}]}})
+    merged = load_plugin(EXAMPLE, environ={}).hook_settings(project)
+    assert {g.source for g in merged.groups("PreToolUse")} == {"project", "plugin:team-tools"}
+    plugin_group = next(g for g in merged.groups("PreToolUse") if g.source != "project")
+    assert plugin_group.plugin_root == str(EXAMPLE)
+    write = run_hooks(merged, "PreToolUse", {"tool_name": "Write", "tool_input": {}})
+    bash = run_hooks(merged, "PreToolUse", {"tool_name": "Bash",
+                                            "tool_input": {"command": "rm -rf /"}})
+    assert write.blocked and bash.blocked

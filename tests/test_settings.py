@@ -240,3 +240,12 @@ def test_claude_json_holds_the_user_scope_and_each_project_local_scope(tmp_path:
     with pytest.raises(ConfigError) as info:
         load_claude_json(path, project_dir=project, environ={})
     assert info.value.line == 1
+
+
+def test_subagents_resolve_managed_cli_project_user_plugin() -> None:
+    order = PRECEDENCE[Mechanism.SUBAGENTS]
+    won = resolve([("plugin:team", {"reviewer": "p"}), ("user", {"reviewer": "u"}),
+                   ("project", {"reviewer": "proj", "tester": "t"}), ("cli", {"tester": "c"})],
+                  order)
+    assert (won["reviewer"].source, won["tester"].source) == ("project", "cli")
+    assert won["reviewer"].shadowed == ("user", "plugin:team")
