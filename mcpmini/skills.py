@@ -280,9 +280,20 @@ class SkillSet:
 
 
 def read_skill_file(path: Path, out: SkillSet, **kw: Any) -> Skill | None:
-    """Parse one file into a skill; a problem goes to ``out.problems`` instead of raising."""
+    """Parse one file into a skill; a problem goes to ``out.problems`` instead of raising.
+
+    A ``hooks`` field is checked by :func:`mcpmini.hooks.load_settings` (one hook schema).
+    """
     try:
         skill = parse_skill(path.read_text(encoding="utf-8"), source=str(path), **kw)
+        if "hooks" in skill.fields:
+            from .hooks import load_settings
+
+            try:
+                load_settings([(f"skill:{skill.name}", {"hooks": dict(skill.fields["hooks"])})],
+                              strict=False)
+            except ConfigError as exc:
+                raise ConfigError(exc.message, str(path), exc.path) from None
     except ConfigError as exc:
         out.problems.append(Problem.from_error(exc))
         return None

@@ -174,6 +174,18 @@ def test_two_skills_with_one_name_at_one_level_is_an_error_naming_both(tmp_path:
     assert len(dup) == 1 and dup[0].source.startswith(str(b))
 
 
+def test_skill_hooks_are_checked_with_the_hook_schema(tmp_path: Path) -> None:
+    good = "hooks:\n  PostToolUse:\n    - matcher: Edit\n      hooks:\n        - type: command\n" \
+           "          command: ruff format\n"
+    write_skill(tmp_path, "good-hooks", skill_md("description: d\n" + good))
+    write_skill(tmp_path, "bad-hooks", skill_md("description: d\n" + good.replace(
+        "type: command", "type: shell")))
+    found = load_skills([tmp_path / "skills"])
+    assert set(found.skills) == {"good-hooks"}
+    (problem,) = found.problems
+    assert problem.source.endswith("bad-hooks/SKILL.md") and problem.path.startswith("hooks.")
+
+
 def test_a_missing_path_is_a_problem_not_an_exception(tmp_path: Path) -> None:
     found = load_skills([tmp_path / "nowhere"])
     assert len(found) == 0 and not found.ok
