@@ -202,3 +202,8 @@ def test_rows_convert_to_csv_cells():
     row = GradeRow("a", "9.1", 3, 8, RowStatus.GRADED, "x")
     assert row.as_list() == ["a", "9.1", 3, 8, "graded", "x"]
     assert json.dumps(row.as_list())
+
+
+def test_text_a_spreadsheet_would_run_as_a_formula_is_quoted():
+    row = GradeRow("=HYPERLINK(1)", "9.1", 0, 8, RowStatus.INVALID, "@SUM(1): not JSON")
+    assert row.as_list()[0] == "'=HYPERLINK(1)" and row.as_list()[5].startswith("'@")

@@ -240,3 +240,21 @@ def test_the_progress_command_fails_cleanly_on_a_corrupt_file(tmp_path, monkeypa
     monkeypatch.setenv("MCPMINI_PROGRESS", str(path))
     assert main(["progress"]) == 2
     assert str(path) in capsys.readouterr().err
+
+
+def test_the_public_names_of_the_course_grading_modules_are_pinned():
+    from mcpmini.course import batch, exercises, extensions, grading, progress
+
+    assert sorted(grading.__all__) == ["Choice", "Exercise", "Kind", "Part", "PartResult",
+                                       "Report", "Status"]
+    assert sorted(progress.__all__) == ["PROGRESS_ENV", "load_progress", "progress_path",
+                                        "record_progress", "summary"]
+    assert sorted(exercises.__all__) == ["EXERCISE_IDS", "Fate", "Setting", "TITLES",
+                                         "get_exercise", "practice"]
+    assert sorted(extensions.__all__) == ["Fate", "Setting", "build_9_3", "build_9_4",
+                                          "practice_9_3", "practice_9_4"]
+    assert sorted(batch.__all__) == ["ANSWER_MIME", "COLUMNS", "GradeRow", "RowStatus",
+                                     "Submission", "find_submissions", "grade_class",
+                                     "grade_notebook", "identify_exercise", "write_csv"]
+    for module in (batch, exercises, extensions, grading, progress):
+        assert all(hasattr(module, name) for name in module.__all__)

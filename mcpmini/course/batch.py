@@ -77,8 +77,14 @@ class GradeRow:
     feedback: str
 
     def as_list(self) -> list[Any]:
-        return [self.learner, self.exercise, self.score, self.max_score, self.status.value,
-                self.feedback]
+        """The CSV cells. Text a learner controls (folder names, file names, exception
+        messages) that a spreadsheet would run as a formula gets a leading quote."""
+        return [_cell(self.learner), self.exercise, self.score, self.max_score,
+                self.status.value, _cell(self.feedback)]
+
+
+def _cell(text: str) -> str:
+    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
 
 
 @dataclass(frozen=True)

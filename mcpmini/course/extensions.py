@@ -41,7 +41,6 @@ class Setting(str, Enum):
     BLOCK = "block"
 
 
-
 # --- 9.3 a hook that cannot start ------------------------------------------------------
 
 _GUARD = '"$CLAUDE_PROJECT_DIR"/.claude/hooks/protect-secrets.sh'
