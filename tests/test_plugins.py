@@ -291,3 +291,18 @@ def test_plugin_hooks_merge_with_settings_hooks_and_both_block() -> None:
     bash = run_hooks(merged, "PreToolUse", {"tool_name": "Bash",
                                             "tool_input": {"command": "rm -rf /"}})
     assert write.blocked and bash.blocked
+
+
+def test_the_example_plugin_mcp_server_starts_and_answers_a_tool_call() -> None:
+    import sys
+
+    from mcpmini.client import Client, OutcomeKind
+    from mcpmini.transport import StdioTransport
+
+    p = load_plugin(EXAMPLE, environ={"PYTHON": sys.executable})
+    entry = p.mcp_source.servers["plugin:team-tools:calc"]
+    with Client(StdioTransport([entry["command"], *entry["args"]])) as client:
+        client.connect()
+        assert [t["name"] for t in client.list_tools()] == ["add"]
+        outcome = client.call_tool("add", {"a": 2, "b": 3}, timeout=20)
+    assert outcome.kind is OutcomeKind.OK and outcome.structured == {"result": 5}
