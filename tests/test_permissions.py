@@ -5,6 +5,8 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mcpmini.errors import ConfigError
 from mcpmini.hooks import EventResult
@@ -240,3 +242,38 @@ def test_a_blocking_hook_stops_the_call_under_every_rule_set_mode_and_other_deci
         result = gate("Bash", {"command": "x y"}, hooks=hooks, rules=rules, mode=mode)
         assert result.final == "deny" and [s.step for s in result.path] == ["hooks"]
         del other
+
+
+# Property-based: for random rule sets, modes, hook decisions and commands, the gate keeps the
+# documented order (reference §2.2).
+
+RULE_TEXTS = ["Bash", "Bash(git *)", "Bash(rm *)", "Bash(ls *)", "Bash(git push *)",
+              "Bash(npm run test:*)", "Edit", "Read(.env)", "Write"]
+COMMANDS = ["git status", "git push origin main", "rm -rf build", "ls -la && rm x",
+            "npm run test", "ls", "echo 'a && rm b'", "FOO=1 rm -rf /"]
+rule_lists = st.lists(st.sampled_from(RULE_TEXTS), max_size=3)
+
+
+@settings(max_examples=300, deadline=None)
+@given(allow=rule_lists, ask=rule_lists, deny=rule_lists, command=st.sampled_from(COMMANDS),
+       mode=st.sampled_from(list(PermissionMode)),
+       hook=st.sampled_from([None, "allow", "ask", "defer", "deny", "blocked"]))
+def test_the_gate_keeps_the_documented_order(allow, ask, deny, command, mode, hook):
+    rules = PermissionRules(allow, ask, deny)
+    call = {"command": command}
+    hooks = None if hook is None else hook_result(
+        blocked=hook == "blocked", decision="deny" if hook == "blocked" else hook)
+    result = gate("Bash", call, hooks=hooks, rules=rules, mode=mode)
+    denied_by_rule = rules.first("deny", "Bash", call) is not None
+    asked_by_rule = rules.first("ask", "Bash", call) is not None
+    if hook in ("blocked", "deny"):
+        assert result.final == "deny" and result.decided_by == "hooks"
+    elif denied_by_rule:
+        assert result.final == "deny" and result.decided_by == "deny_rules"
+    elif asked_by_rule:
+        assert result.final == ("deny" if mode is PermissionMode.DONT_ASK else "ask")
+    elif hook == "allow":
+        assert result.final == "allow"
+    # whatever happened, an allow never coexists with a matching deny rule or a blocking hook
+    if result.final == "allow":
+        assert not denied_by_rule and hook not in ("blocked", "deny")
