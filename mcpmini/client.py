@@ -258,7 +258,17 @@ class Client:
                 return connection
         if self.mode == "modern" or not legacy:
             raise McpminiError("the client has no protocol version this mode can use")
-        self.connection = self._initialize(legacy, steps)
+        try:
+            self.connection = self._initialize(legacy, steps)
+        except RemoteProtocolError as exc:
+            # A server slow to start may answer our discover after we gave up on it; it is
+            # then stateless and refuses initialize with -32022. Ask it again, patiently.
+            if self.mode != "auto" or exc.code != ErrorCode.UNSUPPORTED_PROTOCOL_VERSION or not modern:
+                raise
+            steps.append("initialize refused with -32022: the server is stateless after all")
+            connection = self._discover(modern, steps, fallback=False)
+            assert connection is not None
+            self.connection = connection
         return self.connection
 
     def _discover(self, modern: list[str], steps: list[str], fallback: bool) -> Connection | None:

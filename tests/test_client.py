@@ -177,3 +177,21 @@ def test_theta_maps_every_outcome_to_exactly_one_tool_result(kind, text, tool_us
 def test_invalid_mode_is_refused():
     with pytest.raises(ValueError):
         Client(memory_pair(add_server()), mode="sometimes")
+
+
+def test_auto_recovers_when_a_slow_server_answers_discover_after_the_fallback_began():
+    server = add_server()
+    late: list[bytes] = []
+
+    def slow_discover(raw: bytes):
+        reply = server.handle_line(raw)
+        if b"server/discover" in raw and not late:
+            late.append(reply)  # answered, but only after the client stopped waiting
+            return None
+        return reply
+
+    transport = MemoryTransport(slow_discover)
+    client = Client(transport, mode="auto")
+    connection = client.connect()
+    assert connection.generation == "modern"
+    assert client.call_tool("add", {"a": 1, "b": 2}).text == "3"
