@@ -24,21 +24,22 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
-    "estimate_tokens",
-    "json_tokens",
-    "upfront_cost",
-    "deferred_cost",
-    "Costs",
-    "uniform_costs",
-    "break_even",
-    "max_deferred_uses",
-    "ToolLayerSize",
-    "measure_tool_layer",
-    "cache_hits",
-    "listing_bound",
-    "reattach_bound",
     "REATTACH_PER_SKILL",
     "REATTACH_TOTAL",
+    "Costs",
+    "ToolLayerSize",
+    "break_even",
+    "cache_hits",
+    "cut_to_tokens",
+    "deferred_cost",
+    "estimate_tokens",
+    "json_tokens",
+    "listing_bound",
+    "max_deferred_uses",
+    "measure_tool_layer",
+    "reattach_bound",
+    "uniform_costs",
+    "upfront_cost",
 ]
 
 #: Proposition 5.2's published limits (tokens): per re-attached skill and in total.
@@ -55,6 +56,21 @@ def estimate_tokens(text: str) -> int:
     ascii_chars = sum(1 for ch in text if ord(ch) < 128)
     other = len(text) - ascii_chars
     return -(-ascii_chars // 4) + other
+
+
+def cut_to_tokens(text: str, limit: int) -> str:
+    """The longest prefix of ``text`` whose :func:`estimate_tokens` is at most ``limit``.
+
+    Returns ``text`` itself when it fits. The estimate only grows as a prefix grows, so a
+    binary search over the length finds the cut.
+    """
+    if estimate_tokens(text) <= limit:
+        return text
+    lo, hi = 0, len(text)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if estimate_tokens(text[:mid]) <= limit else (lo, mid - 1)
+    return text[:lo]
 
 
 def json_tokens(value: Any) -> int:
@@ -164,7 +180,7 @@ def measure_tool_layer(n: int) -> ToolLayerSize:
     for i in range(n):
         topic, verb = _TOPICS[i % len(_TOPICS)], verbs[(i // len(_TOPICS)) % len(verbs)]
 
-        def fn(id: str, limit: int = 10) -> str:  # noqa: A002 - schema parameter name
+        def fn(id: str, limit: int = 10) -> str:
             return id
 
         server.add_tool(

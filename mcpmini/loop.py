@@ -7,7 +7,9 @@ check its reply → for every ``tool_use``: PreToolUse hooks → permission gate
 when the model asks for no tool (after the Stop hooks let it) or when ``max_turns``
 tool-use turns have run, so with ``max_turns = T`` there are at most ``T + 1`` model
 calls (Proposition 7.1). Every step is recorded as a :class:`LoopEvent`, and every
-request is measured by layer for the context-cost chapters.
+request is measured by layer for the context-cost chapters. The transcript's own rules
+(pairing, repairing a reply) and the result types live in :mod:`mcpmini.transcript`
+and are re-exported here.
 
 The model's reply is untrusted: a malformed block, an unknown tool, a tool that raises
 or an MCP server that does not answer each become one ``tool_result`` with
@@ -22,7 +24,6 @@ decides, and without it the call is denied with a result saying so.
 
 from __future__ import annotations
 
-import enum
 import json
 import os
 from collections.abc import Callable, Mapping, Sequence
@@ -30,12 +31,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .cost import cache_hits, estimate_tokens, json_tokens
+from .cost import cut_to_tokens, estimate_tokens, json_tokens
 from .errors import ConfigError, McpminiError
 from .hooks import STOP_BLOCK_CAP
 from .models import Model, ModelRequest
 from .permissions import PermissionRules, gate, parse_rule
 from .tools import Tool, ToolResult
+from .transcript import (
+    LoopEvent,
+    PairingError,
+    PairingViolation,
+    RequestRecord,
+    RunResult,
+    Step,
+    StopReason,
+    pairing_violations,
+    repair_reply,
+)
 
 __all__ = [
     "AgentOptions",
@@ -60,6 +72,8 @@ def mcp_tool_name(server: str, tool: str) -> str:
 @dataclass
 class AgentOptions:
     """Options of one run, named after ``ClaudeAgentOptions`` where one exists.
+
+    Hooks fire at UserPromptSubmit, PreToolUse, PostToolUse / PostToolUseFailure and Stop.
 
     ``tools`` are in-process tools (e.g. :func:`mcpmini.tools.builtin_tools`);
     ``mcp_servers`` maps a server name to an mcpmini ``Client`` or in-process
@@ -90,136 +104,6 @@ class AgentOptions:
     cwd: str = ""
     env: Mapping[str, str] | None = None
     session_id: str = "offline"
-
-
-class StopReason(enum.Enum):
-    """Why a run ended."""
-
-    END_TURN = "end_turn"              # the model asked for no tool and Stop hooks agreed
-    MAX_TURNS = "max_turns"            # the model still wanted tools after T turns
-    PROMPT_BLOCKED = "prompt_blocked"  # a UserPromptSubmit hook blocked the prompt
-
-
-class Step(enum.Enum):
-    """The places of the loop where something happens (for chapter 01's map)."""
-
-    USER_PROMPT_SUBMIT = "UserPromptSubmit hooks"
-    MODEL_CALL = "model call"
-    MALFORMED = "malformed reply repaired"
-    DEFINITION_LOADED = "tool definition appended"
-    PRE_TOOL_USE = "PreToolUse hooks"
-    PERMISSION = "permission gate"
-    TOOL_RUN = "tool run"
-    POST_TOOL_USE = "PostToolUse hooks"
-    TRUNCATED = "result truncated"
-    PAIRING_CHECK = "pairing check"
-    STOP = "Stop hooks"
-
-
-@dataclass(frozen=True)
-class LoopEvent:
-    """One step of a run: where (``step``), in which turn, for which tool, and what happened."""
-
-    step: Step
-    turn: int
-    tool: str | None
-    detail: str
-
-
-@dataclass(frozen=True)
-class RequestRecord:
-    """The size of one model request by layer, plus its segments for the cache simulation."""
-
-    index: int
-    system_tokens: int
-    tools_tokens: int
-    messages_tokens: int
-    segments: tuple[str, ...] = field(repr=False)
-
-    @property
-    def total_tokens(self) -> int:
-        """All three layers together."""
-        return self.system_tokens + self.tools_tokens + self.messages_tokens
-
-
-@dataclass
-class RunResult:
-    """Everything a run produced: transcript, events, per-request sizes and why it stopped."""
-
-    messages: list[dict[str, Any]]
-    events: list[LoopEvent]
-    requests: list[RequestRecord]
-    stop_reason: StopReason
-    model_calls: int
-    turns: int
-    full_results: dict[str, str]
-
-    @property
-    def final_text(self) -> str:
-        """The text of the last assistant message ("" if none)."""
-        for m in reversed(self.messages):
-            if m["role"] == "assistant":
-                return "".join(b.get("text", "") for b in m["content"] if b.get("type") == "text")
-        return ""
-
-    def cache_report(self) -> list[list[bool]]:
-        """:func:`mcpmini.cost.cache_hits` over this run's requests (tools, system, messages)."""
-        return cache_hits([r.segments for r in self.requests])
-
-
-class PairingViolation(enum.Enum):
-    """Ways the tool_use ↔ tool_result pairing can break."""
-
-    MISSING_RESULT = "tool_use without a tool_result in the next message"
-    DUPLICATE_RESULT = "more than one tool_result for one tool_use"
-    ORPHAN_RESULT = "tool_result whose id matches no tool_use of the previous message"
-    DUPLICATE_ID = "two tool_use blocks share an id"
-
-
-class PairingError(McpminiError):
-    """The loop broke its own pairing invariant (a bug); ``violations`` lists how."""
-
-    def __init__(self, violations: list[tuple[PairingViolation, str]]) -> None:
-        super().__init__("pairing invariant broken: " + ", ".join(f"{v.name} {i}" for v, i in violations))
-        self.violations = violations
-
-
-def _blocks(message: Mapping[str, Any], kind: str) -> list[dict[str, Any]]:
-    content = message.get("content")
-    if not isinstance(content, list):
-        return []
-    return [b for b in content if isinstance(b, dict) and b.get("type") == kind]
-
-
-def pairing_violations(messages: Sequence[Mapping[str, Any]],
-                       complete: bool = True) -> list[tuple[PairingViolation, str]]:
-    """Check the pairing invariant over a transcript; return ``(violation, id)`` pairs.
-
-    Each assistant ``tool_use`` must be answered by exactly one ``tool_result`` with
-    the same id in the message right after it, and every ``tool_result`` must answer
-    a ``tool_use`` of the message right before. With ``complete=False`` a trailing
-    assistant message may still wait for its results. Returns ``[]`` when it holds.
-    """
-    found: list[tuple[PairingViolation, str]] = []
-    seen_ids: set[str] = set()
-    for i, msg in enumerate(messages):
-        prev_ids = [str(b.get("id")) for b in _blocks(messages[i - 1], "tool_use")] if i else []
-        if msg.get("role") == "user":
-            answered = [str(b.get("tool_use_id")) for b in _blocks(msg, "tool_result")]
-            found += [(PairingViolation.ORPHAN_RESULT, a) for a in answered if a not in prev_ids]
-            found += [(PairingViolation.DUPLICATE_RESULT, u) for u in prev_ids if answered.count(u) > 1]
-            found += [(PairingViolation.MISSING_RESULT, u) for u in prev_ids if u not in answered]
-        elif i and messages[i - 1].get("role") == "assistant":
-            found += [(PairingViolation.MISSING_RESULT, u) for u in prev_ids]
-        if msg.get("role") == "assistant":
-            ids = [str(b.get("id")) for b in _blocks(msg, "tool_use")]
-            found += [(PairingViolation.DUPLICATE_ID, u) for u in sorted(set(ids))
-                      if ids.count(u) > 1 or u in seen_ids]
-            seen_ids.update(ids)
-    if complete and messages and messages[-1].get("role") == "assistant":
-        found += [(PairingViolation.MISSING_RESULT, str(b.get("id")))
-                  for b in _blocks(messages[-1], "tool_use")]
-    return found
 
 
 @dataclass
@@ -314,42 +198,15 @@ class _Run:
     # --- checking a reply ----------------------------------------------------------------
 
     def check_reply(self, reply: Any) -> tuple[list[dict[str, Any]], dict[str, str]]:
-        """Repair the reply into valid blocks; return them and {id: problem} for bad calls."""
-        if isinstance(reply, str):
-            reply = [{"type": "text", "text": reply}]
-        if not isinstance(reply, list):
-            self.event(Step.MALFORMED, None, f"reply is a {type(reply).__name__}, not a list")
-            return [{"type": "text", "text": ""}], {}
-        blocks: list[dict[str, Any]] = []
-        bad: dict[str, str] = {}
-        for raw in reply:
-            kind = raw.get("type") if isinstance(raw, dict) else None
-            if kind == "text" and isinstance(raw.get("text"), str):
-                blocks.append({"type": "text", "text": raw["text"]})
-                continue
-            if kind != "tool_use":
-                self.event(Step.MALFORMED, None, f"dropped a block of type {kind!r}")
-                continue
-            problems = []
-            tid = raw.get("id")
-            if not isinstance(tid, str) or not tid or tid in self.used_ids:
-                self.fixed += 1
-                problems.append(f"id {tid!r} missing or reused")
-                tid = f"toolu_loop_{self.fixed:03d}"
-            name, tool_input = raw.get("name"), raw.get("input", {})
-            if not isinstance(name, str) or not name:
-                problems.append("name is not a non-empty string")
-            if not isinstance(tool_input, dict):
-                problems.append("input is not an object")
-            self.used_ids.add(tid)
-            shown = name if isinstance(name, str) else str(name)
-            blocks.append({"type": "tool_use", "id": tid, "name": shown,
-                           "input": tool_input if isinstance(tool_input, dict) else {}})
-            if problems:
-                self.event(Step.MALFORMED, shown, "; ".join(problems))
-            if not (isinstance(name, str) and name and isinstance(tool_input, dict)):
-                bad[tid] = "; ".join(problems)  # a repaired id alone does not stop the call
-        return blocks, bad
+        """Repair the reply (see :func:`repair_reply`); return its blocks and bad calls."""
+        def fresh() -> str:
+            self.fixed += 1
+            return f"toolu_loop_{self.fixed:03d}"
+
+        repaired = repair_reply(reply, self.used_ids, fresh)
+        for tool, note in repaired.notes:
+            self.event(Step.MALFORMED, tool, note)
+        return repaired.blocks, repaired.bad
 
     # --- running one tool call -----------------------------------------------------------
 
@@ -393,13 +250,15 @@ class _Run:
             return error(f"Permission denied for {name}: {reason}")
         result = entry.call(tool_input, tid)
         self.event(Step.TOOL_RUN, name, "error" if result["is_error"] else "ok")
-        if not result["is_error"]:
-            post = self.hooks("PostToolUse", {"tool_name": name, "tool_input": tool_input,
-                                              "tool_response": result["content"], "tool_use_id": tid}, tid)
-            if post is not None:
-                self.event(Step.POST_TOOL_USE, name, f"blocked={post.blocked}")
-                notes = ([post.reason] if post.blocked and post.reason else []) + post.additional_context
-                extra += [{"type": "text", "text": f"PostToolUse hook: {n}"} for n in notes]
+        # PostToolUse after a success, PostToolUseFailure after a failed run (not a denial).
+        event = "PostToolUseFailure" if result["is_error"] else "PostToolUse"
+        field_ = "error" if result["is_error"] else "tool_response"
+        post = self.hooks(event, {"tool_name": name, "tool_input": tool_input,
+                                  field_: result["content"], "tool_use_id": tid}, tid)
+        if post is not None:
+            self.event(Step.POST_TOOL_USE, name, f"{event}: blocked={post.blocked}")
+            notes = ([post.reason] if post.blocked and post.reason else []) + post.additional_context
+            extra += [{"type": "text", "text": f"{event} hook: {n}"} for n in notes]
         return self.truncate(result), extra
 
     def permission(self, name: str, tool_input: dict[str, Any],
@@ -421,12 +280,9 @@ class _Run:
     def truncate(self, result: dict[str, Any]) -> dict[str, Any]:
         text = str(result["content"])
         limit = self.o.max_result_tokens
-        if estimate_tokens(text) <= limit:
+        kept = cut_to_tokens(text, limit)
+        if kept == text:
             return result
-        lo, hi = 0, len(text)  # longest prefix within the limit (the estimate is monotone)
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            lo, hi = (mid, hi) if estimate_tokens(text[:mid]) <= limit else (lo, mid - 1)
         tid = result["tool_use_id"]
         self.full_results[tid] = text
         where = f"RunResult.full_results[{tid!r}]"
@@ -435,10 +291,11 @@ class _Run:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
             where = str(path)
-        self.event(Step.TRUNCATED, None, f"{estimate_tokens(text)} > {limit} tokens, full text in {where}")
-        note = (f"\n[truncated: {estimate_tokens(text)} tokens exceed the limit of {limit}; "
+        size = estimate_tokens(text)
+        self.event(Step.TRUNCATED, None, f"{size} > {limit} tokens, full text in {where}")
+        note = (f"\n[truncated: {size} tokens exceed the limit of {limit}; "
                 f"the full result is kept in {where}]")
-        return dict(result, content=text[:lo] + note)
+        return dict(result, content=kept + note)
 
     # --- the loop ---------------------------------------------------------------------------
 
