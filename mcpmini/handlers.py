@@ -412,10 +412,14 @@ async def _awaited(value: Any) -> Any:
 def execute(
     handler: Handler, payload: Mapping[str, Any], *, tool_use_id: str | None,
     env: Mapping[str, str], cwd: str | None, timeout: float,
-    mcp_clients: Mapping[str, Any] | None = None,
+    mcp_clients: Mapping[str, Any] | None = None, body: bytes | None = None,
 ) -> Execution:
-    """Run ``handler`` once on ``payload`` (the hook input) and return the raw facts."""
-    body = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+    """Run ``handler`` once on ``payload`` (the hook input) and return the raw facts.
+
+    ``body`` is ``payload`` already serialized as UTF-8 JSON, when the caller has it.
+    """
+    if body is None:
+        body = json.dumps(payload, ensure_ascii=False).encode("utf-8")
     if isinstance(handler, CommandHandler):
         return _run_command(handler, body, env, cwd, timeout)
     if isinstance(handler, HttpHandler):

@@ -273,12 +273,12 @@ def run_hooks(
     data.update(payload)
     value = _match_value(spec.matcher_field, event, data)
     try:
-        json.dumps(data)
+        body = json.dumps(data, ensure_ascii=False).encode("utf-8")
         unserializable = None
     except (TypeError, ValueError) as exc:
-        unserializable = f"hook input cannot be serialized: {exc}"
+        body, unserializable = b"", f"hook input cannot be serialized: {exc}"
 
-    slots: list[HandlerRun | None] = []
+    slots: list[dict[str, Any]] = []  # HandlerRun fields, built once at the end
     jobs: list[tuple[int, Any, HookMatcher]] = []
     seen: dict[tuple[Any, ...], str] = {}
     for group in groups:
@@ -296,15 +296,15 @@ def run_hooks(
                 # Reference §0.1: on PreToolUse and PermissionRequest this blocks the call.
                 blocks = event in ("PreToolUse", "PermissionRequest")
                 outcome = HookOutcome.BLOCKING_ERROR if blocks else HookOutcome.NON_BLOCKING_ERROR
-                slots.append(HandlerRun(**common, outcome=outcome, failure=FailureKind.NOT_STARTED,
-                                        decision="deny" if blocks else None, reason=problem,
-                                        verdict=Verdict(outcome, FailureKind.NOT_STARTED,
-                                                        decision="deny" if blocks else None,
-                                                        blocks=blocks, reason=problem)))
+                slots.append(dict(common, outcome=outcome, failure=FailureKind.NOT_STARTED,
+                                  decision="deny" if blocks else None, reason=problem,
+                                  verdict=Verdict(outcome, FailureKind.NOT_STARTED,
+                                                  decision="deny" if blocks else None,
+                                                  blocks=blocks, reason=problem)))
                 continue
             skip = (_skip_reason(handler, group, event, data, seen, fired_once)
                     if result.matched else None)
-            slots.append(HandlerRun(**common, skipped=skip))
+            slots.append(dict(common, skipped=skip))
             if result.matched and skip is None:
                 jobs.append((len(slots) - 1, handler, group))
 
@@ -315,7 +315,7 @@ def run_hooks(
         if group.plugin_root:
             job_env["CLAUDE_PLUGIN_ROOT"] = group.plugin_root
         ex = execute(handler, data, tool_use_id=tool_use_id, env=job_env, cwd=root,
-                     timeout=limit, mcp_clients=mcp_clients)
+                     timeout=limit, mcp_clients=mcp_clients, body=body)
         on_failure = getattr(handler, "on_failure", None) or group.on_failure or "continue"
         return job[0], ex, classify(ex, spec, on_failure=on_failure,
                                     callback=handler_type(handler) == "callback")
@@ -326,18 +326,15 @@ def run_hooks(
         outcomes = pool.map(work, jobs) if pool else map(work, jobs)
         try:
             for index, ex, verdict in outcomes:
-                old = slots[index]
-                assert old is not None
-                slots[index] = HandlerRun(
-                    **{**old.__dict__, "outcome": verdict.outcome, "failure": verdict.failure,
-                       "exit_code": ex.exit_code, "stdout": ex.stdout, "stderr": ex.stderr,
-                       "truncated": ex.truncated, "duration": ex.duration,
-                       "decision": verdict.decision, "reason": verdict.reason,
-                       "finished": ex.finished, "verdict": verdict})
+                slots[index].update(
+                    outcome=verdict.outcome, failure=verdict.failure, exit_code=ex.exit_code,
+                    stdout=ex.stdout, stderr=ex.stderr, truncated=ex.truncated,
+                    duration=ex.duration, decision=verdict.decision, reason=verdict.reason,
+                    finished=ex.finished, verdict=verdict)
         finally:
             if pool:
                 pool.shutdown()
-    runs = tuple(r for r in slots if r is not None)
+    runs = tuple(HandlerRun(**fields) for fields in slots)
     return _combine(event, runs, time.perf_counter() - started)
 
 
