@@ -263,3 +263,28 @@ def test_mcp_tool_hooks_call_a_connected_server():
     assert decide("/r/a.py", {"guard": client}).decision == "allow"
     missing = decide("/r/.env", {})
     assert missing.runs[0].failure is FailureKind.NOT_STARTED and not missing.blocked
+
+
+def test_plugin_json_may_inline_hooks_or_name_a_hooks_file(tmp_path):
+    root = tmp_path / "lint-plugin"
+    (root / ".claude-plugin").mkdir(parents=True)
+    (root / "extra").mkdir()
+    (root / "extra" / "hooks.json").write_text(json.dumps(settings(command="echo file")))
+    manifest = root / ".claude-plugin" / "plugin.json"
+    manifest.write_text(json.dumps({"name": "lint", "hooks": "./extra/hooks.json"}))
+    named = load_settings([manifest]).groups("PreToolUse")
+    assert named[0].hooks[0].command == "echo file" and named[0].plugin_root == str(root)
+    manifest.write_text(json.dumps({"name": "lint", **settings(command="echo inline")}))
+    inline = load_settings([manifest]).groups("PreToolUse")
+    assert inline[0].hooks[0].command == "echo inline" and inline[0].kind == "plugin"
+
+
+def test_the_plugin_root_reaches_the_hook_environment(tmp_path):
+    root = tmp_path / "p"
+    (root / "hooks").mkdir(parents=True)
+    hooks_file = root / "hooks" / "hooks.json"
+    hooks_file.write_text(json.dumps(settings(command='test "$CLAUDE_PLUGIN_ROOT" = '
+                                              f'"{root}" || exit 2')))
+    result = run_hooks(load_settings([hooks_file]), "PreToolUse",
+                       {"tool_name": "Write", "tool_input": {}}, environ=ENV)
+    assert result.runs[0].outcome is HookOutcome.SUCCESS
