@@ -111,3 +111,12 @@ def test_plot_negotiation_grid_draws_one_image_with_a_legend_entry_per_kind():
     import matplotlib.pyplot as plt
 
     plt.close(fig)
+
+
+def test_negotiation_lines_end_with_a_disconnect_when_the_sets_are_disjoint():
+    comparison = compare_versions([A, B], [C, D])
+    assert comparison.common == ()
+    assert not comparison.handshake.ok and not comparison.per_request.ok
+    assert comparison.per_request.requests == 1
+    for run in (comparison.handshake, comparison.per_request):
+        assert negotiation_lines(run)[-1].startswith("C ✕ disconnect")

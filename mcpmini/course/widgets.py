@@ -1,8 +1,9 @@
 """Interactive controls for the notebooks, each backed by a plain function.
 
 A widget here is only a thin shell: the logic it shows lives in a plain function of the
-same module (tested in ``tests/``), and every widget builder also returns that
-function's text so a headless run (CI, nbval) still prints something meaningful.
+same module (tested in ``tests/``), and every widget object can also give that
+function's text, which a notebook prints so a headless run (CI, nbval) still shows
+something meaningful.
 ``ipywidgets`` is imported inside the builders only, so importing this module is cheap.
 """
 
