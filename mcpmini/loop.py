@@ -35,7 +35,7 @@ from .cost import cut_to_tokens, estimate_tokens, json_tokens
 from .errors import ConfigError, McpminiError
 from .hooks import STOP_BLOCK_CAP
 from .models import Model, ModelRequest
-from .permissions import PermissionRules, gate, parse_rule
+from .permissions import PermissionMode, PermissionRules, gate, parse_rule
 from .tools import Tool, ToolResult
 from .transcript import (
     LoopEvent,
@@ -128,6 +128,7 @@ class _Run:
         self.fixed = 0
         self.owned_clients: list[Any] = []
         self.table: dict[str, _Entry] = {}
+        PermissionMode.parse(options.permission_mode)  # an unknown mode fails before any call
         self.rules = PermissionRules(allow=tuple(parse_rule(r) for r in options.allowed_tools),
                                      deny=tuple(parse_rule(r) for r in options.disallowed_tools))
 
@@ -389,7 +390,8 @@ def run(prompt: str, model: Model, options: AgentOptions | None = None) -> RunRe
     """Run the agent loop on ``prompt`` with ``model``; return the :class:`RunResult`.
 
     Raises :class:`ConfigError` for inconsistent options (duplicate tool names, an
-    unknown ``tool_choice``, an ``mcp_servers`` entry that is not a Client/Server),
+    unknown ``tool_choice`` or permission mode, an invalid permission rule, an
+    ``mcp_servers`` entry that is not a Client/Server),
     :class:`PairingError` if the invariant breaks (a bug), and whatever the model
     itself raises. Clients created here for in-process servers are closed at the end.
     """

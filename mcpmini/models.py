@@ -165,14 +165,17 @@ def route(request_text: str, tools: Sequence[Mapping[str, Any]]) -> Route:
 class RouterModel:
     """Calls the tool whose description best matches the latest user text, once.
 
-    ``arguments`` maps a tool name to the input to send (default ``{}``). When the
-    last message already holds tool results it answers with their text and stops.
+    ``arguments`` maps a tool name to the input to send, ``default_input`` is sent to any
+    other tool (default ``{}``). When the last message already holds tool results it
+    answers with their text and stops.
     ``tool_choice`` is honoured: ``any`` forces its best guess (or the first tool),
     a named tool is called whatever the overlap. ``routes`` records each decision.
     """
 
-    def __init__(self, arguments: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+    def __init__(self, arguments: Mapping[str, Mapping[str, Any]] | None = None,
+                 default_input: Mapping[str, Any] | None = None) -> None:
         self.arguments = {k: dict(v) for k, v in (arguments or {}).items()}
+        self.default_input = dict(default_input or {})
         self.routes: list[Route] = []
         self._ids = _Ids()
 
@@ -193,7 +196,7 @@ class RouterModel:
             name = request.tools[0].get("name")
         if name is None:
             return [{"type": "text", "text": "No tool matches this request."}]
-        return [self._ids.tool_use(str(name), self.arguments.get(str(name), {}))]
+        return [self._ids.tool_use(str(name), self.arguments.get(str(name), self.default_input))]
 
 
 def _texts(messages: Sequence[Mapping[str, Any]]) -> list[str]:

@@ -318,6 +318,10 @@ def test_bad_options_raise_config_errors() -> None:
         run("x", ScriptedModel([]), AgentOptions(tool_choice="Missing"))
     with pytest.raises(ConfigError):
         run("x", ScriptedModel([]), AgentOptions(mcp_servers={"x": "not a server"}))
+    with pytest.raises(ConfigError):
+        run("x", ScriptedModel([]), AgentOptions(allowed_tools=["Bash("]))
+    with pytest.raises(ConfigError):
+        run("x", ScriptedModel([]), AgentOptions(permission_mode="sometimes"))
 
 
 def test_tool_choice_reaches_the_model() -> None:
@@ -353,3 +357,28 @@ def test_the_turns_curve_of_chapter_11_meets_the_bound_exactly() -> None:
     from mcpmini.course.plots import turns_curve
 
     assert turns_curve(range(4)) == [(t, t + 1, "max_turns") for t in range(4)]
+
+
+def test_the_run_command_prints_the_transcript_and_the_stop_reason(capsys: pytest.CaptureFixture[str]) -> None:
+    import json as _json
+
+    from mcpmini.cli import main
+
+    assert main(["run", "add two numbers", "--server", "add", "--args", '{"a": 2, "b": 5}']) == 0
+    out = capsys.readouterr().out
+    assert '"content": "7"' in out and "stop: end_turn" in out
+    assert main(["run", "x", "--server", "add", "--model", "always", "--tool", "mcp__add__add",
+                 "--args", '{"a": 1, "b": 1}', "--max-turns", "2", "--json"]) == 0
+    doc = _json.loads(capsys.readouterr().out)
+    assert (doc["stop_reason"], doc["model_calls"], doc["turns"]) == ("max_turns", 3, 2)
+
+
+@pytest.mark.parametrize("argv", [["run", "x", "--args", "[1]"], ["run", "x", "--args", "{bad"],
+                                  ["run", "x", "--model", "always"], ["run", "x", "--workspace", "/no/such/dir"],
+                                  ["run", "x", "--permission-mode", "sometimes"]])
+def test_the_run_command_rejects_bad_input_with_exit_code_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    from mcpmini.cli import main
+
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("mcpmini run:") and err.count("\n") == 1
