@@ -8,7 +8,14 @@ package stays cheap: the heavier modules are loaded when one of their names is f
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import Any
+
+# jsonschema imports rfc3987_syntax whenever it is installed (Jupyter brings it) only to
+# check the "iri" string format, and that import builds a parser grammar for two to six
+# seconds. No schema in mcpmini uses that format, so unless something already loaded it,
+# this process goes without it: every server, hook, kernel and test starts seconds sooner.
+sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
 
 from .errors import (
     ConfigError,

@@ -530,18 +530,8 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _skip_slow_optional_imports() -> None:
-    # jsonschema imports rfc3987_syntax when it is installed (Jupyter brings it) only to
-    # check the "iri" string format, and that import builds a parser grammar for about
-    # two seconds. mcpmini never checks string formats, so a command-line process (this
-    # function runs only in main(), never on a library import) blocks that optional import.
-    if "rfc3987_syntax" not in sys.modules:
-        sys.modules["rfc3987_syntax"] = None  # type: ignore[assignment]
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code (0 ok, 1 a check failed, 2 usage/input error)."""
-    _skip_slow_optional_imports()
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     # Everything after the first "--" is a command line of its own (e.g. the server to

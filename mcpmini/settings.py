@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
@@ -312,10 +311,6 @@ def schema_problems(
     Each names ``source``, the JSON path, and the line when the offending key occurs once
     in ``text``. ``explain(error)`` may return a clearer message for a violation.
     """
-    # jsonschema imports rfc3987_syntax (installed with Jupyter) only to check the "iri"
-    # string format, which no schema here uses, and that import builds parser grammars for
-    # several seconds; the CLI and the batch grader skip it the same way.
-    sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
     import jsonschema  # only the plugin and marketplace checks need it
 
     found = []
