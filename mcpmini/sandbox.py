@@ -2,7 +2,7 @@
 
 :func:`run_python` starts ``python -I -c <code>`` in the workspace folder, in a new
 session (so the whole process group can be killed), with ``RLIMIT_CPU`` and
-``RLIMIT_AS`` set in the child before it executes. Both pipes are read with
+``RLIMIT_AS`` set by a tiny launcher that then ``exec``s the program. Both pipes are read with
 ``select`` in one loop until the program ends, the wall-clock deadline passes or the
 output cap is reached; whatever happens, the process group is sent ``SIGKILL`` at the
 end and reaped, so nothing is left running. When the OS allows unprivileged user
@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import enum
 import os
-import resource
 import select
 import shutil
 import signal
@@ -98,11 +97,17 @@ def network_isolation_available() -> bool:
     return done.returncode == 0
 
 
-def _limit_child(limits: Limits) -> None:  # runs in the child between fork and exec
-    resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 1))
-    size = limits.memory_mb * 1024 * 1024
-    resource.setrlimit(resource.RLIMIT_AS, (size, size))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+# The child sets its own limits, then replaces itself with the real program: rlimits
+# survive exec, and no Python code has to run between fork and exec in *this* process
+# (``preexec_fn`` is unsafe when threads exist, as in a Jupyter kernel).
+_BOOT = """
+import os, resource, sys
+cpu, mem = int(sys.argv[1]), int(sys.argv[2])
+resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+os.execv(sys.executable, [sys.executable, "-I", "-c", sys.argv[3]])
+"""
 
 
 def run_python(
@@ -122,7 +127,8 @@ def run_python(
     limits = limits or Limits()
     cwd = Path(workspace)
     isolated = isolate_network and network_isolation_available()
-    argv = [sys.executable, "-I", "-c", code]
+    argv = [sys.executable, "-I", "-c", _BOOT, str(limits.cpu_seconds),
+            str(limits.memory_mb * 1024 * 1024), code]
     if isolated:
         argv = [shutil.which("unshare") or "unshare", "--user", "--map-root-user", "--net", *argv]
     env = dict(environ) if environ is not None else {
@@ -132,7 +138,6 @@ def run_python(
     proc = subprocess.Popen(
         argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, start_new_session=True,
-        preexec_fn=lambda: _limit_child(limits),  # noqa: PLW1509 - rlimits need the child
     )
     out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()  # type: ignore[union-attr]
     chunks: dict[int, list[bytes]] = {out_fd: [], err_fd: []}
