@@ -75,6 +75,21 @@ class ToolOutcome:
         return "\n".join(b.get("text", "") for b in self.content if b.get("type") == "text")
 
 
+def _render(content: Iterable[Mapping[str, Any]]) -> str:
+    """Content blocks as text for the model: text as is, other blocks as a short placeholder."""
+    parts = []
+    for block in content:
+        kind = block.get("type")
+        if kind == "text":
+            parts.append(str(block.get("text", "")))
+        elif kind == "resource_link" or kind == "resource":
+            inner = block.get("resource", block)
+            parts.append(f"[resource {inner.get('uri', '?')}]")
+        else:
+            parts.append(f"[{kind} content, {block.get('mimeType', 'unknown type')}]")
+    return "\n".join(parts)
+
+
 def to_tool_result(outcome: ToolOutcome, tool_use_id: str) -> dict[str, Any]:
     """Map any outcome to exactly one ``tool_result`` block for the model (total θ).
 
@@ -83,9 +98,9 @@ def to_tool_result(outcome: ToolOutcome, tool_use_id: str) -> dict[str, Any]:
     """
     kind = outcome.kind
     if kind is OutcomeKind.OK:
-        text, is_error = outcome.text, False
+        text, is_error = _render(outcome.content), False
     elif kind is OutcomeKind.TOOL_ERROR:
-        text, is_error = outcome.text or "The tool reported an error.", True
+        text, is_error = _render(outcome.content) or "The tool reported an error.", True
     elif kind is OutcomeKind.PROTOCOL_ERROR:
         text, is_error = f"MCP error {outcome.code}: {outcome.message}", True
     else:

@@ -195,3 +195,11 @@ def test_auto_recovers_when_a_slow_server_answers_discover_after_the_fallback_be
     connection = client.connect()
     assert connection.generation == "modern"
     assert client.call_tool("add", {"a": 1, "b": 2}).text == "3"
+
+
+def test_non_text_content_is_not_dropped_from_the_tool_result():
+    outcome = ToolOutcome(OutcomeKind.OK, "shot", ({"type": "image", "data": "AAAA",
+                                                     "mimeType": "image/png"},
+                                                    {"type": "text", "text": "a cat"}))
+    result = to_tool_result(outcome, "tu")
+    assert "image/png" in result["content"] and "a cat" in result["content"]
