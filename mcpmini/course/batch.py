@@ -32,6 +32,7 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -192,6 +193,7 @@ def _code_cell(source: str) -> Any:
     return nbformat.v4.new_code_cell(source)
 
 
+@cache
 def _kernel_manager_class() -> type:
     import ipykernel.kernelspec
     from jupyter_client import AsyncKernelManager
