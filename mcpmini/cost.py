@@ -31,6 +31,7 @@ __all__ = [
     "break_even",
     "cache_hits",
     "cut_to_tokens",
+    "defer_tools",
     "deferred_cost",
     "estimate_tokens",
     "json_tokens",
@@ -194,6 +195,24 @@ def measure_tool_layer(n: int) -> ToolLayerSize:
     tools = reply["result"]["tools"]
     return ToolLayerSize(n, json_tokens(tools) if n else 0,
                          json_tokens([t["name"] for t in tools]) if n else 0)
+
+
+def defer_tools(setting: str | None, definition_tokens: int, context_window: int = 200_000) -> bool:
+    """Whether ``ENABLE_TOOL_SEARCH`` = ``setting`` defers MCP tool definitions.
+
+    Unset (``None`` or ``""``) and ``"true"`` defer, ``"false"`` loads everything up
+    front, ``"auto"`` / ``"auto:N"`` defer once the definitions reach N % (default 10)
+    of ``context_window`` tokens. Raises ``ValueError`` for any other value.
+    """
+    value = (setting or "true").strip().lower()
+    if value in ("true", "false"):
+        return value == "true"
+    if value == "auto" or value.startswith("auto:"):
+        percent = value.partition(":")[2] or "10"
+        if not percent.isdigit() or not 0 <= int(percent) <= 100:
+            raise ValueError(f"ENABLE_TOOL_SEARCH={setting!r}: N in auto:N must be 0..100")
+        return definition_tokens * 100 >= int(percent) * context_window
+    raise ValueError(f"ENABLE_TOOL_SEARCH={setting!r}: expected true, false, auto or auto:N")
 
 
 def cache_hits(requests: Sequence[Sequence[str]]) -> list[list[bool]]:

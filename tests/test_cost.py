@@ -117,3 +117,16 @@ def test_the_cost_curve_crosses_at_the_break_even_point() -> None:
     assert [r[0] for r in measured_layer_rows((5, 10))] == [5, 10]
     fig = plot_context_cost(200, 300, 10, u=3)
     assert fig.dpi == 72
+
+
+def test_enable_tool_search_settings_decide_deferral() -> None:
+    from mcpmini.cost import defer_tools
+
+    assert defer_tools(None, 10) and defer_tools("", 10) and defer_tools("true", 10)
+    assert not defer_tools("false", 10**6)
+    assert not defer_tools("auto", 19_999) and defer_tools("auto", 20_000)   # 10 % of 200k
+    assert defer_tools("auto:5", 10_000) and not defer_tools("auto:5", 9_999)
+    assert defer_tools("AUTO:0", 0)
+    for bad in ("yes", "auto:x", "auto:101", "auto:-1"):
+        with pytest.raises(ValueError):
+            defer_tools(bad, 1)
