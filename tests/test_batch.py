@@ -3,6 +3,7 @@ always written. One real batch over tests/fixtures/class runs each notebook in a
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import json
 import os
@@ -166,14 +167,24 @@ def test_a_bug_in_the_grader_is_one_error_row_and_the_batch_goes_on(tmp_path, mo
     assert sum(1 for r in rows if r.learner == "nia") == 4
 
 
-def test_an_interrupted_run_still_writes_every_row(tmp_path, monkeypatch):
-    async def interrupted(path, learner, timeout, exercise):
-        raise KeyboardInterrupt
+def test_ctrl_c_cancels_the_running_jobs_and_still_writes_every_row(tmp_path, monkeypatch):
+    import _thread
 
-    monkeypatch.setattr(batch, "grade_notebook", interrupted)
+    cancelled = []
+
+    async def long_job(path, learner, timeout, exercise):
+        _thread.interrupt_main()  # what Ctrl-C does to the waiting main thread
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            cancelled.append(path.name)
+            raise
+
+    monkeypatch.setattr(batch, "grade_notebook", long_job)
     out = tmp_path / "g.csv"
     with pytest.raises(KeyboardInterrupt):
-        grade_class([_copy(tmp_path, "gus", "nia")], out, progress=False)
+        grade_class([_copy(tmp_path, "gus", "nia")], out, workers=1, progress=False)
+    assert len(cancelled) == 1  # one worker: one job was running, and it was cancelled
     with out.open(encoding="utf-8", newline="") as fh:
         table = list(csv.DictReader(fh))
     assert len(table) == 8 and {r["learner"] for r in table} == {"gus", "nia"}

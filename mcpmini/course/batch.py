@@ -19,6 +19,8 @@ written row by row as jobs finish and rewritten sorted at the end.
 from __future__ import annotations
 
 import asyncio
+import atexit
+import contextlib
 import csv
 import json
 import math
@@ -28,8 +30,9 @@ import secrets
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 from functools import cache
@@ -246,6 +249,14 @@ def _first_error(cells: Sequence[Any]) -> str:
     return ""
 
 
+async def _kill(client: Any) -> None:
+    """Shut a client's kernel down at once if it is still running (never raises)."""
+    km = getattr(client, "km", None)
+    with contextlib.suppress(Exception):
+        if km is not None and await km.is_alive():
+            await km.shutdown_kernel(now=True)
+
+
 async def grade_notebook(path: Path, learner: str, timeout: float = 60.0,
                          exercise: str = "") -> GradeRow:
     """Run one notebook in a fresh kernel and grade its exported answer; never raises.
@@ -292,15 +303,22 @@ async def grade_notebook(path: Path, learner: str, timeout: float = 60.0,
         try:
             await asyncio.wait_for(client.async_execute(
                 env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL), timeout + 90)
+        except asyncio.CancelledError:  # the batch was interrupted: kill this kernel too
+            await _kill(client)
+            raise
         except (TimeoutError, CellTimeoutError):
+            await _kill(client)
             return replace(row, status=RowStatus.TIMEOUT,
                            feedback=f"{path.name}: timed out after {timeout:g} s{where()}")
         except DeadKernelError:
             return replace(row, status=RowStatus.ERROR,
                            feedback=f"{path.name}: the kernel died{where()}")
         except Exception as exc:  # noqa: BLE001 - a kernel that cannot start, and the like
+            await _kill(client)
             return replace(row, status=RowStatus.ERROR,
                            feedback=f"{path.name}: could not run ({type(exc).__name__}: {exc})"[:300])
+        finally:
+            atexit.unregister(client._cleanup_kernel)  # nbclient's hook; we clean up here
     exported = [out["data"][ANSWER_MIME] for out in nb.cells[-1].get("outputs", [])
                 if out.get("output_type") == "display_data" and ANSWER_MIME in out.get("data", {})]
     exported = [e for e in exported if isinstance(e, dict) and e.get("nonce") == nonce]
@@ -352,6 +370,51 @@ def _merge(rows: list[GradeRow]) -> list[GradeRow]:
                                       + best.feedback)
         merged.append(best)
     return sorted(merged, key=lambda r: (r.learner, r.exercise, r.feedback))
+
+
+def _run_in_thread(make: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    """Run ``make()`` on an event loop of its own thread and wait for it.
+
+    Off the main thread nbclient installs no signal handlers, so Ctrl-C reaches this
+    thread as ``KeyboardInterrupt``: the batch is then cancelled (each kernel is shut
+    down by its own cleanup) and the interrupt re-raised. It also lets a notebook, whose
+    thread already runs a loop, call :func:`grade_class`.
+    """
+    loop = asyncio.new_event_loop()
+    main = loop.create_task(make())  # made before the thread starts, so Ctrl-C can cancel it
+    failure: list[BaseException] = []
+    finished = threading.Event()
+
+    def runner() -> None:
+        try:
+            loop.run_until_complete(main)
+        except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
+            failure.append(exc)
+        finally:  # cancel what is left (each job's cleanup kills its kernel), then close
+            pending = asyncio.all_tasks(loop)
+            for leftover in pending:
+                leftover.cancel()
+            if pending:
+                with contextlib.suppress(BaseException):  # the first failure is kept above
+                    loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.close()
+            finished.set()
+
+    # Wait on an Event, not on Thread.join: a join that Ctrl-C interrupts can leave the
+    # thread reported as finished while it still runs (CPython issue 90882). The start is
+    # inside the try: Ctrl-C may arrive while start() waits for the thread to begin.
+    try:
+        threading.Thread(target=runner, name="mcpmini-grade", daemon=True).start()
+        while not finished.wait(0.2):
+            pass
+    except KeyboardInterrupt:
+        with contextlib.suppress(RuntimeError):  # the loop may have just closed
+            loop.call_soon_threadsafe(main.cancel)
+        finished.wait(30)  # kernels are killed, not asked to stop, so this is quick
+        raise
+    if failure and not isinstance(failure[0], asyncio.CancelledError):
+        raise failure[0]
 
 
 def grade_class(paths: Iterable[str | Path], out: str | Path, *, workers: int = 2,
@@ -409,7 +472,7 @@ def grade_class(paths: Iterable[str | Path], out: str | Path, *, workers: int = 
             bar.close()
 
     try:
-        asyncio.run(run_all())
+        _run_in_thread(run_all)
     finally:
         done = [row if row is not None else GradeRow(
             job.learner, job.exercise, 0, 0, RowStatus.ERROR, "not graded (run interrupted)")
