@@ -218,3 +218,11 @@ def test_rows_convert_to_csv_cells():
 def test_text_a_spreadsheet_would_run_as_a_formula_is_quoted():
     row = GradeRow("=HYPERLINK(1)", "9.1", 0, 8, RowStatus.INVALID, "@SUM(1): not JSON")
     assert row.as_list()[0] == "'=HYPERLINK(1)" and row.as_list()[5].startswith("'@")
+
+
+def test_the_grader_can_be_called_where_an_event_loop_is_running(tmp_path):
+    async def from_a_notebook_cell():
+        return grade_class([_copy(tmp_path, "gus")], tmp_path / "g.csv", progress=False)
+
+    rows = asyncio.run(from_a_notebook_cell())
+    assert [r.status for r in rows if r.exercise == "9.1"] == [RowStatus.INVALID]
