@@ -15,6 +15,7 @@ protocol generation (exercise 9.2).
 from __future__ import annotations
 
 import json
+import typing
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
@@ -164,7 +165,7 @@ def parse_object(obj: Any) -> Message:
                 '"params" must be an object in MCP', ErrorCode.INVALID_PARAMS, good_id
             )
         if has_id:
-            return Request(raw_id, method, params)
+            return Request(typing.cast(JsonId, raw_id), method, params)
         return Notification(method, params)
     if "result" in obj or "error" in obj:
         return _parse_reply(obj, has_id, raw_id)

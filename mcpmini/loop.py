@@ -258,7 +258,9 @@ class _Run:
                                   field_: result["content"], "tool_use_id": tid}, tid)
         if post is not None:
             self.event(Step.POST_TOOL_USE, name, f"{event}: blocked={post.blocked}")
-            notes = ([post.reason] if post.blocked and post.reason else []) + post.additional_context
+            # The tool already ran, so nothing is undone; but a hook's exit-2 stderr or
+            # {"decision": "block", "reason": …} is feedback the model must see.
+            notes = ([post.reason] if post.reason else []) + post.additional_context
             extra += [{"type": "text", "text": f"{event} hook: {n}"} for n in notes]
         return self.truncate(result), extra
 

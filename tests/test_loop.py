@@ -382,3 +382,20 @@ def test_the_run_command_rejects_bad_input_with_exit_code_2(argv: list[str], cap
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("mcpmini run:") and err.count("\n") == 1
+
+
+def test_post_tool_use_feedback_from_a_blocking_hook_reaches_the_model():
+    # PostToolUse cannot undo the call, but its reason is feedback the model must see.
+    def lint(input_data, tool_use_id, context):
+        return {"decision": "block", "reason": "line 3 is too long"}
+
+    seen: list = []
+    model = ScriptedModel([[_use("mcp__calc__add", tid="t1")], "done"])
+
+    def spying(request):
+        seen.append(request.messages)
+        return model(request)
+
+    run("go", spying, AgentOptions(mcp_servers={"calc": add_server()}, allowed_tools=["mcp__calc"],
+                                   hooks={"PostToolUse": [HookMatcher("mcp__calc__add", [lint])]}))
+    assert "line 3 is too long" in repr(seen[-1])
