@@ -390,7 +390,7 @@ def test_post_tool_use_feedback_from_a_blocking_hook_reaches_the_model():
         return {"decision": "block", "reason": "line 3 is too long"}
 
     seen: list = []
-    model = ScriptedModel([[_use("mcp__calc__add", tid="t1")], "done"])
+    model = ScriptedModel([[_use("mcp__calc__add", {"a": 1, "b": 2}, tid="t1")], "done"])
 
     def spying(request):
         seen.append(request.messages)
