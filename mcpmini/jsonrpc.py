@@ -1,7 +1,9 @@
 """JSON-RPC 2.0 messages as MCP uses them, with no I/O.
 
 A line of text becomes one of four frozen dataclasses through :func:`parse_line`, and a
-dataclass becomes a line through :func:`encode`. Anything that breaks JSON-RPC 2.0 or
+dataclass becomes a line through :func:`encode`. JSON is read and written with :mod:`orjson` (several times faster than the standard
+library on the hot path of every call; integers beyond 64 bits are read as floats and so
+refused as ids). Anything that breaks JSON-RPC 2.0 or
 MCP's stricter id rule (no ``null`` ids) raises :class:`RemoteProtocolError` carrying the
 code the peer should hear back; :func:`error_reply` is the single place where an
 exception becomes a wire error, and it never puts a traceback on the wire.
@@ -16,6 +18,8 @@ from __future__ import annotations
 
 import json
 import typing
+
+import orjson
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
@@ -111,19 +115,10 @@ def parse_line(line: str | bytes) -> Message:
     and ``INVALID_PARAMS`` for ``params`` that is not an object. The exception's ``id``
     is set whenever a valid id could be read, so the error reply can carry it.
     """
-    if isinstance(line, bytes):
-        try:
-            line = line.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise RemoteProtocolError(
-                f"Parse error: line is not valid UTF-8 ({exc.reason})", ErrorCode.PARSE_ERROR
-            ) from None
     try:
-        obj = json.loads(line)
-    except ValueError as exc:  # json.JSONDecodeError and RecursionError-free variants
+        obj = orjson.loads(line)
+    except ValueError as exc:  # orjson.JSONDecodeError, also for nesting deeper than 1024
         raise RemoteProtocolError(f"Parse error: {exc}", ErrorCode.PARSE_ERROR) from None
-    except RecursionError:
-        raise RemoteProtocolError("Parse error: nesting too deep", ErrorCode.PARSE_ERROR) from None
     return parse_object(obj)
 
 
@@ -228,16 +223,16 @@ def to_dict(message: Message) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": message.id, "error": error}
 
 
-_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+_OPTIONS = orjson.OPT_APPEND_NEWLINE | orjson.OPT_NON_STR_KEYS
 
 
 def encode(message: Message) -> bytes:
     """One line of UTF-8 JSON, newline-terminated, for a stdio stream.
 
-    Non-ASCII text is kept as is (``ensure_ascii=False``); JSON never contains a raw
-    newline, so the line framing is safe.
+    Non-ASCII text is written as UTF-8, not escaped; JSON never contains a raw newline,
+    so the line framing is safe. Raises ``TypeError`` for a value JSON cannot hold.
     """
-    return (_ENCODER.encode(to_dict(message)) + "\n").encode("utf-8")
+    return orjson.dumps(to_dict(message), option=_OPTIONS)
 
 
 def error_reply(exc: BaseException, id: JsonId | None = None) -> ErrorResponse:

@@ -21,7 +21,6 @@ article's Definition 3.6 puts it (the official SDK returns ``isError`` instead).
 from __future__ import annotations
 
 import inspect
-import json
 import re
 import types
 import typing
@@ -30,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import fastjsonschema
+import orjson
 import jsonschema
 
 from .errors import RemoteProtocolError
@@ -210,7 +210,7 @@ def _content(value: Any) -> tuple[list[dict[str, Any]], Any]:
         return [{"type": "text", "text": value}], None
     if isinstance(value, list) and all(isinstance(b, dict) and "type" in b for b in value):
         return value, None
-    text = json.dumps(value, ensure_ascii=False)
+    text = orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()  # TypeError if not JSON
     structured = value if isinstance(value, dict) else {"result": value}
     return [{"type": "text", "text": text}], structured
 
@@ -509,11 +509,10 @@ class Server:
                                  "text": "Invalid arguments: " + "; ".join(problems)}],
                     "isError": True}
         try:
-            value = tool.fn(**arguments)
+            content, structured = _content(tool.fn(**arguments))
         except Exception as exc:  # noqa: BLE001 - a failing tool is a result, not a crash
             return {"content": [{"type": "text", "text": f"{type(exc).__name__}: {exc}"}],
                     "isError": True}
-        content, structured = _content(value)
         result: dict[str, Any] = {"content": content, "isError": False}
         if structured is not None:
             result["structuredContent"] = structured
