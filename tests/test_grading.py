@@ -243,7 +243,7 @@ def test_the_progress_command_fails_cleanly_on_a_corrupt_file(tmp_path, monkeypa
 
 
 def test_the_public_names_of_the_course_grading_modules_are_pinned():
-    from mcpmini.course import batch, exercises, extensions, grading, progress
+    from mcpmini.course import batch, execution, exercises, extensions, grading, progress
 
     assert sorted(grading.__all__) == ["Choice", "Exercise", "Kind", "Part", "PartResult",
                                        "Report", "Status"]
@@ -256,5 +256,7 @@ def test_the_public_names_of_the_course_grading_modules_are_pinned():
     assert sorted(batch.__all__) == ["ANSWER_MIME", "COLUMNS", "GradeRow", "RowStatus",
                                      "Submission", "find_submissions", "grade_class",
                                      "grade_notebook", "identify_exercise", "write_csv"]
-    for module in (batch, exercises, extensions, grading, progress):
+    assert sorted(execution.__all__) == ["ANSWER_MIME", "GradeRow", "RowStatus",
+                                         "grade_notebook", "identify_exercise"]
+    for module in (batch, execution, exercises, extensions, grading, progress):
         assert all(hasattr(module, name) for name in module.__all__)
