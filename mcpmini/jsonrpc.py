@@ -20,6 +20,7 @@ import json
 import typing
 
 import orjson
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
@@ -370,20 +371,21 @@ def id_violations(
 
     modern = is_modern(version)
     used: set[JsonId] = set()
-    outstanding: set[JsonId] = set()
+    # A multiset: after a violating send, two requests with one id are really outstanding.
+    outstanding: Counter[JsonId] = Counter()
     violations = []
     for index, event in enumerate(_events(history)):
         if event.kind == "reply":
-            if event.id not in outstanding:
+            if not outstanding[event.id]:
                 raise ValueError(f"event {index}: reply to id {event.id!r} that is not outstanding")
-            outstanding.discard(event.id)
+            outstanding[event.id] -= 1
             continue
-        if event.id in outstanding:
+        if outstanding[event.id]:
             violations.append(IdViolation(index, event.id, "equals an outstanding request's id"))
         elif not modern and event.id in used:
             violations.append(IdViolation(index, event.id, "reuses an id already used in the session"))
         used.add(event.id)
-        outstanding.add(event.id)
+        outstanding[event.id] += 1
     return violations
 
 
@@ -391,13 +393,17 @@ def outstanding_is_injective(history: Iterable[IdEvent | tuple[str, JsonId]]) ->
     """Whether, at every moment of ``history``, outstanding requests have distinct ids.
 
     This is the hypothesis of Proposition 3.3 (replies map to requests uniquely).
+    Raises ``ValueError`` for a reply to an id that is not outstanding, as
+    :func:`id_violations` does.
     """
-    outstanding: list[JsonId] = []
-    for event in _events(history):
+    outstanding: Counter[JsonId] = Counter()
+    for index, event in enumerate(_events(history)):
         if event.kind == "send":
-            if event.id in outstanding:
+            if outstanding[event.id]:
                 return False
-            outstanding.append(event.id)
-        elif event.id in outstanding:
-            outstanding.remove(event.id)
+            outstanding[event.id] += 1
+        elif not outstanding[event.id]:
+            raise ValueError(f"event {index}: reply to id {event.id!r} that is not outstanding")
+        else:
+            outstanding[event.id] -= 1
     return True

@@ -172,3 +172,11 @@ def test_deeply_nested_json_is_a_parse_error_not_a_crash():
         parse_line("[" * 100_000)
     assert info.value.code in (ErrorCode.PARSE_ERROR, ErrorCode.INVALID_REQUEST)
     assert json.loads(encode(error_reply(info.value)))["error"]["code"] == info.value.code
+
+
+def test_both_judges_accept_two_replies_after_a_duplicate_send():
+    history = [("send", 7), ("send", 7), ("reply", 7), ("reply", 7)]
+    assert len(id_violations(history, MODERN)) == 1
+    assert not outstanding_is_injective(history)
+    with pytest.raises(ValueError):
+        outstanding_is_injective([("reply", 1)])

@@ -108,15 +108,6 @@ _mcpmini_export()
 """
 
 
-# jsonschema imports rfc3987_syntax (installed with Jupyter) only to check "iri" formats,
-# and that import compiles a grammar for seconds; the grading kernel goes without it.
-_PREAMBLE = """\
-import sys
-sys.modules.setdefault("rfc3987_syntax", None)
-del sys
-"""
-
-
 def _code_cell(source: str) -> Any:
     import nbformat
 
@@ -206,9 +197,11 @@ async def grade_notebook(path: Path, learner: str, timeout: float = 60.0,
         return row
     cells = list(nb.cells)
     nonce = secrets.token_hex(16)
-    nb.cells = [_code_cell(_PREAMBLE), *cells, _code_cell(_EXPORT.format(
+    nb.cells = [*cells, _code_cell(_EXPORT.format(
         variable=ex.variable, nonce=nonce, mime=ANSWER_MIME))]
-    position = {id(cell): i for i, cell in enumerate(nb.cells)}  # learner cells are 1..n
+    # Learner cells are numbered 1..n as Jupyter users count them. (A learner notebook
+    # imports mcpmini first, which spares the kernel jsonschema's slow optional import.)
+    position = {id(cell): i for i, cell in enumerate(nb.cells, start=1)}
     started: list[float] = []
     current = [0]
 
