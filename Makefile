@@ -13,8 +13,11 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[course,dev]'
 	touch $(STAMP)
 
+# Jupyter refuses to run as root unless told; containers and cloud VMs often are root.
+LAB_ARGS ?= $(if $(filter 0,$(shell id -u)),--allow-root)
+
 lab: $(STAMP)
-	$(BIN)/jupyter lab notebooks/00_start_here.ipynb
+	$(BIN)/jupyter lab $(LAB_ARGS) notebooks/00_start_here.ipynb
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
