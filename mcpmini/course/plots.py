@@ -15,6 +15,15 @@ from typing import Any
 
 from ..versions import KNOWN_VERSIONS, negotiate_handshake, negotiate_per_request, non_empty_subsets
 
+
+def _figure(ax: Any, size: tuple[float, float], dpi: int) -> tuple[Any, Any]:
+    """``(figure, axes)``: the given axes and their figure, or a new figure of ``size``."""
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        return plt.subplots(figsize=size, dpi=dpi)
+    return ax.figure, ax
+
 __all__ = [
     "GATE_STATIONS",
     "GridCell",
@@ -94,16 +103,12 @@ _COLOURS = {GridCell.BOTH: "#4c9f70", GridCell.PER_REQUEST_ONLY: "#f2a541",
 
 def plot_negotiation_grid(grid: NegotiationGrid, ax: Any = None, dpi: int = 72) -> Any:
     """Draw ``grid`` as a coloured matrix (rows C, columns S); return the figure."""
-    import matplotlib.pyplot as plt
     from matplotlib.colors import ListedColormap
     from matplotlib.patches import Patch
 
     kinds = list(GridCell)
-    if ax is None:
-        size = 3 + 0.16 * len(grid.subsets)
-        fig, ax = plt.subplots(figsize=(size, size + 1.2), dpi=dpi)
-    else:
-        fig = ax.figure
+    size = 3 + 0.16 * len(grid.subsets)
+    fig, ax = _figure(ax, (size, size + 1.2), dpi)
     matrix = [[kinds.index(cell) for cell in row] for row in grid.cells]
     ax.imshow(matrix, cmap=ListedColormap([_COLOURS[k] for k in kinds]),
               vmin=0, vmax=len(kinds) - 1, interpolation="nearest")
@@ -141,12 +146,8 @@ def reattach_curve(body_tokens: int = 6000, per_skill_tokens: int = 5000,
 def plot_reattach_curve(rows: Sequence[tuple[int, int, int]], ax: Any = None,
                         dpi: int = 72) -> Any:
     """Draw the attached total and the bound min(k·a, A) against k; return the figure."""
-    import matplotlib.pyplot as plt
 
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(5, 3), dpi=dpi)
-    else:
-        fig = ax.figure
+    fig, ax = _figure(ax, (5, 3), dpi)
     ks = [r[0] for r in rows]
     ax.plot(ks, [r[2] for r in rows], "--", color="grey", label="min(k·a, A)")
     ax.plot(ks, [r[1] for r in rows], "o-", label="reattach()")
@@ -175,14 +176,10 @@ def context_cost_curve(n: int, d: float, m: float,
 def plot_context_cost(n: int, d: float, m: float, u: int | None = None, ax: Any = None,
                       dpi: int = 72) -> Any:
     """Both costs against u with the break-even line u* = N(d − m)/d; return the figure."""
-    import matplotlib.pyplot as plt
 
     from ..cost import break_even
 
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(5.5, 3.2), dpi=dpi)
-    else:
-        fig = ax.figure
+    fig, ax = _figure(ax, (5.5, 3.2), dpi)
     rows = context_cost_curve(n, d, m)
     us = [r[0] for r in rows]
     ax.plot(us, [r[1] for r in rows], label="up front  N·d")
@@ -208,12 +205,8 @@ def measured_layer_rows(ns: Sequence[int] = (10, 25, 50, 100, 200)) -> list[tupl
 def plot_measured_layer(rows: Sequence[tuple[int, int, int]], ax: Any = None,
                         dpi: int = 72) -> Any:
     """Measured definition and name sizes against N; return the figure."""
-    import matplotlib.pyplot as plt
 
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(5.5, 3.2), dpi=dpi)
-    else:
-        fig = ax.figure
+    fig, ax = _figure(ax, (5.5, 3.2), dpi)
     ns = [r[0] for r in rows]
     ax.plot(ns, [r[1] for r in rows], "o-", label="tools/list (definitions)")
     ax.plot(ns, [r[2] for r in rows], "s-", label="names only")
@@ -246,12 +239,8 @@ def turns_curve(limits: Sequence[int] = tuple(range(9))) -> list[tuple[int, int,
 
 def plot_turns_curve(rows: Sequence[tuple[int, int, str]], ax: Any = None, dpi: int = 72) -> Any:
     """Measured model calls against T with the bound T + 1; return the figure."""
-    import matplotlib.pyplot as plt
 
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(4.5, 3), dpi=dpi)
-    else:
-        fig = ax.figure
+    fig, ax = _figure(ax, (4.5, 3), dpi)
     ts = [r[0] for r in rows]
     ax.plot(ts, [t + 1 for t in ts], "--", color="grey", label="bound T + 1")
     ax.plot(ts, [r[1] for r in rows], "o", label="measured model calls")
@@ -274,10 +263,7 @@ def plot_gate_path(result: Any, ax: Any = None, dpi: int = 72) -> Any:
     the colour of its verdict (red deny, orange ask, green allow). Returns the figure."""
     import matplotlib.pyplot as plt
 
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(7.5, 1.6), dpi=dpi)
-    else:
-        fig = ax.figure
+    fig, ax = _figure(ax, (7.5, 1.6), dpi)
     visited = {step.step: step.verdict for step in result.path}
     for i, station in enumerate(GATE_STATIONS):
         verdict = visited.get(station)
@@ -301,12 +287,8 @@ def plot_gate_path(result: Any, ax: Any = None, dpi: int = 72) -> Any:
 def plot_prop_4_5(groups: dict[str, Sequence[Any]], ax: Any = None, dpi: int = 72) -> Any:
     """Bars per group of :class:`~mcpmini.course.hooklab.Trial`: executed calls, executed
     calls the hook had not seen first, and executed ``.env`` writes. Returns the figure."""
-    import matplotlib.pyplot as plt
 
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(5.5, 3), dpi=dpi)
-    else:
-        fig = ax.figure
+    fig, ax = _figure(ax, (5.5, 3), dpi)
     measures = [("executed calls", "executed"), ("not seen by the hook first", "violations"),
                 (".env writes executed", "env_writes")]
     width = 0.8 / len(measures)
