@@ -12,7 +12,8 @@ unknown version, ``resultType``/``ttlMs``/``cacheScope`` in results); ``initiali
 makes it *legacy* (handshake). One ``Server`` object serves one connection.
 
 Tools are plain functions. ``@server.tool()`` derives the input schema from the type
-hints and the docstring; arguments are validated with :mod:`jsonschema` before the call.
+hints and the docstring (:mod:`mcpmini.schema`), which also validates the arguments
+before the call.
 Invalid arguments and exceptions raised by the tool become ``isError: true`` results
 (the model can fix them); an unknown tool name is a protocol error ``-32602``, as the
 article's Definition 3.6 puts it (the official SDK returns ``isError`` instead).
@@ -21,16 +22,11 @@ article's Definition 3.6 puts it (the official SDK returns ``isError`` instead).
 from __future__ import annotations
 
 import inspect
-import re
-import types
-import typing
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import fastjsonschema
 import orjson
-import jsonschema
 
 from .errors import RemoteProtocolError
 from .jsonrpc import (
@@ -43,98 +39,15 @@ from .jsonrpc import (
     error_reply,
     parse_line,
 )
+from .schema import Validator, check_schema, docstring_parts, schema_from_function
 from .versions import LEGACY, META_PREFIX, MODERN, is_modern
 
-__all__ = ["Server", "Tool", "Resource", "Prompt", "schema_from_function"]
+__all__ = ["Server", "Tool", "Resource", "Prompt"]
 
 VERSION_KEY = META_PREFIX + "protocolVersion"
 CAPABILITIES_KEY = META_PREFIX + "clientCapabilities"
 CLIENT_INFO_KEY = META_PREFIX + "clientInfo"
 SERVER_INFO_KEY = META_PREFIX + "serverInfo"
-
-_JSON_TYPES: dict[Any, str] = {
-    int: "integer", float: "number", str: "string", bool: "boolean",
-    dict: "object", list: "array", type(None): "null",
-}
-
-
-def _type_schema(annotation: Any) -> dict[str, Any]:
-    """JSON Schema for one parameter annotation (best effort; unknown types are unconstrained)."""
-    if annotation is inspect.Parameter.empty or annotation is Any:
-        return {}
-    origin = typing.get_origin(annotation)
-    if origin in (typing.Union, types.UnionType):
-        options = [_type_schema(a) for a in typing.get_args(annotation)]
-        return {"anyOf": options} if all(options) else {}
-    if origin is typing.Literal:
-        return {"enum": list(typing.get_args(annotation))}
-    if origin in (list, tuple, Sequence):
-        args = typing.get_args(annotation)
-        return {"type": "array", "items": _type_schema(args[0])} if args else {"type": "array"}
-    if origin in (dict, Mapping):
-        return {"type": "object"}
-    if annotation in _JSON_TYPES:
-        return {"type": _JSON_TYPES[annotation]}
-    return {}
-
-
-_PARAM_LINE = re.compile(r"^\s*(?::param\s+)?(\w+)\s*(?:\([^)]*\))?\s*:\s*(.+)$")
-
-
-def _docstring_parts(doc: str | None) -> tuple[str, dict[str, str]]:
-    """Split a docstring into its description and per-parameter texts.
-
-    Parameter texts are read from an ``Args:`` / ``Parameters:`` section written as
-    ``name: text`` (or ``name (type): text``) lines.
-    """
-    if not doc:
-        return "", {}
-    lines = inspect.cleandoc(doc).splitlines()
-    description: list[str] = []
-    params: dict[str, str] = {}
-    in_args = False
-    for line in lines:
-        if line.strip().lower() in ("args:", "arguments:", "parameters:"):
-            in_args = True
-            continue
-        if in_args:
-            match = _PARAM_LINE.match(line)
-            if match:
-                params[match.group(1)] = match.group(2).strip()
-            elif line.strip() and not line.startswith((" ", "\t")):
-                in_args = False
-        if not in_args:
-            description.append(line)
-    return "\n".join(description).strip(), params
-
-
-def schema_from_function(fn: Callable[..., Any]) -> dict[str, Any]:
-    """The JSON Schema of ``fn``'s keyword arguments, from its type hints and docstring.
-
-    Parameters without a default are required; ``additionalProperties`` is false so a
-    misspelt argument is reported rather than ignored.
-    """
-    hints = typing.get_type_hints(fn)
-    _, texts = _docstring_parts(fn.__doc__)
-    properties: dict[str, Any] = {}
-    required: list[str] = []
-    for name, param in inspect.signature(fn).parameters.items():
-        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-            continue
-        prop = _type_schema(hints.get(name, param.annotation))
-        if name in texts:
-            prop["description"] = texts[name]
-        if param.default is param.empty:
-            required.append(name)
-        elif param.default is None or isinstance(param.default, (int, float, str, bool)):
-            prop["default"] = param.default
-        properties[name] = prop
-    schema: dict[str, Any] = {"type": "object", "properties": properties,
-                              "additionalProperties": False}
-    if required:
-        schema["required"] = required
-    return schema
-
 
 @dataclass
 class Tool:
@@ -145,8 +58,7 @@ class Tool:
     input_schema: dict[str, Any]
     fn: Callable[..., Any]
     output_schema: dict[str, Any] | None = None
-    _validator: Any = field(default=None, repr=False)
-    _fast: Any = field(default=None, repr=False)
+    _validator: Validator | None = field(default=None, repr=False)
 
     def definition(self) -> dict[str, Any]:
         """The ``tools/list`` entry for this tool."""
@@ -156,31 +68,10 @@ class Tool:
         return out
 
     def errors(self, arguments: Any) -> list[str]:
-        """Validation messages for ``arguments`` against the input schema (empty when valid).
-
-        Valid arguments take a fast path through a validator compiled by
-        :mod:`fastjsonschema` (about 20× quicker than interpreting the schema on every
-        call); only when that rejects the arguments, or cannot compile the schema, does
-        :mod:`jsonschema` produce the full list of messages.
-        """
-        if self._validator is None:
-            cls = jsonschema.validators.validator_for(self.input_schema)
-            cls.check_schema(self.input_schema)
-            self._validator = cls(self.input_schema)
-            try:
-                self._fast = fastjsonschema.compile(self.input_schema)
-            except fastjsonschema.JsonSchemaDefinitionException:
-                self._fast = None  # a schema feature it lacks: always use jsonschema
-        if self._fast is not None:
-            try:
-                self._fast(arguments)
-                return []
-            except fastjsonschema.JsonSchemaValueException:
-                pass
-        return [
-            (f"{'/'.join(map(str, e.absolute_path))}: " if e.absolute_path else "") + e.message
-            for e in self._validator.iter_errors(arguments)
-        ]
+        """Validation messages for ``arguments`` against the input schema (empty when valid)."""
+        if self._validator is None:  # compiled on first use: listing many tools stays cheap
+            self._validator = Validator(self.input_schema)
+        return self._validator.errors(arguments)
 
 
 @dataclass
@@ -292,9 +183,9 @@ class Server:
         tool_name = name or fn.__name__
         if tool_name in self.tools:
             raise ValueError(f"tool {tool_name!r} is already registered")
-        doc_text, _ = _docstring_parts(fn.__doc__)
+        doc_text, _ = docstring_parts(fn.__doc__)
         schema = input_schema if input_schema is not None else schema_from_function(fn)
-        jsonschema.validators.validator_for(schema).check_schema(schema)
+        check_schema(schema)
         tool = Tool(tool_name, description if description is not None else doc_text, schema,
                     fn, output_schema)
         self.tools[tool_name] = tool
@@ -306,7 +197,7 @@ class Server:
         """Decorator registering a function returning text as the resource ``uri``."""
 
         def register(fn: Callable[[], str]) -> Callable[[], str]:
-            doc, _ = _docstring_parts(fn.__doc__)
+            doc, _ = docstring_parts(fn.__doc__)
             self.resources[uri] = Resource(uri, name or fn.__name__, doc, mime_type, fn)
             return fn
 
@@ -316,7 +207,7 @@ class Server:
         """Decorator registering a function returning text as a prompt template."""
 
         def register(fn: Callable[..., str]) -> Callable[..., str]:
-            doc, texts = _docstring_parts(fn.__doc__)
+            doc, texts = docstring_parts(fn.__doc__)
             args = [
                 {"name": p.name, "description": texts.get(p.name, ""),
                  "required": p.default is p.empty}

@@ -11,7 +11,8 @@ import pytest
 
 from mcpmini.jsonrpc import ErrorCode, Request, Response
 from mcpmini.samples import add_server, weather_server
-from mcpmini.server import Server, schema_from_function
+from mcpmini.schema import schema_from_function
+from mcpmini.server import Server
 from mcpmini.transport import serve_stdio
 from mcpmini.versions import LEGACY, MODERN
 
