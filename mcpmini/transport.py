@@ -210,23 +210,17 @@ class StdioTransport:
         return code
 
     def _kill_group(self) -> None:
-        # The server may have started children; they share its process group.
-        for sig in (signal.SIGTERM, signal.SIGKILL):
+        # The server may have started children; they share its process group and must go
+        # even when the server itself already exited: TERM, a short wait, then KILL.
+        for sig, wait in ((signal.SIGTERM, 0.5), (signal.SIGKILL, 5.0)):
             try:
                 os.killpg(self.process.pid, sig)
             except (ProcessLookupError, PermissionError):
-                return
+                return  # the group is empty: nothing is left running
             try:
-                self.process.wait(0.5 if sig == signal.SIGTERM else 5)
+                self.process.wait(wait)
             except subprocess.TimeoutExpired:
-                continue
-            if sig == signal.SIGTERM:
-                # The leader exited; children may linger in the group: make sure.
-                try:
-                    os.killpg(self.process.pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
-                return
+                pass
 
     def __enter__(self) -> StdioTransport:
         return self
