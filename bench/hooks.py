@@ -21,7 +21,7 @@ import sys
 import time
 from pathlib import Path
 
-from mcpmini.handlers import CommandHandler
+from mcpmini.hooks import CommandHandler
 from mcpmini.hooks import HookMatcher, run_hooks
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,7 +1,7 @@
 """Agent-loop benchmark, side by side in one run; prints ratios.
 
 1. Where a tool lives: ten tool-use turns of the loop against the same ``add`` done by an
-   in-process :class:`~mcpmini.tools.Tool`, an in-process MCP ``Server`` (memory
+   in-process :class:`~mcpmini.agent.Tool`, an in-process MCP ``Server`` (memory
    transport, full JSON-RPC encode/parse) and a stdio MCP server (a real subprocess).
    Reported per turn, with ratios to the in-process tool.
 2. The sandbox: ``run_python("pass")`` with and without the network namespace
@@ -22,14 +22,14 @@ import tempfile
 import time
 from collections.abc import Callable
 
-from mcpmini.client import Client
-from mcpmini.loop import AgentOptions, run
-from mcpmini.models import AlwaysToolModel, ScriptedModel
-from mcpmini.samples import add_server
-from mcpmini.sandbox import run_python
-from mcpmini.server import Server
-from mcpmini.tools import Tool
-from mcpmini.transport import StdioTransport, memory_pair
+from mcpmini.mcp import Client
+from mcpmini.agent import AgentOptions, run
+from mcpmini.agent import AlwaysToolModel, ScriptedModel
+from mcpmini.mcp import add_server
+from mcpmini.agent import run_python
+from mcpmini.mcp import Server
+from mcpmini.agent import Tool
+from mcpmini.mcp import StdioTransport, memory_pair
 
 TURNS = 10
 
@@ -46,7 +46,7 @@ def tool_placement(repeat: int) -> None:
     add = Tool("add", "Add two numbers", {"type": "object", "properties": {
         "a": {"type": "number"}, "b": {"type": "number"}}}, lambda i: str(i["a"] + i["b"]))
     script = ("import sys; sys.modules['rfc3987_syntax'] = None\n"
-              "from mcpmini.samples import add_server\nfrom mcpmini.transport import serve_stdio\n"
+              "from mcpmini.mcp.samples import add_server\nfrom mcpmini.mcp.transport import serve_stdio\n"
               "serve_stdio(add_server())\n")
     stdio = Client(StdioTransport([sys.executable, "-c", script]), mode="modern")
     memory = Client(memory_pair(add_server()), mode="modern")  # connected once, like stdio

@@ -27,8 +27,8 @@ import psutil
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from mcpmini.client import Client  # noqa: E402
-from mcpmini.transport import StdioTransport  # noqa: E402
+from mcpmini.mcp import Client  # noqa: E402
+from mcpmini.mcp import StdioTransport  # noqa: E402
 
 SDK_SERVER = [sys.executable, str(ROOT / "tests" / "peers" / "sdk_add_server.py")]
 MCPMINI_SERVER = [sys.executable, "-m", "mcpmini", "serve", "add"]

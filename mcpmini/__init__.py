@@ -1,7 +1,8 @@
 """mcpmini: a small MCP, hook and skill runtime for learning how coding agents are extended.
 
-The protocol core (:mod:`mcpmini.jsonrpc`, :mod:`mcpmini.versions`, :mod:`mcpmini.server`)
-does no I/O; :mod:`mcpmini.transport` moves its lines over stdio or memory. Importing this
+One package per chapter of the article: :mod:`mcpmini.mcp` (§3), :mod:`mcpmini.permissions`
+and :mod:`mcpmini.hooks` (§4), :mod:`mcpmini.skills` (§5), :mod:`mcpmini.config` (§6) and
+:mod:`mcpmini.agent` (§7); ``ARCHITECTURE.md`` is the map. Importing this
 package stays cheap: the heavier modules are loaded when one of their names is first used.
 """
 
@@ -30,12 +31,12 @@ __version__ = "0.1.0"
 
 # name -> module that defines it; resolved on first attribute access (PEP 562).
 _LAZY = {
-    "Server": "server",
-    "Client": "client",
-    "ToolOutcome": "client",
-    "StdioTransport": "transport",
-    "serve_stdio": "transport",
-    "memory_pair": "transport",
+    "Server": "mcp",
+    "Client": "mcp",
+    "ToolOutcome": "mcp",
+    "StdioTransport": "mcp",
+    "serve_stdio": "mcp",
+    "memory_pair": "mcp",
 }
 
 __all__ = [

@@ -6,11 +6,13 @@ means *we* were about to break the protocol (a bug in the caller), a
 :class:`RemoteProtocolError` means the *peer* sent something that breaks it. Both carry
 the JSON-RPC ``code`` that describes the problem and, when known, the ``id`` of the
 request it concerns, so the one function that turns exceptions into wire errors
-(:func:`mcpmini.jsonrpc.error_reply`) never has to parse a message text.
+(:func:`mcpmini.mcp.error_reply`) never has to parse a message text.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 
 __all__ = [
@@ -20,6 +22,8 @@ __all__ = [
     "RemoteProtocolError",
     "ConfigError",
     "TransportError",
+    "Problem",
+    "Severity",
 ]
 
 
@@ -30,7 +34,7 @@ class McpminiError(Exception):
 class ProtocolError(McpminiError):
     """A JSON-RPC / MCP protocol violation.
 
-    ``code`` is the JSON-RPC error code (an :class:`~mcpmini.jsonrpc.ErrorCode` value),
+    ``code`` is the JSON-RPC error code (an :class:`~mcpmini.mcp.ErrorCode` value),
     ``id`` the id of the request concerned (``None`` when it could not be read), and
     ``data`` optional structured detail that may travel in the wire error.
     """
@@ -79,3 +83,34 @@ class ConfigError(McpminiError, ValueError):
 
 class TransportError(McpminiError):
     """A transport could not start, write or read (server missing, pipe closed…)."""
+
+
+class Severity(str, Enum):
+    """How bad a :class:`Problem` is: an ``error`` skips the thing, a ``warning`` does not."""
+
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One finding about one file: ``source`` names the file, ``path`` the key inside it."""
+
+    severity: Severity
+    message: str
+    source: str | None = None
+    path: str | None = None
+    line: int | None = None
+
+    @classmethod
+    def from_error(cls, exc: ConfigError) -> Problem:
+        """The :class:`ConfigError` ``exc`` as an error-severity problem."""
+        return cls(Severity.ERROR, exc.message, exc.source, exc.path, exc.line)
+
+    def __str__(self) -> str:
+        where = ":".join(str(p) for p in (self.source, self.line) if p is not None)
+        if self.path:
+            where = f"{where} at {self.path}" if where else f"at {self.path}"
+        return f"{self.severity.value}: {where}: {self.message}" if where else (
+            f"{self.severity.value}: {self.message}"
+        )

@@ -8,14 +8,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mcpmini.client import Client, OutcomeKind, ToolOutcome, to_tool_result
+from mcpmini.mcp import Client, OutcomeKind, ToolOutcome, to_tool_result
 from mcpmini.errors import McpminiError, RemoteProtocolError, TransportError
-from mcpmini.jsonrpc import ErrorCode
-from mcpmini.samples import add_server
-from mcpmini.server import Server
-from mcpmini.trace import Traced
-from mcpmini.transport import MemoryTransport, memory_pair
-from mcpmini.versions import LEGACY, MODERN
+from mcpmini.mcp import ErrorCode
+from mcpmini.mcp import add_server
+from mcpmini.mcp import Server
+from mcpmini.mcp import Traced
+from mcpmini.mcp import MemoryTransport, memory_pair
+from mcpmini.mcp import LEGACY, MODERN
 
 
 def connected(mode="auto", server=None, seed=None) -> Client:

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mcpmini.cost import (
+from mcpmini.agent import (
     break_even,
     cache_hits,
     deferred_cost,
@@ -120,7 +120,7 @@ def test_the_cost_curve_crosses_at_the_break_even_point() -> None:
 
 
 def test_enable_tool_search_settings_decide_deferral() -> None:
-    from mcpmini.cost import defer_tools
+    from mcpmini.agent import defer_tools
 
     assert defer_tools(None, 10) and defer_tools("", 10) and defer_tools("true", 10)
     assert not defer_tools("false", 10**6)

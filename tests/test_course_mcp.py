@@ -6,7 +6,7 @@ import pytest
 
 from mcpmini.course.plots import GridCell, negotiation_grid, plot_negotiation_grid
 from mcpmini.course.widgets import compare_versions, negotiation_lines, version_picker
-from mcpmini.versions import KNOWN_VERSIONS, is_interval, set_pairs
+from mcpmini.mcp import KNOWN_VERSIONS, is_interval, set_pairs
 
 A, B, C, D = "2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"
 

@@ -16,8 +16,8 @@ from mcpmini.course.exercises import (
     practice,
 )
 from mcpmini.course.grading import Kind, Status
-from mcpmini.jsonrpc import id_violations, outstanding_is_injective
-from mcpmini.versions import LEGACY, MODERN, negotiate_handshake, negotiate_per_request
+from mcpmini.mcp import id_violations, outstanding_is_injective
+from mcpmini.mcp import LEGACY, MODERN, negotiate_handshake, negotiate_per_request
 
 ROOT = Path(__file__).resolve().parent.parent
 SLUGS = {"9.1": "9_1_version_negotiation", "9.2": "9_2_request_ids",

@@ -10,9 +10,9 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 import pytest
 
 from mcpmini.errors import ConfigError
-from mcpmini.handlers import CommandHandler, HttpHandler, McpToolHandler
+from mcpmini.hooks import CommandHandler, HttpHandler, McpToolHandler
 from mcpmini.hooks import HookMatcher, HookOutcome, load_settings, run_hooks
-from mcpmini.outcomes import FailureKind
+from mcpmini.hooks import FailureKind
 
 ENV = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
 
@@ -232,9 +232,9 @@ def test_http_connection_failures_fail_open_or_closed():
 
 
 def test_mcp_tool_hooks_call_a_connected_server():
-    from mcpmini.client import Client
-    from mcpmini.server import Server
-    from mcpmini.transport import memory_pair
+    from mcpmini.mcp import Client
+    from mcpmini.mcp import Server
+    from mcpmini.mcp import memory_pair
 
     server = Server("guard")
 

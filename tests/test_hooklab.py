@@ -12,7 +12,7 @@ from mcpmini.course.hooklab import (
     prop_4_5_trial,
     simulate_hook,
 )
-from mcpmini.matchers import MatcherRule
+from mcpmini.hooks import MatcherRule
 
 
 def test_explain_matcher_reports_rule_and_verdict():

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from mcpmini.cli import main
-from mcpmini.events import EVENTS
+from mcpmini.hooks import EVENTS
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples" / "hooks"

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from mcpmini.client import Client, OutcomeKind
-from mcpmini.transport import StdioTransport
+from mcpmini.mcp import Client, OutcomeKind
+from mcpmini.mcp import StdioTransport
 
 mcp = pytest.importorskip("mcp")
 

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mcpmini.errors import LocalProtocolError, RemoteProtocolError
-from mcpmini.jsonrpc import (
+from mcpmini.mcp import (
     ErrorCode,
     ErrorResponse,
     Notification,
@@ -23,7 +23,7 @@ from mcpmini.jsonrpc import (
     outstanding_is_injective,
     parse_line,
 )
-from mcpmini.versions import LEGACY, MODERN
+from mcpmini.mcp import LEGACY, MODERN
 
 
 @pytest.mark.parametrize(

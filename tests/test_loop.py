@@ -11,10 +11,10 @@ from typing import Any
 import psutil
 import pytest
 
-from mcpmini.client import Client
+from mcpmini.mcp import Client
 from mcpmini.errors import ConfigError
 from mcpmini.hooks import HookMatcher
-from mcpmini.loop import (
+from mcpmini.agent import (
     AgentOptions,
     PairingViolation,
     Step,
@@ -23,12 +23,12 @@ from mcpmini.loop import (
     pairing_violations,
     run,
 )
-from mcpmini.models import AlwaysToolModel, ModelRequest, RouterModel, ScriptedModel
-from mcpmini.samples import add_server, weather_server
-from mcpmini.sandbox import Limits
-from mcpmini.server import Server
-from mcpmini.tools import Tool, builtin_tools
-from mcpmini.transport import StdioTransport
+from mcpmini.agent import AlwaysToolModel, ModelRequest, RouterModel, ScriptedModel
+from mcpmini.mcp import add_server, weather_server
+from mcpmini.agent import Limits
+from mcpmini.mcp import Server
+from mcpmini.agent import Tool, builtin_tools
+from mcpmini.mcp import StdioTransport
 
 ADD = mcp_tool_name("calc", "add")
 
@@ -140,8 +140,8 @@ def test_a_tool_that_raises_gives_an_error_result_in_process_and_over_mcp() -> N
 HANG_SERVER = textwrap.dedent("""
     import sys, time
     sys.modules["rfc3987_syntax"] = None  # skip jsonschema's slow optional import (3 s)
-    from mcpmini.server import Server
-    from mcpmini.transport import serve_stdio
+    from mcpmini.mcp import Server
+    from mcpmini.mcp import serve_stdio
     server = Server("slow")
 
     @server.tool()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mcpmini.errors import ConfigError
-from mcpmini.matchers import MatcherRule, classify_matcher, js_regex, match
+from mcpmini.hooks import MatcherRule, classify_matcher, js_regex, match
 
 
 @pytest.mark.parametrize("matcher", [None, "", "*"])

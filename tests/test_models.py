@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mcpmini.errors import ConfigError
-from mcpmini.models import (
+from mcpmini.agent import (
     AlwaysToolModel,
     AnthropicModel,
     ConstantModel,

@@ -1,31 +1,356 @@
-"""Package-wide rules: explicit exports, and a runtime that never pulls in the course layer."""
+"""Package-wide rules: the layout, the import order, and each package's public API pinned.
+
+Imports only go downwards: base modules -> mcp -> permissions -> hooks -> agent -> skills ->
+config -> course -> cli. Every import of every module is read with ``ast`` (function-level
+imports included), so a lazy import cannot hide an upward dependency either.
+"""
 
 from __future__ import annotations
 
+import ast
 import importlib
 import json
 import pkgutil
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
 
 import mcpmini
 
-RUNTIME = sorted(m.name for m in pkgutil.iter_modules(mcpmini.__path__)
-                 if not m.name.startswith("_") and m.name != "course")
+ROOT = Path(mcpmini.__file__).parent
+LAYERS = ["mcp", "permissions", "hooks", "agent", "skills", "config", "course", "cli"]
+RANK = {name: i + 1 for i, name in enumerate(LAYERS)}  # base modules rank 0
+RUNTIME_PACKAGES = [p for p in LAYERS if p not in ("course", "cli")]
+
+PUBLIC = {
+    "mcp": {
+        "add_server",
+        "check_schema",
+        "CITIES",
+        "Client",
+        "Connection",
+        "docstring_parts",
+        "encode",
+        "error_reply",
+        "ErrorCode",
+        "ErrorResponse",
+        "GENERATIONS",
+        "id_violations",
+        "IdEvent",
+        "IdViolation",
+        "is_interval",
+        "is_modern",
+        "JsonId",
+        "KNOWN_VERSIONS",
+        "LEGACY",
+        "LineBuffer",
+        "MAX_LINE",
+        "memory_pair",
+        "MemoryTransport",
+        "Message",
+        "META_PREFIX",
+        "MODERN",
+        "negotiate_handshake",
+        "negotiate_per_request",
+        "Negotiation",
+        "non_empty_subsets",
+        "Notification",
+        "OutcomeKind",
+        "outstanding_is_injective",
+        "parse_line",
+        "parse_object",
+        "PendingTable",
+        "Prompt",
+        "Request",
+        "Resource",
+        "Response",
+        "SAMPLES",
+        "schema_from_function",
+        "serve_stdio",
+        "Server",
+        "set_pairs",
+        "StdioTransport",
+        "to_dict",
+        "to_tool_result",
+        "Tool",
+        "ToolOutcome",
+        "Trace",
+        "Traced",
+        "TraceEvent",
+        "Transport",
+        "Validator",
+        "weather_server",
+    },
+    "permissions": {
+        "EDIT_TOOLS",
+        "gate",
+        "GateResult",
+        "GateStep",
+        "is_protected_path",
+        "is_read_only_command",
+        "parse_rule",
+        "PermissionMode",
+        "PermissionRules",
+        "READ_TOOLS",
+        "Rule",
+        "rule_matches",
+        "RuleVerdict",
+        "split_command",
+        "strip_wrappers",
+    },
+    "hooks": {
+        "ARTICLE_EVENTS",
+        "classify",
+        "classify_matcher",
+        "combine_decisions",
+        "CommandHandler",
+        "CONTEXT_STDOUT_EVENTS",
+        "DECISION_RANK",
+        "DEFAULT_TIMEOUT",
+        "describe",
+        "event_spec",
+        "EventResult",
+        "EVENTS",
+        "EventSpec",
+        "execute",
+        "Execution",
+        "ExitTwo",
+        "FailureKind",
+        "Handler",
+        "handler_type",
+        "HandlerRun",
+        "HookMatcher",
+        "HookOutcome",
+        "HookSettings",
+        "HttpHandler",
+        "IF_EVENTS",
+        "js_regex",
+        "json_path",
+        "load_settings",
+        "match",
+        "MatcherRule",
+        "MatchResult",
+        "MAX_REGEX_LENGTH",
+        "McpToolHandler",
+        "ModelHandler",
+        "OUTPUT_CAP",
+        "OUTPUT_SCHEMA",
+        "PERMISSION_EVENTS",
+        "RawSource",
+        "read_source",
+        "run_hooks",
+        "SETTINGS_KINDS",
+        "SETTINGS_SCHEMA",
+        "SOURCE_KINDS",
+        "STOP_BLOCK_CAP",
+        "STRING_CAP",
+        "Verdict",
+    },
+    "agent": {
+        "AgentOptions",
+        "AlwaysToolModel",
+        "AnthropicModel",
+        "break_even",
+        "builtin_tools",
+        "cache_hits",
+        "ConstantModel",
+        "Costs",
+        "cut_to_tokens",
+        "defer_tools",
+        "deferred_cost",
+        "estimate_tokens",
+        "json_tokens",
+        "Limits",
+        "listing_bound",
+        "LoopEvent",
+        "max_deferred_uses",
+        "mcp_tool_name",
+        "measure_tool_layer",
+        "Model",
+        "ModelRequest",
+        "network_isolation_available",
+        "pairing_violations",
+        "PairingError",
+        "PairingViolation",
+        "reattach_bound",
+        "REATTACH_PER_SKILL",
+        "REATTACH_TOTAL",
+        "repair_reply",
+        "Repaired",
+        "RequestRecord",
+        "Route",
+        "route",
+        "RouterModel",
+        "run",
+        "run_python",
+        "RunResult",
+        "SandboxOutcome",
+        "SandboxResult",
+        "ScriptedModel",
+        "Step",
+        "StopReason",
+        "Tool",
+        "ToolError",
+        "ToolLayerSize",
+        "ToolResult",
+        "uniform_costs",
+        "upfront_cost",
+        "words",
+        "Workspace",
+        "WorkspaceError",
+    },
+    "skills": {
+        "build_listing",
+        "CommandRun",
+        "Invocation",
+        "InvocationStatus",
+        "invoke",
+        "KNOWN_FIELDS",
+        "Level",
+        "lint_skills",
+        "Listing",
+        "ListingEntry",
+        "load_skills",
+        "MAX_DESC_CHARS",
+        "OVERRIDES",
+        "parse_skill",
+        "PER_SKILL_TOKENS",
+        "read_front_matter",
+        "read_skill_dir",
+        "read_skill_file",
+        "reattach",
+        "Reattached",
+        "Reattachment",
+        "ReattachStatus",
+        "render",
+        "run_shell",
+        "scan_dir",
+        "Skill",
+        "skill_permits",
+        "SKILL_PRECEDENCE",
+        "SkillSet",
+        "TOTAL_TOKENS",
+    },
+    "config": {
+        "COMBINATION",
+        "Combination",
+        "concat_claude_md",
+        "endpoint",
+        "expand_vars",
+        "FieldValue",
+        "line_of_key",
+        "load_claude_json",
+        "load_marketplace",
+        "load_mcp_json",
+        "load_plugin",
+        "looks_like_secret",
+        "MANIFEST_SCHEMA",
+        "Marketplace",
+        "MARKETPLACE_SCHEMA",
+        "MCP_PRECEDENCE",
+        "McpConfig",
+        "Mechanism",
+        "merge_fields",
+        "MergedEntry",
+        "path_inside",
+        "Plugin",
+        "PRECEDENCE",
+        "read_json",
+        "RESERVED_NAMES",
+        "resolve",
+        "resolve_mcp_servers",
+        "Resolved",
+        "schema_problems",
+        "SOURCE_FORMS",
+        "validate_plugin",
+    },
+    "cli": {
+        "main",
+    },
+}
 
 
-def test_every_runtime_module_declares_all_and_exports_exist():
-    for name in RUNTIME:
-        module = importlib.import_module(f"mcpmini.{name}")
+def _modules() -> list[tuple[str, Path]]:
+    out = []
+    for path in sorted(ROOT.rglob("*.py")):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out.append((".".join(("mcpmini", *parts)), path))
+    return out
+
+
+def _rank(module: str) -> int | None:
+    parts = module.split(".")
+    if parts[0] != "mcpmini":
+        return None
+    if len(parts) == 1:
+        return 0
+    return RANK.get(parts[1], 0)
+
+
+def _imports(module: str, path: Path) -> list[tuple[int, str]]:
+    """Every mcpmini module that ``path`` imports, with the line, relative imports resolved."""
+    is_pkg = path.name == "__init__.py"
+    package = module if is_pkg else module.rpartition(".")[0]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            found.append((node.lineno, target))
+    return [(line, t) for line, t in found if t.split(".")[0] == "mcpmini"]
+
+
+def test_every_module_declares_all_and_every_exported_name_exists():
+    for name, _ in _modules():
+        if name.endswith("__main__"):
+            continue
+        module = importlib.import_module(name)
         exported = getattr(module, "__all__", None)
-        assert exported is not None, f"mcpmini.{name} has no __all__"
+        assert exported is not None, f"{name} has no __all__"
         missing = [n for n in exported if not hasattr(module, n)]
-        assert missing == [], f"mcpmini.{name}.__all__ names missing objects: {missing}"
+        assert missing == [], f"{name}.__all__ names missing objects: {missing}"
 
 
-def test_the_runtime_never_imports_the_course_layer_or_its_heavy_libraries():
+@pytest.mark.parametrize("package", sorted(PUBLIC))
+def test_each_package_pins_its_public_api_exactly(package):
+    module = importlib.import_module(f"mcpmini.{package}")
+    assert sorted(module.__all__) == sorted(PUBLIC[package])
+    assert len(set(module.__all__)) == len(module.__all__)
+
+
+def test_imports_only_go_downwards_and_the_runtime_never_imports_the_course():
+    upward = []
+    for name, path in _modules():
+        if name in ("mcpmini", "mcpmini.__main__"):
+            continue  # the lazy top level and ``python -m`` sit above every layer
+        here = _rank(name)
+        for line, target in _imports(name, path):
+            there = _rank(target)
+            if there is not None and there > here:
+                upward.append(f"{path.relative_to(ROOT.parent)}:{line} imports {target}")
+    assert upward == []
+
+
+def test_the_import_order_check_sees_function_level_and_relative_imports(tmp_path):
+    bad = tmp_path / "x.py"
+    bad.write_text("def f():\n    from ..course import widgets\n")
+    assert _imports("mcpmini.mcp.x", bad) == [(2, "mcpmini.course")]
+    assert _rank("mcpmini.course") > _rank("mcpmini.mcp.x")
+
+
+def test_loading_the_runtime_pulls_in_no_course_layer_or_heavy_library():
     code = ("import json, sys\n"
-            + "".join(f"import mcpmini.{name}\n" for name in RUNTIME if name != "cli")
+            + "".join(f"import mcpmini.{p}\n" for p in RUNTIME_PACKAGES)
             + "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
               "('matplotlib', 'pandas', 'ipywidgets') or m.startswith('mcpmini.course'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
@@ -36,3 +361,10 @@ def test_the_runtime_never_imports_the_course_layer_or_its_heavy_libraries():
 def test_lazy_top_level_names_resolve():
     assert mcpmini.Server.__name__ == "Server" and mcpmini.Client.__name__ == "Client"
     assert callable(mcpmini.serve_stdio) and callable(mcpmini.memory_pair)
+    with pytest.raises(AttributeError):
+        mcpmini.no_such_name  # noqa: B018
+
+
+def test_package_list_matches_the_folders():
+    found = sorted(m.name for m in pkgutil.iter_modules(mcpmini.__path__) if m.ispkg)
+    assert found == sorted(LAYERS)

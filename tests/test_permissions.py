@@ -18,7 +18,7 @@ from mcpmini.permissions import (
     parse_rule,
     rule_matches,
 )
-from mcpmini.rules import is_read_only_command, split_command, strip_wrappers
+from mcpmini.permissions import is_read_only_command, split_command, strip_wrappers
 
 
 def bash(rule: str, command: str, behavior: str = "allow") -> bool:

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 import pytest
 
-from mcpmini.schema import Validator, check_schema, docstring_parts
+from mcpmini.mcp import Validator, check_schema, docstring_parts
 
 
 def test_valid_arguments_have_no_errors_and_invalid_ones_name_the_path():

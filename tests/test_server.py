@@ -9,12 +9,12 @@ import sys
 
 import pytest
 
-from mcpmini.jsonrpc import ErrorCode, Request, Response
-from mcpmini.samples import add_server, weather_server
-from mcpmini.schema import schema_from_function
-from mcpmini.server import Server
-from mcpmini.transport import serve_stdio
-from mcpmini.versions import LEGACY, MODERN
+from mcpmini.mcp import ErrorCode, Request, Response
+from mcpmini.mcp import add_server, weather_server
+from mcpmini.mcp import schema_from_function
+from mcpmini.mcp import Server
+from mcpmini.mcp import serve_stdio
+from mcpmini.mcp import LEGACY, MODERN
 
 P = "io.modelcontextprotocol/"
 META = {P + "protocolVersion": MODERN, P + "clientCapabilities": {}}

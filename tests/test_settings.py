@@ -9,23 +9,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mcpmini import precedence, settings
+from mcpmini.config import mcp_json as settings
+from mcpmini.config import precedence
 from mcpmini.errors import ConfigError
-from mcpmini.settings import (
-    COMBINATION,
-    MCP_PRECEDENCE,
-    PRECEDENCE,
-    Combination,
-    Mechanism,
-    Severity,
-    concat_claude_md,
-    expand_vars,
-    load_mcp_json,
-    looks_like_secret,
-    merge_fields,
-    resolve,
-    resolve_mcp_servers,
-)
+from mcpmini.errors import Severity
+from mcpmini.config import COMBINATION, MCP_PRECEDENCE, PRECEDENCE, Combination, Mechanism, concat_claude_md, expand_vars, load_mcp_json, looks_like_secret, merge_fields, resolve, resolve_mcp_servers
 
 CONFIG = Path(__file__).parent / "fixtures" / "config"
 ENV = {"DB_TOKEN": "t0k", "TOOL_BIN": "/opt/bin"}
@@ -221,7 +209,7 @@ def test_problems_print_as_one_line_with_file_line_and_path() -> None:
 
 
 def test_claude_json_holds_the_user_scope_and_each_project_local_scope(tmp_path: Path) -> None:
-    from mcpmini.settings import load_claude_json
+    from mcpmini.config import load_claude_json
 
     project = tmp_path / "proj"
     project.mkdir()

@@ -8,11 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcpmini import skills as skills_module
-from mcpmini.cost import estimate_tokens
+from mcpmini.skills import loader as skills_module
+from mcpmini.agent import estimate_tokens
 from mcpmini.errors import ConfigError
-from mcpmini.invocation import CommandRun, run_shell
-from mcpmini.settings import Severity
+from mcpmini.skills import CommandRun, run_shell
+from mcpmini.errors import Severity
 from mcpmini.skills import (
     InvocationStatus,
     Level,
@@ -306,7 +306,7 @@ def test_allowed_tools_keep_rule_specifiers_with_spaces_together() -> None:
 
 
 def test_a_command_the_permission_check_refuses_never_runs_and_aborts() -> None:
-    from mcpmini.invocation import skill_permits
+    from mcpmini.skills import skill_permits
 
     s = parse_skill(skill_md("description: d\nallowed-tools: Bash(git log *)\n",
                              "A !`git log -1`\nB !`ls`\nC !`git push`\n"), name="p")

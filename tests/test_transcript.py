@@ -9,13 +9,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import mcpmini.loop
-from mcpmini.cost import cut_to_tokens, estimate_tokens
+import mcpmini.agent.loop
+from mcpmini.agent import cut_to_tokens, estimate_tokens
 from mcpmini.hooks import HookMatcher
-from mcpmini.loop import AgentOptions, run
-from mcpmini.models import ScriptedModel
-from mcpmini.tools import Tool
-from mcpmini.transcript import pairing_violations, repair_reply
+from mcpmini.agent import AgentOptions, run
+from mcpmini.agent import ScriptedModel
+from mcpmini.agent import Tool
+from mcpmini.agent import pairing_violations, repair_reply
 
 
 def _fresh() -> Any:
@@ -101,12 +101,12 @@ def test_post_tool_use_failure_fires_for_a_failed_run_and_reaches_the_model() ->
     assert any("try smaller input" in b.get("text", "") for b in model.calls[1].messages[-1]["content"])
 
 
-@pytest.mark.parametrize("module", ["mcpmini.loop", "mcpmini.transcript", "mcpmini.models",
-                                    "mcpmini.tools", "mcpmini.sandbox", "mcpmini.cost"])
+@pytest.mark.parametrize("module", ["mcpmini.agent.loop", "mcpmini.agent.transcript", "mcpmini.agent.models",
+                                    "mcpmini.agent.tools", "mcpmini.agent.sandbox", "mcpmini.agent.cost"])
 def test_every_exported_name_exists(module: str) -> None:
     mod = importlib.import_module(module)
     assert mod.__all__ and all(hasattr(mod, name) for name in mod.__all__)
 
 
 def test_the_loop_re_exports_the_transcript_names_it_documents() -> None:
-    assert {"pairing_violations", "PairingViolation", "RunResult", "Step", "StopReason"} <= set(mcpmini.loop.__all__)
+    assert {"pairing_violations", "PairingViolation", "RunResult", "Step", "StopReason"} <= set(mcpmini.agent.__all__)

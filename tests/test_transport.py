@@ -9,10 +9,10 @@ import time
 import psutil
 import pytest
 
-from mcpmini.client import Client
+from mcpmini.mcp import Client
 from mcpmini.errors import TransportError
-from mcpmini.trace import Trace, Traced
-from mcpmini.transport import LineBuffer, MemoryTransport, StdioTransport
+from mcpmini.mcp import Trace, Traced
+from mcpmini.mcp import LineBuffer, MemoryTransport, StdioTransport
 
 SERVE_ADD = [sys.executable, "-m", "mcpmini", "serve", "add"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mcpmini.versions import (
+from mcpmini.mcp import (
     KNOWN_VERSIONS,
     LEGACY,
     MODERN,

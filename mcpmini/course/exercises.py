@@ -20,8 +20,8 @@ import random
 from collections.abc import Callable, Sequence
 from functools import cache
 
-from ..jsonrpc import PendingTable, Request, Response, id_violations, outstanding_is_injective
-from ..versions import (
+from ..mcp.jsonrpc import PendingTable, Request, Response, id_violations, outstanding_is_injective
+from ..mcp.versions import (
     LEGACY,
     MODERN,
     is_interval,

@@ -5,7 +5,7 @@ Everything here drives the real runtime: :func:`simulate_hook` starts a real com
 (a one-line ``sh`` program with the chosen stdout and exit code, or a path that does not
 exist) through :func:`mcpmini.hooks.run_hooks` and sends the result through
 :func:`mcpmini.permissions.gate`. :func:`prop_4_3_rows` does that for every combination of
-a small universe; :func:`prop_4_5_trial` runs the agent loop of :mod:`mcpmini.loop` with a
+a small universe; :func:`prop_4_5_trial` runs the agent loop of :mod:`mcpmini.agent.loop` with a
 randomly generated model and checks that a matching PreToolUse hook saw every executed call
 before it ran.
 """
@@ -20,10 +20,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..handlers import CommandHandler
-from ..hooks import EventResult, HookMatcher, run_hooks
-from ..matchers import MatcherRule, match
-from ..permissions import GateResult, PermissionMode, PermissionRules, gate
+from ..hooks.handlers import CommandHandler
+from ..hooks.runner import EventResult, HookMatcher, run_hooks
+from ..hooks.matchers import MatcherRule, match
+from ..permissions.evaluate import GateResult, PermissionMode, PermissionRules, gate
 
 __all__ = [
     "EXIT_CHOICES",
@@ -286,8 +286,8 @@ def prop_4_5_trial(seed: int, *, guard: bool = True, max_turns: int = 6,
     ``Edit|Write`` records every invocation and, when ``guard`` is true, blocks ``.env``
     paths. ``instruction`` is placed in the system prompt, where the model may ignore it.
     """
-    from ..loop import AgentOptions, run
-    from ..tools import Tool
+    from ..agent.loop import AgentOptions, run
+    from ..agent.tools import Tool
 
     trial = Trial(seed)
 

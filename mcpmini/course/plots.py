@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from ..versions import KNOWN_VERSIONS, negotiate_handshake, negotiate_per_request, non_empty_subsets
+from ..mcp.versions import KNOWN_VERSIONS, negotiate_handshake, negotiate_per_request, non_empty_subsets
 
 
 def _figure(ax: Any, size: tuple[float, float], dpi: int) -> tuple[Any, Any]:
@@ -131,9 +131,9 @@ def reattach_curve(body_tokens: int = 6000, per_skill_tokens: int = 5000,
                    total_tokens: int = 25000, k_max: int = 10) -> list[tuple[int, int, int]]:
     """``(k, attached, min(k·a, A))`` for k = 0…k_max skills of ``body_tokens`` each.
 
-    ``attached`` comes from :func:`mcpmini.invocation.reattach`, the bound from the formula.
+    ``attached`` comes from :func:`mcpmini.skills.reattach`, the bound from the formula.
     """
-    from ..invocation import reattach
+    from ..skills.invocation import reattach
 
     rows = []
     for k in range(k_max + 1):
@@ -162,8 +162,8 @@ def plot_reattach_curve(rows: Sequence[tuple[int, int, int]], ax: Any = None,
 
 def context_cost_curve(n: int, d: float, m: float,
                        u_max: int | None = None) -> list[tuple[int, float, float]]:
-    """``(u, up-front, deferred)`` for u = 0…u_max (default N), from :mod:`mcpmini.cost`."""
-    from ..cost import uniform_costs
+    """``(u, up-front, deferred)`` for u = 0…u_max (default N), from :mod:`mcpmini.agent.cost`."""
+    from ..agent.cost import uniform_costs
 
     top = n if u_max is None else min(u_max, n)
     rows = []
@@ -177,7 +177,7 @@ def plot_context_cost(n: int, d: float, m: float, u: int | None = None, ax: Any 
                       dpi: int = 72) -> Any:
     """Both costs against u with the break-even line u* = N(d − m)/d; return the figure."""
 
-    from ..cost import break_even
+    from ..agent.cost import break_even
 
     fig, ax = _figure(ax, (5.5, 3.2), dpi)
     rows = context_cost_curve(n, d, m)
@@ -197,7 +197,7 @@ def plot_context_cost(n: int, d: float, m: float, u: int | None = None, ax: Any 
 
 def measured_layer_rows(ns: Sequence[int] = (10, 25, 50, 100, 200)) -> list[tuple[int, int, int]]:
     """``(N, tools/list definitions, names only)`` measured on real generated servers."""
-    from ..cost import measure_tool_layer
+    from ..agent.cost import measure_tool_layer
 
     return [(s.n, s.definitions, s.names) for s in map(measure_tool_layer, ns)]
 
@@ -222,11 +222,11 @@ def plot_measured_layer(rows: Sequence[tuple[int, int, int]], ax: Any = None,
 def turns_curve(limits: Sequence[int] = tuple(range(9))) -> list[tuple[int, int, str]]:
     """``(T, model calls, stop reason)`` for an always-call-a-tool model, one run per T.
 
-    Each run is a real :func:`mcpmini.loop.run` against the in-process ``add`` server.
+    Each run is a real :func:`mcpmini.agent.run` against the in-process ``add`` server.
     """
-    from ..loop import AgentOptions, run
-    from ..models import AlwaysToolModel
-    from ..samples import add_server
+    from ..agent.loop import AgentOptions, run
+    from ..agent.models import AlwaysToolModel
+    from ..mcp.samples import add_server
 
     rows = []
     for t in limits:

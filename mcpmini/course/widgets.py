@@ -14,7 +14,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..versions import KNOWN_VERSIONS, Negotiation, negotiate_handshake, negotiate_per_request
+from ..mcp.versions import KNOWN_VERSIONS, Negotiation, negotiate_handshake, negotiate_per_request
 
 __all__ = [
     "VersionComparison",
@@ -40,7 +40,7 @@ class VersionComparison:
     """Both negotiation models run on the same pair of version sets.
 
     ``common`` is ``C ∩ S`` (sorted); ``handshake`` and ``per_request`` are the
-    :class:`~mcpmini.versions.Negotiation` results of the two generations' rules.
+    :class:`~mcpmini.mcp.Negotiation` results of the two generations' rules.
     """
 
     client: tuple[str, ...]
@@ -186,7 +186,7 @@ def reattach_lines(sizes: Sequence[int], per_skill_tokens: int = 5000,
     sets the attached total beside the bound ``min(k·a, A)``. Raises ``ValueError`` for a
     negative size or cap.
     """
-    from ..invocation import reattach
+    from ..skills.invocation import reattach
 
     r = reattach([(f"skill{i + 1}", n) for i, n in enumerate(sizes)],
                  per_skill_tokens=per_skill_tokens, total_tokens=total_tokens)
@@ -232,11 +232,11 @@ def reattach_explorer(sizes: Sequence[int] = (6000,) * 7, per_skill_tokens: int 
 def resolution_lines(sources: Any, name: str, mode: str = "whole") -> list[str]:
     """The definition of server ``name`` under ``mode`` "whole" or "merge", field by field.
 
-    ``sources`` is anything :func:`mcpmini.settings.resolve_mcp_servers` accepts. Each
+    ``sources`` is anything :func:`mcpmini.config.resolve_mcp_servers` accepts. Each
     line is ``field = value   ← source``. Raises ``KeyError`` when no source defines
     ``name`` and ``ValueError`` for another mode.
     """
-    from ..settings import merge_fields, resolve_mcp_servers
+    from ..config.precedence import merge_fields, resolve_mcp_servers
 
     if mode == "whole":
         won = resolve_mcp_servers(sources)[name]
@@ -269,10 +269,10 @@ def resolution_switch(sources: Any, name: str) -> Any:
 def context_cost_lines(n: int, u: int, d: float, m: float) -> list[str]:
     """Proposition 3.8 for N, u, d, m: both costs, the difference and the break-even point.
 
-    Every number comes from :func:`mcpmini.cost.uniform_costs`. Raises ``ValueError``
+    Every number comes from :func:`mcpmini.agent.uniform_costs`. Raises ``ValueError``
     for u outside 0..N or sizes violating ``0 <= m <= d``, ``d > 0``.
     """
-    from ..cost import max_deferred_uses, uniform_costs
+    from ..agent.cost import max_deferred_uses, uniform_costs
 
     c = uniform_costs(n, u, d, m)
     return [
@@ -357,7 +357,7 @@ def hook_gate_lab(exit_code: int | str = 2, stdout: str = "", on_failure: str = 
     import matplotlib.pyplot as plt
     from IPython.display import display
 
-    from ..permissions import PermissionMode
+    from ..permissions.evaluate import PermissionMode
     from .hooklab import EXIT_CHOICES, RULE_SETS, simulate_hook
     from .plots import plot_gate_path
 

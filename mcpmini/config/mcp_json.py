@@ -1,0 +1,312 @@
+"""MCP server configuration: `.mcp.json` and `~/.claude.json` loading.
+
+:func:`load_mcp_json` reads one `.mcp.json`: it checks every entry (stdio, http, sse, ws),
+expands ``${VAR}`` and ``${VAR:-default}`` in ``command``, ``args``, ``env``, ``url`` and
+``headers`` from an ``environ`` mapping the caller passes in, and turns problems with one
+server into :class:`Problem` values, so one bad entry never hides the others. Only a file
+that cannot be read as a JSON object raises :class:`~mcpmini.errors.ConfigError`.
+
+Problems are values (:class:`~mcpmini.errors.Problem`) shared by every loader. How several
+sources combine (Proposition 6.2, Example 6.3) lives in :mod:`mcpmini.config.precedence`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigError
+from ..errors import Problem, Severity
+
+__all__ = [
+    "expand_vars",
+    "line_of_key",
+    "load_claude_json",
+    "load_mcp_json",
+    "looks_like_secret",
+    "McpConfig",
+    "path_inside",
+    "read_json",
+    "schema_problems",
+]
+
+
+_TRANSPORTS = {"stdio", "http", "streamable-http", "sse", "ws"}
+_EXPANDED_FIELDS = ("command", "args", "env", "url", "headers")
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+_SECRET_PATTERNS = (
+    re.compile(r"\bsk-[A-Za-z0-9_\-]{16,}"),  # OpenAI/Anthropic-style API keys
+    re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}"),  # GitHub tokens
+    re.compile(r"\bgithub_pat_[A-Za-z0-9_]{20,}"),
+    re.compile(r"\bxox[abprs]-[A-Za-z0-9\-]{10,}"),  # Slack tokens
+    re.compile(r"\bAKIA[0-9A-Z]{16}\b"),  # AWS access key ids
+    re.compile(r"\bAIza[0-9A-Za-z_\-]{30,}"),  # Google API keys
+    re.compile(r"^(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=\-]{12,}$"),
+)
+_SECRET_NAME = re.compile(r"(token|secret|password|passwd|api[_-]?key|auth)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class McpConfig:
+    """The checked, expanded servers of one `.mcp.json` (or equivalent) source."""
+
+    source: str
+    servers: dict[str, dict[str, Any]]
+    problems: tuple[Problem, ...] = ()
+    origin: str | None = None
+    skipped: tuple[str, ...] = field(default=())
+
+
+
+
+def expand_vars(value: str, environ: Mapping[str, str]) -> tuple[str, list[str]]:
+    """Expand ``${VAR}`` and ``${VAR:-default}`` in ``value`` from ``environ``.
+
+    Returns the expanded text and the names of unset variables that had no default
+    (those stay as the literal ``${VAR}``, as Claude Code leaves them).
+    """
+    missing: list[str] = []
+
+    def sub(m: re.Match[str]) -> str:
+        name, default = m.group(1), m.group(2)
+        if name in environ:
+            return environ[name]
+        if default is not None:
+            return default
+        missing.append(name)
+        return m.group(0)
+
+    return _VAR.sub(sub, value), missing
+
+
+def looks_like_secret(value: str, key: str | None = None) -> bool:
+    """True when ``value`` looks like a literal credential rather than a ``${VAR}``.
+
+    Token patterns (``sk-…``, ``ghp_…``, ``xoxb-…``, ``AKIA…``, ``Bearer <literal>``) always
+    count; a long opaque string under a key named like a secret (``API_KEY``, ``token``…)
+    counts too. Values containing ``${`` never count.
+    """
+    if "${" in value:
+        return False
+    if any(p.search(value) for p in _SECRET_PATTERNS):
+        return True
+    return bool(
+        key and _SECRET_NAME.search(key) and re.fullmatch(r"[A-Za-z0-9._~+/=\-]{16,}", value)
+    )
+
+
+def line_of_key(text: str | None, key: str) -> int | None:
+    """The 1-based line where ``"key":`` first appears in ``text`` (a JSON file), or None."""
+    if not text:
+        return None
+    m = re.search(r'"' + re.escape(key) + r'"\s*:', text)
+    return text.count("\n", 0, m.start()) + 1 if m else None
+
+
+def _type_problems(name: str, entry: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """``(field, message)`` for every field of ``entry`` with a wrong type or value."""
+    bad: list[tuple[str, str]] = []
+    kind = entry.get("type", "stdio")
+    if not isinstance(kind, str) or kind not in _TRANSPORTS:
+        return [("type", f"unknown transport {kind!r}; expected one of {sorted(_TRANSPORTS)}")]
+    if kind == "stdio":
+        if "url" in entry and "command" not in entry:
+            return [("url", "an entry with no 'type' is stdio; add \"type\": \"http\" for a url")]
+        if not isinstance(entry.get("command"), str) or not entry.get("command"):
+            bad.append(("command", "stdio server needs a non-empty string 'command'"))
+        args = entry.get("args", [])
+        if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+            bad.append(("args", "'args' must be a list of strings"))
+        env = entry.get("env", {})
+        if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
+            bad.append(("env", "'env' must be an object of strings"))
+    else:
+        if not isinstance(entry.get("url"), str) or not entry.get("url"):
+            bad.append(("url", f"{kind} server needs a string 'url'"))
+        headers = entry.get("headers", {})
+        if not isinstance(headers, dict) or not all(isinstance(v, str) for v in headers.values()):
+            bad.append(("headers", "'headers' must be an object of strings"))
+    timeout = entry.get("timeout", 0)
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout < 0:
+        bad.append(("timeout", "'timeout' must be a non-negative number of milliseconds"))
+    if not isinstance(entry.get("alwaysLoad", False), bool):
+        bad.append(("alwaysLoad", "'alwaysLoad' must be true or false"))
+    return bad
+
+
+def _expand_entry(
+    name: str, entry: dict[str, Any], environ: Mapping[str, str], warn: Any
+) -> dict[str, Any]:
+    out = dict(entry)
+    for fld in _EXPANDED_FIELDS:
+        if fld not in entry:
+            continue
+        value = entry[fld]
+
+        def one(text: str, where: str, key: str | None = None) -> str:
+            if looks_like_secret(text, key):
+                warn(where, "value looks like a literal secret; use ${VAR} and set it in the "
+                     "environment instead")
+            expanded, missing = expand_vars(text, environ)
+            for var in missing:
+                warn(where, f"environment variable {var} is not set and has no default; "
+                     f"the literal ${{{var}}} is used")
+            return expanded
+
+        if isinstance(value, str):
+            out[fld] = one(value, fld)
+        elif isinstance(value, list):
+            out[fld] = [one(v, f"{fld}[{i}]") for i, v in enumerate(value)]
+        elif isinstance(value, dict):
+            out[fld] = {k: one(v, f"{fld}.{k}", k) for k, v in value.items()}
+    return out
+
+
+def load_mcp_json(
+    path_or_dict: str | Path | Mapping[str, Any],
+    *,
+    environ: Mapping[str, str],
+    source: str = "project",
+    origin: str | None = None,
+) -> McpConfig:
+    """Read, check and expand one `.mcp.json` (a path, or its already-parsed dict).
+
+    Returns an :class:`McpConfig` whose ``servers`` hold only the valid entries
+    (expanded from ``environ``); every skipped entry, unset variable and literal-looking
+    secret is a :class:`Problem` naming the file, the ``mcpServers.<name>.<field>`` path
+    and, for files, the line. Raises :class:`ConfigError` when the file cannot be read as
+    a JSON object, or when ``mcpServers`` is not an object.
+    """
+    text: str | None = None
+    if isinstance(path_or_dict, Mapping):
+        data: Any = path_or_dict
+    else:
+        origin = origin or str(path_or_dict)
+        text = Path(path_or_dict).read_text(encoding="utf-8")
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ConfigError(f"invalid JSON: {exc.msg}", origin, line=exc.lineno) from None
+    if not isinstance(data, Mapping):
+        raise ConfigError("expected a JSON object at the top level", origin, line=1)
+    servers = data.get("mcpServers", {})
+    if not isinstance(servers, Mapping):
+        raise ConfigError("'mcpServers' must be an object", origin, "mcpServers",
+                          line_of_key(text, "mcpServers"))
+    problems: list[Problem] = []
+    kept: dict[str, dict[str, Any]] = {}
+    skipped: list[str] = []
+    for name, entry in servers.items():
+        line = line_of_key(text, name)
+        if not isinstance(entry, Mapping):
+            problems.append(Problem(Severity.ERROR, "server entry must be an object", origin,
+                                    f"mcpServers.{name}", line))
+            skipped.append(name)
+            continue
+        bad = _type_problems(name, entry)
+        if bad:
+            for fld, msg in bad:
+                problems.append(Problem(Severity.ERROR, f"server skipped: {msg}", origin,
+                                        f"mcpServers.{name}.{fld}", line))
+            skipped.append(name)
+            continue
+
+        def warn(where: str, msg: str, _name: str = name, _line: int | None = line) -> None:
+            problems.append(Problem(Severity.WARNING, msg, origin, f"mcpServers.{_name}.{where}",
+                                    _line))
+
+        kept[name] = _expand_entry(name, dict(entry), environ, warn)
+    return McpConfig(source, kept, tuple(problems), origin, tuple(skipped))
+
+
+def read_json(path: Path, problems: list[Problem]) -> tuple[Any, str | None]:
+    """``(data, text)`` of a JSON file, or ``(None, None)`` with a problem appended.
+
+    Invalid JSON is an error naming the file and line; an unreadable file names the file.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+        return json.loads(text), text
+    except json.JSONDecodeError as exc:
+        problems.append(Problem(Severity.ERROR, f"invalid JSON: {exc.msg}", str(path),
+                                line=exc.lineno))
+    except (OSError, UnicodeDecodeError) as exc:
+        problems.append(Problem(Severity.ERROR, f"cannot read: {exc}", str(path)))
+    return None, None
+
+
+def schema_problems(
+    data: Any, schema: dict[str, Any], source: str, text: str | None,
+    explain: Callable[[Any], str | None] | None = None,
+) -> list[Problem]:
+    """Every ``jsonschema`` violation of ``data`` as an error :class:`Problem`.
+
+    Each names ``source``, the JSON path, and the line when the offending key occurs once
+    in ``text``. ``explain(error)`` may return a clearer message for a violation.
+    """
+    import jsonschema  # only the plugin and marketplace checks need it
+
+    found = []
+    validator = jsonschema.Draft202012Validator(schema)
+    for err in sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.path))):
+        path = ".".join(str(p) for p in err.absolute_path) or None
+        key = next((str(p) for p in reversed(err.absolute_path) if isinstance(p, str)), None)
+        unique = key is not None and text is not None and text.count(f'"{key}"') == 1
+        message = (explain(err) if explain else None) or err.message
+        found.append(Problem(Severity.ERROR, message, source, path,
+                             line_of_key(text, key) if unique and key else None))
+    return found
+
+
+def path_inside(root: Path, rel: str, source: str, key: str, text: str | None,
+                problems: list[Problem]) -> Path | None:
+    """``root/rel`` when ``rel`` starts with ``./``, stays inside ``root`` and exists.
+
+    Otherwise appends an error naming ``source``, ``key`` and its line, and returns None.
+    """
+    line = line_of_key(text, key)
+    if not rel.startswith("./"):
+        problems.append(Problem(Severity.ERROR, f"path {rel!r} must start with './'",
+                                source, key, line))
+        return None
+    target = (root / rel).resolve()
+    if not target.is_relative_to(root.resolve()):
+        problems.append(Problem(Severity.ERROR, f"path {rel!r} escapes the root {root}",
+                                source, key, line))
+        return None
+    if not target.exists():
+        problems.append(Problem(Severity.ERROR, f"path {rel!r} does not exist", source, key,
+                                line))
+        return None
+    return target
+
+
+def load_claude_json(
+    path: str | Path, *, project_dir: str | Path, environ: Mapping[str, str]
+) -> tuple[McpConfig, McpConfig]:
+    """The user and local MCP scopes stored in ``~/.claude.json``.
+
+    The user scope is the top-level ``mcpServers``; the local scope is
+    ``projects[<project_dir>].mcpServers``. Returns ``(user, local)`` as checked, expanded
+    :class:`McpConfig` values. Raises :class:`ConfigError` for invalid JSON.
+    """
+    problems: list[Problem] = []
+    data, _ = read_json(Path(path), problems)
+    if problems:
+        raise ConfigError(problems[0].message, problems[0].source, line=problems[0].line)
+    if not isinstance(data, Mapping):
+        raise ConfigError("expected a JSON object at the top level", str(path), line=1)
+    projects: Mapping[str, Any] = data["projects"] if isinstance(data.get("projects"),
+                                                                 Mapping) else {}
+    project = projects.get(str(Path(project_dir).resolve()), projects.get(str(project_dir), {}))
+    user = load_mcp_json({"mcpServers": data.get("mcpServers", {})}, environ=environ,
+                         source="user", origin=str(path))
+    local = load_mcp_json({"mcpServers": (project or {}).get("mcpServers", {})},
+                          environ=environ, source="local",
+                          origin=f"{path}#projects[{project_dir}]")
+    return user, local

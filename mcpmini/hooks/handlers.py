@@ -1,0 +1,435 @@
+"""Hook handlers as frozen dataclasses, and how each kind is executed.
+
+A handler is data (:class:`CommandHandler`, :class:`HttpHandler`, :class:`McpToolHandler`,
+:class:`ModelHandler`) or a plain Python callable with the Agent SDK signature
+``(input_data, tool_use_id, context)``. :func:`execute` runs one handler once and returns an
+:class:`Execution`: raw facts (exit code, capped output, timeout, start error, callback
+value). Turning those facts into an outcome is :mod:`mcpmini.hooks.outcomes`' job.
+
+Command handlers run in their own process group (``process_group=0``). When the handler
+returns, times out or fails, the whole group is killed with SIGKILL, so neither the hook
+nor children it left behind survive it. (A child that calls ``setsid`` itself escapes the
+group; nothing short of a cgroup can follow it.) stdout and stderr are drained by one
+selector loop and kept up to :data:`OUTPUT_CAP` bytes each; the rest is read and discarded
+so a chatty hook can never fill the pipe and stall. Non-UTF-8 bytes are decoded with
+replacement.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import os
+import re
+import selectors
+import signal
+import subprocess
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+__all__ = [
+    "CommandHandler",
+    "describe",
+    "execute",
+    "Execution",
+    "Handler",
+    "handler_type",
+    "HttpHandler",
+    "McpToolHandler",
+    "ModelHandler",
+    "OUTPUT_CAP",
+]
+
+OUTPUT_CAP = 1_000_000  # bytes kept per stream; the rest is drained and dropped
+_PLUGIN_VARS = ("CLAUDE_PROJECT_DIR", "CLAUDE_PLUGIN_ROOT", "CLAUDE_PLUGIN_DATA")
+
+
+@dataclass(frozen=True)
+class CommandHandler:
+    """``{"type": "command"}``: a shell command, or ``command`` + ``args`` run without a shell."""
+
+    command: str
+    args: tuple[str, ...] | None = None
+    timeout: float | None = None
+    on_failure: str = "continue"
+    async_: bool = False
+    shell: str | None = None
+    if_: str | None = None
+    status_message: str | None = None
+    once: bool = False
+    type: ClassVar[str] = "command"
+
+    def identity(self) -> tuple[Any, ...]:
+        """What makes two settings-file copies 'the same handler' (they run once)."""
+        return ("command", self.command, self.args, self.shell)
+
+
+@dataclass(frozen=True)
+class HttpHandler:
+    """``{"type": "http"}``: POST the input JSON to ``url``; the reply is read like stdout."""
+
+    url: str
+    headers: tuple[tuple[str, str], ...] = ()
+    allowed_env_vars: tuple[str, ...] = ()
+    timeout: float | None = None
+    on_failure: str = "continue"
+    if_: str | None = None
+    status_message: str | None = None
+    once: bool = False
+    type: ClassVar[str] = "http"
+
+    def identity(self) -> tuple[Any, ...]:
+        return ("http", self.url)
+
+
+@dataclass(frozen=True)
+class McpToolHandler:
+    """``{"type": "mcp_tool"}``: call ``tool`` on an already connected MCP ``server``."""
+
+    server: str
+    tool: str
+    input: Mapping[str, Any] = field(default_factory=dict)
+    timeout: float | None = None
+    if_: str | None = None
+    status_message: str | None = None
+    once: bool = False
+    on_failure: str = "continue"
+    type: ClassVar[str] = "mcp_tool"
+
+    def identity(self) -> tuple[Any, ...]:
+        return ("mcp_tool", self.server, self.tool, json.dumps(dict(self.input), sort_keys=True))
+
+
+@dataclass(frozen=True)
+class ModelHandler:
+    """``{"type": "prompt"|"agent"}``: needs a model, so it is parsed but never run offline."""
+
+    kind: str
+    prompt: str
+    model: str | None = None
+    timeout: float | None = None
+    if_: str | None = None
+    status_message: str | None = None
+    once: bool = False
+    on_failure: str = "continue"
+
+    @property
+    def type(self) -> str:
+        return self.kind
+
+    def identity(self) -> tuple[Any, ...]:
+        return (self.kind, self.prompt, self.model)
+
+
+Handler = CommandHandler | HttpHandler | McpToolHandler | ModelHandler | Callable[..., Any]
+
+
+@dataclass(frozen=True)
+class Execution:
+    """Raw facts of one handler execution (no interpretation yet).
+
+    ``exit_code`` is ``None`` when no process exit code exists (not started, HTTP, callback).
+    ``start_error`` says why it could not start; ``timed_out`` that it was cut off;
+    ``error`` any other failure (a callback raised, an HTTP status, an MCP tool error);
+    ``value`` is a callback's return value; ``stdout`` the text read like hook stdout.
+    """
+
+    kind: str
+    exit_code: int | None = None
+    stdout: str = ""
+    stderr: str = ""
+    stdout_bytes: int = 0
+    truncated: bool = False
+    timed_out: bool = False
+    start_error: str | None = None
+    error: str | None = None
+    value: Any = None
+    started: float = 0.0
+    finished: float = 0.0
+
+    @property
+    def duration(self) -> float:
+        """Seconds from start to end."""
+        return self.finished - self.started
+
+
+def handler_type(handler: Handler) -> str:
+    """The settings ``type`` of a handler (``"callback"`` for a Python callable)."""
+    return getattr(handler, "type", None) or "callback"
+
+
+def describe(handler: Handler) -> str:
+    """A short human label: the command, URL, server/tool or callable name."""
+    if isinstance(handler, CommandHandler):
+        return " ".join([handler.command, *(handler.args or ())])
+    if isinstance(handler, HttpHandler):
+        return f"POST {handler.url}"
+    if isinstance(handler, McpToolHandler):
+        return f"mcp_tool {handler.server}/{handler.tool}"
+    if isinstance(handler, ModelHandler):
+        return f"{handler.kind}: {handler.prompt[:40]}"
+    return f"callback {getattr(handler, '__qualname__', repr(handler))}"
+
+
+def _substitute(text: str, env: Mapping[str, str]) -> str:
+    for name in _PLUGIN_VARS:
+        if name in env:
+            text = text.replace("${" + name + "}", env[name])
+    return text
+
+
+def _kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _pidfd(pid: int) -> int | None:
+    try:
+        return os.pidfd_open(pid)  # Linux >= 5.3: readable once the process has exited
+    except (AttributeError, OSError):
+        return None
+
+
+def run_process(
+    argv: list[str], stdin: bytes, *, env: Mapping[str, str], cwd: str | None, timeout: float,
+    cap: int = OUTPUT_CAP,
+) -> Execution:
+    """Run ``argv`` in a new process group, feeding ``stdin``; return what happened.
+
+    One selector loop (no helper threads, as in ``Popen.communicate``) writes stdin, drains
+    stdout/stderr up to ``cap`` bytes each and watches the process through a pidfd. When the
+    hook exits, or ``timeout`` seconds pass, its whole process group is killed, which also
+    closes pipes that children were still holding. Never raises for a failing command:
+    start errors, timeouts and exit codes are data.
+    """
+    started = time.perf_counter()
+    try:
+        proc = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            # A new process group (setpgid), not a new session: setsid would rule out
+            # vfork and cost ~2 ms per hook; the group is all killpg needs.
+            env=dict(env), cwd=cwd, process_group=0,
+        )
+    except OSError as exc:
+        reason = f"{type(exc).__name__}: {exc.strerror or exc}"
+        return Execution("command", start_error=reason, started=started,
+                         finished=time.perf_counter())
+    assert proc.stdin and proc.stdout and proc.stderr
+    deadline = started + timeout
+    kept: dict[int, list[bytes]] = {proc.stdout.fileno(): [], proc.stderr.fileno(): []}
+    seen = dict.fromkeys(kept, 0)
+    pidfd = _pidfd(proc.pid)
+    timed_out = exited = False
+    view = memoryview(stdin)
+    with selectors.DefaultSelector() as sel:
+        for fd in kept:
+            sel.register(fd, selectors.EVENT_READ)
+        if view:
+            os.set_blocking(proc.stdin.fileno(), False)
+            sel.register(proc.stdin.fileno(), selectors.EVENT_WRITE)
+        else:
+            proc.stdin.close()
+        if pidfd is not None:
+            sel.register(pidfd, selectors.EVENT_READ)
+        open_reads = len(kept)
+        while open_reads:
+            now = time.perf_counter()
+            if now >= deadline:
+                if not exited:
+                    timed_out = True
+                break
+            if not exited and pidfd is None and proc.poll() is not None:
+                exited = True
+                _kill_group(proc.pid)
+                deadline = min(deadline, now + 2.0)
+            tick = deadline - now if pidfd is not None else min(deadline - now, 0.05)
+            for key, _ in sel.select(tick):
+                fd = key.fd
+                if fd == pidfd:
+                    exited = True
+                    sel.unregister(fd)
+                    _kill_group(proc.pid)  # children left behind die with the hook
+                    deadline = min(deadline, time.perf_counter() + 2.0)
+                elif fd in kept:
+                    chunk = os.read(fd, 65536)
+                    if not chunk:
+                        sel.unregister(fd)
+                        open_reads -= 1
+                        continue
+                    seen[fd] += len(chunk)
+                    room = cap - sum(map(len, kept[fd]))
+                    if room > 0:
+                        kept[fd].append(chunk[:room])
+                else:
+                    try:
+                        view = view[os.write(fd, view[:65536]):]
+                    except (BrokenPipeError, OSError):
+                        view = view[:0]  # the hook did not read its stdin; its right
+                    if not view:
+                        sel.unregister(fd)
+                        proc.stdin.close()
+    _kill_group(proc.pid)
+    proc.wait()
+    for stream in (proc.stdin, proc.stdout, proc.stderr):
+        try:
+            stream.close()
+        except OSError:
+            pass
+    if pidfd is not None:
+        os.close(pidfd)
+    finished = time.perf_counter()
+    out_fd, err_fd = list(kept)
+    if timed_out:
+        return Execution("command", timed_out=True, started=started, finished=finished,
+                         stdout_bytes=seen[out_fd])
+    return Execution(
+        "command", exit_code=proc.returncode,
+        stdout=b"".join(kept[out_fd]).decode("utf-8", errors="replace"),
+        stderr=b"".join(kept[err_fd]).decode("utf-8", errors="replace"),
+        stdout_bytes=seen[out_fd], truncated=seen[out_fd] > cap or seen[err_fd] > cap,
+        started=started, finished=finished,
+    )
+
+
+def _run_command(h: CommandHandler, body: bytes, env: Mapping[str, str], cwd: str | None,
+                 timeout: float) -> Execution:
+    if h.args is not None:
+        argv = [_substitute(h.command, env), *(_substitute(a, env) for a in h.args)]
+    else:
+        argv = [h.shell or "sh", "-c", _substitute(h.command, env)]
+    return run_process(argv, body, env=env, cwd=cwd, timeout=timeout)
+
+
+_VAR = re.compile(r"\$\{(\w+)\}|\$(\w+)")
+
+
+def _run_http(h: HttpHandler, body: bytes, env: Mapping[str, str], timeout: float) -> Execution:
+    started = time.perf_counter()
+    allowed = set(h.allowed_env_vars)
+
+    def expand(value: str) -> str:
+        return _VAR.sub(lambda m: env.get(m[1] or m[2], "") if (m[1] or m[2]) in allowed else "",
+                        value)
+
+    headers = {"Content-Type": "application/json", **{k: expand(v) for k, v in h.headers}}
+    request = urllib.request.Request(h.url, data=body, headers=headers, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as reply:
+            text = reply.read(OUTPUT_CAP + 1).decode("utf-8", errors="replace")
+            return Execution("http", exit_code=None, stdout=text[:OUTPUT_CAP],
+                             truncated=len(text) > OUTPUT_CAP, started=started,
+                             finished=time.perf_counter())
+    except urllib.error.HTTPError as exc:
+        error = f"HTTP {exc.code}"
+    except TimeoutError:
+        return Execution("http", timed_out=True, started=started, finished=time.perf_counter())
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        reason = getattr(exc, "reason", exc)
+        if isinstance(reason, TimeoutError):
+            return Execution("http", timed_out=True, started=started,
+                             finished=time.perf_counter())
+        return Execution("http", start_error=f"connection failed: {reason}", started=started,
+                         finished=time.perf_counter())
+    return Execution("http", error=error, started=started, finished=time.perf_counter())
+
+
+def _fill(value: Any, payload: Mapping[str, Any]) -> Any:
+    """Substitute ``${a.b}`` paths of the hook input inside string values."""
+    if isinstance(value, str):
+        def look(m: re.Match[str]) -> str:
+            node: Any = payload
+            for part in m[1].split("."):
+                node = node.get(part, "") if isinstance(node, Mapping) else ""
+            return node if isinstance(node, str) else json.dumps(node)
+        return re.sub(r"\$\{([\w.]+)\}", look, value)
+    if isinstance(value, Mapping):
+        return {k: _fill(v, payload) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_fill(v, payload) for v in value]
+    return value
+
+
+def _run_mcp(h: McpToolHandler, payload: Mapping[str, Any], clients: Mapping[str, Any],
+             timeout: float) -> Execution:
+    started = time.perf_counter()
+    client = clients.get(h.server)
+    if client is None:
+        return Execution("mcp_tool", start_error=f"MCP server {h.server!r} is not connected",
+                         started=started, finished=time.perf_counter())
+    from ..mcp.client import to_tool_result  # the runtime's total map outcome -> tool_result
+
+    try:
+        outcome = client.call_tool(h.tool, _fill(dict(h.input), payload), timeout=timeout)
+        result = to_tool_result(outcome, "hook")
+    except Exception as exc:  # a broken peer is a hook failure, not a crash of the runner
+        return Execution("mcp_tool", error=f"{type(exc).__name__}: {exc}", started=started,
+                         finished=time.perf_counter())
+    text = result.get("content", "")
+    text = text if isinstance(text, str) else json.dumps(text)
+    error = "tool error" if result.get("is_error") else None
+    return Execution("mcp_tool", stdout=text, error=error,
+                     started=started, finished=time.perf_counter())
+
+
+def _run_callback(cb: Callable[..., Any], payload: Mapping[str, Any], tool_use_id: str | None,
+                  timeout: float) -> Execution:
+    started = time.perf_counter()
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            value = cb(dict(payload), tool_use_id, {"signal": None})
+            if inspect.isawaitable(value):
+                value = asyncio.run(asyncio.wait_for(_awaited(value), timeout))
+            box["value"] = value
+        except TimeoutError:
+            box["timeout"] = True
+        except Exception as exc:  # a raising callback is a failed hook
+            box["error"] = f"{type(exc).__name__}: {exc}"
+
+    worker = threading.Thread(target=target, daemon=True)  # a sync hang cannot be interrupted
+    worker.start()
+    worker.join(timeout)
+    finished = time.perf_counter()
+    if worker.is_alive() or box.get("timeout"):
+        return Execution("callback", timed_out=True, started=started, finished=finished)
+    return Execution("callback", value=box.get("value"), error=box.get("error"),
+                     started=started, finished=finished)
+
+
+async def _awaited(value: Any) -> Any:
+    return await value
+
+
+def execute(
+    handler: Handler, payload: Mapping[str, Any], *, tool_use_id: str | None,
+    env: Mapping[str, str], cwd: str | None, timeout: float,
+    mcp_clients: Mapping[str, Any] | None = None, body: bytes | None = None,
+) -> Execution:
+    """Run ``handler`` once on ``payload`` (the hook input) and return the raw facts.
+
+    ``body`` is ``payload`` already serialized as UTF-8 JSON, when the caller has it.
+    """
+    if body is None:
+        body = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+    if isinstance(handler, CommandHandler):
+        return _run_command(handler, body, env, cwd, timeout)
+    if isinstance(handler, HttpHandler):
+        return _run_http(handler, body, env, timeout)
+    if isinstance(handler, McpToolHandler):
+        return _run_mcp(handler, payload, mcp_clients or {}, timeout)
+    if isinstance(handler, ModelHandler):
+        now = time.perf_counter()
+        return Execution(handler.kind, start_error=f"{handler.kind} hooks need a model; "
+                         "mcpmini runs them only with a model adapter", started=now, finished=now)
+    if callable(handler):
+        return _run_callback(handler, payload, tool_use_id, timeout)
+    raise TypeError(f"not a hook handler: {handler!r}")

@@ -1,0 +1,394 @@
+"""Hooks: settings from every source, matching, parallel runs, one combined result.
+
+:func:`load_settings` reads real Claude Code settings (user, project, local, managed),
+plugin ``hooks/hooks.json`` or ``plugin.json``, skill and subagent front matter. Each source
+is checked with ``jsonschema``; a wrong type raises ``ConfigError`` naming the file and the
+JSON path (``hooks.PreToolUse[0].hooks[1].timeout``). Hooks add up across sources; the
+``permissions`` blocks are pooled into one :class:`~mcpmini.permissions.PermissionRules`.
+
+:func:`run_hooks` takes those settings (or a plain ``{event: [HookMatcher, …]}`` mapping of
+SDK-style groups), finds the groups whose matcher fires for the event's match value, drops
+identical handlers defined in several *settings files* (plugin and skill copies stay),
+runs every remaining handler in parallel threads, classifies each run
+(:mod:`mcpmini.hooks.outcomes`) and folds them into an :class:`EventResult`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import ConfigError
+from .events import IF_EVENTS, event_spec
+from .handlers import Execution, describe, execute, handler_type
+from .matchers import MatcherRule, match
+from .outcomes import FailureKind, HookOutcome, Verdict, classify, combine_decisions
+from ..permissions.evaluate import PermissionRules
+from ..permissions.rules import parse_rule, rule_matches, split_command
+from .sources import SETTINGS_KINDS, RawSource, read_source
+
+__all__ = [
+    "EventResult",
+    "HandlerRun",
+    "HookMatcher",
+    "HookSettings",
+    "load_settings",
+    "run_hooks",
+    "STOP_BLOCK_CAP",
+]
+
+STOP_BLOCK_CAP = 8  # Stop / SubagentStop blocks in a row before the turn ends anyway
+
+
+@dataclass
+class HookMatcher:
+    """One matcher group: ``matcher`` text and the ``hooks`` (handlers) it guards.
+
+    Mirrors the Agent SDK's ``HookMatcher``; ``hooks`` may hold handler dataclasses or
+    plain callables ``(input_data, tool_use_id, context) -> dict`` (sync or async).
+    ``source`` / ``kind`` / ``path`` say where the group was defined (``kind`` "sdk" for
+    groups built in code); ``plugin_root`` feeds ``CLAUDE_PLUGIN_ROOT``.
+    """
+
+    matcher: str | None = None
+    hooks: list[Any] = field(default_factory=list)
+    timeout: float | None = None
+    on_failure: str | None = None
+    source: str = "sdk"
+    kind: str = "sdk"
+    path: str = ""
+    plugin_root: str | None = None
+
+
+@dataclass
+class HookSettings:
+    """Merged hooks of several sources, pooled permission rules, and load-time warnings."""
+
+    hooks: dict[str, list[HookMatcher]] = field(default_factory=dict)
+    permissions: PermissionRules = field(default_factory=PermissionRules)
+    default_mode: str | None = None
+    sources: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    disabled: bool = False
+    fired_once: set[tuple[Any, ...]] = field(default_factory=set, repr=False)
+
+    def groups(self, event: str) -> list[HookMatcher]:
+        """The matcher groups registered for ``event`` (empty when none)."""
+        return list(self.hooks.get(event, []))
+
+
+_PRECEDENCE = {"managed": 4, "local": 2, "project": 1, "user": 0}
+
+
+def load_settings(
+    sources: Iterable[str | os.PathLike[str] | tuple[str, Any]], *, strict: bool = True,
+    home: str | os.PathLike[str] | None = None,
+) -> HookSettings:
+    """Read and merge hook sources; return the :class:`HookSettings`.
+
+    ``sources`` holds paths (kind inferred from the file name) or ``(label, dict)`` /
+    ``(label, path)`` pairs with label ``user``, ``project``, ``local``, ``managed``,
+    ``plugin[:name]``, ``skill[:name]`` or ``subagent[:name]``. ``strict`` turns an unknown
+    event name into an error instead of a warning. Raises ``ConfigError`` (file and JSON
+    path) for unreadable files, invalid JSON / YAML and values of the wrong type.
+    """
+    raws: list[RawSource] = [read_source(s, home=home) for s in sources]
+    result = HookSettings(sources=[r.name for r in raws])
+    flag_by: dict[str, tuple[int, bool]] = {}
+    managed_only = False
+    for raw in raws:
+        data = raw.data
+        if "disableAllHooks" in data and raw.kind in _PRECEDENCE:
+            rank = _PRECEDENCE[raw.kind]
+            if rank >= flag_by.get("disable", (-1, False))[0]:
+                flag_by["disable"] = (rank, bool(data["disableAllHooks"]))
+        if data.get("allowManagedHooksOnly"):
+            if raw.kind == "managed":
+                managed_only = True
+            else:
+                result.warnings.append(f"{raw.name}: allowManagedHooksOnly works only in "
+                                       "managed settings; ignored")
+        perms = data.get("permissions")
+        if isinstance(perms, Mapping):
+            result.permissions = result.permissions.merged(
+                PermissionRules.from_settings(perms, source=raw.name))
+            mode = perms.get("defaultMode")
+            if mode and raw.kind in _PRECEDENCE:
+                if _PRECEDENCE[raw.kind] >= flag_by.get("mode", (-1, False))[0]:
+                    flag_by["mode"] = (_PRECEDENCE[raw.kind], True)
+                    result.default_mode = mode
+        for event, groups in (data.get("hooks") or {}).items():
+            target = "SubagentStop" if raw.kind == "subagent" and event == "Stop" else event
+            try:
+                spec = event_spec(target)
+            except ConfigError as exc:
+                if strict:
+                    raise ConfigError(exc.message, raw.name, f"hooks.{event}") from None
+                result.warnings.append(f"{raw.name} at hooks.{event}: {exc.message}; skipped")
+                continue
+            for gi, group in enumerate(groups):
+                where = f"hooks.{event}[{gi}]"
+                if spec.matcher_field is None and group.get("matcher") not in (None, "", "*"):
+                    result.warnings.append(f"{raw.name} at {where}.matcher: {target} has no "
+                                           "matcher; it is ignored and the group always fires")
+                handlers = [raw.handler(h, f"{where}.hooks[{hi}]", spec)
+                            for hi, h in enumerate(group["hooks"])]
+                for hi, h in enumerate(handlers):
+                    if handler_type(h) not in spec.handler_types:
+                        result.warnings.append(f"{raw.name} at {where}.hooks[{hi}]: {target} "
+                                               f"does not accept {handler_type(h)} handlers")
+                result.hooks.setdefault(target, []).append(HookMatcher(
+                    group.get("matcher"), handlers, source=raw.name, kind=raw.kind, path=where,
+                    plugin_root=raw.plugin_root))
+    disable_rank, disable = flag_by.get("disable", (-1, False))
+    if disable and disable_rank == _PRECEDENCE["managed"]:
+        result.disabled = True
+        result.hooks = {}
+        result.warnings.append("disableAllHooks in managed settings: no hook runs")
+    elif disable or managed_only:
+        # disableAllHooks outside managed settings, or allowManagedHooksOnly: managed stay.
+        result.hooks = {e: [g for g in gs if g.kind == "managed"] for e, gs in result.hooks.items()}
+        result.warnings.append("disableAllHooks is on: only managed hooks remain" if disable
+                               else "allowManagedHooksOnly: only managed hooks remain")
+    return result
+
+
+@dataclass(frozen=True)
+class HandlerRun:
+    """One handler of the event: whether its group matched, and what its run produced.
+
+    ``rule`` is the matcher rule that decided; ``skipped`` says why a matched handler did
+    not run (``if`` rule, duplicate); ``outcome`` is ``None`` for handlers that did not run.
+    """
+
+    source: str
+    matcher: str | None
+    matched: bool
+    rule: MatcherRule
+    why: str
+    handler: str
+    handler_type: str
+    outcome: HookOutcome | None = None
+    failure: FailureKind | None = None
+    exit_code: int | None = None
+    stdout: str = ""
+    stderr: str = ""
+    truncated: bool = False
+    duration: float = 0.0
+    decision: str | None = None
+    reason: str | None = None
+    skipped: str | None = None
+    finished: float = 0.0
+    verdict: Verdict | None = None
+    background: bool = False  # async handler: runs, but decides nothing
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready summary (the workbench's ``handlers`` entries)."""
+        return {
+            "source": self.source, "matcher": self.matcher, "matched": self.matched,
+            "rule": self.rule.value, "why": self.why, "handler": self.handler,
+            "type": self.handler_type, "outcome": self.outcome.value if self.outcome else None,
+            "failure": self.failure.value if self.failure else None,
+            "exit_code": self.exit_code, "decision": self.decision, "reason": self.reason,
+            "skipped": self.skipped, "duration": round(self.duration, 4),
+        }
+
+
+@dataclass(frozen=True)
+class EventResult:
+    """Everything one event's hooks decided.
+
+    ``blocked``: some run stopped the event's action (a blocking error, JSON
+    ``decision:"block"`` or ``permissionDecision:"deny"`` where the event can block).
+    ``decision``: permission decisions combined deny > defer > ask > allow, a blocking error
+    counting as deny. ``reason``: why it blocked or decided; on events that cannot block
+    (PostToolUse…) the exit-2 stderr or JSON ``reason`` meant for Claude. ``stop``: a hook
+    asked to stop Claude (``continue: false``).
+    """
+
+    event: str
+    runs: tuple[HandlerRun, ...]
+    blocked: bool
+    decision: str | None
+    reason: str | None
+    additional_context: list[str]
+    updated_input: dict[str, Any] | None
+    stop: bool = False
+    stop_reason: str | None = None
+    duration: float = 0.0
+    system_messages: list[str] = field(default_factory=list)
+
+    @property
+    def ran(self) -> tuple[HandlerRun, ...]:
+        """The runs that actually executed a handler."""
+        return tuple(r for r in self.runs if r.outcome is not None)
+
+
+def _match_value(spec_field: str | None, event: str, payload: Mapping[str, Any]) -> str:
+    value = payload.get(spec_field, "") if spec_field else ""
+    if event == "FileChanged" and isinstance(value, str):
+        value = value.replace("\\", "/").rsplit("/", 1)[-1]
+    return value if isinstance(value, str) else str(value)
+
+
+def run_hooks(
+    hooks: HookSettings | Mapping[str, Iterable[HookMatcher]], event: str,
+    payload: Mapping[str, Any], *, tool_use_id: str | None = None,
+    project_dir: str | os.PathLike[str] | None = None, environ: Mapping[str, str] | None = None,
+    timeout: float | None = None, mcp_clients: Mapping[str, Any] | None = None,
+) -> EventResult:
+    """Run every handler of ``event`` whose matcher fires on ``payload``; return the result.
+
+    ``hooks`` may also map events to raw settings groups (dicts), validated as settings.
+    ``payload`` holds the event's own input fields (``tool_name``, ``tool_input``, …);
+    common fields (``session_id``, ``cwd``, ``hook_event_name``…) are filled in when
+    absent. ``environ`` (default: this process's environment) is what hook processes see,
+    plus ``CLAUDE_PROJECT_DIR`` = ``project_dir`` (default: the current directory).
+    ``timeout`` replaces the event's default for handlers that set none. ``mcp_clients``
+    maps server names to connected clients for ``mcp_tool`` handlers.
+    Raises ``ConfigError`` for an unknown event.
+    """
+    spec = event_spec(event)
+    started = time.perf_counter()
+    if not isinstance(hooks, HookSettings) and any(
+            isinstance(g, Mapping) for gs in hooks.values() for g in gs):
+        # Raw settings groups ({"matcher": ..., "hooks": [{"type": ...}]}): validate them.
+        hooks = load_settings([("project", {"hooks": hooks})], strict=False)
+    groups = hooks.groups(event) if isinstance(hooks, HookSettings) else list(hooks.get(event, []))
+    fired_once = hooks.fired_once if isinstance(hooks, HookSettings) else set()
+    root = os.fspath(project_dir) if project_dir is not None else os.getcwd()
+    base_env = os.environ if environ is None else environ
+    env = {k: v for k, v in base_env.items() if not k.startswith("OTEL_")}
+    env["CLAUDE_PROJECT_DIR"] = root
+    data: dict[str, Any] = {"session_id": "mcpmini", "transcript_path": "", "cwd": root,
+                            "hook_event_name": event}
+    if tool_use_id is not None and spec.matcher_field == "tool_name":
+        data["tool_use_id"] = tool_use_id
+    data.update(payload)
+    value = _match_value(spec.matcher_field, event, data)
+    try:
+        body = json.dumps(data, ensure_ascii=False).encode("utf-8")
+        unserializable = None
+    except (TypeError, ValueError) as exc:
+        body, unserializable = b"", f"hook input cannot be serialized: {exc}"
+
+    slots: list[dict[str, Any]] = []  # HandlerRun fields, built once at the end
+    jobs: list[tuple[int, Any, HookMatcher]] = []
+    seen: dict[tuple[Any, ...], str] = {}
+    for group in groups:
+        matcher = group.matcher if spec.matcher_field else None
+        result = match(matcher, value, narrow=spec.narrow)
+        for handler in group.hooks:
+            common: dict[str, Any] = dict(
+                source=group.source, matcher=group.matcher, matched=result.matched,
+                rule=result.rule, why=result.explain(), handler=describe(handler),
+                handler_type=handler_type(handler),
+                background=bool(getattr(handler, "async_", False)))
+            problem = (f"matching failed: {result.error}" if result.error
+                       else unserializable if result.matched else None)
+            if problem:
+                # Reference §0.1: on PreToolUse and PermissionRequest this blocks the call.
+                blocks = event in ("PreToolUse", "PermissionRequest")
+                outcome = HookOutcome.BLOCKING_ERROR if blocks else HookOutcome.NON_BLOCKING_ERROR
+                slots.append(dict(common, outcome=outcome, failure=FailureKind.NOT_STARTED,
+                                  decision="deny" if blocks else None, reason=problem,
+                                  verdict=Verdict(outcome, FailureKind.NOT_STARTED,
+                                                  decision="deny" if blocks else None,
+                                                  blocks=blocks, reason=problem)))
+                continue
+            skip = (_skip_reason(handler, group, event, data, seen, fired_once)
+                    if result.matched else None)
+            slots.append(dict(common, skipped=skip))
+            if result.matched and skip is None:
+                jobs.append((len(slots) - 1, handler, group))
+
+    def work(job: tuple[int, Any, HookMatcher]) -> tuple[int, Execution, Verdict]:
+        _, handler, group = job
+        limit = getattr(handler, "timeout", None) or group.timeout or timeout or spec.timeout
+        job_env = dict(env)
+        if group.plugin_root:
+            job_env["CLAUDE_PLUGIN_ROOT"] = group.plugin_root
+        ex = execute(handler, data, tool_use_id=tool_use_id, env=job_env, cwd=root,
+                     timeout=limit, mcp_clients=mcp_clients, body=body)
+        on_failure = getattr(handler, "on_failure", None) or group.on_failure or "continue"
+        return job[0], ex, classify(ex, spec, on_failure=on_failure,
+                                    callback=handler_type(handler) == "callback")
+
+    if jobs:
+        # One handler runs in this thread; several run in parallel threads.
+        pool = ThreadPoolExecutor(max_workers=len(jobs)) if len(jobs) > 1 else None
+        outcomes = pool.map(work, jobs) if pool else map(work, jobs)
+        try:
+            for index, ex, verdict in outcomes:
+                slots[index].update(
+                    outcome=verdict.outcome, failure=verdict.failure, exit_code=ex.exit_code,
+                    stdout=ex.stdout, stderr=ex.stderr, truncated=ex.truncated,
+                    duration=ex.duration, decision=verdict.decision, reason=verdict.reason,
+                    finished=ex.finished, verdict=verdict)
+        finally:
+            if pool:
+                pool.shutdown()
+    runs = tuple(HandlerRun(**fields) for fields in slots)
+    return _combine(event, runs, time.perf_counter() - started)
+
+
+def _skip_reason(handler: Any, group: HookMatcher, event: str, data: Mapping[str, Any],
+                 seen: dict[tuple[Any, ...], str],
+                 fired_once: set[tuple[Any, ...]]) -> str | None:
+    rule_text = getattr(handler, "if_", None)
+    if rule_text:
+        if event not in IF_EVENTS:
+            return f"'if' is not evaluated on {event}; such a handler never runs"
+        tool_input = data.get("tool_input") or {}
+        command = tool_input.get("command") if isinstance(tool_input, Mapping) else None
+        unparseable = isinstance(command, str) and split_command(command) is None
+        if not unparseable and not rule_matches(  # an unparseable command fails open: run
+                parse_rule(rule_text), str(data.get("tool_name", "")), tool_input,
+                cwd=str(data.get("cwd") or "")):
+            return f"'if' rule {rule_text} does not match"
+    if getattr(handler, "once", False):
+        key = (group.source, group.path, handler.identity())
+        if key in fired_once:
+            return "once: already ran in this session"
+        fired_once.add(key)
+    if getattr(handler, "async_", False):
+        return None
+    if group.kind in SETTINGS_KINDS and hasattr(handler, "identity"):
+        key = handler.identity()
+        if key in seen:
+            return f"duplicate of the same handler in {seen[key]}; runs once"
+        seen[key] = group.source
+    return None
+
+
+def _combine(event: str, runs: tuple[HandlerRun, ...], duration: float) -> EventResult:
+    counted = [r for r in runs if r.verdict is not None and not r.background]
+    verdicts = [r.verdict for r in counted if r.verdict is not None]
+    blocked = any(v.blocks for v in verdicts)
+    decision = combine_decisions(v.decision for v in verdicts)
+    reason = None
+    for v in verdicts:
+        if (blocked and v.blocks) or (not blocked and v.decision == decision and v.reason):
+            reason = v.reason
+            break
+    if reason is None:  # events that cannot block still pass exit-2 stderr / a block reason on
+        reason = next((v.reason for v in verdicts if v.reason and (
+            v.outcome is HookOutcome.BLOCKING_ERROR
+            or (v.output or {}).get("decision") == "block")), None)
+    updated = [r for r in counted if r.verdict and r.verdict.updated_input is not None]
+    last = max(updated, key=lambda r: r.finished) if updated else None  # last finisher wins
+    stops = [v for v in verdicts if v.stop]
+    return EventResult(
+        event=event, runs=runs, blocked=blocked, decision=decision, reason=reason,
+        additional_context=[c for v in verdicts for c in v.context],
+        updated_input=last.verdict.updated_input if last and last.verdict else None,
+        stop=bool(stops), stop_reason=next((v.stop_reason for v in stops if v.stop_reason), None),
+        duration=duration,
+        system_messages=[v.output["systemMessage"] for v in verdicts
+                         if v.output and isinstance(v.output.get("systemMessage"), str)],
+    )

@@ -1,0 +1,230 @@
+"""Hook sources: one settings file, plugin hooks file or skill front matter, read and checked.
+
+:func:`read_source` turns a path or a ``(label, dict | path)`` pair into a
+:class:`RawSource`: its display name, its kind (``user``, ``project``, ``local``,
+``managed``, ``plugin``, ``skill``, ``subagent``), the settings dict and, for plugins, the
+plugin root. Validation uses ``jsonschema`` against :data:`SETTINGS_SCHEMA`; the first error
+becomes a ``ConfigError`` naming the file, the JSON path (``hooks.Stop[0].hooks[0].timeout``)
+and, for JSON syntax errors, the line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+from ..errors import ConfigError
+from .events import EventSpec
+from .handlers import CommandHandler, HttpHandler, McpToolHandler, ModelHandler
+
+__all__ = [
+    "json_path",
+    "RawSource",
+    "read_source",
+    "SETTINGS_KINDS",
+    "SETTINGS_SCHEMA",
+    "SOURCE_KINDS",
+]
+
+SETTINGS_KINDS = frozenset({"user", "project", "local", "managed"})
+SOURCE_KINDS = SETTINGS_KINDS | {"plugin", "skill", "subagent"}
+
+_STR = {"type": "string"}
+_STRS = {"type": "array", "items": _STR}
+_HANDLER = {
+    "type": "object",
+    "required": ["type"],
+    "properties": {
+        "type": {"enum": ["command", "http", "mcp_tool", "prompt", "agent"]},
+        "command": _STR, "args": _STRS, "shell": {"enum": ["bash", "powershell"]},
+        "async": {"type": "boolean"}, "asyncRewake": {"type": "boolean"},
+        "timeout": {"type": "number", "exclusiveMinimum": 0},
+        "onFailure": {"enum": ["continue", "block"]},
+        "if": _STR, "statusMessage": _STR, "once": {"type": "boolean"},
+        "url": _STR, "headers": {"type": "object", "additionalProperties": _STR},
+        "allowedEnvVars": _STRS, "server": _STR, "tool": _STR, "input": {"type": "object"},
+        "prompt": _STR, "model": _STR, "continueOnBlock": {"type": "boolean"},
+    },
+    "allOf": [
+        {"if": {"properties": {"type": {"const": t}}}, "then": {"required": req}}
+        for t, req in [("command", ["command"]), ("http", ["url"]),
+                       ("mcp_tool", ["server", "tool"]), ("prompt", ["prompt"]),
+                       ("agent", ["prompt"])]
+    ],
+}
+_GROUP = {
+    "type": "object",
+    "required": ["hooks"],
+    "properties": {
+        "matcher": {"type": ["string", "null"]},
+        "hooks": {"type": "array", "items": _HANDLER},
+    },
+}
+SETTINGS_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "hooks": {"type": "object", "additionalProperties": {"type": "array", "items": _GROUP}},
+        "disableAllHooks": {"type": "boolean"},
+        "allowManagedHooksOnly": {"type": "boolean"},
+        "permissions": {
+            "type": "object",
+            "properties": {"allow": _STRS, "ask": _STRS, "deny": _STRS, "defaultMode": _STR},
+        },
+    },
+}
+_VALIDATOR = jsonschema.Draft202012Validator(SETTINGS_SCHEMA)
+
+
+def json_path(parts: Any) -> str:
+    """Format a path (keys and indexes) as ``a.b[0].c``."""
+    out = ""
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(top level)"
+
+
+@dataclass(frozen=True)
+class RawSource:
+    """One validated hook source: ``name`` to show, ``kind``, the settings ``data``."""
+
+    name: str
+    kind: str
+    data: Mapping[str, Any]
+    plugin_root: str | None = None
+
+    def handler(self, raw: Mapping[str, Any], where: str, spec: EventSpec) -> Any:
+        """Build the handler dataclass of one validated settings entry."""
+        common: dict[str, Any] = {"timeout": raw.get("timeout"), "if_": raw.get("if"),
+                  "status_message": raw.get("statusMessage"),
+                  "once": bool(raw.get("once")) and self.kind == "skill"}
+        kind = raw["type"]
+        if kind == "command":
+            args = raw.get("args")
+            return CommandHandler(
+                raw["command"], tuple(args) if args is not None else None,
+                on_failure=raw.get("onFailure", "continue"),
+                async_=bool(raw.get("async") or raw.get("asyncRewake")),
+                shell=None if args is not None else raw.get("shell"), **common)
+        if kind == "http":
+            return HttpHandler(raw["url"], tuple(sorted((raw.get("headers") or {}).items())),
+                               tuple(raw.get("allowedEnvVars") or ()),
+                               on_failure=raw.get("onFailure", "continue"), **common)
+        if kind == "mcp_tool":
+            return McpToolHandler(raw["server"], raw["tool"], dict(raw.get("input") or {}),
+                                  **common)
+        return ModelHandler(kind, raw["prompt"], raw.get("model"), **common)
+
+
+def _check(data: Any, name: str) -> Mapping[str, Any]:
+    errors = list(_VALIDATOR.iter_errors(data))
+    if errors:
+        best = jsonschema.exceptions.best_match(errors)
+        raise ConfigError(best.message, name, json_path(best.absolute_path))
+    return data
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"not UTF-8 text ({exc.reason})", str(path)) from None
+    except OSError as exc:
+        raise ConfigError(exc.strerror or str(exc), str(path)) from None
+
+
+def _load_json(path: Path) -> Any:
+    try:
+        return json.loads(_read_text(path))
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"invalid JSON: {exc.msg}", str(path), line=exc.lineno) from None
+
+
+def _front_matter(path: Path) -> Any:
+    text = _read_text(path)
+    if not text.startswith("---"):
+        return {}
+    end = text.find("\n---", 3)
+    if end < 0:
+        raise ConfigError("front matter is not closed by ---", str(path), line=1)
+    try:
+        data = yaml.safe_load(text[3:end]) or {}
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise ConfigError(f"invalid YAML: {getattr(exc, 'problem', exc)}", str(path),
+                          line=mark.line + 1 if mark else None) from None
+    if not isinstance(data, Mapping):
+        raise ConfigError("front matter is not a mapping", str(path), line=1)
+    return {"hooks": data["hooks"]} if "hooks" in data else {}
+
+
+def _infer_kind(path: Path, home: Path) -> str:
+    name = path.name
+    if name.endswith(".md"):
+        return "subagent" if path.parent.name == "agents" else "skill"
+    if name in ("hooks.json", "plugin.json"):
+        return "plugin"
+    if name == "settings.local.json":
+        return "local"
+    if name.startswith("managed-settings") or path.parent.name == "managed-settings.d":
+        return "managed"
+    try:
+        if path.resolve() == (home / ".claude" / "settings.json").resolve():
+            return "user"
+    except OSError:
+        pass
+    return "project"
+
+
+def _plugin(path: Path, data: Any) -> tuple[Any, str]:
+    """Plugin files: hooks.json wraps ``hooks``; plugin.json may inline them or name a file."""
+    root = path.parent.parent  # <root>/hooks/hooks.json or <root>/.claude-plugin/plugin.json
+    if path.name == "plugin.json" and isinstance(data, Mapping):
+        hooks = data.get("hooks")
+        if isinstance(hooks, str):
+            target = (root / hooks).resolve()
+            return _plugin(target, _load_json(target))[0], str(root)
+        return {"hooks": hooks} if hooks is not None else {}, str(root)
+    if isinstance(data, Mapping):
+        return {"hooks": data.get("hooks", {})}, str(root)
+    return data, str(root)
+
+
+def read_source(source: Any, *, home: str | os.PathLike[str] | None = None) -> RawSource:
+    """Read one source (path, ``(label, dict)`` or ``(label, path)``); return it validated.
+
+    Raises ``ConfigError`` naming the file and JSON path for any problem.
+    """
+    home_dir = Path(home) if home is not None else Path.home()
+    label: str | None = None
+    if isinstance(source, tuple):
+        if len(source) != 2 or not isinstance(source[0], str):
+            raise ConfigError(f"a source pair must be (label, dict or path), got {source!r}")
+        label, source = source
+    if isinstance(source, Mapping):
+        kind = (label or "project").split(":", 1)[0]
+        name = label or "project"
+        data: Any = source
+        if kind == "plugin" and "hooks" in data and set(data) <= {"hooks", "description"}:
+            data = {"hooks": data["hooks"]}
+        root = None
+    else:
+        path = Path(os.fspath(source))
+        kind = (label.split(":", 1)[0] if label else None) or _infer_kind(path, home_dir)
+        name = str(path)
+        if path.suffix == ".md":
+            data, root = _front_matter(path), None
+        else:
+            data, root = _load_json(path), None
+            if kind == "plugin":
+                data, root = _plugin(path, data)
+    if kind not in SOURCE_KINDS:
+        raise ConfigError(f"unknown source label {label!r}; expected one of "
+                          f"{sorted(SOURCE_KINDS)}", name)
+    return RawSource(name, kind, _check(data, name), root)

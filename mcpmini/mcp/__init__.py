@@ -1,0 +1,141 @@
+"""§3 of the article: the Model Context Protocol.
+
+JSON-RPC messages and ids (:mod:`.jsonrpc`), both protocol generations (:mod:`.versions`),
+tool schemas (:mod:`.schema`), the sans-I/O server (:mod:`.server`) and client (:mod:`.client`),
+the transports that move their lines (:mod:`.transport`), traces (:mod:`.trace`) and the example
+servers (:mod:`.samples`).
+"""
+
+from __future__ import annotations
+
+from .jsonrpc import (
+    encode,
+    error_reply,
+    ErrorCode,
+    ErrorResponse,
+    id_violations,
+    IdEvent,
+    IdViolation,
+    JsonId,
+    Message,
+    Notification,
+    outstanding_is_injective,
+    parse_line,
+    parse_object,
+    PendingTable,
+    Request,
+    Response,
+    to_dict,
+)
+from .versions import (
+    GENERATIONS,
+    is_interval,
+    is_modern,
+    KNOWN_VERSIONS,
+    LEGACY,
+    META_PREFIX,
+    MODERN,
+    negotiate_handshake,
+    negotiate_per_request,
+    Negotiation,
+    non_empty_subsets,
+    set_pairs,
+)
+from .schema import (
+    check_schema,
+    docstring_parts,
+    schema_from_function,
+    Validator,
+)
+from .server import (
+    Prompt,
+    Resource,
+    Server,
+    Tool,
+)
+from .client import (
+    Client,
+    Connection,
+    OutcomeKind,
+    to_tool_result,
+    ToolOutcome,
+)
+from .transport import (
+    LineBuffer,
+    MAX_LINE,
+    memory_pair,
+    MemoryTransport,
+    serve_stdio,
+    StdioTransport,
+    Transport,
+)
+from .trace import (
+    Trace,
+    Traced,
+    TraceEvent,
+)
+from .samples import (
+    add_server,
+    CITIES,
+    SAMPLES,
+    weather_server,
+)
+
+__all__ = [
+    "add_server",
+    "check_schema",
+    "CITIES",
+    "Client",
+    "Connection",
+    "docstring_parts",
+    "encode",
+    "error_reply",
+    "ErrorCode",
+    "ErrorResponse",
+    "GENERATIONS",
+    "id_violations",
+    "IdEvent",
+    "IdViolation",
+    "is_interval",
+    "is_modern",
+    "JsonId",
+    "KNOWN_VERSIONS",
+    "LEGACY",
+    "LineBuffer",
+    "MAX_LINE",
+    "memory_pair",
+    "MemoryTransport",
+    "Message",
+    "META_PREFIX",
+    "MODERN",
+    "negotiate_handshake",
+    "negotiate_per_request",
+    "Negotiation",
+    "non_empty_subsets",
+    "Notification",
+    "OutcomeKind",
+    "outstanding_is_injective",
+    "parse_line",
+    "parse_object",
+    "PendingTable",
+    "Prompt",
+    "Request",
+    "Resource",
+    "Response",
+    "SAMPLES",
+    "schema_from_function",
+    "serve_stdio",
+    "Server",
+    "set_pairs",
+    "StdioTransport",
+    "to_dict",
+    "to_tool_result",
+    "Tool",
+    "ToolOutcome",
+    "Trace",
+    "Traced",
+    "TraceEvent",
+    "Transport",
+    "Validator",
+    "weather_server",
+]
