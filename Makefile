@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: lab test bench clean
+.PHONY: lab test check lint bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -19,8 +19,17 @@ LAB_ARGS ?= $(if $(filter 0,$(shell id -u)),--allow-root)
 lab: $(STAMP)
 	$(BIN)/jupyter lab $(LAB_ARGS) notebooks/00_start_here.ipynb
 
-test: $(STAMP)
+# ruff and mypy first: a lint or type error fails fast, before the long notebook run.
+lint: $(STAMP)
+	$(BIN)/ruff check mcpmini tests bench
+	$(BIN)/mypy
+
+test: lint
 	$(BIN)/python -m pytest
+
+# The developer loop: lint, types and every test except the notebooks (under a minute).
+check: lint
+	$(BIN)/python -m pytest tests -q
 
 bench: $(STAMP)
 	@for f in bench/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done

@@ -21,8 +21,7 @@ import sys
 import time
 from pathlib import Path
 
-from mcpmini.hooks import CommandHandler
-from mcpmini.hooks import HookMatcher, run_hooks
+from mcpmini.hooks import CommandHandler, HookMatcher, run_hooks
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}

@@ -22,14 +22,8 @@ import tempfile
 import time
 from collections.abc import Callable
 
-from mcpmini.mcp import Client
-from mcpmini.agent import AgentOptions, run
-from mcpmini.agent import AlwaysToolModel, ScriptedModel
-from mcpmini.mcp import add_server
-from mcpmini.agent import run_python
-from mcpmini.mcp import Server
-from mcpmini.agent import Tool
-from mcpmini.mcp import StdioTransport, memory_pair
+from mcpmini.agent import AgentOptions, AlwaysToolModel, ScriptedModel, Tool, run, run_python
+from mcpmini.mcp import Client, Server, StdioTransport, add_server, memory_pair
 
 TURNS = 10
 

@@ -27,8 +27,10 @@ import psutil
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from mcpmini.mcp import Client  # noqa: E402
-from mcpmini.mcp import StdioTransport  # noqa: E402
+from mcpmini.mcp import (  # noqa: E402
+    Client,
+    StdioTransport,
+)
 
 SDK_SERVER = [sys.executable, str(ROOT / "tests" / "peers" / "sdk_add_server.py")]
 MCPMINI_SERVER = [sys.executable, "-m", "mcpmini", "serve", "add"]

@@ -18,7 +18,7 @@ from typing import Any
 # this process goes without it: every server, hook, kernel and test starts seconds sooner.
 sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
 
-from .errors import (
+from .errors import (  # noqa: E402  (after the rfc3987_syntax guard above)
     ConfigError,
     LocalProtocolError,
     McpminiError,

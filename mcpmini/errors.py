@@ -16,14 +16,14 @@ from enum import Enum
 from typing import Any
 
 __all__ = [
-    "McpminiError",
-    "ProtocolError",
-    "LocalProtocolError",
-    "RemoteProtocolError",
     "ConfigError",
-    "TransportError",
+    "LocalProtocolError",
+    "McpminiError",
     "Problem",
+    "ProtocolError",
+    "RemoteProtocolError",
     "Severity",
+    "TransportError",
 ]
 
 

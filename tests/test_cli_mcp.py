@@ -45,7 +45,7 @@ def test_an_unknown_tool_is_reported_with_exit_code_1(capsys):
     ["call", "tools/list"],                                    # no server command
 ])
 def test_bad_arguments_exit_2_with_one_line(capsys, argv):
-    extra = SERVE + ["add"] if argv[-1] != "tools/list" else []
+    extra = [*SERVE, "add"] if argv[-1] != "tools/list" else []
     assert main(argv + extra) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("mcpmini call:")

@@ -8,14 +8,21 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mcpmini.mcp import Client, OutcomeKind, ToolOutcome, to_tool_result
 from mcpmini.errors import McpminiError, RemoteProtocolError, TransportError
-from mcpmini.mcp import ErrorCode
-from mcpmini.mcp import add_server
-from mcpmini.mcp import Server
-from mcpmini.mcp import Traced
-from mcpmini.mcp import MemoryTransport, memory_pair
-from mcpmini.mcp import LEGACY, MODERN
+from mcpmini.mcp import (
+    LEGACY,
+    MODERN,
+    Client,
+    ErrorCode,
+    MemoryTransport,
+    OutcomeKind,
+    Server,
+    ToolOutcome,
+    Traced,
+    add_server,
+    memory_pair,
+    to_tool_result,
+)
 
 
 def connected(mode="auto", server=None, seed=None) -> Client:

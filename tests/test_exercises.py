@@ -16,8 +16,14 @@ from mcpmini.course.exercises import (
     practice,
 )
 from mcpmini.course.grading import Kind, Status
-from mcpmini.mcp import id_violations, outstanding_is_injective
-from mcpmini.mcp import LEGACY, MODERN, negotiate_handshake, negotiate_per_request
+from mcpmini.mcp import (
+    LEGACY,
+    MODERN,
+    id_violations,
+    negotiate_handshake,
+    negotiate_per_request,
+    outstanding_is_injective,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 SLUGS = {"9.1": "9_1_version_negotiation", "9.2": "9_2_request_ids",
@@ -118,7 +124,7 @@ def _answer(path: Path) -> object:
     cells = [c for c in nb.cells if "answer" in c.metadata.get("tags", [])]
     assert len(cells) == 1, path
     namespace: dict[str, object] = {}
-    exec(cells[0].source, namespace)  # noqa: S102 - our own answer cell: literals and an import
+    exec(cells[0].source, namespace)
     assert nb.metadata["mcpmini"]["exercise"] in EXERCISE_IDS
     return namespace["answer"]
 

@@ -6,13 +6,21 @@ import json
 import os
 import threading
 from http.server import BaseHTTPRequestHandler, HTTPServer
+from typing import ClassVar
 
 import pytest
 
 from mcpmini.errors import ConfigError
-from mcpmini.hooks import CommandHandler, HttpHandler, McpToolHandler
-from mcpmini.hooks import HookMatcher, HookOutcome, load_settings, run_hooks
-from mcpmini.hooks import FailureKind
+from mcpmini.hooks import (
+    CommandHandler,
+    FailureKind,
+    HookMatcher,
+    HookOutcome,
+    HttpHandler,
+    McpToolHandler,
+    load_settings,
+    run_hooks,
+)
 
 ENV = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
 
@@ -167,9 +175,9 @@ def test_identical_handlers_in_two_settings_files_run_once(tmp_path):
 # --- http and mcp_tool handlers ------------------------------------------------------------------
 
 class _Hook(BaseHTTPRequestHandler):
-    replies: dict[str, tuple[int, bytes]] = {}
+    replies: ClassVar[dict[str, tuple[int, bytes]]] = {}
 
-    def do_POST(self):  # noqa: N802 - http.server naming
+    def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         status, reply = self.replies[self.path]
         if self.path == "/echo-auth":
@@ -232,9 +240,7 @@ def test_http_connection_failures_fail_open_or_closed():
 
 
 def test_mcp_tool_hooks_call_a_connected_server():
-    from mcpmini.mcp import Client
-    from mcpmini.mcp import Server
-    from mcpmini.mcp import memory_pair
+    from mcpmini.mcp import Client, Server, memory_pair
 
     server = Server("guard")
 

@@ -18,10 +18,17 @@ import psutil
 import pytest
 
 from mcpmini.errors import ConfigError
-from mcpmini.hooks import OUTPUT_CAP, CommandHandler, ModelHandler
-from mcpmini.hooks import HookMatcher, HookOutcome, run_hooks
-from mcpmini.hooks import MatcherRule
-from mcpmini.hooks import FailureKind, combine_decisions
+from mcpmini.hooks import (
+    OUTPUT_CAP,
+    CommandHandler,
+    FailureKind,
+    HookMatcher,
+    HookOutcome,
+    MatcherRule,
+    ModelHandler,
+    combine_decisions,
+    run_hooks,
+)
 
 ENV = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
 WRITE_ENV = {"tool_name": "Write", "tool_input": {"file_path": "/repo/.env"}}

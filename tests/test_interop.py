@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mcpmini.mcp import Client, OutcomeKind
-from mcpmini.mcp import StdioTransport
+from mcpmini.mcp import Client, OutcomeKind, StdioTransport
 
 mcp = pytest.importorskip("mcp")
 

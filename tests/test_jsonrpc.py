@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 
 from mcpmini.errors import LocalProtocolError, RemoteProtocolError
 from mcpmini.mcp import (
+    LEGACY,
+    MODERN,
     ErrorCode,
     ErrorResponse,
     Notification,
@@ -23,7 +25,6 @@ from mcpmini.mcp import (
     outstanding_is_injective,
     parse_line,
 )
-from mcpmini.mcp import LEGACY, MODERN
 
 
 @pytest.mark.parametrize(

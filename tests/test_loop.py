@@ -11,24 +11,25 @@ from typing import Any
 import psutil
 import pytest
 
-from mcpmini.mcp import Client
-from mcpmini.errors import ConfigError
-from mcpmini.hooks import HookMatcher
 from mcpmini.agent import (
     AgentOptions,
+    AlwaysToolModel,
+    Limits,
+    ModelRequest,
     PairingViolation,
+    RouterModel,
+    ScriptedModel,
     Step,
     StopReason,
+    Tool,
+    builtin_tools,
     mcp_tool_name,
     pairing_violations,
     run,
 )
-from mcpmini.agent import AlwaysToolModel, ModelRequest, RouterModel, ScriptedModel
-from mcpmini.mcp import add_server, weather_server
-from mcpmini.agent import Limits
-from mcpmini.mcp import Server
-from mcpmini.agent import Tool, builtin_tools
-from mcpmini.mcp import StdioTransport
+from mcpmini.errors import ConfigError
+from mcpmini.hooks import HookMatcher
+from mcpmini.mcp import Client, Server, StdioTransport, add_server, weather_server
 
 ADD = mcp_tool_name("calc", "add")
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from mcpmini.errors import ConfigError
 from mcpmini.agent import (
     AlwaysToolModel,
     AnthropicModel,
@@ -15,6 +14,7 @@ from mcpmini.agent import (
     route,
     words,
 )
+from mcpmini.errors import ConfigError
 
 TOOLS = [
     {"name": "get_weather", "description": "Current weather forecast for a city"},

@@ -15,10 +15,12 @@ from mcpmini.permissions import (
     PermissionRules,
     gate,
     is_protected_path,
+    is_read_only_command,
     parse_rule,
     rule_matches,
+    split_command,
+    strip_wrappers,
 )
-from mcpmini.permissions import is_read_only_command, split_command, strip_wrappers
 
 
 def bash(rule: str, command: str, behavior: str = "allow") -> bool:

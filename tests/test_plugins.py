@@ -8,13 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from mcpmini.cli import main
+from mcpmini.config import load_marketplace, load_plugin, resolve_mcp_servers, validate_plugin
 from mcpmini.config import marketplace as marketplace_module
 from mcpmini.config import plugins as plugins_module
-from mcpmini.cli import main
-from mcpmini.hooks import HookMatcher, run_hooks
-from mcpmini.config import load_marketplace, load_plugin, validate_plugin
 from mcpmini.errors import Severity
-from mcpmini.config import resolve_mcp_servers
+from mcpmini.hooks import HookMatcher, run_hooks
 from mcpmini.skills import invoke, load_skills
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -297,8 +296,7 @@ def test_plugin_hooks_merge_with_settings_hooks_and_both_block() -> None:
 def test_the_example_plugin_mcp_server_starts_and_answers_a_tool_call() -> None:
     import sys
 
-    from mcpmini.mcp import Client, OutcomeKind
-    from mcpmini.mcp import StdioTransport
+    from mcpmini.mcp import Client, OutcomeKind, StdioTransport
 
     p = load_plugin(EXAMPLE, environ={"PYTHON": sys.executable})
     entry = p.mcp_source.servers["plugin:team-tools:calc"]

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import jsonschema
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-import pytest
 
 from mcpmini.mcp import Validator, check_schema, docstring_parts
 

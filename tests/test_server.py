@@ -9,12 +9,18 @@ import sys
 
 import pytest
 
-from mcpmini.mcp import ErrorCode, Request, Response
-from mcpmini.mcp import add_server, weather_server
-from mcpmini.mcp import schema_from_function
-from mcpmini.mcp import Server
-from mcpmini.mcp import serve_stdio
-from mcpmini.mcp import LEGACY, MODERN
+from mcpmini.mcp import (
+    LEGACY,
+    MODERN,
+    ErrorCode,
+    Request,
+    Response,
+    Server,
+    add_server,
+    schema_from_function,
+    serve_stdio,
+    weather_server,
+)
 
 P = "io.modelcontextprotocol/"
 META = {P + "protocolVersion": MODERN, P + "clientCapabilities": {}}

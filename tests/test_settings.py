@@ -9,11 +9,23 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from mcpmini.config import (
+    COMBINATION,
+    MCP_PRECEDENCE,
+    PRECEDENCE,
+    Combination,
+    Mechanism,
+    concat_claude_md,
+    expand_vars,
+    load_mcp_json,
+    looks_like_secret,
+    merge_fields,
+    precedence,
+    resolve,
+    resolve_mcp_servers,
+)
 from mcpmini.config import mcp_json as settings
-from mcpmini.config import precedence
-from mcpmini.errors import ConfigError
-from mcpmini.errors import Severity
-from mcpmini.config import COMBINATION, MCP_PRECEDENCE, PRECEDENCE, Combination, Mechanism, concat_claude_md, expand_vars, load_mcp_json, looks_like_secret, merge_fields, resolve, resolve_mcp_servers
+from mcpmini.errors import ConfigError, Severity
 
 CONFIG = Path(__file__).parent / "fixtures" / "config"
 ENV = {"DB_TOKEN": "t0k", "TOOL_BIN": "/opt/bin"}

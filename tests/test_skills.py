@@ -8,12 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcpmini.skills import loader as skills_module
 from mcpmini.agent import estimate_tokens
-from mcpmini.errors import ConfigError
-from mcpmini.skills import CommandRun, run_shell
-from mcpmini.errors import Severity
+from mcpmini.errors import ConfigError, Severity
 from mcpmini.skills import (
+    CommandRun,
     InvocationStatus,
     Level,
     ReattachStatus,
@@ -24,7 +22,9 @@ from mcpmini.skills import (
     parse_skill,
     reattach,
     render,
+    run_shell,
 )
+from mcpmini.skills import loader as skills_module
 
 FIXTURES = Path(__file__).parent / "fixtures" / "skills"
 

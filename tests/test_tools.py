@@ -9,8 +9,17 @@ from pathlib import Path
 import psutil
 import pytest
 
-from mcpmini.agent import Limits, SandboxOutcome, run_python
-from mcpmini.agent import Tool, ToolError, ToolResult, Workspace, WorkspaceError, builtin_tools
+from mcpmini.agent import (
+    Limits,
+    SandboxOutcome,
+    Tool,
+    ToolError,
+    ToolResult,
+    Workspace,
+    WorkspaceError,
+    builtin_tools,
+    run_python,
+)
 
 FAST = Limits(wall_seconds=3.0, cpu_seconds=1, memory_mb=200, output_bytes=10_000)
 

@@ -10,12 +10,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import mcpmini.agent.loop
-from mcpmini.agent import cut_to_tokens, estimate_tokens
+from mcpmini.agent import (
+    AgentOptions,
+    ScriptedModel,
+    Tool,
+    cut_to_tokens,
+    estimate_tokens,
+    pairing_violations,
+    repair_reply,
+    run,
+)
 from mcpmini.hooks import HookMatcher
-from mcpmini.agent import AgentOptions, run
-from mcpmini.agent import ScriptedModel
-from mcpmini.agent import Tool
-from mcpmini.agent import pairing_violations, repair_reply
 
 
 def _fresh() -> Any:

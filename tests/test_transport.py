@@ -9,10 +9,8 @@ import time
 import psutil
 import pytest
 
-from mcpmini.mcp import Client
 from mcpmini.errors import TransportError
-from mcpmini.mcp import Trace, Traced
-from mcpmini.mcp import LineBuffer, MemoryTransport, StdioTransport
+from mcpmini.mcp import Client, LineBuffer, MemoryTransport, StdioTransport, Trace, Traced
 
 SERVE_ADD = [sys.executable, "-m", "mcpmini", "serve", "add"]
 

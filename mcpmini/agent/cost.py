@@ -24,9 +24,12 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
+    "REATTACH_PER_SKILL",
+    "REATTACH_TOTAL",
+    "Costs",
+    "ToolLayerSize",
     "break_even",
     "cache_hits",
-    "Costs",
     "cut_to_tokens",
     "defer_tools",
     "deferred_cost",
@@ -36,9 +39,6 @@ __all__ = [
     "max_deferred_uses",
     "measure_tool_layer",
     "reattach_bound",
-    "REATTACH_PER_SKILL",
-    "REATTACH_TOTAL",
-    "ToolLayerSize",
     "uniform_costs",
     "upfront_cost",
 ]
@@ -171,8 +171,11 @@ def measure_tool_layer(n: int) -> ToolLayerSize:
     request; ``definitions`` is the token estimate of its ``tools`` array, ``names``
     that of the names alone. Raises ``ValueError`` for negative ``n``.
     """
-    from ..mcp.server import Server  # local: the cost formulas need no server
-    from ..mcp.versions import META_PREFIX, MODERN
+    from ..mcp import (
+        META_PREFIX,
+        MODERN,
+        Server,  # local: the cost formulas need no server
+    )
 
     if n < 0:
         raise ValueError("n must be >= 0")

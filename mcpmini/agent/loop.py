@@ -31,16 +31,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .cost import cut_to_tokens, estimate_tokens, json_tokens
 from ..errors import ConfigError, McpminiError
-from ..hooks.runner import STOP_BLOCK_CAP
+from ..hooks import STOP_BLOCK_CAP
+from ..permissions import PermissionMode, PermissionRules, gate, parse_rule
+from .cost import cut_to_tokens, estimate_tokens, json_tokens
 from .models import Model, ModelRequest
-from ..permissions.evaluate import PermissionMode, PermissionRules, gate, parse_rule
 from .tools import Tool, ToolResult
 from .transcript import (
     LoopEvent,
     PairingError,
-    PairingViolation,
     RequestRecord,
     RunResult,
     Step,
@@ -148,9 +147,7 @@ class _Run:
             raise ConfigError(f"tool_choice names an unknown tool {choice!r}", path="tool_choice")
 
     def _client(self, name: str, target: Any) -> Any:
-        from ..mcp.client import Client
-        from ..mcp.server import Server
-        from ..mcp.transport import memory_pair
+        from ..mcp import Client, Server, memory_pair
 
         if isinstance(target, Server):
             client = Client(memory_pair(target))
@@ -183,7 +180,7 @@ class _Run:
                                            json_tokens(tools), json_tokens(self.messages), segments))
         self.event(Step.MODEL_CALL, None, f"request {len(self.requests)}: "
                    f"{self.requests[-1].total_tokens} tokens")
-        return self.model(request)  # type: ignore[no-any-return]
+        return self.model(request)
 
     def event(self, step: Step, tool: str | None, detail: str) -> None:
         self.events.append(LoopEvent(step, self.turn, tool, detail))
@@ -207,7 +204,7 @@ class _Run:
         hooks = self.o.hooks
         if not (hooks.groups(event) if hasattr(hooks, "groups") else hooks.get(event)):
             return None
-        from ..hooks.runner import run_hooks
+        from ..hooks import run_hooks
 
         base = {"session_id": self.o.session_id, "hook_event_name": event,
                 "permission_mode": self.o.permission_mode}
@@ -369,7 +366,7 @@ def _local_call(tool: Tool) -> Callable[[dict[str, Any], str], dict[str, Any]]:
 
 
 def _mcp_call(client: Any, tool: str, timeout: float) -> Callable[[dict[str, Any], str], dict[str, Any]]:
-    from ..mcp.client import OutcomeKind, ToolOutcome, to_tool_result
+    from ..mcp import OutcomeKind, ToolOutcome, to_tool_result
 
     def call(tool_input: dict[str, Any], tid: str) -> dict[str, Any]:
         try:

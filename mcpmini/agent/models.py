@@ -32,9 +32,9 @@ __all__ = [
     "Model",
     "ModelRequest",
     "Route",
-    "route",
     "RouterModel",
     "ScriptedModel",
+    "route",
     "words",
 ]
 
@@ -225,7 +225,7 @@ class AnthropicModel:
             raise ConfigError("ANTHROPIC_API_KEY is not set", source="environ",
                               path="ANTHROPIC_API_KEY")
         try:
-            import anthropic  # type: ignore[import-not-found]
+            import anthropic  # type: ignore[import-not-found,unused-ignore]
         except ImportError:
             raise ConfigError("the 'anthropic' package is not installed") from None
         self._client = anthropic.Anthropic(api_key=key)

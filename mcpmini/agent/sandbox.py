@@ -28,10 +28,10 @@ from pathlib import Path
 
 __all__ = [
     "Limits",
-    "network_isolation_available",
-    "run_python",
     "SandboxOutcome",
     "SandboxResult",
+    "network_isolation_available",
+    "run_python",
 ]
 
 

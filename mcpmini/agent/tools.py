@@ -26,12 +26,12 @@ from ..errors import McpminiError
 from .sandbox import Limits, run_python
 
 __all__ = [
-    "builtin_tools",
     "Tool",
     "ToolError",
     "ToolResult",
     "Workspace",
     "WorkspaceError",
+    "builtin_tools",
 ]
 
 
@@ -83,7 +83,7 @@ class Tool:
             out = self.fn(tool_input)
         except ToolError as exc:
             return ToolResult(str(exc), True)
-        except Exception as exc:  # noqa: BLE001 - a crashing tool is a result, not a crash
+        except Exception as exc:
             return ToolResult(f"{type(exc).__name__}: {exc}", True)
         return out if isinstance(out, ToolResult) else ToolResult(str(out))
 

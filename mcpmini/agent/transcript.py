@@ -17,20 +17,20 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .cost import cache_hits
 from ..errors import McpminiError
+from .cost import cache_hits
 
 __all__ = [
     "LoopEvent",
-    "pairing_violations",
     "PairingError",
     "PairingViolation",
-    "repair_reply",
     "Repaired",
     "RequestRecord",
     "RunResult",
     "Step",
     "StopReason",
+    "pairing_violations",
+    "repair_reply",
 ]
 
 

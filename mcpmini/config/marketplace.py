@@ -18,11 +18,11 @@ from ..errors import Problem, Severity
 from .mcp_json import path_inside, read_json, schema_problems
 
 __all__ = [
-    "load_marketplace",
-    "Marketplace",
     "MARKETPLACE_SCHEMA",
     "RESERVED_NAMES",
     "SOURCE_FORMS",
+    "Marketplace",
+    "load_marketplace",
 ]
 
 _KEBAB = r"^[a-z0-9]+(-[a-z0-9]+)*$"

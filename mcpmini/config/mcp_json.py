@@ -16,20 +16,18 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError
-from ..errors import Problem, Severity
+from ..errors import ConfigError, Problem, Severity
 
 __all__ = [
+    "McpConfig",
     "expand_vars",
     "line_of_key",
     "load_claude_json",
     "load_mcp_json",
     "looks_like_secret",
-    "McpConfig",
     "path_inside",
     "read_json",
     "schema_problems",

@@ -24,18 +24,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError
-from .marketplace import Marketplace, load_marketplace
-from ..errors import Problem, Severity
-from .mcp_json import (
-    McpConfig,
-    line_of_key,
-    load_mcp_json,
-    path_inside,
-    read_json,
-    schema_problems,
-)
-from ..skills.loader import (
+from ..errors import ConfigError, Problem, Severity
+from ..skills import (
     Level,
     Skill,
     SkillSet,
@@ -44,11 +34,20 @@ from ..skills.loader import (
     read_skill_file,
     scan_dir,
 )
+from .marketplace import load_marketplace
+from .mcp_json import (
+    McpConfig,
+    line_of_key,
+    load_mcp_json,
+    path_inside,
+    read_json,
+    schema_problems,
+)
 
 __all__ = [
-    "load_plugin",
     "MANIFEST_SCHEMA",
     "Plugin",
+    "load_plugin",
     "validate_plugin",
 ]
 
@@ -118,7 +117,7 @@ class Plugin:
         the plugin's groups carry its root, so hook processes see ``CLAUDE_PLUGIN_ROOT``.
         Raises :class:`ConfigError` for an invalid settings source.
         """
-        from ..hooks.runner import load_settings
+        from ..hooks import load_settings
 
         label = f"plugin:{self.name}"
         settings = load_settings([*settings_sources, *((label, d) for _, d in self.hooks)],
@@ -287,7 +286,7 @@ def _load_hooks(plugin: Plugin, root: Path, manifest: dict[str, Any], where: Any
             continue
         data = _substitute(data, variables)
         try:  # the hooks module owns the hook schema: check with it, never parse twice
-            from ..hooks.runner import load_settings
+            from ..hooks import load_settings
 
             load_settings([(f"plugin:{plugin.name}", data)], strict=False)
         except ConfigError as exc:

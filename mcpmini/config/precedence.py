@@ -19,22 +19,22 @@ from enum import Enum
 from typing import Any
 
 from ..errors import ConfigError
-from ..skills.loader import SKILL_PRECEDENCE
+from ..skills import SKILL_PRECEDENCE
 
 __all__ = [
     "COMBINATION",
+    "MCP_PRECEDENCE",
+    "PRECEDENCE",
     "Combination",
+    "FieldValue",
+    "Mechanism",
+    "MergedEntry",
+    "Resolved",
     "concat_claude_md",
     "endpoint",
-    "FieldValue",
-    "MCP_PRECEDENCE",
-    "Mechanism",
     "merge_fields",
-    "MergedEntry",
-    "PRECEDENCE",
     "resolve",
     "resolve_mcp_servers",
-    "Resolved",
 ]
 
 
@@ -113,10 +113,10 @@ class MergedEntry:
         return {f.source for f in self.fields.values()}
 
 
-def _as_pairs(sources: Iterable[Any] | Mapping[str, Definitions]) -> list[tuple]:
+def _as_pairs(sources: Iterable[Any] | Mapping[str, Definitions]) -> list[tuple[Any, ...]]:
     if isinstance(sources, Mapping):
         return [(name, defs, None) for name, defs in sources.items()]
-    pairs: list[tuple] = []
+    pairs: list[tuple[Any, ...]] = []
     items: Iterable[Any] = sources
     for item in items:
         if isinstance(item, tuple):

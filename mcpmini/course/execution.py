@@ -117,8 +117,8 @@ def _code_cell(source: str) -> Any:
 @cache
 def _kernel_manager_class() -> type:
     import ipykernel.kernelspec
-    from jupyter_client import AsyncKernelManager
     from jupyter_client.kernelspec import KernelSpecManager
+    from jupyter_client.manager import AsyncKernelManager
 
     class CurrentEnvSpecs(KernelSpecManager):  # the Python running the grader, never a registered one
         def get_kernel_spec(self, kernel_name: str) -> Any:
@@ -154,7 +154,7 @@ def _read(path: Path) -> tuple[Any | None, str]:
         return None, "not a notebook (not JSON)"
     except nbformat.ValidationError as exc:
         return None, f"not a valid notebook ({exc.message[:120]})"
-    except Exception as exc:  # noqa: BLE001 - nbformat raises assorted errors for odd JSON
+    except Exception as exc:
         return None, f"not a notebook ({type(exc).__name__})"
     return nb, ""
 
@@ -233,7 +233,7 @@ async def grade_notebook(path: Path, learner: str, timeout: float = 60.0,
         except DeadKernelError:
             return replace(row, status=RowStatus.ERROR,
                            feedback=f"{path.name}: the kernel died{where()}")
-        except Exception as exc:  # noqa: BLE001 - a kernel that cannot start, and the like
+        except Exception as exc:
             await _kill(client)
             return replace(row, status=RowStatus.ERROR,
                            feedback=f"{path.name}: could not run ({type(exc).__name__}: {exc})"[:300])

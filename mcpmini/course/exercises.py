@@ -20,13 +20,17 @@ import random
 from collections.abc import Callable, Sequence
 from functools import cache
 
-from ..mcp.jsonrpc import PendingTable, Request, Response, id_violations, outstanding_is_injective
-from ..mcp.versions import (
+from ..mcp import (
     LEGACY,
     MODERN,
+    PendingTable,
+    Request,
+    Response,
+    id_violations,
     is_interval,
     negotiate_handshake,
     negotiate_per_request,
+    outstanding_is_injective,
     set_pairs,
 )
 from .extensions import TITLES as EXTENSION_TITLES

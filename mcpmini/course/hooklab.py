@@ -20,18 +20,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..hooks.handlers import CommandHandler
-from ..hooks.runner import EventResult, HookMatcher, run_hooks
-from ..hooks.matchers import MatcherRule, match
-from ..permissions.evaluate import GateResult, PermissionMode, PermissionRules, gate
+from ..hooks import CommandHandler, EventResult, HookMatcher, MatcherRule, match, run_hooks
+from ..permissions import GateResult, PermissionMode, PermissionRules, gate
 
 __all__ = [
     "EXIT_CHOICES",
     "MISSING",
     "OTHER_DECISIONS",
     "RULE_SETS",
-    "MatcherExplanation",
     "HookSimulation",
+    "MatcherExplanation",
     "RandomToolModel",
     "Trial",
     "check_prop_4_3",
@@ -286,8 +284,7 @@ def prop_4_5_trial(seed: int, *, guard: bool = True, max_turns: int = 6,
     ``Edit|Write`` records every invocation and, when ``guard`` is true, blocks ``.env``
     paths. ``instruction`` is placed in the system prompt, where the model may ignore it.
     """
-    from ..agent.loop import AgentOptions, run
-    from ..agent.tools import Tool
+    from ..agent import AgentOptions, Tool, run
 
     trial = Trial(seed)
 

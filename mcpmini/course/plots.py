@@ -13,7 +13,12 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from ..mcp.versions import KNOWN_VERSIONS, negotiate_handshake, negotiate_per_request, non_empty_subsets
+from ..mcp import (
+    KNOWN_VERSIONS,
+    negotiate_handshake,
+    negotiate_per_request,
+    non_empty_subsets,
+)
 
 
 def _figure(ax: Any, size: tuple[float, float], dpi: int) -> tuple[Any, Any]:
@@ -133,7 +138,7 @@ def reattach_curve(body_tokens: int = 6000, per_skill_tokens: int = 5000,
 
     ``attached`` comes from :func:`mcpmini.skills.reattach`, the bound from the formula.
     """
-    from ..skills.invocation import reattach
+    from ..skills import reattach
 
     rows = []
     for k in range(k_max + 1):
@@ -163,7 +168,7 @@ def plot_reattach_curve(rows: Sequence[tuple[int, int, int]], ax: Any = None,
 def context_cost_curve(n: int, d: float, m: float,
                        u_max: int | None = None) -> list[tuple[int, float, float]]:
     """``(u, up-front, deferred)`` for u = 0…u_max (default N), from :mod:`mcpmini.agent.cost`."""
-    from ..agent.cost import uniform_costs
+    from ..agent import uniform_costs
 
     top = n if u_max is None else min(u_max, n)
     rows = []
@@ -177,7 +182,7 @@ def plot_context_cost(n: int, d: float, m: float, u: int | None = None, ax: Any 
                       dpi: int = 72) -> Any:
     """Both costs against u with the break-even line u* = N(d − m)/d; return the figure."""
 
-    from ..agent.cost import break_even
+    from ..agent import break_even
 
     fig, ax = _figure(ax, (5.5, 3.2), dpi)
     rows = context_cost_curve(n, d, m)
@@ -197,7 +202,7 @@ def plot_context_cost(n: int, d: float, m: float, u: int | None = None, ax: Any 
 
 def measured_layer_rows(ns: Sequence[int] = (10, 25, 50, 100, 200)) -> list[tuple[int, int, int]]:
     """``(N, tools/list definitions, names only)`` measured on real generated servers."""
-    from ..agent.cost import measure_tool_layer
+    from ..agent import measure_tool_layer
 
     return [(s.n, s.definitions, s.names) for s in map(measure_tool_layer, ns)]
 
@@ -224,9 +229,8 @@ def turns_curve(limits: Sequence[int] = tuple(range(9))) -> list[tuple[int, int,
 
     Each run is a real :func:`mcpmini.agent.run` against the in-process ``add`` server.
     """
-    from ..agent.loop import AgentOptions, run
-    from ..agent.models import AlwaysToolModel
-    from ..mcp.samples import add_server
+    from ..agent import AgentOptions, AlwaysToolModel, run
+    from ..mcp import add_server
 
     rows = []
     for t in limits:
@@ -261,7 +265,7 @@ _VERDICT_COLOURS = {"deny": "#d9534f", "ask": "#f0ad4e", "allow": "#5cb85c"}
 def plot_gate_path(result: Any, ax: Any = None, dpi: int = 72) -> Any:
     """Draw the gate's stations left to right; the visited ones filled, the deciding one in
     the colour of its verdict (red deny, orange ask, green allow). Returns the figure."""
-    import matplotlib.pyplot as plt
+    from matplotlib.patches import Rectangle
 
     fig, ax = _figure(ax, (7.5, 1.6), dpi)
     visited = {step.step: step.verdict for step in result.path}
@@ -269,7 +273,7 @@ def plot_gate_path(result: Any, ax: Any = None, dpi: int = 72) -> Any:
         verdict = visited.get(station)
         seen = station in visited
         colour = _VERDICT_COLOURS.get(verdict or "", "#dddddd" if seen else "white")
-        ax.add_patch(plt.Rectangle((i * 1.1, 0), 1, 1, facecolor=colour, edgecolor="black",
+        ax.add_patch(Rectangle((i * 1.1, 0), 1, 1, facecolor=colour, edgecolor="black",
                                    linestyle="-" if seen else ":"))
         ax.text(i * 1.1 + 0.5, 0.5, station.replace("_", "\n"), ha="center", va="center",
                 fontsize=7)

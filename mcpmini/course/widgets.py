@@ -14,7 +14,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..mcp.versions import KNOWN_VERSIONS, Negotiation, negotiate_handshake, negotiate_per_request
+from ..mcp import KNOWN_VERSIONS, Negotiation, negotiate_handshake, negotiate_per_request
 
 __all__ = [
     "VersionComparison",
@@ -160,8 +160,8 @@ def version_picker(universe: Sequence[str] = KNOWN_VERSIONS,
     c_boxes, s_boxes = boxes(client), boxes(server)
     output = widgets.HTML()
     box = widgets.VBox([
-        widgets.HBox([widgets.VBox([widgets.Label("client C")] + c_boxes),
-                      widgets.VBox([widgets.Label("server S")] + s_boxes)]),
+        widgets.HBox([widgets.VBox([widgets.Label("client C"), *c_boxes]),
+                      widgets.VBox([widgets.Label("server S"), *s_boxes])]),
         output,
     ])
     picker = VersionPicker(box, c_boxes, s_boxes)
@@ -186,7 +186,7 @@ def reattach_lines(sizes: Sequence[int], per_skill_tokens: int = 5000,
     sets the attached total beside the bound ``min(k·a, A)``. Raises ``ValueError`` for a
     negative size or cap.
     """
-    from ..skills.invocation import reattach
+    from ..skills import reattach
 
     r = reattach([(f"skill{i + 1}", n) for i, n in enumerate(sizes)],
                  per_skill_tokens=per_skill_tokens, total_tokens=total_tokens)
@@ -236,7 +236,7 @@ def resolution_lines(sources: Any, name: str, mode: str = "whole") -> list[str]:
     line is ``field = value   ← source``. Raises ``KeyError`` when no source defines
     ``name`` and ``ValueError`` for another mode.
     """
-    from ..config.precedence import merge_fields, resolve_mcp_servers
+    from ..config import merge_fields, resolve_mcp_servers
 
     if mode == "whole":
         won = resolve_mcp_servers(sources)[name]
@@ -272,7 +272,7 @@ def context_cost_lines(n: int, u: int, d: float, m: float) -> list[str]:
     Every number comes from :func:`mcpmini.agent.uniform_costs`. Raises ``ValueError``
     for u outside 0..N or sizes violating ``0 <= m <= d``, ``d > 0``.
     """
-    from ..agent.cost import max_deferred_uses, uniform_costs
+    from ..agent import max_deferred_uses, uniform_costs
 
     c = uniform_costs(n, u, d, m)
     return [
@@ -357,7 +357,7 @@ def hook_gate_lab(exit_code: int | str = 2, stdout: str = "", on_failure: str = 
     import matplotlib.pyplot as plt
     from IPython.display import display
 
-    from ..permissions.evaluate import PermissionMode
+    from ..permissions import PermissionMode
     from .hooklab import EXIT_CHOICES, RULE_SETS, simulate_hook
     from .plots import plot_gate_path
 

@@ -17,12 +17,12 @@ __all__ = [
     "ARTICLE_EVENTS",
     "CONTEXT_STDOUT_EVENTS",
     "DEFAULT_TIMEOUT",
-    "event_spec",
     "EVENTS",
-    "EventSpec",
-    "ExitTwo",
     "IF_EVENTS",
     "PERMISSION_EVENTS",
+    "EventSpec",
+    "ExitTwo",
+    "event_spec",
 ]
 
 DEFAULT_TIMEOUT = 600.0  # seconds, command / http / mcp_tool handlers

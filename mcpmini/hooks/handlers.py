@@ -34,16 +34,16 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 __all__ = [
+    "OUTPUT_CAP",
     "CommandHandler",
-    "describe",
-    "execute",
     "Execution",
     "Handler",
-    "handler_type",
     "HttpHandler",
     "McpToolHandler",
     "ModelHandler",
-    "OUTPUT_CAP",
+    "describe",
+    "execute",
+    "handler_type",
 ]
 
 OUTPUT_CAP = 1_000_000  # bytes kept per stream; the rest is drained and dropped
@@ -364,7 +364,7 @@ def _run_mcp(h: McpToolHandler, payload: Mapping[str, Any], clients: Mapping[str
     if client is None:
         return Execution("mcp_tool", start_error=f"MCP server {h.server!r} is not connected",
                          started=started, finished=time.perf_counter())
-    from ..mcp.client import to_tool_result  # the runtime's total map outcome -> tool_result
+    from ..mcp import to_tool_result  # the runtime's total map outcome -> tool_result
 
     try:
         outcome = client.call_tool(h.tool, _fill(dict(h.input), payload), timeout=timeout)

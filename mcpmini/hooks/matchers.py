@@ -34,12 +34,12 @@ from functools import lru_cache
 from ..errors import ConfigError
 
 __all__ = [
+    "MAX_REGEX_LENGTH",
+    "MatchResult",
+    "MatcherRule",
     "classify_matcher",
     "js_regex",
     "match",
-    "MatcherRule",
-    "MatchResult",
-    "MAX_REGEX_LENGTH",
 ]
 
 MAX_REGEX_LENGTH = 1000

@@ -32,14 +32,14 @@ from .events import CONTEXT_STDOUT_EVENTS, PERMISSION_EVENTS, EventSpec
 from .handlers import Execution
 
 __all__ = [
-    "classify",
-    "combine_decisions",
     "DECISION_RANK",
-    "FailureKind",
-    "HookOutcome",
     "OUTPUT_SCHEMA",
     "STRING_CAP",
+    "FailureKind",
+    "HookOutcome",
     "Verdict",
+    "classify",
+    "combine_decisions",
 ]
 
 STRING_CAP = 10_000  # characters per additionalContext / plain-stdout string (reference §1.7)

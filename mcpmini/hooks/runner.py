@@ -24,22 +24,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ConfigError
+from ..permissions import PermissionRules, parse_rule, rule_matches, split_command
 from .events import IF_EVENTS, event_spec
 from .handlers import Execution, describe, execute, handler_type
 from .matchers import MatcherRule, match
 from .outcomes import FailureKind, HookOutcome, Verdict, classify, combine_decisions
-from ..permissions.evaluate import PermissionRules
-from ..permissions.rules import parse_rule, rule_matches, split_command
 from .sources import SETTINGS_KINDS, RawSource, read_source
 
 __all__ = [
+    "STOP_BLOCK_CAP",
     "EventResult",
     "HandlerRun",
     "HookMatcher",
     "HookSettings",
     "load_settings",
     "run_hooks",
-    "STOP_BLOCK_CAP",
 ]
 
 STOP_BLOCK_CAP = 8  # Stop / SubagentStop blocks in a row before the turn ends anyway
@@ -118,10 +117,10 @@ def load_settings(
             result.permissions = result.permissions.merged(
                 PermissionRules.from_settings(perms, source=raw.name))
             mode = perms.get("defaultMode")
-            if mode and raw.kind in _PRECEDENCE:
-                if _PRECEDENCE[raw.kind] >= flag_by.get("mode", (-1, False))[0]:
-                    flag_by["mode"] = (_PRECEDENCE[raw.kind], True)
-                    result.default_mode = mode
+            if (mode and raw.kind in _PRECEDENCE
+                    and _PRECEDENCE[raw.kind] >= flag_by.get("mode", (-1, False))[0]):
+                flag_by["mode"] = (_PRECEDENCE[raw.kind], True)
+                result.default_mode = mode
         for event, groups in (data.get("hooks") or {}).items():
             target = "SubagentStop" if raw.kind == "subagent" and event == "Stop" else event
             try:

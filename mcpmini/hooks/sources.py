@@ -25,12 +25,12 @@ from .events import EventSpec
 from .handlers import CommandHandler, HttpHandler, McpToolHandler, ModelHandler
 
 __all__ = [
-    "json_path",
-    "RawSource",
-    "read_source",
     "SETTINGS_KINDS",
     "SETTINGS_SCHEMA",
     "SOURCE_KINDS",
+    "RawSource",
+    "json_path",
+    "read_source",
 ]
 
 SETTINGS_KINDS = frozenset({"user", "project", "local", "managed"})
@@ -127,7 +127,8 @@ def _check(data: Any, name: str) -> Mapping[str, Any]:
     if errors:
         best = jsonschema.exceptions.best_match(errors)
         raise ConfigError(best.message, name, json_path(best.absolute_path))
-    return data
+    checked: Mapping[str, Any] = data
+    return checked
 
 
 def _read_text(path: Path) -> str:

@@ -44,8 +44,8 @@ __all__ = [
     "Client",
     "Connection",
     "OutcomeKind",
-    "to_tool_result",
     "ToolOutcome",
+    "to_tool_result",
 ]
 
 

@@ -18,37 +18,37 @@ from __future__ import annotations
 
 import json
 import typing
-
-import orjson
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import Any, Literal, Union
+from typing import Any, Literal
+
+import orjson
 
 from ..errors import LocalProtocolError, RemoteProtocolError
 
 __all__ = [
-    "encode",
-    "error_reply",
     "ErrorCode",
     "ErrorResponse",
-    "id_violations",
     "IdEvent",
     "IdViolation",
     "JsonId",
     "Message",
     "Notification",
-    "outstanding_is_injective",
-    "parse_line",
-    "parse_object",
     "PendingTable",
     "Request",
     "Response",
+    "encode",
+    "error_reply",
+    "id_violations",
+    "outstanding_is_injective",
+    "parse_line",
+    "parse_object",
     "to_dict",
 ]
 
-JsonId = Union[int, str]
+JsonId = int | str
 
 
 class ErrorCode(IntEnum):
@@ -98,7 +98,7 @@ class ErrorResponse:
     data: Any = None
 
 
-Message = Union[Request, Notification, Response, ErrorResponse]
+Message = Request | Notification | Response | ErrorResponse
 
 
 def _valid_id(value: Any) -> bool:

@@ -15,9 +15,9 @@ from collections.abc import Callable
 from .server import Server
 
 __all__ = [
-    "add_server",
     "CITIES",
     "SAMPLES",
+    "add_server",
     "weather_server",
 ]
 

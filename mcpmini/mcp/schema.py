@@ -21,10 +21,10 @@ import fastjsonschema
 import jsonschema
 
 __all__ = [
+    "Validator",
     "check_schema",
     "docstring_parts",
     "schema_from_function",
-    "Validator",
 ]
 
 _JSON_TYPES: dict[Any, str] = {

@@ -24,7 +24,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import orjson
 
@@ -271,7 +271,7 @@ class Server:
             return None  # a stray reply: this server sends no requests
         try:
             return self._request(message)
-        except Exception as exc:  # noqa: BLE001 - the single exception-to-wire boundary
+        except Exception as exc:
             return error_reply(exc, message.id)
 
     def _notification(self, note: Notification) -> None:
@@ -406,7 +406,7 @@ class Server:
                     "isError": True}
         try:
             content, structured = _content(tool.fn(**arguments))
-        except Exception as exc:  # noqa: BLE001 - a failing tool is a result, not a crash
+        except Exception as exc:
             return {"content": [{"type": "text", "text": f"{type(exc).__name__}: {exc}"}],
                     "isError": True}
         result: dict[str, Any] = {"content": content, "isError": False}
@@ -447,7 +447,7 @@ class Server:
         return {"description": prompt.description,
                 "messages": [{"role": "user", "content": {"type": "text", "text": text}}]}, False
 
-    _METHODS: dict[str, Callable[..., tuple[dict[str, Any], bool]]] = {
+    _METHODS: ClassVar[dict[str, Callable[..., tuple[dict[str, Any], bool]]]] = {
         "server/discover": _discover,
         "ping": _ping,
         "tools/list": _tools_list,

@@ -15,8 +15,8 @@ from typing import Any, Literal
 
 __all__ = [
     "Trace",
-    "Traced",
     "TraceEvent",
+    "Traced",
 ]
 
 
@@ -81,7 +81,7 @@ class Traced:
 
     def receive(self, timeout: float | None = None) -> bytes | None:
         """Receive a line from the inner transport and record it."""
-        line = self.inner.receive(timeout)
+        line: bytes | None = self.inner.receive(timeout)
         if line is not None:
             self.trace.record("recv", line)
         return line

@@ -31,13 +31,13 @@ from typing import IO, Any, Protocol
 from ..errors import TransportError
 
 __all__ = [
-    "LineBuffer",
     "MAX_LINE",
-    "memory_pair",
+    "LineBuffer",
     "MemoryTransport",
-    "serve_stdio",
     "StdioTransport",
     "Transport",
+    "memory_pair",
+    "serve_stdio",
 ]
 
 #: Lines longer than this are refused by :func:`serve_stdio` (a guard against memory blow-up).

@@ -26,15 +26,15 @@ from typing import Any
 
 __all__ = [
     "GENERATIONS",
-    "is_interval",
-    "is_modern",
     "KNOWN_VERSIONS",
     "LEGACY",
     "META_PREFIX",
     "MODERN",
+    "Negotiation",
+    "is_interval",
+    "is_modern",
     "negotiate_handshake",
     "negotiate_per_request",
-    "Negotiation",
     "non_empty_subsets",
     "set_pairs",
 ]

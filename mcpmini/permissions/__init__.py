@@ -6,40 +6,40 @@ against rules and a mode (:mod:`.evaluate`).
 
 from __future__ import annotations
 
+from .evaluate import (
+    GateResult,
+    GateStep,
+    PermissionMode,
+    PermissionRules,
+    RuleVerdict,
+    gate,
+    is_protected_path,
+)
 from .rules import (
     EDIT_TOOLS,
-    is_read_only_command,
-    parse_rule,
     READ_TOOLS,
     Rule,
+    is_read_only_command,
+    parse_rule,
     rule_matches,
     split_command,
     strip_wrappers,
 )
-from .evaluate import (
-    gate,
-    GateResult,
-    GateStep,
-    is_protected_path,
-    PermissionMode,
-    PermissionRules,
-    RuleVerdict,
-)
 
 __all__ = [
     "EDIT_TOOLS",
-    "gate",
+    "READ_TOOLS",
     "GateResult",
     "GateStep",
+    "PermissionMode",
+    "PermissionRules",
+    "Rule",
+    "RuleVerdict",
+    "gate",
     "is_protected_path",
     "is_read_only_command",
     "parse_rule",
-    "PermissionMode",
-    "PermissionRules",
-    "READ_TOOLS",
-    "Rule",
     "rule_matches",
-    "RuleVerdict",
     "split_command",
     "strip_wrappers",
 ]

@@ -39,13 +39,13 @@ from .rules import (
 )
 
 __all__ = [
-    "gate",
     "GateResult",
     "GateStep",
-    "is_protected_path",
     "PermissionMode",
     "PermissionRules",
     "RuleVerdict",
+    "gate",
+    "is_protected_path",
 ]
 
 _ACCEPT_EDITS_BASH = {"mkdir", "touch", "rm", "rmdir", "mv", "cp", "sed"}
@@ -149,7 +149,8 @@ class PermissionRules:
     def first(self, behavior: str, tool_name: str, tool_input: Mapping[str, Any], *,
               cwd: str = "", home: str = "/root") -> Rule | None:
         """The first rule of one list (``"deny"``, ``"ask"`` or ``"allow"``) that matches."""
-        for rule in getattr(self, behavior):
+        rules: tuple[Rule, ...] = getattr(self, behavior)
+        for rule in rules:
             if rule_matches(rule, tool_name, tool_input, behavior=behavior, cwd=cwd, home=home):
                 return rule
         return None

@@ -33,10 +33,10 @@ from ..errors import ConfigError
 
 __all__ = [
     "EDIT_TOOLS",
-    "is_read_only_command",
-    "parse_rule",
     "READ_TOOLS",
     "Rule",
+    "is_read_only_command",
+    "parse_rule",
     "rule_matches",
     "split_command",
     "strip_wrappers",
@@ -133,9 +133,7 @@ def strip_wrappers(sub: str, *, assignments: bool) -> str:
     while words and changed:
         changed = False
         head = words[0]
-        if assignments and re.fullmatch(r"[A-Za-z_]\w*=\S*", head):
-            words, changed = words[1:], True
-        elif head in _WRAPPERS or (head == "xargs" and len(words) > 1
+        if (assignments and re.fullmatch(r"[A-Za-z_]\w*=\S*", head)) or head in _WRAPPERS or (head == "xargs" and len(words) > 1
                                    and not words[1].startswith("-")):
             words, changed = words[1:], True
         elif head in ("timeout", "nice", "stdbuf"):

@@ -24,22 +24,22 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from ..agent.cost import estimate_tokens
+from ..agent import estimate_tokens
 
 __all__ = [
+    "PER_SKILL_TOKENS",
+    "TOTAL_TOKENS",
     "CommandRun",
     "Invocation",
     "InvocationStatus",
-    "invoke",
-    "PER_SKILL_TOKENS",
-    "reattach",
+    "ReattachStatus",
     "Reattached",
     "Reattachment",
-    "ReattachStatus",
+    "invoke",
+    "reattach",
     "render",
     "run_shell",
     "skill_permits",
-    "TOTAL_TOKENS",
 ]
 
 PER_SKILL_TOKENS = 5_000
@@ -223,7 +223,7 @@ def skill_permits(skill: Any, *, extra_allow: Sequence[str] = ()) -> Callable[[s
     a ``Bash(...)`` rule among ``allowed-tools`` and ``extra_allow`` (e.g. the settings'
     allow rules) matches it, using the rule syntax of :mod:`mcpmini.permissions.rules`.
     """
-    from ..permissions.rules import is_read_only_command, parse_rule, rule_matches
+    from ..permissions import is_read_only_command, parse_rule, rule_matches
 
     rules = [parse_rule(r) for r in (*skill.fields.get("allowed-tools", ()), *extra_allow)]
 

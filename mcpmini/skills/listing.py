@@ -19,12 +19,12 @@ from typing import Any
 from ..errors import Problem, Severity
 
 __all__ = [
-    "build_listing",
-    "lint_skills",
-    "Listing",
-    "ListingEntry",
     "MAX_DESC_CHARS",
     "OVERRIDES",
+    "Listing",
+    "ListingEntry",
+    "build_listing",
+    "lint_skills",
 ]
 
 MAX_DESC_CHARS = 1536

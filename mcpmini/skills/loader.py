@@ -27,32 +27,20 @@ from typing import Any
 
 import yaml
 
-from ..errors import ConfigError
-from .invocation import (
-    Invocation,
-    InvocationStatus,
-    Reattached,
-    Reattachment,
-    ReattachStatus,
-    invoke,
-    reattach,
-    render,
-)
-from .listing import MAX_DESC_CHARS, Listing, ListingEntry, build_listing, lint_skills
-from ..errors import Problem, Severity
+from ..errors import ConfigError, Problem, Severity
 
 __all__ = [
     "KNOWN_FIELDS",
+    "SKILL_PRECEDENCE",
     "Level",
+    "Skill",
+    "SkillSet",
     "load_skills",
     "parse_skill",
     "read_front_matter",
     "read_skill_dir",
     "read_skill_file",
     "scan_dir",
-    "Skill",
-    "SKILL_PRECEDENCE",
-    "SkillSet",
 ]
 
 KNOWN_FIELDS = frozenset({
@@ -298,7 +286,7 @@ def read_skill_file(path: Path, out: SkillSet, **kw: Any) -> Skill | None:
     try:
         skill = parse_skill(path.read_text(encoding="utf-8"), source=str(path), **kw)
         if "hooks" in skill.fields:
-            from ..hooks.runner import load_settings
+            from ..hooks import load_settings
 
             try:
                 load_settings([(f"skill:{skill.name}", {"hooks": dict(skill.fields["hooks"])})],

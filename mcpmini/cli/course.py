@@ -1,0 +1,67 @@
+"""``mcpmini grade`` and ``mcpmini progress``: the class grader and the learner's progress."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from .output import print_json
+
+__all__ = ["add"]
+
+def add(sub: Any) -> None:
+    grade = sub.add_parser(
+        "grade", help="grade a class's exercise notebooks into a CSV",
+        description="Run each notebook in a fresh kernel and grade exercises 9.1-9.4. "
+                    "SUBMISSIONS are notebooks, learner folders, or a class folder of them.")
+    grade.add_argument("submissions", nargs="+", metavar="SUBMISSIONS")
+    grade.add_argument("--out", required=True, help="CSV file to write (always written)")
+    grade.add_argument("--workers", type=int, default=2, help="notebooks run at once (2)")
+    grade.add_argument("--timeout", type=float, default=60.0,
+                       help="seconds allowed per notebook (60)")
+    grade.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    grade.set_defaults(handler=_cmd_grade)
+    prog = sub.add_parser("progress", help="show your exercise progress",
+                          description="Show the results recorded by check() in the notebooks.")
+    prog.add_argument("--json", action="store_true", help="print the rows as JSON")
+    prog.set_defaults(handler=_cmd_progress)
+
+
+def _cmd_grade(args: argparse.Namespace) -> int:
+    from collections import Counter
+
+    from ..course.batch import grade_class
+
+    rows = grade_class(args.submissions, args.out, workers=args.workers, timeout=args.timeout,
+                       progress=not args.no_progress)
+    counts = Counter(row.status.value for row in rows)
+    learners = len({row.learner for row in rows})
+    print(f"{len(rows)} rows for {learners} learners written to {args.out}: "
+          + ", ".join(f"{status} {n}" for status, n in sorted(counts.items())))
+    return 0
+
+
+def _cmd_progress(args: argparse.Namespace) -> int:
+    import os
+
+    from ..course.exercises import EXERCISE_IDS, TITLES, get_exercise
+    from ..course.progress import load_progress, progress_path, summary
+
+    path = progress_path(os.environ)
+    if path is None:
+        print("progress recording is off (MCPMINI_PROGRESS=off)", file=sys.stderr)
+        return 0
+    catalogue = [(i, TITLES[i], get_exercise(i).max_score) for i in EXERCISE_IDS]
+    rows = summary(load_progress(path), catalogue)
+    if args.json:
+        print_json({"path": str(path), "exercises": rows})
+        return 0
+    print(f"progress file: {path}")
+    for row in rows:
+        best = f"  best {row['best_score']}/{row['max_score']}" if row["attempts"] else ""
+        print(f"  {row['exercise']} {row['title']}: {row['label']}{best}  "
+              f"checks {row['attempts']}  practice {row['practice']}")
+    done = sum(1 for row in rows if row["label"] == "全問正解")
+    print(f"{done}/{len(rows)} exercises fully correct")
+    return 0

@@ -1,0 +1,115 @@
+"""``mcpmini hooks run`` and ``mcpmini hooks events``: real hook settings, run for one event."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from .output import json_object, print_json
+
+__all__ = ["add"]
+
+def add(sub: Any) -> None:
+    hooks = sub.add_parser("hooks", help="run real hook settings, or list the hook events")
+    actions = hooks.add_subparsers(dest="hooks_command", metavar="ACTION")
+    run = actions.add_parser(
+        "run", help="run the handlers of settings files for one event and show the decision")
+    run.add_argument("--settings", nargs="+", required=True, metavar="FILE",
+                     help="settings.json, settings.local.json, hooks/hooks.json or SKILL.md")
+    run.add_argument("--event", required=True, help="hook event, e.g. PreToolUse")
+    run.add_argument("--tool-name", help="tool name (the matcher value of tool events)")
+    run.add_argument("--tool-input", default="{}", metavar="JSON", help="tool input object")
+    run.add_argument("--payload", default="{}", metavar="JSON",
+                     help="other event fields, e.g. '{\"prompt\": \"hi\"}'")
+    for name in ("allow", "ask", "deny"):
+        run.add_argument(f"--{name}", nargs="+", default=[], metavar="RULE",
+                         help=f"extra {name} permission rules")
+    run.add_argument("--mode", help="permission mode (default, acceptEdits, plan, dontAsk, "
+                     "bypassPermissions)")
+    run.add_argument("--project-dir", help="CLAUDE_PROJECT_DIR and working directory")
+    run.add_argument("--timeout", type=float, help="timeout for handlers that set none (s)")
+    run.add_argument("--json", action="store_true", help="print one JSON object")
+    run.set_defaults(handler=_cmd_hooks_run)
+    events = actions.add_parser("events", help="print the hook event catalogue")
+    events.add_argument("--json", action="store_true", help="print JSON")
+    events.set_defaults(handler=_cmd_hooks_events)
+    hooks.set_defaults(handler=lambda args: (hooks.print_help(), 2)[1])
+
+
+
+
+def _cmd_hooks_run(args: argparse.Namespace) -> int:
+    from ..hooks import load_settings, run_hooks
+    from ..permissions import PermissionRules, gate
+
+    settings = load_settings(args.settings)
+    payload = json_object(args.payload, "--payload")
+    tool_input = json_object(args.tool_input, "--tool-input")
+    if args.tool_name:
+        payload.setdefault("tool_name", args.tool_name)
+        payload.setdefault("tool_input", tool_input)
+    result = run_hooks(settings, args.event, payload, tool_use_id="toolu_cli",
+                       project_dir=args.project_dir, timeout=args.timeout)
+    rules = settings.permissions.merged(PermissionRules(args.allow, args.ask, args.deny))
+    mode = args.mode or settings.default_mode
+    gated = None
+    if rules.allow or rules.ask or rules.deny or mode:
+        if not args.tool_name:
+            raise ValueError("permission rules or --mode need --tool-name to reach a decision")
+        gated = gate(args.tool_name, tool_input,
+                     hooks=result if args.event == "PreToolUse" else None, rules=rules,
+                     mode=mode or "default", cwd=args.project_dir or "")
+    warnings = [*settings.warnings, *rules.warnings]
+    if args.json:
+        out: dict[str, Any] = {
+            "event": result.event, "handlers": [r.to_dict() for r in result.runs],
+            "decision": result.decision, "blocked": result.blocked, "reason": result.reason,
+            "additional_context": result.additional_context,
+            "system_messages": result.system_messages, "stop": result.stop,
+            "updated_input": result.updated_input, "warnings": warnings,
+        }
+        if gated is not None:
+            out["final"] = gated.final
+            out["gate_path"] = [{"step": s.step, "verdict": s.verdict, "detail": s.detail}
+                                for s in gated.path]
+        print_json(out)
+        return 0
+    for warning in warnings:
+        print(f"warning: {warning}")
+    print(f"event {result.event}: {len(result.runs)} handler(s), {len(result.ran)} ran")
+    for i, run in enumerate(result.runs, 1):
+        print(f"[{i}] {run.source}  matcher {run.matcher!r}  "
+              f"{'matched' if run.matched else 'no match'} ({run.rule.value}): {run.why}")
+        print(f"    {run.handler_type}: {run.handler}")
+        if run.skipped:
+            print(f"    skipped: {run.skipped}")
+        elif run.outcome is not None:
+            line = f"    outcome {run.outcome.value}, exit {run.exit_code}, {run.duration:.3f}s"
+            if run.failure:
+                line += f", failure {run.failure.value}"
+            print(line + (f": {run.reason}" if run.reason else ""))
+    print(f"hooks: decision {result.decision or 'none'}, blocked {'yes' if result.blocked else 'no'}"
+          + (f" ({result.reason})" if result.blocked and result.reason else ""))
+    for text in result.additional_context:
+        print(f"context: {text[:200]}")
+    if gated is not None:
+        trail = " -> ".join(f"{s.step}({s.verdict or 'pass'})" for s in gated.path)
+        print(f"final: {gated.final}  [{trail}]  {gated.reason}")
+    return 0
+
+
+def _cmd_hooks_events(args: argparse.Namespace) -> int:
+    from ..hooks import EVENTS
+
+    if args.json:
+        print_json([{"event": s.name, "fires": s.fires, "matcher": s.matcher_field,
+                      "exit2": s.exit2.value, "effect": s.effect, "can_block": s.can_block,
+                      "article": s.article, "on_failure_ignored": s.on_failure_ignored,
+                      "timeout": s.timeout} for s in EVENTS.values()])
+        return 0
+    print(f"{'event':<20} {'matcher reads':<18} {'exit 2':<9} effect")
+    for s in EVENTS.values():
+        mark = "*" if s.article else " "
+        print(f"{mark}{s.name:<19} {s.matcher_field or '-':<18} {s.exit2.value:<9} {s.effect}")
+    print("* = in the article's §4.1 table")
+    return 0
