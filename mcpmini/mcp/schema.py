@@ -170,7 +170,7 @@ class Validator:
             except fastjsonschema.JsonSchemaDefinitionException:
                 self._fast = None
 
-    def errors(self, instance: Any) -> list[str]:
+    def errors(self, instance: object) -> list[str]:
         """Messages for each violation, prefixed with the JSON path; empty when valid."""
         if self._fast is not None:
             try:
