@@ -206,6 +206,7 @@ PUBLIC = {
         "ScriptedModel",
         "Step",
         "StopReason",
+        "SwappedPathError",
         "Tool",
         "ToolError",
         "ToolLayerSize",

@@ -51,6 +51,7 @@ from .sandbox import (
     run_python,
 )
 from .tools import (
+    SwappedPathError,
     Tool,
     ToolError,
     ToolResult,
@@ -95,6 +96,7 @@ __all__ = [
     "ScriptedModel",
     "Step",
     "StopReason",
+    "SwappedPathError",
     "Tool",
     "ToolError",
     "ToolLayerSize",
