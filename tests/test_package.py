@@ -90,6 +90,7 @@ PUBLIC = {
         "analyze",
         "BypassKind",
         "BypassWarning",
+        "bypass_forms",
         "case_rows",
         "CommandAnalysis",
         "EDIT_TOOLS",
