@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from mcpmini.agent import SwappedPathError, Tool, Workspace, builtin_tools
+from mcpmini.permissions import PermissionRules
 
 
 def tools_for(ws: Workspace | Path, **kw: float) -> dict[str, Tool]:
@@ -100,3 +101,17 @@ def test_a_file_swapped_for_a_symlink_after_the_check_is_refused(tmp_path: Path)
 def test_writes_still_create_missing_folders(tmp_path: Path) -> None:
     result = tools_for(tmp_path)["Write"].run({"file_path": "a/b/c.txt", "content": "x"})
     assert not result.is_error and (tmp_path / "a" / "b" / "c.txt").read_text() == "x"
+
+
+def test_grep_and_glob_over_a_parent_folder_leave_out_files_a_read_deny_covers(
+        tmp_path: Path) -> None:
+    (tmp_path / "secrets").mkdir()
+    (tmp_path / "secrets" / "k.pem").write_text("KEY=1\n")
+    (tmp_path / "app.py").write_text("KEY=2\n")
+    (tmp_path / "alias.txt").symlink_to(tmp_path / "secrets" / "k.pem")
+    rules = PermissionRules(deny=["Read(./secrets/**)"])
+    tools = {t.name: t for t in builtin_tools(tmp_path, rules=rules, home="/h")}
+    assert tools["Grep"].run({"pattern": "KEY"}).content == "app.py:1:KEY=2"
+    assert tools["Glob"].run({"pattern": "**/*"}).content.splitlines() == ["app.py", "secrets"]
+    open_tools = tools_for(tmp_path)
+    assert "secrets/k.pem:1:KEY=1" in open_tools["Grep"].run({"pattern": "KEY"}).content

@@ -34,6 +34,7 @@ import jsonschema
 import re2
 
 from ..errors import McpminiError
+from ..permissions import PermissionRules
 from .sandbox import Limits, run_python
 
 __all__ = [
@@ -235,14 +236,22 @@ def builtin_tools(
     limits: Limits | None = None,
     max_matches: int = 200,
     grep_timeout: float = 5.0,
+    rules: PermissionRules | None = None,
+    home: str | None = None,
 ) -> list[Tool]:
     """The six built-in tools bound to one workspace folder.
 
     ``limits`` applies to the Python tool, ``max_matches`` caps Grep and Glob output,
     ``grep_timeout`` bounds a Grep whose pattern needs Python ``re`` (RE2 needs none).
+    ``rules``: files a ``Read`` deny rule covers (``home`` anchors ``~``) are left out of
+    Grep and Glob results even when an enclosing folder is searched.
     Raises :class:`ToolError` when the folder does not exist.
     """
     ws = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
+
+    def hidden(path: Path) -> bool:
+        return rules is not None and rules.first(
+            "deny", "Read", {"file_path": str(path)}, cwd=str(ws.root), home=home) is not None
 
     def read(inp: dict[str, Any]) -> str:
         path = ws.resolve(inp["file_path"])
@@ -294,9 +303,11 @@ def builtin_tools(
             if wanted and not fnmatch.fnmatch(f.name, wanted):
                 continue
             try:
-                checked.append(ws.resolve(str(f)))
+                real = ws.resolve(str(f))
             except WorkspaceError:
                 continue  # a symlink leading out of the workspace is skipped, not read
+            if not hidden(f) and not hidden(real):
+                checked.append(real)
         found: list[tuple[Path, int, str]] = []
         if rx is None:
             found = _python_grep(pattern, checked, max_matches, grep_timeout)
@@ -317,9 +328,11 @@ def builtin_tools(
         found = []
         for p in base.glob(pat):
             try:
-                found.append(ws.relative(ws.resolve(str(p))))
+                real = ws.resolve(str(p))
             except WorkspaceError:
                 continue
+            if not hidden(p) and not hidden(real):
+                found.append(ws.relative(real))
         found = sorted(set(found))
         more = f"\n... {len(found) - max_matches} more" if len(found) > max_matches else ""
         return "\n".join(found[:max_matches]) + more if found else "no files"

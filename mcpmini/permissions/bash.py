@@ -63,6 +63,7 @@ READ_ONLY_GIT = frozenset({"status", "log", "diff", "show", "branch", "rev-parse
 
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-delete"})
 _FIND_WRITES = frozenset({"-fprint", "-fprint0", "-fprintf", "-fls"})
+_CHANGES_DIR = frozenset({"cd", "pushd", "popd"})
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
 _SUBSTITUTIONS = frozenset({"command_substitution", "process_substitution"})
 _OPTION_VALUE = {"timeout": {"-s", "--signal", "-k", "--kill-after"},
@@ -151,6 +152,12 @@ class Subcommand:
         return self.plain[0] or "" if self.plain else ""
 
     @property
+    def read_only(self) -> bool:
+        """In the read-only set (:func:`is_read_only_words`), verifiable, and with no
+        leading assignment (``GIT_EXTERNAL_DIFF=x git diff`` runs ``x``)."""
+        return not self.assignments and not self.unverifiable and is_read_only_words(self.plain)
+
+    @property
     def exec_wrapper(self) -> bool:
         """True for ``watch``/``setsid``/``ionice``/``flock`` and ``find -exec``/``-delete``."""
         return self.program in EXEC_WRAPPERS or (
@@ -178,6 +185,9 @@ class CommandAnalysis:
                 if s.unverifiable]
         why += [f"redirect {r.operator} to a computed target" for r in self.redirects
                 if r.target is None]
+        if any(s.program in _CHANGES_DIR for s in self.subcommands):
+            why += [f"redirect to {t} after cd: its folder is known only at run time"
+                    for t in self.writes + self.reads if not t.startswith(("/", "~"))]
         return tuple(why)
 
     @property
@@ -411,7 +421,7 @@ def is_read_only_command(command: str) -> bool:
     found = analyze(command)
     return (found.parsed and not found.unverifiable and not found.writes
             and bool(found.subcommands)
-            and all(is_read_only_words(s.plain) for s in found.subcommands))
+            and all(s.read_only for s in found.subcommands))
 
 
 def _skip_options(words: list[str], program: str) -> list[str]:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ConfigError
-from .bash import BypassWarning, CommandAnalysis, analyze, bypass_forms, is_read_only_words
+from .bash import BypassWarning, CommandAnalysis, analyze, bypass_forms
 from .modes import EDIT_TOOLS, PermissionMode, mode_verdict
 from .paths import absolute, home_dir, is_protected_path, working_dir
 from .rules import Rule, bash_pattern, bash_rule_covers, parse_rule, rule_matches
@@ -187,7 +187,7 @@ def _bash_allow(rules: PermissionRules, analysis: CommandAnalysis, cwd: str,
     used: Rule | None = None
     for sub in analysis.subcommands:
         rule = next((r for r in rules.allow if bash_rule_covers(r, sub)), None)
-        if rule is None and not is_read_only_words(sub.plain):
+        if rule is None and not sub.read_only:
             return None, f"no allow rule matches {sub.full_text!r}"
         used = used or rule
     for target in analysis.writes:

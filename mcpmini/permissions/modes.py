@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..errors import ConfigError
-from .bash import CommandAnalysis, Subcommand, is_read_only_words
+from .bash import CommandAnalysis, Subcommand
 from .paths import absolute, inside, is_protected_path
 
 __all__ = ["ACCEPT_EDITS_COMMANDS", "EDIT_TOOLS", "READ_TOOLS", "PermissionMode", "mode_verdict"]
@@ -100,7 +100,7 @@ def mode_verdict(
         if analysis.unverifiable:
             return None, "cannot be verified statically: " + "; ".join(analysis.unverifiable)
         subs = analysis.subcommands
-        if subs and not analysis.writes and all(is_read_only_words(s.plain) for s in subs):
+        if subs and not analysis.writes and all(s.read_only for s in subs):
             return "allow", f"{mode.value} runs read-only commands without asking"
         if mode is PermissionMode.PLAN:
             return "deny", "plan mode makes no edits and runs no commands that change things"
@@ -110,9 +110,10 @@ def mode_verdict(
         if mode is PermissionMode.ACCEPT_EDITS:
             writes_ok = all(inside(p, dirs) and not is_protected_path(p) for p in (
                 absolute(w, cwd, home) for w in analysis.writes))
-            edits_ok = all(is_read_only_words(s.plain) or (
-                s.program in ACCEPT_EDITS_COMMANDS and _edit_inside(s, cwd, home, dirs))
-                for s in subs)
+            moves = any(s.program in ("cd", "pushd", "popd") for s in subs)
+            edits_ok = all(s.read_only or (
+                not moves and s.program in ACCEPT_EDITS_COMMANDS
+                and _edit_inside(s, cwd, home, dirs)) for s in subs)
             if subs and writes_ok and edits_ok:
                 return "allow", ("acceptEdits approves mkdir/touch/rm/rmdir/mv/cp/sed "
                                  "inside the working directories")
