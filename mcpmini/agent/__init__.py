@@ -54,6 +54,7 @@ from .sandbox import (
     run_python,
 )
 from .tools import (
+    SwappedPathError,
     Tool,
     ToolError,
     ToolResult,
@@ -99,6 +100,7 @@ __all__ = [
     "ScriptedModel",
     "Step",
     "StopReason",
+    "SwappedPathError",
     "Tool",
     "ToolError",
     "ToolLayerSize",
