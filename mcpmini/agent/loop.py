@@ -249,7 +249,7 @@ class _Run:
             self.event(Step.POST_TOOL_USE, name, f"{event}: blocked={post.blocked}")
             # The tool already ran, so nothing is undone; but a hook's exit-2 stderr or
             # {"decision": "block", "reason": …} is feedback the model must see.
-            notes = ([post.reason] if post.reason else []) + post.additional_context
+            notes = ([post.reason] if post.reason else []) + list(post.additional_context)
             extra += [{"type": "text", "text": f"{event} hook: {n}"} for n in notes]
         return self.truncate(result), extra
 

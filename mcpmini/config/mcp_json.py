@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError, Problem, Severity
+from ..errors import ConfigError, Problem, Severity, json_path
 
 __all__ = [
     "McpConfig",
@@ -252,7 +252,7 @@ def schema_problems(
     found = []
     validator = jsonschema.Draft202012Validator(schema)
     for err in sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.path))):
-        path = ".".join(str(p) for p in err.absolute_path) or None
+        path = json_path(err.absolute_path) if err.absolute_path else None
         key = next((str(p) for p in reversed(err.absolute_path) if isinstance(p, str)), None)
         unique = key is not None and text is not None and text.count(f'"{key}"') == 1
         message = (explain(err) if explain else None) or err.message

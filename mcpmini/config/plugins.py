@@ -25,11 +25,11 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, Problem, Severity
+from ..frontmatter import FrontMatter, FrontMatterSyntaxError, parse_front_matter, read_markdown
 from ..skills import (
     Level,
     Skill,
     SkillSet,
-    read_front_matter,
     read_skill_dir,
     read_skill_file,
     scan_dir,
@@ -80,6 +80,9 @@ MANIFEST_SCHEMA: dict[str, Any] = {
         "experimental": {}, "metadata": {},
     },
 }
+_AGENT_TEXT = ("name", "description", "model", "color")
+
+
 @dataclass
 class Plugin:
     """One loaded plugin: its components, and every problem found while loading it."""
@@ -250,11 +253,20 @@ def _load_agents(plugin: Plugin, root: Path, where: Any) -> None:
              if d.exists()]
     for f in files:
         try:
-            fields, body, lines = read_front_matter(f.read_text(encoding="utf-8"), str(f))
-        except (ConfigError, OSError, UnicodeDecodeError) as exc:
-            plugin.problems.append(Problem.from_error(exc) if isinstance(exc, ConfigError)
-                                   else Problem(Severity.ERROR, f"cannot read: {exc}", str(f)))
+            front = parse_front_matter(read_markdown(f), str(f), text_fields=_AGENT_TEXT)
+        except FrontMatterSyntaxError as exc:
+            # Claude Code still registers the agent, under a placeholder description.
+            plugin.problems.append(Problem(
+                Severity.WARNING, f"{exc.message}; the agent is registered as 'Agent from "
+                f"{plugin.name} plugin'. Quote the value on that line", str(f), line=exc.line))
+            front = FrontMatter({}, exc.body, present=False)
+        except ConfigError as exc:
+            plugin.problems.append(Problem.from_error(exc))
             continue
+        fields, body, lines = dict(front.fields), front.body, front.lines
+        plugin.problems.extend(front.problems)
+        if not fields.get("description"):
+            fields["description"] = f"Agent from {plugin.name} plugin"
         for ignored in ("hooks", "mcpServers", "permissionMode"):
             if ignored in fields:
                 plugin.problems.append(Problem(Severity.WARNING, f"{ignored!r} is ignored for "

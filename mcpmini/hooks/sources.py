@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-import yaml
 
-from ..errors import ConfigError
+from ..errors import ConfigError, json_path
+from ..frontmatter import parse_front_matter, read_markdown
 from .events import EventSpec
 from .handlers import CommandHandler, HttpHandler, McpToolHandler, ModelHandler
 
@@ -82,14 +82,6 @@ SETTINGS_SCHEMA: dict[str, Any] = {
 _VALIDATOR = jsonschema.Draft202012Validator(SETTINGS_SCHEMA)
 
 
-def json_path(parts: Any) -> str:
-    """Format a path (keys and indexes) as ``a.b[0].c``."""
-    out = ""
-    for part in parts:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out or "(top level)"
-
-
 @dataclass(frozen=True)
 class RawSource:
     """One validated hook source: ``name`` to show, ``kind``, the settings ``data``."""
@@ -148,21 +140,9 @@ def _load_json(path: Path) -> Any:
 
 
 def _front_matter(path: Path) -> Any:
-    text = _read_text(path)
-    if not text.startswith("---"):
-        return {}
-    end = text.find("\n---", 3)
-    if end < 0:
-        raise ConfigError("front matter is not closed by ---", str(path), line=1)
-    try:
-        data = yaml.safe_load(text[3:end]) or {}
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise ConfigError(f"invalid YAML: {getattr(exc, 'problem', exc)}", str(path),
-                          line=mark.line + 1 if mark else None) from None
-    if not isinstance(data, Mapping):
-        raise ConfigError("front matter is not a mapping", str(path), line=1)
-    return {"hooks": data["hooks"]} if "hooks" in data else {}
+    """The ``hooks`` of a skill or agent file, read by the one front-matter parser."""
+    fields = parse_front_matter(read_markdown(path), str(path)).fields
+    return {"hooks": fields["hooks"]} if "hooks" in fields else {}
 
 
 def _infer_kind(path: Path, home: Path) -> str:
