@@ -2,7 +2,8 @@
 
 The event catalogue (:mod:`.events`), matchers (:mod:`.matchers`), settings sources
 (:mod:`.sources`), handlers (:mod:`.handlers`), outcomes (:mod:`.outcomes`) and the runner that
-runs every matching hook of one event and combines their results (:mod:`.runner`).
+runs every matching hook of one event and combines their results (:mod:`.runner`), and
+:func:`decide` (:mod:`.gate`): the hooks of one call, then the permission gate.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from .events import (
     ExitTwo,
     event_spec,
 )
+from .gate import Decided, decide, has_hooks
 from .handlers import (
     OUTPUT_CAP,
     CommandHandler,
@@ -57,6 +59,7 @@ from .runner import (
     EventResult,
     HandlerRun,
     HookMatcher,
+    Hooks,
     HookSettings,
     load_settings,
     run_hooks,
@@ -88,6 +91,7 @@ __all__ = [
     "STOP_BLOCK_CAP",
     "STRING_CAP",
     "CommandHandler",
+    "Decided",
     "Decision",
     "DecisionField",
     "EventResult",
@@ -100,6 +104,7 @@ __all__ = [
     "HookMatcher",
     "HookOutcome",
     "HookSettings",
+    "Hooks",
     "HttpHandler",
     "MatchResult",
     "MatcherRule",
@@ -111,10 +116,12 @@ __all__ = [
     "classify",
     "classify_matcher",
     "combine_decisions",
+    "decide",
     "describe",
     "event_spec",
     "execute",
     "handler_type",
+    "has_hooks",
     "js_regex",
     "json_path",
     "load_settings",

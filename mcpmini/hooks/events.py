@@ -21,12 +21,14 @@ __all__ = [
     "CONTEXT_STDOUT_EVENTS",
     "DEFAULT_TIMEOUT",
     "EVENTS",
+    "GATE_EVENT",
     "IF_EVENTS",
     "PERMISSION_EVENTS",
     "DecisionField",
     "EventSpec",
     "ExitTwo",
     "event_spec",
+    "in_subagent",
 ]
 
 DEFAULT_TIMEOUT = 600.0  # seconds, command / http / mcp_tool handlers
@@ -213,6 +215,17 @@ PERMISSION_EVENTS = frozenset(
     n for n, s in EVENTS.items() if DecisionField.PERMISSION in s.decisions)
 CONTEXT_STDOUT_EVENTS = frozenset(n for n, s in EVENTS.items() if s.context_stdout)
 IF_EVENTS = frozenset(n for n, s in EVENTS.items() if s.if_evaluated)
+
+
+# The event whose hooks run before the permission gate (article Proposition 4.3).
+GATE_EVENT = "PreToolUse"
+# In subagent front matter a Stop hook is registered as SubagentStop (reference §1.1).
+_IN_SUBAGENT = {"Stop": "SubagentStop"}
+
+
+def in_subagent(name: str) -> str:
+    """The event a hook written for ``name`` in subagent front matter is registered under."""
+    return _IN_SUBAGENT.get(name, name)
 
 
 def event_spec(name: str) -> EventSpec:

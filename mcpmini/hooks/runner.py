@@ -25,7 +25,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..permissions import PermissionRules, parse_rule, rule_matches, split_command
-from .events import EventSpec, event_spec
+from .events import EventSpec, event_spec, in_subagent
 from .handlers import Execution, Handler, describe, execute, handler_type
 from .matchers import MatcherRule, match
 from .outcomes import (
@@ -45,6 +45,7 @@ __all__ = [
     "HandlerRun",
     "HookMatcher",
     "HookSettings",
+    "Hooks",
     "load_settings",
     "run_hooks",
 ]
@@ -89,6 +90,11 @@ class HookSettings:
         return list(self.hooks.get(event, []))
 
 
+# What run_hooks, decide and AgentOptions.hooks take: loaded settings, SDK-style groups in
+# code, or raw settings groups ({"matcher": ..., "hooks": [{"type": ...}]}) to validate.
+Hooks = (HookSettings | Mapping[str, Iterable[HookMatcher]]
+         | Mapping[str, Iterable[Mapping[str, Any]]])
+
 _PRECEDENCE = {"managed": 4, "local": 2, "project": 1, "user": 0}
 
 
@@ -130,7 +136,7 @@ def load_settings(
                 flag_by["mode"] = (_PRECEDENCE[raw.kind], True)
                 result.default_mode = mode
         for event, groups in (data.get("hooks") or {}).items():
-            target = "SubagentStop" if raw.kind == "subagent" and event == "Stop" else event
+            target = in_subagent(event) if raw.kind == "subagent" else event
             try:
                 spec = event_spec(target)
             except ConfigError as exc:
@@ -264,7 +270,6 @@ class _Job:
     group: HookMatcher
 
 
-Hooks = HookSettings | Mapping[str, Iterable[HookMatcher]] | Mapping[str, Iterable[Mapping[str, Any]]]
 
 
 def _prepare(spec: EventSpec, payload: Mapping[str, Any], tool_use_id: str | None,
