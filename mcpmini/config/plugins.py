@@ -136,6 +136,17 @@ class Plugin:
         return f"plugin:{self.name}:{server}"
 
 
+def _inside(root: Path, path: Path, problems: list[Problem]) -> bool:
+    """True when ``path`` resolves inside ``root``; otherwise an error problem (a symlink out
+    of the plugin root is never followed)."""
+    resolved = path.resolve()
+    if resolved.is_relative_to(root.resolve()):
+        return True
+    problems.append(Problem(Severity.ERROR, f"resolves to {resolved}, outside the plugin root "
+                            f"{root}; not loaded", str(path)))
+    return False
+
+
 def _text_of(origin: str) -> str | None:
     try:
         return Path(origin.split("#", 1)[0]).read_text(encoding="utf-8")
@@ -222,7 +233,7 @@ def load_plugin(
 def _load_skills(plugin: Plugin, root: Path, where: Any, variables: dict[str, str]) -> None:
     out = SkillSet(problems=plugin.problems)
     kw: dict[str, Any] = {"level": Level.PLUGIN, "plugin": plugin.name}
-    found = scan_dir(root, out, commands="commands" not in plugin.manifest, **kw)
+    found = scan_dir(root, out, commands="commands" not in plugin.manifest, confine=root, **kw)
     if (root / "SKILL.md").is_file():
         found += read_skill_dir(root, out, **kw)
     for d in where("skills"):
@@ -230,9 +241,12 @@ def _load_skills(plugin: Plugin, root: Path, where: Any, variables: dict[str, st
             found += read_skill_dir(d, out, **kw)
         elif d != (root / "skills").resolve():
             found += [s for sub in sorted(p for p in d.iterdir() if p.is_dir())
+                      if _inside(root, sub, plugin.problems)
                       for s in read_skill_dir(sub, out, **kw)]
     for d in where("commands"):
         for f in [d] if d.is_file() else sorted(d.glob("*.md")):
+            if not _inside(root, f, plugin.problems):
+                continue
             s = read_skill_file(f, out, name=f.stem, directory=str(f.parent), kind="command",
                                 **kw)
             found += [s] if s else []
@@ -249,8 +263,9 @@ def _load_skills(plugin: Plugin, root: Path, where: Any, variables: dict[str, st
 
 def _load_agents(plugin: Plugin, root: Path, where: Any) -> None:
     dirs = where("agents") if "agents" in plugin.manifest else [root / "agents"]
-    files = [f for d in dirs for f in ([d] if d.is_file() else sorted(d.glob("*.md")))
-             if d.exists()]
+    files = [f for d in dirs if d.exists() and _inside(root, d, plugin.problems)
+             for f in ([d] if d.is_file() else sorted(d.glob("*.md")))
+             if _inside(root, f, plugin.problems)]
     for f in files:
         try:
             front = parse_front_matter(read_markdown(f), str(f), text_fields=_AGENT_TEXT)
@@ -283,9 +298,16 @@ def _load_agents(plugin: Plugin, root: Path, where: Any) -> None:
 
 def _load_hooks(plugin: Plugin, root: Path, manifest: dict[str, Any], where: Any,
                 variables: dict[str, str], mpath: str) -> None:
-    files = [root / "hooks" / "hooks.json"] if (root / "hooks" / "hooks.json").is_file() else []
+    default = root / "hooks" / "hooks.json"
+    files = [default] if default.is_file() and _inside(root, default, plugin.problems) else []
     inline = manifest.get("hooks") if isinstance(manifest.get("hooks"), dict) else None
-    files += [] if inline is not None else where("hooks")
+    for f in [] if inline is not None else where("hooks"):
+        if f == Path(mpath).resolve() or f.name == "plugin.json":
+            plugin.problems.append(Problem(Severity.ERROR, "'hooks' names a plugin manifest, "
+                                           "not a hooks file", mpath, "hooks",
+                                           line_of_key(_text_of(mpath), "hooks")))
+        else:
+            files.append(f)
     loaded: list[tuple[str, Any]] = [(str(f), read_json(f, plugin.problems)[0]) for f in files]
     if inline is not None:
         loaded.append((f"{mpath}#hooks", {"hooks": inline.get("hooks", inline)}))

@@ -163,14 +163,42 @@ def _infer_kind(path: Path, home: Path) -> str:
     return "project"
 
 
+def _hook_file(root: Path, rel: Any, manifest: Path, where: str) -> Path:
+    """The hooks file a manifest names, resolved; refused when it leaves the plugin root."""
+    if not isinstance(rel, str):
+        raise ConfigError("a hooks path must be a string", str(manifest), where)
+    target = (root / rel).resolve()
+    if not target.is_relative_to(root.resolve()):
+        raise ConfigError(f"hooks path {rel!r} leaves the plugin root {root}; refused",
+                          str(manifest), where)
+    if target == manifest.resolve() or target.name == "plugin.json":
+        raise ConfigError(f"hooks path {rel!r} names a plugin manifest, not a hooks file",
+                          str(manifest), where)
+    return target
+
+
 def _plugin(path: Path, data: Any) -> tuple[Any, str]:
-    """Plugin files: hooks.json wraps ``hooks``; plugin.json may inline them or name a file."""
+    """Plugin files: hooks.json wraps ``hooks``; plugin.json may inline them or name files.
+
+    A named file is resolved and must stay inside the plugin root and be a hooks file (a
+    manifest naming itself, or another manifest, is an error, never a recursion).
+    """
     root = path.parent.parent  # <root>/hooks/hooks.json or <root>/.claude-plugin/plugin.json
     if path.name == "plugin.json" and isinstance(data, Mapping):
         hooks = data.get("hooks")
-        if isinstance(hooks, str):
-            target = (root / hooks).resolve()
-            return _plugin(target, _load_json(target))[0], str(root)
+        if isinstance(hooks, (str, list)):
+            merged: dict[str, list[Any]] = {}
+            names = [hooks] if isinstance(hooks, str) else hooks
+            for i, rel in enumerate(names):
+                where = "hooks" if isinstance(hooks, str) else json_path(["hooks", i])
+                loaded = _load_json(_hook_file(root, rel, path, where))
+                inner = loaded.get("hooks") if isinstance(loaded, Mapping) else None
+                if not isinstance(inner, Mapping):
+                    raise ConfigError("expected an object with a 'hooks' object", str(rel))
+                for event, groups in inner.items():
+                    merged.setdefault(event, []).extend(groups if isinstance(groups, list)
+                                                        else [groups])
+            return {"hooks": merged}, str(root)
         return {"hooks": hooks} if hooks is not None else {}, str(root)
     if isinstance(data, Mapping):
         return {"hooks": data.get("hooks", {})}, str(root)

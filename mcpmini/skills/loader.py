@@ -250,17 +250,36 @@ def read_skill_file(path: Path, out: SkillSet, **kw: Any) -> Skill | None:
     return skill
 
 
+def _escapes(path: Path, confine: Path | None, out: SkillSet) -> bool:
+    """True (with an error problem) when ``path`` resolves outside ``confine``."""
+    if confine is None:
+        return False
+    resolved = path.resolve()
+    if resolved.is_relative_to(confine.resolve()):
+        return False
+    out.problems.append(Problem(Severity.ERROR, f"resolves to {resolved}, outside the plugin "
+                                f"root {confine}; not loaded", str(path)))
+    return True
+
+
 def scan_dir(root: Path, out: SkillSet, *, level: Level, plugin: str | None = None,
-             commands: bool = True) -> list[Skill]:
-    """Read ``root/skills/*/SKILL.md`` and ``root/commands/*.md`` (if ``commands``)."""
+             commands: bool = True, confine: Path | None = None) -> list[Skill]:
+    """Read ``root/skills/*/SKILL.md`` and ``root/commands/*.md`` (if ``commands``).
+
+    With ``confine`` (a plugin root), a folder or file that resolves outside it (a symlink
+    out of the plugin) is an error problem and is not read.
+    """
     found: list[Skill] = []
     skills_dir = root / "skills"
-    if skills_dir.is_dir():
+    if skills_dir.is_dir() and not _escapes(skills_dir, confine, out):
         for d in sorted(p for p in skills_dir.iterdir() if p.is_dir()):
-            found.extend(read_skill_dir(d, out, level=level, plugin=plugin))
+            if not _escapes(d, confine, out):
+                found.extend(read_skill_dir(d, out, level=level, plugin=plugin))
     cmd_dir = root / "commands"
-    if commands and cmd_dir.is_dir():
+    if commands and cmd_dir.is_dir() and not _escapes(cmd_dir, confine, out):
         for f in sorted(cmd_dir.glob("*.md")):
+            if _escapes(f, confine, out):
+                continue
             s = read_skill_file(f, out, name=f.stem, directory=str(cmd_dir.resolve()), level=level,
                       plugin=plugin, kind="command")
             found.extend([s] if s else [])
