@@ -363,6 +363,7 @@ def load_skills(
             out.shadowed.setdefault(s.name, []).append(f"{s.level.value} {s.kind} {s.source}")
             if won.kind != s.kind:
                 out.problems.append(Problem(
-                    Severity.WARNING, f"command {s.name!r} has the name of the skill at "
-                    f"{won.source}; the skill wins and /{s.name} runs the skill", s.source))
+                    Severity.WARNING, f"command {s.name!r} is shadowed by the "
+                    f"{won.level.value} skill of the same name; the skill wins",
+                    s.source, "name"))
     return out
