@@ -90,3 +90,15 @@ def test_no_module_but_the_catalogue_names_an_event_to_decide_behaviour() -> Non
             if isinstance(node, ast.Constant) and node.value in EVENTS:
                 named.append(f"{module}:{node.lineno} {node.value}")
     assert named == []
+
+
+def test_load_warns_where_the_catalogue_says_a_key_is_ignored() -> None:
+    from mcpmini.hooks import load_settings
+
+    group = {"hooks": [{"type": "command", "command": "x", "onFailure": "block"},
+                       {"type": "command", "command": "y", "if": "Bash(rm *)"}]}
+    stop = load_settings([("project", {"hooks": {"Stop": [group]}})])
+    assert [w.split(" at ", 1)[1].split(":", 1)[0] for w in stop.warnings] == [
+        "hooks.Stop[0].hooks[0].onFailure", "hooks.Stop[0].hooks[1].if"]
+    pre = load_settings([("project", {"hooks": {"PreToolUse": [group]}})])
+    assert pre.warnings == []

@@ -155,6 +155,14 @@ def load_settings(
                     if handler_type(h) not in spec.handler_types:
                         result.warnings.append(f"{raw.name} at {where}.hooks[{hi}]: {target} "
                                                f"does not accept {handler_type(h)} handlers")
+                    if getattr(h, "on_failure", None) == OnFailure.BLOCK and not (
+                            spec.honours_block(OnFailure.BLOCK)):
+                        result.warnings.append(f"{raw.name} at {where}.hooks[{hi}].onFailure: "
+                                               f"{target} ignores onFailure \"block\" (a "
+                                               "failure there never blocks)")
+                    if getattr(h, "if_", None) and not spec.if_evaluated:
+                        result.warnings.append(f"{raw.name} at {where}.hooks[{hi}].if: {target} "
+                                               "does not evaluate 'if'; this handler never runs")
                 result.hooks.setdefault(target, []).append(HookMatcher(
                     group.get("matcher"), handlers, source=raw.name, kind=raw.kind, path=where,
                     plugin_root=raw.plugin_root))
