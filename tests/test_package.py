@@ -26,6 +26,17 @@ RUNTIME_PACKAGES = [p for p in LAYERS if p not in ("course", "cli")]
 
 PUBLIC = {
     "mcp": {
+        "asgi_app",
+        "CallContext",
+        "ConformanceServer",
+        "conformance_server",
+        "current_call",
+        "HttpEndpoint",
+        "HttpReply",
+        "HttpRequest",
+        "in_call",
+        "LOG_LEVELS",
+        "McpAsgi",
         "add_server",
         "check_schema",
         "CITIES",

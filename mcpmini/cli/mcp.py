@@ -4,18 +4,39 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any
 
 from .output import print_json
 
-__all__ = ["add"]
+__all__ = ["add", "http_app"]
+
+#: Tells uvicorn worker processes which example server to build (see :func:`http_app`).
+SERVER_ENV = "MCPMINI_HTTP_SERVER"
+
+
+def http_app() -> Any:
+    """ASGI factory for ``uvicorn --factory``: the example server named in ``$MCPMINI_HTTP_SERVER``."""
+    from ..mcp import SAMPLES, asgi_app
+
+    name = os.environ.get(SERVER_ENV, "add")
+    return asgi_app(SAMPLES[name](), stateful=os.environ.get(SERVER_ENV + "_STATELESS") != "1")
 
 def add(sub: Any) -> None:
     from ..mcp import SAMPLES
 
-    serve = sub.add_parser("serve", help="serve an example MCP server over stdio")
+    serve = sub.add_parser("serve", help="serve an example MCP server over stdio or Streamable HTTP")
     serve.add_argument("name", choices=sorted(SAMPLES), help="which example server")
+    serve.add_argument("--http", action="store_true", help="serve Streamable HTTP instead of stdio")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
+    serve.add_argument("--workers", type=int, default=1,
+                       help="uvicorn worker processes (more than 1 implies --stateless)")
+    serve.add_argument("--fd", type=int, default=None,
+                       help="serve on this already listening socket (inherited file descriptor)")
+    serve.add_argument("--stateless", action="store_true",
+                       help="serve only the 2026-07-28 stateless generation (no sessions)")
     serve.set_defaults(handler=_cmd_serve)
 
     call = sub.add_parser(
@@ -37,7 +58,23 @@ def add(sub: Any) -> None:
 def _cmd_serve(args: argparse.Namespace) -> int:
     from ..mcp import SAMPLES, serve_stdio
 
-    serve_stdio(SAMPLES[args.name]())
+    if not args.http:
+        serve_stdio(SAMPLES[args.name]())
+        return 0
+    import uvicorn
+
+    if args.workers < 1:
+        raise ValueError("--workers must be at least 1")
+    os.environ[SERVER_ENV] = args.name
+    if args.stateless or args.workers > 1:
+        # Sessions live in one process: several workers can only share the stateless wire.
+        os.environ[SERVER_ENV + "_STATELESS"] = "1"
+    where = f"socket fd {args.fd}" if args.fd is not None else f"http://{args.host}:{args.port}/mcp"
+    print(f"mcpmini: serving {args.name} on {where} "
+          f"({args.workers} worker{'s' if args.workers > 1 else ''})", file=sys.stderr)
+    uvicorn.run("mcpmini.cli.mcp:http_app", factory=True, host=args.host, port=args.port,
+                fd=args.fd, workers=args.workers, log_level="warning", timeout_graceful_shutdown=2,
+                access_log=False)
     return 0
 
 

@@ -2,18 +2,39 @@
 
 JSON-RPC messages and ids (:mod:`.jsonrpc`), both protocol generations (:mod:`.versions`),
 tool schemas (:mod:`.schema`), the sans-I/O server (:mod:`.server`) and client (:mod:`.client`),
-the transports that move their lines (:mod:`.transport`), traces (:mod:`.trace`) and the example
-servers (:mod:`.samples`).
+the transports that move their lines (:mod:`.transport`), Streamable HTTP (:mod:`.http` sans-I/O,
+:mod:`.asgi` for any ASGI server), what a running tool may send (:mod:`.context`), traces
+(:mod:`.trace`), the example servers (:mod:`.samples`) and the conformance fixtures
+(:mod:`.conformance`).
 """
 
 from __future__ import annotations
 
+from .asgi import (
+    McpAsgi,
+    asgi_app,
+)
 from .client import (
     Client,
     Connection,
     OutcomeKind,
     ToolOutcome,
     to_tool_result,
+)
+from .conformance import (
+    ConformanceServer,
+    conformance_server,
+)
+from .context import (
+    LOG_LEVELS,
+    CallContext,
+    current_call,
+    in_call,
+)
+from .http import (
+    HttpEndpoint,
+    HttpReply,
+    HttpRequest,
 )
 from .jsonrpc import (
     ErrorCode,
@@ -86,18 +107,25 @@ __all__ = [
     "GENERATIONS",
     "KNOWN_VERSIONS",
     "LEGACY",
+    "LOG_LEVELS",
     "MAX_LINE",
     "META_PREFIX",
     "MODERN",
     "SAMPLES",
+    "CallContext",
     "Client",
+    "ConformanceServer",
     "Connection",
     "ErrorCode",
     "ErrorResponse",
+    "HttpEndpoint",
+    "HttpReply",
+    "HttpRequest",
     "IdEvent",
     "IdViolation",
     "JsonId",
     "LineBuffer",
+    "McpAsgi",
     "MemoryTransport",
     "Message",
     "Negotiation",
@@ -118,11 +146,15 @@ __all__ = [
     "Transport",
     "Validator",
     "add_server",
+    "asgi_app",
     "check_schema",
+    "conformance_server",
+    "current_call",
     "docstring_parts",
     "encode",
     "error_reply",
     "id_violations",
+    "in_call",
     "is_interval",
     "is_modern",
     "memory_pair",
