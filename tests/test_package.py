@@ -34,6 +34,7 @@ PUBLIC = {
         "HttpEndpoint",
         "HttpReply",
         "HttpRequest",
+        "HttpTransport",
         "in_call",
         "LOG_LEVELS",
         "McpAsgi",

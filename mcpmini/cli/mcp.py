@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import socket
 import sys
 from typing import Any
 
@@ -40,15 +41,19 @@ def add(sub: Any) -> None:
     serve.set_defaults(handler=_cmd_serve)
 
     call = sub.add_parser(
-        "call", help="start a stdio MCP server, connect, and run one method",
-        description="Inspector-like: start SERVER_COMMAND, connect, run METHOD, print the result.",
-        usage="mcpmini call METHOD [options] -- SERVER_COMMAND...",
+        "call", help="connect to an MCP server (stdio command or HTTP URL) and run one method",
+        description="Inspector-like: start SERVER_COMMAND (or reach --url), connect, run METHOD, "
+                    "print the result.",
+        usage="mcpmini call METHOD [options] (--url URL | -- SERVER_COMMAND...)",
     )
     call.add_argument("method", help="tools/list, tools/call, resources/list, prompts/list, ...")
     call.add_argument("--tool", help="tool name for tools/call")
     call.add_argument("--args", default="{}", help="tool arguments (or params) as a JSON object")
     call.add_argument("--mode", choices=("auto", "modern", "legacy"), default="auto")
     call.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for each reply")
+    call.add_argument("--url", help="a Streamable HTTP server, e.g. http://127.0.0.1:8000/mcp")
+    call.add_argument("--header", action="append", default=[], metavar="'K: V'",
+                      help="an HTTP header for every request (repeatable), e.g. 'Authorization: Bearer T'")
     call.add_argument("--json", action="store_true", help="print the raw result object")
     call.add_argument("--trace", action="store_true", help="print every line both ways")
     call.set_defaults(server=[])
@@ -69,12 +74,26 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     if args.stateless or args.workers > 1:
         # Sessions live in one process: several workers can only share the stateless wire.
         os.environ[SERVER_ENV + "_STATELESS"] = "1"
-    where = f"socket fd {args.fd}" if args.fd is not None else f"http://{args.host}:{args.port}/mcp"
+    fd, sock = args.fd, None
+    if fd is None:
+        # Bind here so --port 0 can report the port it got, and set TCP_NODELAY (accepted
+        # sockets inherit it): without it a reply written as head + body waits for a
+        # delayed ACK, about 40 ms per request.
+        sock = socket.create_server((args.host, args.port), backlog=512,
+                                    family=socket.AF_INET6 if ":" in args.host else socket.AF_INET)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock.set_inheritable(True)
+        fd = sock.fileno()
+        host, port = sock.getsockname()[:2]
+        where = f"http://{'[' + host + ']' if ':' in host else host}:{port}/mcp"
+    else:
+        where = f"socket fd {fd}"
     print(f"mcpmini: serving {args.name} on {where} "
-          f"({args.workers} worker{'s' if args.workers > 1 else ''})", file=sys.stderr)
-    uvicorn.run("mcpmini.cli.mcp:http_app", factory=True, host=args.host, port=args.port,
-                fd=args.fd, workers=args.workers, log_level="warning", timeout_graceful_shutdown=2,
-                access_log=False)
+          f"({args.workers} worker{'s' if args.workers > 1 else ''})", file=sys.stderr, flush=True)
+    uvicorn.run("mcpmini.cli.mcp:http_app", factory=True, fd=fd, workers=args.workers,
+                log_level="warning", timeout_graceful_shutdown=2, access_log=False)
+    if sock is not None:
+        sock.close()
     return 0
 
 
@@ -83,8 +102,16 @@ def _cmd_call(args: argparse.Namespace) -> int:
     from ..mcp import Client, ErrorResponse, OutcomeKind, StdioTransport, Traced
 
     argv = list(args.server)
-    if not argv:
-        raise ValueError("give the server command after --, e.g. -- mcpmini serve add")
+    if argv and args.url:
+        raise ValueError("give either --url or a server command after --, not both")
+    if not argv and not args.url:
+        raise ValueError("give --url URL or the server command after --, e.g. -- mcpmini serve add")
+    headers = {}
+    for item in args.header:
+        name, sep, value = item.partition(":")
+        if not sep or not name.strip():
+            raise ValueError(f"--header {item!r} is not 'Name: value'")
+        headers[name.strip()] = value.strip()
     try:
         params = json.loads(args.args)
     except ValueError as exc:
@@ -93,7 +120,14 @@ def _cmd_call(args: argparse.Namespace) -> int:
         raise ValueError("--args must be a JSON object")
     if args.method == "tools/call" and not args.tool:
         raise ValueError("tools/call needs --tool NAME")
-    transport = Traced(StdioTransport(argv))
+    if args.url:
+        from ..mcp import HttpTransport
+
+        if not args.url.startswith(("http://", "https://")):
+            raise ValueError(f"--url {args.url!r} is not an http:// or https:// URL")
+        transport = Traced(HttpTransport(args.url, headers, timeout=args.timeout))
+    else:
+        transport = Traced(StdioTransport(argv))
     status = 0
     try:
         client = Client(transport, mode=args.mode, timeout=args.timeout)

@@ -36,6 +36,9 @@ from .http import (
     HttpReply,
     HttpRequest,
 )
+from .http_client import (
+    HttpTransport,
+)
 from .jsonrpc import (
     ErrorCode,
     ErrorResponse,
@@ -121,6 +124,7 @@ __all__ = [
     "HttpEndpoint",
     "HttpReply",
     "HttpRequest",
+    "HttpTransport",
     "IdEvent",
     "IdViolation",
     "JsonId",

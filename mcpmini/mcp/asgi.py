@@ -118,8 +118,9 @@ class McpAsgi:
 
     @staticmethod
     async def _write(send: Send, reply: HttpReply) -> None:
-        await send({"type": "http.response.start", "status": reply.status,
-                    "headers": _encode_headers(reply.headers)})
+        # A Content-Length lets the server write head and body at once (no chunked trailer).
+        headers = [*_encode_headers(reply.headers), (b"content-length", str(len(reply.body)).encode())]
+        await send({"type": "http.response.start", "status": reply.status, "headers": headers})
         await send({"type": "http.response.body", "body": reply.body})
 
     def _context(self, dispatch: Dispatch, emit: Callable[[Message], None]) -> CallContext:
