@@ -27,6 +27,7 @@ RUNTIME_PACKAGES = [p for p in LAYERS if p not in ("course", "cli")]
 PUBLIC = {
     "mcp": {
         "asgi_app",
+        "serve_http",
         "CallContext",
         "ConformanceServer",
         "conformance_server",

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import sys
 from typing import Any
 
@@ -68,6 +67,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         return 0
     import uvicorn
 
+    from ..mcp.asgi import listening_socket
+
     if args.workers < 1:
         raise ValueError("--workers must be at least 1")
     os.environ[SERVER_ENV] = args.name
@@ -76,12 +77,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         os.environ[SERVER_ENV + "_STATELESS"] = "1"
     fd, sock = args.fd, None
     if fd is None:
-        # Bind here so --port 0 can report the port it got, and set TCP_NODELAY (accepted
-        # sockets inherit it): without it a reply written as head + body waits for a
-        # delayed ACK, about 40 ms per request.
-        sock = socket.create_server((args.host, args.port), backlog=512,
-                                    family=socket.AF_INET6 if ":" in args.host else socket.AF_INET)
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        # Bind here so --port 0 can report the port it got, with TCP_NODELAY (see listening_socket).
+        sock = listening_socket(args.host, args.port)
         sock.set_inheritable(True)
         fd = sock.fileno()
         host, port = sock.getsockname()[:2]

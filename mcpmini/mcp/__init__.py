@@ -13,6 +13,7 @@ from __future__ import annotations
 from .asgi import (
     McpAsgi,
     asgi_app,
+    serve_http,
 )
 from .client import (
     Client,
@@ -169,6 +170,7 @@ __all__ = [
     "parse_line",
     "parse_object",
     "schema_from_function",
+    "serve_http",
     "serve_stdio",
     "set_pairs",
     "to_dict",
