@@ -240,7 +240,7 @@ def test_every_bad_request_gets_its_status_and_the_next_good_request_still_works
         live, deleted = session(), session()
         assert http.delete(small_url, headers={"mcp-session-id": deleted}).status_code == 200
         seen = []
-        for name, method, headers, body, status, code in _bad_cases(small_url, live, deleted):
+        for name, method, headers, body, _status, code in _bad_cases(small_url, live, deleted):
             reply = http.request(method, small_url, content=body, headers=headers)
             got = reply.json()["error"]["code"] if code is not None else None
             seen.append((name, reply.status_code, got))

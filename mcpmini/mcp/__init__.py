@@ -17,6 +17,7 @@ from .asgi import (
 )
 from .client import (
     Client,
+    ClientMode,
     Connection,
     OutcomeKind,
     ToolOutcome,
@@ -97,6 +98,7 @@ from .versions import (
     LEGACY,
     META_PREFIX,
     MODERN,
+    Generation,
     Negotiation,
     is_interval,
     is_modern,
@@ -118,10 +120,12 @@ __all__ = [
     "SAMPLES",
     "CallContext",
     "Client",
+    "ClientMode",
     "ConformanceServer",
     "Connection",
     "ErrorCode",
     "ErrorResponse",
+    "Generation",
     "HttpEndpoint",
     "HttpReply",
     "HttpRequest",
