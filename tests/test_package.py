@@ -26,6 +26,19 @@ RUNTIME_PACKAGES = [p for p in LAYERS if p not in ("course", "cli")]
 
 PUBLIC = {
     "mcp": {
+        "asgi_app",
+        "serve_http",
+        "CallContext",
+        "ConformanceServer",
+        "conformance_server",
+        "current_call",
+        "HttpEndpoint",
+        "HttpReply",
+        "HttpRequest",
+        "HttpTransport",
+        "in_call",
+        "LOG_LEVELS",
+        "McpAsgi",
         "add_server",
         "check_schema",
         "CITIES",
