@@ -14,6 +14,7 @@ from mcpmini.course.progress import load_progress, quiz_summary, record_quiz
 from mcpmini.course.quiz import (
     KEY_FACTS,
     PASS_SCORE,
+    ExamSession,
     bank_problems,
     draw,
     grade,
@@ -268,3 +269,46 @@ def test_quiz_results_add_up_per_task_statement_across_attempts(tmp_path: Path) 
     n = sum(it.task == "2.1" for it in BANK.items)
     assert rows["2.1"] == {"task": "2.1", "correct": n, "total": 2 * n, "percent": 50.0}
     assert load_progress(path)["quiz"]["best_scaled"] == 1000
+
+
+# --- exam mode --------------------------------------------------------------------------
+
+def test_an_exam_session_keeps_answers_flags_and_time_then_grades() -> None:
+    now = [100.0]
+    exam = ExamSession(BANK, 4, seed=2, minutes=1, clock=lambda: now[0])
+    first, second = exam.items[0], exam.items[1]
+    exam.answer(first.id, sorted(first.correct))
+    exam.answer(second.id, ["a"])
+    exam.answer(second.id, [])  # cleared again
+    exam.flag(second.id)
+    now[0] += 45
+    assert exam.time_left() == 15.0
+    assert exam.status() == "answered 1/4, flagged 1, time left 0:15"
+    now[0] += 100
+    assert exam.time_left() == 0.0
+    report = exam.finish()
+    assert report.correct == 1 and [r.flagged for r in report.results][1] is True
+    with pytest.raises(ValueError):
+        exam.answer(first.id, ["Z"])
+    with pytest.raises(KeyError):
+        exam.answer("not-in-this-exam", ["A"])
+
+
+def test_the_exam_widget_drives_the_same_session() -> None:
+    pytest.importorskip("ipywidgets")
+    from mcpmini.course.widgets import exam_mode
+
+    box = exam_mode(3, seed=4)
+    exam = box.session
+    single = next(w for w in box.children if type(w).__name__ == "RadioButtons")
+    multi = next(w for w in box.children if type(w).__name__ == "SelectMultiple")
+    first = exam.items[0]
+    if first.pick > 1:
+        multi.value = tuple(sorted(first.correct))
+    else:
+        single.value = next(iter(first.correct))
+    assert exam.answers == {first.id: sorted(first.correct)}
+    buttons = box.children[5].children
+    buttons[3].click()  # finish
+    assert exam.report is not None and exam.report.correct == 1
+    assert "scaled score" in box.children[6].value

@@ -41,6 +41,7 @@ __all__ = [
     "PASS_SCORE",
     "Bank",
     "Domain",
+    "ExamSession",
     "ItemResult",
     "Option",
     "QuizItem",
@@ -616,7 +617,9 @@ class QuizReport:
         """A plain-text report: the score and the line, per task statement, every miss."""
         verdict = "合格ライン以上" if self.passed else "合格ライン未満"
         out = [f"scaled score {self.scaled} / {MAX_SCORE} (pass line {PASS_SCORE}): {verdict}",
-               f"{self.correct} of {len(self.results)} items right", "", "per task statement:"]
+               f"{self.correct} of {len(self.results)} items right", "", "per domain:"]
+        out += [f"  D{d.id:<4} {d.correct:>2}/{d.total:<2} {d.percent:5.1f} %" for d in self.by_domain]
+        out += ["", "per task statement:"]
         out += [f"  {t.id:<5} {t.correct:>2}/{t.total:<2} {t.percent:5.1f} %" for t in self.by_task]
         misses = [r for r in self.results if not r.is_correct]
         if misses:
@@ -710,3 +713,66 @@ def _tally(results: Sequence[ItemResult], key: Callable[[ItemResult], str]) -> t
 
     return tuple(TaskScore(k, sum(v), len(v)) for k, v in sorted(groups.items(),
                                                                    key=lambda kv: order(kv[0])))
+
+
+# --- an exam in progress ---------------------------------------------------------------
+
+class ExamSession:
+    """One exam being taken: drawn items, answers, review flags and the clock.
+
+    The notebook widget and tests drive the same object: :meth:`answer`, :meth:`flag`,
+    :meth:`time_left` and :meth:`finish` (which grades). ``clock`` returns seconds
+    (``time.monotonic`` by default) so a test can move time by hand.
+    """
+
+    def __init__(self, bank: Bank, count: int = 20, seed: int = 0, minutes: float | None = None,
+                 tasks: Iterable[str] | None = None,
+                 clock: Callable[[], float] | None = None) -> None:
+        import time
+
+        self.bank = bank
+        self.seed = seed
+        self.items = draw(bank, count, seed, tasks)
+        self.budget_s = 60.0 * (minutes if minutes is not None else 2.0 * len(self.items))
+        self.answers: dict[str, list[str]] = {}
+        self.flagged: set[str] = set()
+        self._clock = clock or time.monotonic
+        self.started = self._clock()
+        self.report: QuizReport | None = None
+
+    def answer(self, item_id: str, options: Iterable[str]) -> None:
+        """Record the chosen option ids for ``item_id`` (an empty choice clears it).
+
+        Raises :class:`KeyError` for an item not in this exam and :class:`ValueError` for
+        an option the item does not have.
+        """
+        item = next((it for it in self.items if it.id == item_id), None)
+        if item is None:
+            raise KeyError(item_id)
+        chosen = sorted({o.upper() for o in options})
+        unknown = [o for o in chosen if item.option(o) is None]
+        if unknown:
+            raise ValueError(f"{item_id} has no option {', '.join(unknown)}")
+        if chosen:
+            self.answers[item_id] = chosen
+        else:
+            self.answers.pop(item_id, None)
+
+    def flag(self, item_id: str, on: bool = True) -> None:
+        """Mark ``item_id`` for review (or clear the mark)."""
+        (self.flagged.add if on else self.flagged.discard)(item_id)
+
+    def time_left(self) -> float:
+        """Seconds left of the budget (never below 0)."""
+        return max(0.0, self.budget_s - (self._clock() - self.started))
+
+    def status(self) -> str:
+        """One line: answered, flagged and the time left (m:ss)."""
+        left = int(self.time_left())
+        return (f"answered {len(self.answers)}/{len(self.items)}, flagged {len(self.flagged)}, "
+                f"time left {left // 60}:{left % 60:02d}")
+
+    def finish(self) -> QuizReport:
+        """Grade the exam (answers so far, flags kept); returns the :class:`QuizReport`."""
+        self.report = grade(self.bank, self.answers, [it.id for it in self.items], self.flagged)
+        return self.report
