@@ -43,6 +43,8 @@ __all__ = [
     "expected_tool",
     "grade_tool_choices",
     "make_sample_repo",
+    "plot_routing",
+    "plot_selection",
     "policy_for",
     "routing_accuracy",
     "selection_accuracy",
@@ -92,17 +94,17 @@ TOOLSETS: dict[str, list[dict[str, Any]]] = {
     "split": [
         _tool("extract_web_results", _WEB),
         _tool("extract_data_points",
-              "Extracts figures, dates, amounts and totals from an uploaded file (PDF, "
+              "Extracts figures, each date, amounts and totals from an uploaded file (PDF, "
               "contract, report, invoice). Input: the file id and the fields wanted. "
-              "Not for summaries, overviews or citation checks."),
+              "Not for summaries, key points, overviews or citation checks."),
         _tool("summarize_document",
-              "Writes a short summary of an uploaded file: overview, key points or bullet "
-              "points, in a given length. Input: the file id. "
-              "Not for single figures, dates or citation checks."),
+              "Writes a short summary of an uploaded file (PDF, contract, report): overview, "
+              "key points or bullet points; can condense it to one paragraph. Input: the file "
+              "id and the length. Not for single figures, dates or citation checks."),
         _tool("verify_citation",
               "Checks whether a quote, claim or citation in a draft really appears in its "
-              "source document, with page and exact wording. Input: the quote and the file "
-              "id. Not for summaries or figures."),
+              "source document (contract, report, article), with page and exact wording. "
+              "Input: the quote and the file id. Not for summaries or figures."),
         _tool("get_customer", _CUSTOMER),
         _tool("get_order", _ORDER),
         _tool("process_refund", _REFUND),
@@ -212,6 +214,40 @@ def routing_accuracy(toolset: str | Sequence[Mapping[str, Any]],
             misses.append((text, want, decision.tool))
     return RoutingResult(label, hits, len(requests), tuple(misses), ties,
                          {k: (v[0], v[1]) for k, v in per_tool.items()})
+
+
+def plot_routing(results: Sequence[RoutingResult], dpi: int = 72) -> Any:
+    """A bar per tool set: routing accuracy in percent. Returns the matplotlib figure."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5.0, 2.8), dpi=dpi)
+    names = [r.toolset for r in results]
+    values = [100 * r.accuracy for r in results]
+    bars = ax.bar(names, values, color=["#c44e52", "#55a868", "#4c72b0"][:len(names)])
+    for bar, v in zip(bars, values):
+        ax.text(bar.get_x() + bar.get_width() / 2, v + 1, f"{v:.0f} %", ha="center")
+    ax.set_ylim(0, 110)
+    ax.set_ylabel("routed correctly (%)")
+    ax.set_title(f"{results[0].total} requests, description-based router")
+    fig.tight_layout()
+    return fig
+
+
+def plot_selection(rows: Sequence[Mapping[str, Any]], dpi: int = 72) -> Any:
+    """Selection accuracy (mean, min–max band) against the number of tools held."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5.0, 2.8), dpi=dpi)
+    xs = [r["tools"] for r in rows]
+    ax.fill_between(xs, [100 * r["min"] for r in rows], [100 * r["max"] for r in rows],
+                    alpha=0.2, label="min-max over seeds")
+    ax.plot(xs, [100 * r["accuracy"] for r in rows], marker="o", label="mean")
+    ax.set_xlabel("tools the agent holds")
+    ax.set_ylabel("right tool chosen (%)")
+    ax.set_xticks(xs)
+    ax.legend(loc="lower left")
+    fig.tight_layout()
+    return fig
 
 
 # --- 2.3: how many tools one agent holds -----------------------------------------------
