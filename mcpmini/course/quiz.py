@@ -177,8 +177,9 @@ def _fact_tool_choice(mode: str) -> frozenset[str]:
              tool("extract_metadata", "Extract sender, date and subject from a document.")]
     calls: list[list[str]] = []
     for prompt in ("hello, nice weather today", "please classify this billing email"):
-        result = run(prompt, RouterModel(), AgentOptions(tools=tools, tool_choice=mode,
-                                                         max_turns=1))
+        result = run(prompt, RouterModel(), AgentOptions(
+            tools=tools, tool_choice=mode, max_turns=1,
+            allowed_tools=["classify_ticket", "extract_metadata"]))
         calls.append([b["name"] for m in result.messages if m["role"] == "assistant"
                       for b in m["content"] if b["type"] == "tool_use"])
     if any(not c for c in calls):
