@@ -392,13 +392,15 @@ def hook_gate_lab(exit_code: int | str = 2, stdout: str = "", on_failure: str = 
 # --- notebooks/ccaf: exam mode (the CCA-F question bank) -------------------------------
 
 def exam_mode(count: int = 20, seed: int = 0, minutes: float | None = None,
-              tasks: Sequence[str] | None = None, session: Any = None) -> Any:
+              tasks: Sequence[str] | None = None, session: Any = None,
+              record: bool = True) -> Any:
     """An exam over the CCA-F bank: one item at a time, answer, flag for review, a timer,
     then the report (scaled score with the 720 line, percent per task statement, and the
     rebuttal of every wrong option chosen).
 
     ``session`` may be a :class:`~mcpmini.course.quiz.ExamSession` to show (otherwise one
-    is drawn with ``count``, ``seed``, ``minutes`` and ``tasks``). Returns the ipywidgets
+    is drawn with ``count``, ``seed``, ``minutes`` and ``tasks``). With ``record`` the
+    graded report is added to the learner's progress (``mcpmini progress``). Returns the ipywidgets
     box; its ``session`` attribute is the session, so a headless run can print
     ``box.session.finish().lines()``.
     """
@@ -462,7 +464,16 @@ def exam_mode(count: int = 20, seed: int = 0, minutes: float | None = None,
             show()
 
     def finish(_: Any) -> None:
-        result.value = "<pre>" + html.escape("\n".join(exam.finish().lines())) + "</pre>"
+        report = exam.finish()
+        result.value = "<pre>" + html.escape("\n".join(report.lines())) + "</pre>"
+        if record:
+            import os
+
+            from .progress import progress_path, record_quiz
+
+            path = progress_path(os.environ)
+            if path is not None:
+                record_quiz(path, report)
 
     def mark(change: Any) -> None:
         if not state["loading"]:
