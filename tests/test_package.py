@@ -195,6 +195,7 @@ PUBLIC = {
         "ConstantModel",
         "Costs",
         "cut_to_tokens",
+        "description_words",
         "defer_tools",
         "deferred_cost",
         "estimate_tokens",
