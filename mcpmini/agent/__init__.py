@@ -40,6 +40,7 @@ from .models import (
     Route,
     RouterModel,
     ScriptedModel,
+    description_words,
     route,
     words,
 )
@@ -115,6 +116,7 @@ __all__ = [
     "cut_to_tokens",
     "defer_tools",
     "deferred_cost",
+    "description_words",
     "estimate_tokens",
     "json_tokens",
     "listing_bound",
