@@ -235,6 +235,7 @@ class _Run:
         decided = decide(hooks, name, tool_input, payload={**self.base("PreToolUse"),
                                                            "tool_use_id": tid},
                          rules=self.rules, mode=self.o.permission_mode, cwd=self.o.cwd,
+                         home=(self.o.env if self.o.env is not None else os.environ).get("HOME"),
                          tool_use_id=tid, project_dir=self.o.cwd or None, environ=self.o.env)
         pre = decided.hooks
         if pre is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Any
 
 from .output import json_object, print_json
@@ -52,11 +53,13 @@ def _cmd_hooks_run(args: argparse.Namespace) -> int:
         raise ValueError("permission rules or --mode need --tool-name to reach a decision")
     decided = decide(settings, args.tool_name or "", tool_input, event=args.event,
                      payload=payload, rules=rules, mode=mode or "default",
-                     cwd=args.project_dir or "", gated=gated, tool_use_id="toolu_cli",
+                     cwd=args.project_dir or "", home=os.environ.get("HOME"), gated=gated,
+                     tool_use_id="toolu_cli",
                      project_dir=args.project_dir, timeout=args.timeout)
     result, gate_result = decided.hooks, decided.gate
     assert result is not None
-    warnings = [*settings.warnings, *rules.warnings]
+    warnings = [*settings.warnings, *rules.warnings,
+                *(w.message for w in (gate_result.warnings if gate_result else ()))]
     if args.json:
         out = decided.to_dict()
         gate_part = {k: out.pop(k) for k in ("final", "gate_path") if k in out}
