@@ -55,6 +55,7 @@ from .sandbox import (
     run_python,
 )
 from .tools import (
+    SwappedPathError,
     Tool,
     ToolError,
     ToolResult,
@@ -100,6 +101,7 @@ __all__ = [
     "ScriptedModel",
     "Step",
     "StopReason",
+    "SwappedPathError",
     "Tool",
     "ToolError",
     "ToolLayerSize",

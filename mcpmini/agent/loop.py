@@ -257,7 +257,8 @@ class _Run:
                    pre: Any) -> tuple[str, str, dict[str, Any]]:
         """The gate's verdict as (allow|deny, reason, input to run with)."""
         verdict = gate(name, tool_input, hooks=pre, rules=self.rules,
-                       mode=self.o.permission_mode, cwd=self.o.cwd)
+                       mode=self.o.permission_mode, cwd=self.o.cwd,
+                       home=(self.o.env if self.o.env is not None else os.environ).get("HOME"))
         tool_input = dict(verdict.tool_input if verdict.tool_input is not None else tool_input)
         reason = f"{verdict.reason} [{verdict.decided_by}]"
         if verdict.final == "ask":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Any
 
 from .output import json_object, print_json
@@ -58,8 +59,10 @@ def _cmd_hooks_run(args: argparse.Namespace) -> int:
             raise ValueError("permission rules or --mode need --tool-name to reach a decision")
         gated = gate(args.tool_name, tool_input,
                      hooks=result if args.event == "PreToolUse" else None, rules=rules,
-                     mode=mode or "default", cwd=args.project_dir or "")
-    warnings = [*settings.warnings, *rules.warnings]
+                     mode=mode or "default", cwd=args.project_dir or "",
+                     home=os.environ.get("HOME"))
+    warnings = [*settings.warnings, *rules.warnings,
+                *(w.message for w in (gated.warnings if gated else ()))]
     if args.json:
         out: dict[str, Any] = {
             "event": result.event, "handlers": [r.to_dict() for r in result.runs],
