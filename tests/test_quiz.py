@@ -312,3 +312,18 @@ def test_the_exam_widget_drives_the_same_session() -> None:
     buttons[3].click()  # finish
     assert exam.report is not None and exam.report.correct == 1
     assert "scaled score" in box.children[6].value
+
+
+def test_the_exam_widget_grades_by_itself_when_time_runs_out() -> None:
+    pytest.importorskip("ipywidgets")
+    from mcpmini.course.widgets import exam_mode
+
+    now = [0.0]
+    box = exam_mode(session=ExamSession(BANK, 2, seed=1, minutes=1, clock=lambda: now[0]))
+    ticker = box.children[-1]
+    ticker.value = 1
+    assert box.session.report is None and "time left 1:00" in box.children[0].value
+    now[0] = 61.0
+    ticker.value = 2
+    assert box.session.report is not None and not ticker.playing
+    assert "scaled score 100" in box.children[6].value
