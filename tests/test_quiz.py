@@ -241,9 +241,10 @@ def test_quiz_take_runs_interactively_and_records_progress(
     progress = tmp_path / "progress.json"
     monkeypatch.setenv("MCPMINI_PROGRESS", str(progress))
     drawn = draw(BANK, 3, seed=5)
-    # the first item answered right but flagged, the second skipped, the third wrong;
+    # a letter the item lacks is asked again; then the first item answered right but
+    # flagged, the second skipped, the third wrong;
     # then the flagged item comes back for review and is answered right again
-    replies = iter([",".join(sorted(drawn[0].correct)) + "?", "",
+    replies = iter(["Z", ",".join(sorted(drawn[0].correct)) + "?", "",
                     next(o.id for o in drawn[2].options if o.id not in drawn[2].correct),
                     ",".join(sorted(drawn[0].correct))])
     monkeypatch.setattr("builtins.input", lambda _prompt="": next(replies))
@@ -251,7 +252,8 @@ def test_quiz_take_runs_interactively_and_records_progress(
     assert main(["quiz", "take", "--count", "3", "--seed", "5", "--out", str(out)]) == 0
     saved = json.loads(out.read_text(encoding="utf-8"))
     assert saved["items"] == [it.id for it in drawn] and saved["flagged"] == []
-    assert "1 flagged items to review" in capsys.readouterr().out
+    shown = capsys.readouterr().out
+    assert "1 flagged items to review" in shown and "choose among" in shown
     data = load_progress(progress)
     assert data["quiz"]["attempts"] == 1
     assert data["quiz"]["last"]["correct"] == 1

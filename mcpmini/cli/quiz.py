@@ -154,10 +154,16 @@ def _cmd_take(args: argparse.Namespace) -> int:
             print(it.stem)
             for o in it.options:
                 print(f"  {o.id}. {o.text}")
-            try:
-                line = input("> ").strip()
-            except EOFError:
-                line = "q"
+            letters = {o.id for o in it.options}
+            while True:
+                try:
+                    line = input("> ").strip()
+                except EOFError:
+                    line = "q"
+                typed = {c.strip().upper() for c in line.rstrip("?").split(",") if c.strip()}
+                if line.lower() == "q" or typed <= letters:
+                    break
+                print(f"  choose among {', '.join(sorted(letters))} (or Enter to skip, q to finish)")
             if line.lower() == "q":
                 order = []
                 break
