@@ -329,3 +329,25 @@ def test_the_exam_widget_grades_by_itself_when_time_runs_out() -> None:
     ticker.value = 2
     assert box.session.report is not None and not ticker.playing
     assert "scaled score 100" in box.children[6].value
+
+
+def test_quiz_take_can_retake_the_missed_items_or_drill_the_weakest_statements(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    progress = tmp_path / "progress.json"
+    monkeypatch.setenv("MCPMINI_PROGRESS", str(progress))
+    # everything right except the 2.2 items, which are left blank
+    answers = {k: v for k, v in FULL.items() if BANK.item(k).task != "2.2"}
+    record_quiz(progress, grade(BANK, answers))
+    missed = {it.id for it in BANK.items if it.task == "2.2"}
+    monkeypatch.setattr("builtins.input", lambda _prompt="": "q")
+    out = tmp_path / "retake.json"
+    assert main(["quiz", "take", "--missed", "--seed", "1", "--out", str(out), "--no-record"]) == 0
+    assert set(json.loads(out.read_text(encoding="utf-8"))["items"]) == missed
+    assert main(["quiz", "take", "--weakest", "1", "--count", "3", "--out", str(out),
+                 "--no-record"]) == 0
+    assert {BANK.item(i).task for i in json.loads(out.read_text(encoding="utf-8"))["items"]} == {
+        "2.2"}
+    assert "weakest task statements: 2.2" in capsys.readouterr().out
+    progress.unlink()
+    assert main(["quiz", "take", "--missed"]) == 2
