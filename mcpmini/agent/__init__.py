@@ -40,6 +40,7 @@ from .models import (
     Route,
     RouterModel,
     ScriptedModel,
+    description_words,
     route,
     words,
 )
@@ -54,6 +55,7 @@ from .sandbox import (
     run_python,
 )
 from .tools import (
+    SwappedPathError,
     Tool,
     ToolError,
     ToolResult,
@@ -99,6 +101,7 @@ __all__ = [
     "ScriptedModel",
     "Step",
     "StopReason",
+    "SwappedPathError",
     "Tool",
     "ToolError",
     "ToolLayerSize",
@@ -113,6 +116,7 @@ __all__ = [
     "cut_to_tokens",
     "defer_tools",
     "deferred_cost",
+    "description_words",
     "estimate_tokens",
     "json_tokens",
     "listing_bound",
