@@ -223,6 +223,7 @@ class Process:
         self.started = time.monotonic()
         self.leftovers = 0
         self._lock = threading.Lock()
+        self._pollers: dict[int, select.poll] = {}
         self._ended = False
 
     @property
@@ -280,19 +281,19 @@ class Process:
         if pipe is None:
             return b""
         fd = pipe.fileno()
-        poller: select.poll | None = None
+        poller = self._pollers.get(fd)
+        if poller is None:
+            poller = self._pollers[fd] = select.poll()
+            poller.register(fd, select.POLLIN)
         while True:
-            try:
-                return os.read(fd, size)
-            except BlockingIOError:
-                pass
             wait = None if deadline is None else deadline - time.monotonic()
+            if poller.poll(None if wait is None else max(0, math.ceil(wait * 1000))):
+                try:
+                    return os.read(fd, size)
+                except BlockingIOError:
+                    continue
             if wait is not None and wait <= 0:
                 raise TimeoutError("no output before the deadline")
-            if poller is None:
-                poller = select.poll()
-                poller.register(fd, select.POLLIN)
-            poller.poll(None if wait is None else max(1, math.ceil(wait * 1000)))
 
     def wait(self, deadline: float | None) -> int | None:
         """Wait until the program exits or ``deadline`` passes; its status or ``None``."""
