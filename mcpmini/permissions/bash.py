@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import enum
 import re
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -204,12 +205,29 @@ class CommandAnalysis:
 
 
 @lru_cache(maxsize=1)
+def _language() -> tree_sitter.Language:
+    return tree_sitter.Language(tree_sitter_bash.language())
+
+
 def _parser() -> tree_sitter.Parser:
-    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+    parser: tree_sitter.Parser | None = getattr(_LOCAL, "parser", None)
+    if parser is None:
+        parser = _LOCAL.parser = tree_sitter.Parser(_language())
+        _LOCAL.sources = []
+    return parser
+
+
+# The text being parsed. The parser sees an ASCII copy (every other character replaced by
+# "a", one byte per character, so byte offsets are character offsets): bash treats those
+# characters as word characters too, and tree-sitter-bash's scanner was seen to crash the
+# process on some non-ASCII input (fuzzing, tree-sitter 0.25-0.26, tree-sitter-bash 0.23-0.25).
+_LOCAL = threading.local()  # per thread: the parser and the stack of texts being walked
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
 def _text(node: tree_sitter.Node) -> str:
-    return (node.text or b"").decode("utf-8", "surrogateescape")
+    source: str = _LOCAL.sources[-1]
+    return source[node.start_byte:node.end_byte]
 
 
 def _has(node: tree_sitter.Node, types: frozenset[str]) -> bool:
@@ -278,6 +296,14 @@ def _walk(node: tree_sitter.Node, nested: bool, subs: list[Subcommand],
     if kind == "command":
         _command(node, nested, subs, redirects)
         return
+    parent = node.parent.type if node.parent is not None else ""
+    if kind in ("declaration_command", "unset_command"):
+        words = [(_text(c), _plain(c) if c.is_named else _text(c)) for c in node.children]
+        subs.append(Subcommand(tuple(w for w, _ in words), tuple(p for _, p in words),
+                               nested=nested))
+    elif kind == "variable_assignment" and parent not in ("command", "declaration_command"):
+        # "PATH=/tmp/evil; ls" changes what a later command runs: not a read
+        subs.append(Subcommand((), (), (_text(node),), nested=nested))
     if kind == "file_redirect":
         _redirect(node, redirects)
     for child in node.children:
@@ -324,17 +350,24 @@ def _command(node: tree_sitter.Node, nested: bool, subs: list[Subcommand],
 
 
 def _parse(command: str) -> tuple[tree_sitter.Node, bool]:
-    tree = _parser().parse(command.encode("utf-8", "surrogateescape"))
+    tree = _parser().parse(_NON_ASCII.sub("a", command).encode("ascii"))
     return tree.root_node, not tree.root_node.has_error
 
 
 @lru_cache(maxsize=512)
 def analyze(command: str) -> CommandAnalysis:
-    """Parse ``command`` and return its :class:`CommandAnalysis`. Never raises."""
+    """Parse ``command`` and return its :class:`CommandAnalysis`. Never raises: a command
+    nested too deeply to walk is reported as not parsed (so it fails closed)."""
     root, parsed = _parse(command)
     subs: list[Subcommand] = []
     redirects: list[Redirect] = []
-    _walk(root, False, subs, redirects)
+    _LOCAL.sources.append(command)
+    try:
+        _walk(root, False, subs, redirects)
+    except RecursionError:
+        return CommandAnalysis(command, False, (), ())
+    finally:
+        _LOCAL.sources.pop()
     return CommandAnalysis(command, parsed, tuple(subs), tuple(redirects))
 
 

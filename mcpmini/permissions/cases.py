@@ -88,6 +88,8 @@ PERMISSION_CASES: tuple[PermissionCase, ...] = (
     _bash("attack", "touch ~/.profile", "ask", mode="acceptEdits"),
     _bash("attack", "GIT_EXTERNAL_DIFF=./evil git diff", "ask",
           note="an assignment can change what a read runs"),
+    _bash("attack", "PATH=/tmp/evil && ls", "ask", note="a later read runs another ls"),
+    _bash("attack", "export PATH=/tmp/evil; ls", "ask"),
     _bash("attack", "cd ~/.ssh && echo k >> authorized_keys", "ask", mode="acceptEdits",
           deny=("Edit(~/.ssh/**)",), note="after cd a relative target is unknown"),
     _bash("attack", "cd /etc && rm passwd", "ask", mode="acceptEdits"),
