@@ -103,6 +103,9 @@ def test_wrappers_are_stripped_before_matching_and_exec_wrappers_are_not():
     assert analyze("xargs rm").subcommands[0].text == "rm"
     assert analyze("xargs -0 rm").subcommands[0].text == "xargs -0 rm"
     assert analyze("setsid rm x").subcommands[0].exec_wrapper
+    assert [analyze(c).subcommands[0].text for c in ("time -p rm x", "command -p rm x")] == [
+        "rm x", "rm x"]
+    assert analyze("command -v rm").subcommands[0].text == "command -v rm"
 
 
 def test_home_is_the_one_passed_in_not_root():

@@ -69,7 +69,7 @@ _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
 _SUBSTITUTIONS = frozenset({"command_substitution", "process_substitution"})
 _OPTION_VALUE = {"timeout": {"-s", "--signal", "-k", "--kill-after"},
                  "nice": {"-n", "--adjustment"}, "stdbuf": {"-i", "-o", "-e"},
-                 "sudo": {"-u", "-g", "-h", "-p", "-U", "-C", "-D", "-r", "-t"},
+                 "sudo": {"-u", "-g", "-h", "-p", "-U", "-C", "-D", "-r", "-t"}, "exec": {"-a"},
                  "env": {"-u", "--unset", "-C", "--chdir", "-S", "--split-string"},
                  "ionice": {"-c", "-n", "-p", "-P", "-u"}, "flock": {"-w", "-E", "--timeout"},
                  "watch": {"-n", "--interval", "-d"}, "xargs": {"-I", "-n", "-P", "-L", "-d",
@@ -263,15 +263,22 @@ def _plain(node: tree_sitter.Node) -> str | None:
     return None
 
 
+def _bare(words: list[tuple[str, str | None]]) -> bool:
+    """The wrapper at ``words[0]`` is followed by a command, not by an option."""
+    return len(words) > 1 and not (words[1][1] or "-").startswith("-")
+
+
 def _strip(words: list[tuple[str, str | None]]) -> tuple[list[tuple[str, str | None]],
                                                          list[str]]:
     """Remove the wrappers Claude Code strips; return the rest and what was removed."""
     removed: list[str] = []
     while words:
         head = words[0][1]
-        if head in ("time", "nohup", "noglob") or (
-                head in ("command", "builtin") and len(words) > 1
-                and not (words[1][1] or "-").startswith("-")) or (head == "xargs" and len(words) > 1 and not (words[1][1] or "-").startswith("-")):
+        if head in ("time", "command") and len(words) > 2 and words[1][1] == "-p":
+            removed.append(words[0][0])  # "time -p" reports POSIX times; "command -p" runs
+            words = words[2:]
+        elif head in ("time", "nohup", "noglob") or (
+                head in ("command", "builtin", "xargs") and _bare(words)):
             removed.append(words[0][0])
             words = words[1:]
         elif head in ("timeout", "nice", "stdbuf"):
@@ -474,7 +481,7 @@ def _unwrap(plain: list[str], depth: int) -> Iterator[tuple[BypassKind, list[str
     program = plain[0]
     kind: BypassKind | None = None
     inner: list[str] = []
-    if program in ("sudo", "doas", "env", "xargs") or program in EXEC_WRAPPERS:
+    if program in ("sudo", "doas", "env", "xargs", "exec", "coproc") or program in EXEC_WRAPPERS:
         kind = {"sudo": BypassKind.SUDO, "doas": BypassKind.SUDO, "env": BypassKind.ENV,
                 "xargs": BypassKind.XARGS}.get(program, BypassKind.EXEC_WRAPPER)
         inner = _skip_options(plain, program)

@@ -123,6 +123,7 @@ PERMISSION_CASES: tuple[PermissionCase, ...] = (
     _bash("bypass", "ls | xargs -0 rm", "ask", deny=_RM, warnings=(BypassKind.XARGS,)),
     _bash("bypass", "setsid rm -rf /", "ask", deny=_RM, warnings=(BypassKind.EXEC_WRAPPER,)),
     _bash("bypass", "eval 'rm -rf /'", "ask", deny=_RM, warnings=(BypassKind.EVAL,)),
+    _bash("bypass", "exec rm -rf /", "ask", deny=_RM, warnings=(BypassKind.EXEC_WRAPPER,)),
     _bash("bypass", "sudo rm -rf /", "allow", deny=_RM, mode="bypassPermissions",
           warnings=(BypassKind.SUDO,), note="bypass mode runs what the deny misses"),
     _bash("bypass", "sudo rm -rf /", "allow", deny=_RM, allow=("Bash(sudo:*)",),
