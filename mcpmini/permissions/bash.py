@@ -87,6 +87,7 @@ class BypassKind(str, enum.Enum):
     QUOTING = "quoting"
     EXEC_WRAPPER = "exec wrapper"
     XARGS = "xargs with flags"
+    FILE_BY_BASH = "file named to a Bash command"
 
 
 @dataclass(frozen=True)
@@ -100,6 +101,10 @@ class BypassWarning:
     @property
     def message(self) -> str:
         """One sentence naming the bypass and the remedy."""
+        if self.kind is BypassKind.FILE_BY_BASH:
+            return (f"{self.rule} binds the built-in file tools, not {self.command!r}: a path "
+                    "rule is not a security boundary for Bash; block it with a PreToolUse "
+                    "hook that inspects the command, or run Bash in the sandbox")
         return (f"{self.rule} does not see {self.command!r} ({self.kind.value}): a Bash "
                 "deny rule is not a security boundary; block it with a PreToolUse hook that "
                 "inspects the command, or run Bash in the sandbox")

@@ -124,6 +124,8 @@ PERMISSION_CASES: tuple[PermissionCase, ...] = (
     _bash("bypass", "setsid rm -rf /", "ask", deny=_RM, warnings=(BypassKind.EXEC_WRAPPER,)),
     _bash("bypass", "eval 'rm -rf /'", "ask", deny=_RM, warnings=(BypassKind.EVAL,)),
     _bash("bypass", "exec rm -rf /", "ask", deny=_RM, warnings=(BypassKind.EXEC_WRAPPER,)),
+    _bash("bypass", "cat .env", "allow", deny=("Read(.env)",),
+          warnings=(BypassKind.FILE_BY_BASH,), note="path rules bind the file tools only"),
     _bash("bypass", "sudo rm -rf /", "allow", deny=_RM, mode="bypassPermissions",
           warnings=(BypassKind.SUDO,), note="bypass mode runs what the deny misses"),
     _bash("bypass", "sudo rm -rf /", "allow", deny=_RM, allow=("Bash(sudo:*)",),
