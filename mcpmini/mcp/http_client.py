@@ -281,6 +281,8 @@ class HttpTransport:
                     retry = event_retry if event_retry is not None else retry
                     if data.strip():
                         answered = self._deliver_event(data, request) or answered
+                    if answered:
+                        break  # a resumed stream may stay open: the reply is all we waited for
         if not answered:
             self._fail(request, ErrorCode.INTERNAL_ERROR, "the event stream ended without a reply")
 

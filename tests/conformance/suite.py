@@ -159,8 +159,17 @@ def _warnings(outdir: Path) -> dict[str, tuple[str, ...]]:
 
 
 def parse(output: str, outdir: Path) -> tuple[Scenario, ...]:
-    """Scenarios from the SUMMARY block; "Not scored" ones are marked unscored."""
-    summary = output[output.rfind("=== SUMMARY ==="):]
+    """Scenarios from the SUMMARY block; "Not scored" ones are marked unscored.
+
+    A single ``--scenario`` run prints no summary block, only ``Passed: P/T, F failed, W
+    warnings`` after ``Starting scenario: NAME``.
+    """
+    single = re.search(r"Starting scenario: (\S+)", output)
+    totals = re.search(r"Passed: (\d+)/(\d+), (\d+) failed, (\d+) warnings", output)
+    if "SUMMARY ===" not in output and single and totals:
+        warned = tuple(f"warning {i + 1}" for i in range(int(totals.group(4))))
+        return (Scenario(single.group(1), int(totals.group(1)), int(totals.group(3)), warned, True),)
+    summary = output[output.rfind("SUMMARY ==="):]
     counts: dict[str, tuple[int, int]] = {}
     unscored: set[str] = set()
     in_unscored = False
