@@ -35,7 +35,8 @@ def main() -> int:
         results = {}
         for name, command in CLIENTS.items():
             with tempfile.TemporaryDirectory() as out:
-                run = suite.run(version, "client", Path(out), ["--suite", "all", "--command", command])
+                run = suite.run(version, "client", Path(out), ["--suite", "all", "--command", command],
+                                timeout=1800)
             results[name] = {s.name: s for s in run.scenarios}
         names = list(dict.fromkeys(n for r in results.values() for n in r))
         print(f"\n### conformance {version}, client --suite all (checks passed/total)\n")
