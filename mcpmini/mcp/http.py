@@ -49,7 +49,7 @@ from .jsonrpc import (
     to_dict,
 )
 from .server import VERSION_KEY, Server
-from .versions import KNOWN_VERSIONS, is_modern
+from .versions import KNOWN_VERSIONS, Generation, is_modern
 
 __all__ = [
     "DEFAULT_MAX_BODY",
@@ -287,7 +287,6 @@ class HttpEndpoint:
         clone = copy.copy(self.server)
         clone.generation = None
         clone.negotiated = None
-        clone.initialized = False
         return clone
 
     def _host_ok(self, headers: Mapping[str, str]) -> bool:
@@ -414,7 +413,7 @@ class HttpEndpoint:
                           f"Method not found: {message.method} (removed in the stateless generation)",
                           message.id)
         server = self.fresh_server()
-        server.generation = "modern"
+        server.generation = Generation.MODERN
         return Dispatch(message, Route.STATELESS, server, None,
                         str(body_version or header_version or ""), _accepts(headers.get("accept", ""),
                                                                             "text/event-stream"))
