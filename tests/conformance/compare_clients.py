@@ -2,14 +2,17 @@
 
     .venv/bin/python -m tests.conformance.compare_clients
 
-Runs ``conformance client --suite all`` of both suite versions once per client and prints one
-table (checks passed/failed per scenario). Not part of ``make test`` (the OAuth scenarios
-alone take minutes); ``tests/test_conformance.py`` runs the mcpmini client on the non-OAuth
-scenarios.
+Runs every client scenario of both suite versions (``conformance list --client``) one at a
+time with ``--scenario`` (a parallel ``--suite all`` run times out on a loaded machine) for
+each client and prints one table (checks passed/total per scenario). Not part of ``make
+test`` (it takes many minutes); ``tests/test_conformance.py`` runs the mcpmini client on the
+non-OAuth scenarios.
 """
 
 from __future__ import annotations
 
+import re
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -32,13 +35,21 @@ def cell(s: suite.Scenario | None) -> str:
 def main() -> int:
     suite.ensure_installed()
     for version in (suite.STABLE, suite.ALPHA):
-        results = {}
-        for name, command in CLIENTS.items():
-            with tempfile.TemporaryDirectory() as out:
-                run = suite.run(version, "client", Path(out), ["--suite", "all", "--command", command],
-                                timeout=1800)
-            results[name] = {s.name: s for s in run.scenarios}
-        names = list(dict.fromkeys(n for r in results.values() for n in r))
+        listing = subprocess.run([str(suite.node()), str(suite.suite_js(version)), "list", "--client"],
+                                 capture_output=True, text=True, timeout=60).stdout
+        names = re.findall(r"^\s+- (\S+)", listing, re.M)
+        results: dict[str, dict[str, suite.Scenario]] = {c: {} for c in CLIENTS}
+        for scenario in names:
+            for name, command in CLIENTS.items():
+                with tempfile.TemporaryDirectory() as out:
+                    try:
+                        run = suite.run(version, "client", Path(out), ["--scenario", scenario, "--timeout",
+                                                                        "60000", "--command", command],
+                                        timeout=180)
+                    except subprocess.TimeoutExpired:
+                        continue
+                for s in run.scenarios:
+                    results[name][s.name] = s
         print(f"\n### conformance {version}, client --suite all (checks passed/total)\n")
         print("| scenario | " + " | ".join(CLIENTS) + " |")
         print("|---|" + "---|" * len(CLIENTS))
