@@ -35,6 +35,7 @@ PUBLIC = {
         "HttpEndpoint",
         "HttpReply",
         "HttpRequest",
+        "HttpExchange",
         "HttpTransport",
         "in_call",
         "LOG_LEVELS",

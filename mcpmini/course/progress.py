@@ -127,8 +127,9 @@ def _load_or_reset(path: Path) -> dict[str, Any]:
 def record_quiz(path: Path, report: QuizReport) -> None:
     """Add a graded CCA-F quiz to the progress file at ``path`` (written atomically).
 
-    Keeps the number of attempts, the best and the latest scaled score, and per task
-    statement the running totals of items right and asked. A corrupt file is moved aside
+    Keeps the number of attempts, the best and the latest scaled score (with the ids of
+    the items missed, for ``mcpmini quiz take --missed``), and per task statement the
+    running totals of items right and asked. A corrupt file is moved aside
     like :func:`record_progress` does. Raises ``OSError`` when the file cannot be written.
     """
     data = _load_or_reset(path)
@@ -137,6 +138,7 @@ def record_quiz(path: Path, report: QuizReport) -> None:
     quiz["best_scaled"] = max(int(quiz.get("best_scaled", 0)), report.scaled)
     quiz["last"] = {"scaled": report.scaled, "passed": report.passed,
                     "correct": report.correct, "total": len(report.results),
+                    "missed": [r.item for r in report.results if not r.is_correct],
                     "updated": datetime.now(UTC).isoformat(timespec="seconds")}
     tasks = quiz.setdefault("tasks", {})
     for t in report.by_task:
