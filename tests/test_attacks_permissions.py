@@ -271,3 +271,11 @@ def test_the_loop_anchors_tilde_at_the_home_in_its_environment(tmp_path, home_is
         AgentOptions(tools=builtin_tools(ws), permission_mode="acceptEdits", cwd=str(ws),
                      disallowed_tools=["Edit(~/secret.txt)"], env={"HOME": home}))
     assert (ws / "secret.txt").exists() is written
+
+
+def test_a_read_rule_covers_a_directory_given_to_any_file_tool(tmp_path):
+    (tmp_path / "secrets").mkdir()
+    rules = PermissionRules(deny=["Read(./secrets/**)"])
+    for tool in ("Read", "LS", "Grep"):
+        assert gate(tool, {"path" if tool != "Read" else "file_path": "secrets"}, rules=rules,
+                    cwd=str(tmp_path), home="/h").final == "deny"
