@@ -15,11 +15,12 @@ from typing import Any
 
 from .. import __version__
 from ..errors import McpminiError
-from . import course, hooks, mcp, run, skills
+from . import course, hooks, mcp, run, skills, tools
 
 __all__ = ["build_parser", "main"]
 
-_GROUPS: list[Callable[[Any], None]] = [mcp.add, hooks.add, skills.add, course.add, run.add]
+_GROUPS: list[Callable[[Any], None]] = [mcp.add, hooks.add, skills.add, course.add, run.add,
+                                         tools.add]
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand registered."""

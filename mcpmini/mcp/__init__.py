@@ -36,8 +36,10 @@ from .jsonrpc import (
 )
 from .samples import (
     CITIES,
+    ORDERS,
     SAMPLES,
     add_server,
+    orders_server,
     weather_server,
 )
 from .schema import (
@@ -89,6 +91,7 @@ __all__ = [
     "MAX_LINE",
     "META_PREFIX",
     "MODERN",
+    "ORDERS",
     "SAMPLES",
     "Client",
     "Connection",
@@ -129,6 +132,7 @@ __all__ = [
     "negotiate_handshake",
     "negotiate_per_request",
     "non_empty_subsets",
+    "orders_server",
     "outstanding_is_injective",
     "parse_line",
     "parse_object",
