@@ -16,6 +16,7 @@ The totals compare loading every definition up front with tool search's deferred
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import threading
@@ -147,6 +148,15 @@ class Inventory:
         }
 
 
+def _is_claude_json(path: str | Path) -> bool:
+    """A ``~/.claude.json``: a top-level object whose ``projects`` is an object."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, Mapping) and isinstance(data.get("projects"), Mapping)
+
+
 def load_sources(
     scopes: Mapping[str, str | Path | None],
     plugins: tuple[str | Path, ...] = (),
@@ -169,9 +179,7 @@ def load_sources(
             continue
         try:
             cfg = load_mcp_json(path, environ=env, source=scope)
-            with open(path, encoding="utf-8") as fh:
-                is_claude_json = '"projects"' in fh.read()
-            if scope != "project" and is_claude_json:
+            if scope != "project" and _is_claude_json(path):
                 user, local = load_claude_json(path, project_dir=where, environ=env)
                 cfg = user if scope == "user" else local
         except ConfigError as exc:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from .client import (
     Client,
+    ClientMode,
     Connection,
     OutcomeKind,
     ToolOutcome,
@@ -74,6 +75,7 @@ from .versions import (
     LEGACY,
     META_PREFIX,
     MODERN,
+    Generation,
     Negotiation,
     is_interval,
     is_modern,
@@ -94,9 +96,11 @@ __all__ = [
     "ORDERS",
     "SAMPLES",
     "Client",
+    "ClientMode",
     "Connection",
     "ErrorCode",
     "ErrorResponse",
+    "Generation",
     "IdEvent",
     "IdViolation",
     "JsonId",
