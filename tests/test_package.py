@@ -153,6 +153,8 @@ PUBLIC = {
         "Verdict",
     },
     "agent": {
+        "agent_server",
+        "runs_of",
         "AccessPolicy",
         "Layer",
         "LayerVerdict",

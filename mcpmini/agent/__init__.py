@@ -2,7 +2,8 @@
 
 The loop (:mod:`.loop`), its transcript (:mod:`.transcript`), offline models (:mod:`.models`),
 built-in tools (:mod:`.tools`), the sandboxed Python runner (:mod:`.sandbox`), context-cost
-formulas (:mod:`.cost`), and the host pieces of the practice track: a registry of MCP servers
+formulas (:mod:`.cost`), one loop served as another's MCP tool (:mod:`.delegate`), and the
+host pieces of the practice track: a registry of MCP servers
 with namespaced tools, identity injection and result truncation (:mod:`.registry`), the
 plan / session / user permission layers (:mod:`.grants`) and a code-interpreter MCP server
 (:mod:`.interpreter`).
@@ -28,6 +29,10 @@ from .cost import (
     reattach_bound,
     uniform_costs,
     upfront_cost,
+)
+from .delegate import (
+    agent_server,
+    runs_of,
 )
 from .grants import (
     AccessPolicy,
@@ -143,6 +148,7 @@ __all__ = [
     "Truncated",
     "Workspace",
     "WorkspaceError",
+    "agent_server",
     "break_even",
     "builtin_tools",
     "cache_hits",
@@ -170,6 +176,7 @@ __all__ = [
     "route",
     "run",
     "run_python",
+    "runs_of",
     "split_name",
     "truncate_result",
     "uniform_costs",
