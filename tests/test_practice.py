@@ -98,3 +98,21 @@ def test_practice_notebooks_start_empty_and_solutions_score_full(exercise_id):
     assert ex.grade(untouched).status is Status.NOT_ATTEMPTED
     solved = _answer(ROOT / "solutions" / f"{SLUGS[exercise_id]}.ipynb")
     assert ex.grade(solved).score == ex.max_score
+
+
+def test_the_class_grader_scores_practice_notebooks(tmp_path, monkeypatch):
+    import shutil
+
+    from mcpmini.course.batch import find_submissions, grade_class
+
+    monkeypatch.setenv("MCPMINI_PROGRESS", str(tmp_path / "progress.json"))
+    learner = tmp_path / "class" / "yui"
+    learner.mkdir(parents=True)
+    shutil.copy(ROOT / "solutions" / f"{SLUGS['P.2']}.ipynb", learner)
+    shutil.copy(ROOT / "exercises" / f"{SLUGS['P.1']}.ipynb", learner)
+    jobs = {(j.exercise, j.path is None) for j in find_submissions([learner])}
+    assert ("P.3", True) in jobs and ("9.1", True) in jobs and ("P.2", False) in jobs
+    rows = grade_class([learner], tmp_path / "grades.csv", workers=2, timeout=120, progress=False)
+    by = {r.exercise: r for r in rows}
+    assert (by["P.2"].status.value, by["P.2"].score) == ("graded", get_exercise("P.2").max_score)
+    assert by["P.1"].status.value == "not_attempted"
