@@ -13,7 +13,8 @@ __all__ = ["add"]
 def add(sub: Any) -> None:
     grade = sub.add_parser(
         "grade", help="grade a class's exercise notebooks into a CSV",
-        description="Run each notebook in a fresh kernel and grade exercises 9.1-9.4. "
+        description="Run each notebook in a fresh kernel, in its own bubblewrap sandbox, and grade "
+                    "exercises 9.1-9.4. "
                     "SUBMISSIONS are notebooks, learner folders, or a class folder of them.")
     grade.add_argument("submissions", nargs="+", metavar="SUBMISSIONS")
     grade.add_argument("--out", required=True, help="CSV file to write (always written)")
@@ -21,6 +22,10 @@ def add(sub: Any) -> None:
     grade.add_argument("--timeout", type=float, default=60.0,
                        help="seconds allowed per notebook (60)")
     grade.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    grade.add_argument("--resume", action="store_true",
+                       help="keep the rows already in --out and grade only the rest")
+    grade.add_argument("--require-isolation", action="store_true",
+                       help="refuse to grade unless each notebook can run in a bubblewrap sandbox")
     grade.set_defaults(handler=_cmd_grade)
     prog = sub.add_parser("progress", help="show your exercise progress",
                           description="Show the results recorded by check() in the notebooks.")
@@ -33,8 +38,13 @@ def _cmd_grade(args: argparse.Namespace) -> int:
 
     from ..course.batch import grade_class
 
-    rows = grade_class(args.submissions, args.out, workers=args.workers, timeout=args.timeout,
-                       progress=not args.no_progress)
+    try:
+        rows = grade_class(args.submissions, args.out, workers=args.workers,
+                           timeout=args.timeout, progress=not args.no_progress,
+                           resume=args.resume, require_isolation=args.require_isolation)
+    except RuntimeError as exc:
+        print(f"mcpmini grade: {exc}", file=sys.stderr)
+        return 2
     counts = Counter(row.status.value for row in rows)
     learners = len({row.learner for row in rows})
     print(f"{len(rows)} rows for {learners} learners written to {args.out}: "

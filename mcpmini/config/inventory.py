@@ -37,7 +37,8 @@ from ..agent import (
 )
 from ..errors import ConfigError, McpminiError, Problem, RemoteProtocolError, TransportError
 from ..mcp import Client, StdioTransport
-from .mcp_json import load_claude_json, load_mcp_json
+from .claude_json import load_claude_json
+from .mcp_json import load_mcp_json
 from .plugins import load_plugin
 from .precedence import Resolved
 
