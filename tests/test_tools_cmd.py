@@ -33,8 +33,14 @@ def env(monkeypatch):
 
 
 def _descendants() -> set[int]:
-    return {p.pid for p in psutil.Process().children(recursive=True)
-            if p.status() != psutil.STATUS_ZOMBIE}
+    alive = set()
+    for p in psutil.Process().children(recursive=True):
+        try:
+            if p.status() != psutil.STATUS_ZOMBIE:
+                alive.add(p.pid)
+        except psutil.Error:  # it ended between the listing and the look
+            pass
+    return alive
 
 
 def _entry(code: str) -> Resolved:

@@ -150,7 +150,9 @@ class Inventory:
 
 
 def _is_claude_json(path: str | Path) -> bool:
-    """A ``~/.claude.json``: a top-level object whose ``projects`` is an object."""
+    """Whether ``path`` holds a ``~/.claude.json`` rather than an ``.mcp.json``-shaped file:
+    a top-level object whose ``projects`` is an object. Unreadable or invalid JSON is
+    ``False``, so :func:`~mcpmini.config.load_mcp_json` reports it with its usual problem."""
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -179,10 +181,12 @@ def load_sources(
         if not path:
             continue
         try:
-            cfg = load_mcp_json(path, environ=env, source=scope)
             if scope != "project" and _is_claude_json(path):
+                # a ~/.claude.json: user = top level, local = this project's entry
                 user, local = load_claude_json(path, project_dir=where, environ=env)
                 cfg = user if scope == "user" else local
+            else:
+                cfg = load_mcp_json(path, environ=env, source=scope)
         except ConfigError as exc:
             problems.append(Problem.from_error(exc))
             continue
@@ -242,7 +246,7 @@ def _probe(name: str, entry: Any, timeout: float, environ: Mapping[str, str],
                     f"{len(client.stray)} line(s) that are not JSON-RPC, e.g. {first!r}", [], "")
         return ServerStatus.TIMEOUT, f"no answer within {timeout:g} s", [], ""
     except TransportError:
-        code = transport.process.poll()
+        code = transport.close()  # joins the stderr reader, so the last line is complete
         tail = transport.stderr.strip().splitlines()[-1:] or [""]
         return (ServerStatus.FAILED,
                 f"exited (code {code}) before answering" + (f": {tail[0][:120]}" if tail[0] else ""),
