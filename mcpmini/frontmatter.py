@@ -45,8 +45,10 @@ MAX_FRONT_MATTER_BYTES = 64 * 1024  # the YAML block; real front matter is a few
 MAX_FILE_BYTES = 4 * 1024 * 1024  # a whole skill, command or agent file
 
 _KEY_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*):[ \t]+(\S.*?)[ \t]*$")
-# A value starting with one of these is deliberate YAML syntax, never repaired as text.
-_INDICATORS = tuple("[{|>\"'&*!%@`#")
+# A value starting with one of these opens deliberate YAML structure (a flow collection, a
+# block scalar, a quoted string): never repaired as text. ``*``, ``!``, ``@``, ``%`` and a
+# backquote at the start are repaired (aliases are refused anyway).
+_INDICATORS = tuple("[{|>\"'")
 
 
 class FrontMatterSyntaxError(ConfigError):
@@ -137,8 +139,10 @@ def _load(lines: list[str], source: str | None) -> tuple[Any, yaml.Node | None, 
     while True:
         text = "\n".join(lines)
         try:
-            _refuse_anchors(text, source)
+            # Composing shares aliased nodes, so it is linear even for an alias bomb; an
+            # undefined alias (``*bold* text``) fails here and is repaired like any one-liner.
             node = yaml.compose(text, Loader=yaml.SafeLoader)
+            _refuse_anchors(text, source)
             return yaml.safe_load(text), node, problems
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)

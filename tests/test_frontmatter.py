@@ -61,6 +61,12 @@ def test_an_unquoted_colon_in_a_one_line_value_is_read_as_text_with_a_warning() 
     assert "Quote" in warning.message
 
 
+def test_a_value_starting_like_an_alias_is_text_not_an_alias() -> None:
+    front = parse_front_matter("---\ndescription: *really* useful\n---\n", "x.md")
+    assert front.fields["description"] == "*really* useful"
+    assert [p.line for p in front.problems] == [2]
+
+
 def test_a_text_field_that_yaml_reads_as_a_list_keeps_the_text_written() -> None:
     skill = parse_skill("---\ndescription: d\nargument-hint: [name]\n---\nbody", source="c.md")
     assert skill.fields["argument-hint"] == "[name]"

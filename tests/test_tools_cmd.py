@@ -56,7 +56,8 @@ def test_the_fixture_project_lists_every_tool_under_claude_codes_names(env, caps
     assert code == 1  # one server failed
     status = {s["name"]: s["status"] for s in out["servers"]}
     assert status == {"add": "ok", "weather": "ok", "broken": "failed",
-                      "remote-docs": "unsupported", "plugin:shop:orders": "ok"}
+                      "remote-docs": "failed", "old-events": "unsupported",
+                      "plugin:shop:orders": "ok"}
     names = {t["name"] for s in out["servers"] for t in s["tools"]}
     assert names == {"mcp__add__add", "mcp__weather__get_current_weather",
                      "mcp__weather__get_weather_history",
@@ -100,6 +101,21 @@ def test_a_server_answering_garbage_is_reported_as_such():
     assert report.status is ServerStatus.GARBAGE and "Welcome" in report.reason
     assert inv.tools == [] and inv.break_even is None
     assert _descendants() <= before
+
+
+def test_an_http_server_is_listed_and_an_unreachable_one_fails():
+    from mcpmini.mcp import orders_server, serve_http
+
+    with serve_http(orders_server()) as url:
+        inv = take_inventory({
+            "shop": Resolved("shop", {"type": "http", "url": url}, "project"),
+            "gone": Resolved("gone", {"type": "http", "url": "http://127.0.0.1:9/mcp"}, "user"),
+        }, timeout=10)
+    by = {s.name: s for s in inv.servers}
+    assert by["shop"].status is ServerStatus.OK
+    assert {t.name for t in by["shop"].tools} == {"mcp__shop__query_order",
+                                                  "mcp__shop__list_recent_orders"}
+    assert by["gone"].status is ServerStatus.FAILED and by["gone"].reason
 
 
 def test_a_missing_command_fails_with_a_reason():

@@ -60,6 +60,7 @@ from .models import (
     Route,
     RouterModel,
     ScriptedModel,
+    description_words,
     route,
     words,
 )
@@ -164,6 +165,7 @@ __all__ = [
     "cut_to_tokens",
     "defer_tools",
     "deferred_cost",
+    "description_words",
     "either_filter",
     "estimate_tokens",
     "exposed_name",

@@ -67,8 +67,9 @@ class AgentOptions:
     Hooks fire at UserPromptSubmit, PreToolUse, PostToolUse / PostToolUseFailure and Stop.
 
     ``tools`` are in-process tools (e.g. :func:`mcpmini.agent.builtin_tools`);
-    ``mcp_servers`` maps a server name to an mcpmini ``Client`` or in-process
-    ``Server``. ``allowed_tools``/``disallowed_tools`` are allow/deny permission rules
+    ``mcp_servers`` maps a server name to an mcpmini ``Client``, an in-process
+    ``Server``, or a `.mcp.json` entry (``{"type": "http", "url", "headers"}`` or
+    ``{"command", "args", "env"}``; the loop connects and closes it). ``allowed_tools``/``disallowed_tools`` are allow/deny permission rules
     (a tool named exactly in ``disallowed_tools`` is also left out of the tool layer).
     ``hooks`` maps an event to SDK-style ``HookMatcher`` groups, or is a loaded
     :class:`mcpmini.hooks.HookSettings` (settings files, plugins).
@@ -147,16 +148,29 @@ class _Run:
             raise ConfigError(f"tool_choice names an unknown tool {choice!r}", path="tool_choice")
 
     def _client(self, name: str, target: Any) -> Any:
-        from ..mcp import Client, Server, memory_pair
+        from ..mcp import Client, HttpTransport, Server, StdioTransport, memory_pair
 
         if isinstance(target, Server):
             client = Client(memory_pair(target))
             self.owned_clients.append(client)
         elif isinstance(target, Client):
             client = target
+        elif isinstance(target, Mapping):  # a `.mcp.json` server entry (already expanded)
+            kind = target.get("type", "stdio")
+            if kind in ("http", "streamable-http") and isinstance(target.get("url"), str):
+                transport: Any = HttpTransport(target["url"], target.get("headers") or {},
+                                               timeout=self.o.tool_timeout)
+            elif kind == "stdio" and isinstance(target.get("command"), str):
+                transport = StdioTransport([target["command"], *target.get("args", [])],
+                                           env=target.get("env"))
+            else:
+                raise ConfigError(f"mcp_servers[{name!r}]: type {kind!r} needs a url (http) or a "
+                                  "command (stdio)", path=f"mcp_servers.{name}")
+            client = Client(transport, timeout=self.o.tool_timeout)
+            self.owned_clients.append(client)
         else:
-            raise ConfigError(f"mcp_servers[{name!r}] must be an mcpmini Client or Server",
-                              path=f"mcp_servers.{name}")
+            raise ConfigError(f"mcp_servers[{name!r}] must be an mcpmini Client, Server or a "
+                              ".mcp.json entry", path=f"mcp_servers.{name}")
         if client.connection is None:
             client.connect()
         return client

@@ -61,7 +61,9 @@ def _cmd_hooks_run(args: argparse.Namespace) -> int:
     warnings = [*settings.warnings, *rules.warnings,
                 *(w.message for w in (gate_result.warnings if gate_result else ()))]
     if args.json:
-        print_json({**decided.to_dict(), "warnings": warnings})
+        out = decided.to_dict()
+        gate_part = {k: out.pop(k) for k in ("final", "gate_path") if k in out}
+        print_json({**out, "warnings": warnings, **gate_part})  # the key order of before
         return 0
     for warning in warnings:
         print(f"warning: {warning}")

@@ -18,8 +18,9 @@ __all__ = ["add"]
 def add(sub: Any) -> None:
     p = sub.add_parser(
         "tools", help="start every configured MCP server and list the tools the model would see",
-        description="Resolve the configuration like `config resolve`, start every stdio server, "
-                    "and report each tool under its Claude Code name with its context cost.")
+        description="Resolve the configuration like `config resolve`, start every stdio server "
+                    "(and connect to http ones), and report each tool under its Claude Code "
+                    "name with its context cost.")
     p.add_argument("--project", metavar="FILE", help="the project scope (.mcp.json)")
     p.add_argument("--user", metavar="FILE", help="the user scope (~/.claude.json or .mcp.json-shaped)")
     p.add_argument("--local", metavar="FILE", help="the local scope (~/.claude.json or .mcp.json-shaped)")

@@ -6,7 +6,8 @@ each), connects, lists its tools and closes it again, each within ``timeout`` se
 Each tool is reported under the name Claude Code gives it (``mcp__server__tool``, or
 ``mcp__plugin_<plugin>_<server>__<tool>`` for a plugin's server) with its definition size
 in tokens, its description length (and whether Claude Code's 2 KB cap cuts it) and its
-name problems. A server that cannot start, hangs or answers garbage is reported with a
+name problems. Servers of type ``http`` are reached with :class:`~mcpmini.mcp.HttpTransport`
+(their ``headers`` sent along); ``sse`` and other types are reported as unsupported. A server that cannot start, hangs or answers garbage is reported with a
 :class:`ServerStatus` and a reason; the others are still listed. Every process a server
 started is gone when the function returns (its process group is killed).
 
@@ -36,7 +37,7 @@ from ..agent import (
     name_problems,
 )
 from ..errors import ConfigError, McpminiError, Problem, RemoteProtocolError, TransportError
-from ..mcp import Client, StdioTransport
+from ..mcp import Client, HttpTransport, StdioTransport
 from .claude_json import load_claude_json
 from .mcp_json import load_mcp_json
 from .plugins import load_plugin
@@ -66,7 +67,7 @@ class ServerStatus(str, Enum):
     FAILED = "failed"            # could not start, exited, or refused the handshake
     TIMEOUT = "timeout"          # no valid answer within the timeout
     GARBAGE = "garbage"          # wrote lines that are not JSON-RPC, and nothing valid
-    UNSUPPORTED = "unsupported"  # an entry this tool cannot connect to (e.g. HTTP)
+    UNSUPPORTED = "unsupported"  # an entry this tool cannot connect to (e.g. SSE)
 
 
 @dataclass(frozen=True)
@@ -218,20 +219,29 @@ def _argv_env(entry: Mapping[str, Any], environ: Mapping[str, str]) -> tuple[lis
 
 
 def _probe(name: str, entry: Any, timeout: float, environ: Mapping[str, str],
-           cwd: str | None, started: list[StdioTransport],
+           cwd: str | None, started: list[Any],
            lock: threading.Lock) -> tuple[ServerStatus, str, list[dict[str, Any]], str]:
     """Connect to one server; returns (status, reason, tools, instructions)."""
     if not isinstance(entry, Mapping):
         return ServerStatus.FAILED, "the entry is not an object", [], ""
+    transport: Any
     if "command" not in entry:
-        kind = entry.get("type") or ("http" if "url" in entry else "unknown")
-        return (ServerStatus.UNSUPPORTED,
-                f"{kind} servers are not connected by this version (stdio only)", [], "")
-    try:
-        argv, env = _argv_env(entry, environ)
-        transport = StdioTransport(argv, env=env, cwd=cwd, close_grace=0.5)
-    except (ValueError, TransportError) as exc:
-        return ServerStatus.FAILED, str(exc), [], ""
+        kind = str(entry.get("type") or ("http" if "url" in entry else "unknown"))
+        if kind != "http" or not isinstance(entry.get("url"), str):
+            return (ServerStatus.UNSUPPORTED,
+                    f"{kind} servers are not connected by this version (stdio and http only)",
+                    [], "")
+        headers = entry.get("headers") or {}
+        if not isinstance(headers, Mapping):
+            return ServerStatus.FAILED, "headers must be an object", [], ""
+        transport = HttpTransport(entry["url"], headers={str(k): str(v) for k, v in headers.items()},
+                                  timeout=timeout, open_stream=False)
+    else:
+        try:
+            argv, env = _argv_env(entry, environ)
+            transport = StdioTransport(argv, env=env, cwd=cwd, close_grace=0.5)
+        except (ValueError, TransportError) as exc:
+            return ServerStatus.FAILED, str(exc), [], ""
     with lock:
         started.append(transport)
     client = Client(transport, timeout=timeout, discover_timeout=min(timeout, 2.0))
@@ -245,7 +255,9 @@ def _probe(name: str, entry: Any, timeout: float, environ: Mapping[str, str],
             return (ServerStatus.GARBAGE,
                     f"{len(client.stray)} line(s) that are not JSON-RPC, e.g. {first!r}", [], "")
         return ServerStatus.TIMEOUT, f"no answer within {timeout:g} s", [], ""
-    except TransportError:
+    except TransportError as exc:
+        if not isinstance(transport, StdioTransport):
+            return ServerStatus.FAILED, str(exc), [], ""
         code = transport.close()  # joins the stderr reader, so the last line is complete
         tail = transport.stderr.strip().splitlines()[-1:] or [""]
         return (ServerStatus.FAILED,
@@ -286,7 +298,7 @@ def take_inventory(
     here has been ended when this returns.
     """
     base = dict(os.environ if environ is None else environ)
-    started: list[StdioTransport] = []
+    started: list[Any] = []
     lock = threading.Lock()
     names = list(servers)
     work_dir = None if cwd is None else os.fspath(cwd)

@@ -350,7 +350,7 @@ class Server:
                                       ErrorCode.METHOD_NOT_FOUND, req.id)
         result, is_list = handler(self, req, params)
         if modern:
-            result["resultType"] = "complete"
+            result.setdefault("resultType", "complete")  # "input_required" is kept (SEP-2322)
             if is_list:
                 result.setdefault("ttlMs", self.list_ttl_ms)
                 result.setdefault("cacheScope", self.cache_scope)
