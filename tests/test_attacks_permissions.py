@@ -4,6 +4,8 @@ cases that need a real filesystem (symlinks, an empty working directory)."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mcpmini.permissions import (
     PERMISSION_CASES,
@@ -101,6 +103,9 @@ def test_wrappers_are_stripped_before_matching_and_exec_wrappers_are_not():
     assert analyze("xargs rm").subcommands[0].text == "rm"
     assert analyze("xargs -0 rm").subcommands[0].text == "xargs -0 rm"
     assert analyze("setsid rm x").subcommands[0].exec_wrapper
+    assert [analyze(c).subcommands[0].text for c in ("time -p rm x", "command -p rm x")] == [
+        "rm x", "rm x"]
+    assert analyze("command -v rm").subcommands[0].text == "command -v rm"
 
 
 def test_home_is_the_one_passed_in_not_root():
@@ -182,3 +187,42 @@ def test_tree_sitter_parses_what_a_hand_splitter_gets_wrong():
     assert found.parsed
     assert [s.program for s in found.subcommands] == ["echo", "rm", "echo"]
     assert [s.text for s in analyze("ls\nrm x").subcommands] == ["ls", "rm x"]
+
+
+def test_a_command_nested_too_deeply_fails_closed_without_a_traceback():
+    command = "echo " + "$(" * 3000 + "ls" + ")" * 3000
+    found = analyze(command)
+    assert not found.parsed and found.unverifiable
+    rules = PermissionRules(allow=["Bash"])
+    assert gate("Bash", {"command": command}, rules=rules, cwd="/p", home="/h").final == "ask"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=80))
+def test_any_text_gets_a_decision_and_never_a_traceback(command):
+    result = gate("Bash", {"command": command}, rules=PermissionRules(deny=["Bash(rm:*)"]),
+                  cwd="/p", home="/h")
+    assert result.final in ("allow", "ask", "deny")
+
+
+FRAGMENTS = ["ls", "cat f", "echo hi", "git status", "rm -rf x", "$(rm x)", "`id`", "$X",
+             "> out", "2>/dev/null", "&&", "||", ";", "|", "\n", "sudo", "timeout 5",
+             "find . -delete", "<(ls)", "FOO=1", "eval", "sed -i s/a/b/ f"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(FRAGMENTS), min_size=1, max_size=8))
+def test_an_auto_approved_command_holds_no_substitution_write_or_non_read(parts):
+    command = " ".join(parts)
+    result = gate("Bash", {"command": command}, cwd="/p", home="/h")
+    if result.final != "allow":
+        return
+    assert not {"$(rm x)", "`id`", "> out", "<(ls)"} & set(parts)
+    segment: list[str] = []
+    for part in [*parts, ";"]:
+        if part not in ("&&", "||", ";", "|", "\n"):
+            segment.append(part)
+            continue
+        heads = [p for p in segment if p not in ("timeout 5", "2>/dev/null")]
+        assert not heads or heads[0] in ("ls", "cat f", "echo hi", "git status")
+        segment = []

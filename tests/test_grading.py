@@ -247,7 +247,7 @@ def test_the_public_names_of_the_course_grading_modules_are_pinned():
 
     assert sorted(grading.__all__) == ["Choice", "Exercise", "Kind", "Part", "PartResult",
                                        "Report", "Status"]
-    assert sorted(progress.__all__) == ["PROGRESS_ENV", "load_progress", "progress_path",
+    assert sorted(progress.__all__) == ["Graded", "PROGRESS_ENV", "load_progress", "progress_path",
                                         "quiz_summary", "record_progress", "record_quiz",
                                         "summary"]
     assert sorted(exercises.__all__) == ["ALL_IDS", "EXERCISE_IDS", "Fate", "PRACTICE_IDS",

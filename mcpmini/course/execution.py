@@ -261,12 +261,15 @@ async def _execute(request: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-def _sandbox_env() -> dict[str, str]:
-    """The runner's whole environment: nothing of the grader's but ``PATH``."""
+def _sandbox_env(scratch: str) -> dict[str, str]:
+    """The runner's whole environment: nothing of the grader's but ``PATH``; the home and
+    every Jupyter, IPython and matplotlib folder inside the scratch folder."""
+    home = os.path.join(scratch, ".home")
     return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8",
-            "HOME": "/home/sandbox", "TMPDIR": "/tmp", "JUPYTER_RUNTIME_DIR": "/tmp/jupyter",
-            "IPYTHONDIR": "/tmp/ipython", "MPLCONFIGDIR": "/tmp/matplotlib",
-            "MPLBACKEND": "Agg", "MCPMINI_PROGRESS": "off", "PYTHONIOENCODING": "utf-8"}
+            "HOME": home, "JUPYTER_RUNTIME_DIR": os.path.join(home, "runtime"),
+            "IPYTHONDIR": os.path.join(home, "ipython"),
+            "MPLCONFIGDIR": os.path.join(home, "matplotlib"), "MPLBACKEND": "Agg",
+            "MCPMINI_PROGRESS": "off", "PYTHONIOENCODING": "utf-8"}
 
 
 def _collect(proc: Any, request: bytes, deadline: float) -> tuple[bytes, bool]:
@@ -323,13 +326,14 @@ async def grade_notebook(path: Path, learner: str, timeout: float = 60.0,
     with tempfile.TemporaryDirectory(prefix="mcpmini-grade-") as scratch:
         copy = Path(scratch) / "submission.ipynb"
         copy.write_bytes(path.read_bytes())
+        (Path(scratch) / ".home").mkdir()
         inner = [sys.executable, "-I", "-c", _RUNNER]
         argv = (confine(inner, scratch, read_only=[Path(__file__).resolve().parents[1]])
                 if isolate and _isolation() else inner)
         request = json.dumps({"nonce": nonce, "notebook": str(copy), "timeout": timeout,
                               "variable": ex.variable}).encode() + b"\n"
         try:
-            proc = Process(argv, env=_sandbox_env(), cwd=scratch, stderr=False,
+            proc = Process(argv, env=_sandbox_env(scratch), cwd=scratch, stderr=False,
                            new_session=True)
         except OSError as exc:
             return replace(row, status=RowStatus.ERROR,

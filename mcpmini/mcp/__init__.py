@@ -39,6 +39,7 @@ from .http import (
     HttpRequest,
 )
 from .http_client import (
+    HttpExchange,
     HttpTransport,
 )
 from .jsonrpc import (
@@ -130,6 +131,7 @@ __all__ = [
     "ErrorResponse",
     "Generation",
     "HttpEndpoint",
+    "HttpExchange",
     "HttpReply",
     "HttpRequest",
     "HttpTransport",
