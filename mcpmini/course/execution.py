@@ -45,7 +45,7 @@ __all__ = ["GradeRow", "RowStatus", "grade_notebook", "identify_exercise"]
 
 MAX_NOTEBOOK_BYTES = 20_000_000
 _KERNEL = "mcpmini-current-env"
-_NAME = re.compile(r"^9[_.]([1-4])(?:\D|$)")
+_NAME = re.compile(r"^([9P])[_.]([1-4])(?:\D|$)")
 
 
 class RowStatus(str, Enum):
@@ -82,15 +82,15 @@ def _cell(text: str) -> str:
 
 def identify_exercise(path: Path, nb: Any | None = None) -> str:
     """The exercise id of a notebook: ``metadata.mcpmini.exercise``, else the file name
-    (``9_1_….ipynb`` → ``"9.1"``); ``""`` when neither says."""
-    from .exercises import EXERCISE_IDS
+    (``9_1_….ipynb`` → ``"9.1"``, ``P_2_….ipynb`` → ``"P.2"``); ``""`` when neither says."""
+    from .exercises import ALL_IDS
 
     meta = (nb or {}).get("metadata", {}).get("mcpmini", {}) if isinstance(nb, dict) else {}
     claimed = meta.get("exercise") if isinstance(meta, dict) else None
-    if claimed in EXERCISE_IDS:
+    if claimed in ALL_IDS:
         return str(claimed)
     match = _NAME.match(path.name)
-    return f"9.{match.group(1)}" if match else ""
+    return f"{match.group(1)}.{match.group(2)}" if match else ""
 
 
 _EXPORT = """\
