@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 
 from mcpmini.cli import main
 from mcpmini.hooks import EVENTS
+from mcpmini.permissions import GateStage
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples" / "hooks"
@@ -125,3 +127,66 @@ def test_events_lists_the_whole_catalogue(capsys):
         "SubagentStart", "SubagentStop"}
     assert main(["hooks", "events"]) == 0
     assert "PreToolUse" in capsys.readouterr().out
+
+
+# One call per station of the gate (and per hook decision), with relative paths so the
+# report does not depend on where the repository sits. The golden file was written by the
+# gate of bare strings, before GateStage / Behavior became enums: the report must not move.
+GATE_GOLDEN = ROOT / "tests" / "fixtures" / "gate" / "hooks_run_golden.json"
+_EXAMPLE = "examples/hooks/settings.json"
+_DECISIONS = "tests/fixtures/gate/hook_decisions.json"
+GATE_CASES = {
+    "hooks_deny": ["--settings", _EXAMPLE, *ENV_WRITE, "--mode", "bypassPermissions"],
+    "allow_rules": ["--settings", _EXAMPLE, "--event", "PreToolUse", "--tool-name", "Write",
+                    "--tool-input", '{"file_path": "/repo/app.py"}'],
+    "deny_rules": ["--settings", _DECISIONS, "--event", "PreToolUse", "--tool-name", "Bash",
+                   "--tool-input", '{"command": "rm -rf build"}', "--allow", "Bash",
+                   "--deny", "Bash(rm *)"],
+    "ask_rules": ["--settings", _DECISIONS, "--event", "PreToolUse", "--tool-name", "Write",
+                  "--tool-input", '{"file_path": "a.txt"}', "--ask", "Write"],
+    "ask_rules_dont_ask": ["--settings", _DECISIONS, "--event", "PreToolUse", "--tool-name",
+                           "Write", "--tool-input", '{"file_path": "a.txt"}', "--ask", "Write",
+                           "--mode", "dontAsk"],
+    "hook_ask": ["--settings", _DECISIONS, "--event", "PreToolUse", "--tool-name", "Bash",
+                 "--tool-input", '{"command": "make"}', "--mode", "default"],
+    "hook_allow_updated_input": ["--settings", _DECISIONS, "--event", "PreToolUse",
+                                 "--tool-name", "Glob", "--tool-input", '{"pattern": "*"}',
+                                 "--mode", "default"],
+    "hook_defer": ["--settings", _DECISIONS, "--event", "PreToolUse", "--tool-name", "Grep",
+                   "--tool-input", '{"pattern": "x"}', "--mode", "default"],
+    "mode_allow": ["--settings", _DECISIONS, "--event", "PreToolUse", "--tool-name", "Read",
+                   "--tool-input", '{"file_path": "a.txt"}', "--mode", "default"],
+    "mode_deny": ["--settings", _DECISIONS, "--event", "PreToolUse", "--tool-name", "Edit",
+                  "--tool-input", '{"file_path": "a.txt"}', "--mode", "plan"],
+    "fallback_ask": ["--settings", _DECISIONS, "--event", "PreToolUse", "--tool-name",
+                     "WebFetch", "--tool-input", '{"url": "https://example.com"}',
+                     "--mode", "default"],
+    "fallback_deny": ["--settings", _DECISIONS, "--event", "PreToolUse", "--tool-name",
+                      "WebFetch", "--tool-input", '{"url": "https://example.com"}',
+                      "--mode", "dontAsk"],
+    "not_gated": ["--settings", _DECISIONS, "--event", "PreToolUse", "--tool-name", "Bash",
+                  "--tool-input", '{"command": "make"}'],
+}
+
+
+def gate_reports(capsys, argv: list[str]) -> dict[str, object]:
+    """``--json`` and the human report of one run, each handler's timing left out."""
+    assert main(["hooks", "run", *argv, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    for handler in out.get("handlers", []):
+        handler.pop("duration", None)
+    assert main(["hooks", "run", *argv]) == 0
+    text = re.sub(r"\d+\.\d{3}s", "#s", capsys.readouterr().out)
+    return {"json": out, "text": text.splitlines()}
+
+
+@pytest.mark.parametrize("case", sorted(GATE_CASES))
+def test_the_cli_report_of_each_gate_station_is_the_one_of_the_string_gate(capsys, case):
+    golden = json.loads(GATE_GOLDEN.read_text())
+    assert gate_reports(capsys, GATE_CASES[case]) == golden[case]
+
+
+def test_the_golden_cases_reach_every_station_of_the_gate():
+    golden = json.loads(GATE_GOLDEN.read_text())
+    deciding = {g["json"]["gate_path"][-1]["step"] for g in golden.values() if "final" in g["json"]}
+    assert deciding == {s.value for s in GateStage}

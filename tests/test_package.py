@@ -104,6 +104,7 @@ PUBLIC = {
     "permissions": {
         "ACCEPT_EDITS_COMMANDS",
         "analyze",
+        "Behavior",
         "BypassKind",
         "BypassWarning",
         "bypass_forms",
@@ -113,6 +114,7 @@ PUBLIC = {
         "EXEC_WRAPPERS",
         "gate",
         "GateResult",
+        "GateStage",
         "GateStep",
         "is_protected_path",
         "is_read_only_command",
@@ -121,6 +123,7 @@ PUBLIC = {
         "PermissionCase",
         "PermissionMode",
         "PermissionRules",
+        "PreToolUseResult",
         "READ_ONLY_COMMANDS",
         "READ_ONLY_GIT",
         "READ_TOOLS",

@@ -288,7 +288,7 @@ class _Run:
             if self.o.on_ask(name, dict(tool_input)):
                 return "allow", f"{reason}; approved by on_ask", tool_input
             return "deny", f"{reason}; refused by on_ask", tool_input
-        return verdict.final, reason, tool_input
+        return verdict.final.value, reason, tool_input
 
     def truncate(self, result: dict[str, Any]) -> dict[str, Any]:
         text = str(result["content"])

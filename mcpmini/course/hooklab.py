@@ -194,8 +194,9 @@ def prop_4_3_rows(environ: Mapping[str, str] | None = None) -> list[dict[str, An
             rows.append({"exit_code": code, "on_failure": on_failure, "other": other or "-",
                          "rules": label, "mode": mode.value,
                          "outcome": sim.article_outcome, "reported": sim.outcome,
-                         "final": verdict.final, "stopped_at_hooks": verdict.decided_by == "hooks",
-                         "final_without_h": baseline.final})
+                         "final": verdict.final.value,
+                         "stopped_at_hooks": verdict.decided_by == "hooks",
+                         "final_without_h": baseline.final.value})
     return rows
 
 

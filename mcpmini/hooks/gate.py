@@ -15,7 +15,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..permissions import GateResult, PermissionMode, PermissionRules, gate
+from ..permissions import (
+    Behavior,
+    GateResult,
+    PermissionMode,
+    PermissionRules,
+    PreToolUseResult,
+    gate,
+)
 from .events import GATE_EVENT, event_spec
 from .runner import EventResult, Hooks, HookSettings, run_hooks
 
@@ -31,7 +38,7 @@ class Decided:
     gate: GateResult | None
 
     @property
-    def final(self) -> str | None:
+    def final(self) -> Behavior | None:
         """``allow`` / ``deny`` / ``ask`` from the gate, or ``None`` without a gate."""
         return self.gate.final if self.gate else None
 
@@ -53,9 +60,10 @@ class Decided:
                        system_messages=list(h.system_messages), stop=h.stop,
                        updated_input=h.updated_input)
         if self.gate is not None:
-            out["final"] = self.gate.final
-            out["gate_path"] = [{"step": str(s.step), "verdict": s.verdict, "detail": s.detail}
-                                for s in self.gate.path]
+            out["final"] = self.gate.final.value
+            out["gate_path"] = [{"step": s.step.value,
+                                 "verdict": s.verdict.value if s.verdict else None,
+                                 "detail": s.detail} for s in self.gate.path]
         return out
 
 
@@ -98,6 +106,7 @@ def decide(
     if not gated:
         return Decided(result, None)
     extra = {"home": home} if home is not None else {}
-    verdict = gate(tool_name, tool_input, hooks=result if spec.name == GATE_EVENT else None,
-                   rules=rules, mode=mode, cwd=cwd, **extra)
+    # Typed on purpose: mypy proves that EventResult fits the gate's PreToolUseResult.
+    pre: PreToolUseResult | None = result if spec.name == GATE_EVENT else None
+    verdict = gate(tool_name, tool_input, hooks=pre, rules=rules, mode=mode, cwd=cwd, **extra)
     return Decided(result, verdict)

@@ -25,8 +25,16 @@ from .bash import (
     strip_wrappers,
 )
 from .cases import PERMISSION_CASES, PermissionCase, case_rows, run_case
-from .evaluate import GateResult, GateStep, PermissionRules, RuleVerdict, gate
-from .modes import ACCEPT_EDITS_COMMANDS, EDIT_TOOLS, READ_TOOLS, PermissionMode
+from .evaluate import (
+    GateResult,
+    GateStage,
+    GateStep,
+    PermissionRules,
+    PreToolUseResult,
+    RuleVerdict,
+    gate,
+)
+from .modes import ACCEPT_EDITS_COMMANDS, EDIT_TOOLS, READ_TOOLS, Behavior, PermissionMode
 from .paths import is_protected_path
 from .rules import Rule, parse_rule, rule_matches
 
@@ -38,14 +46,17 @@ __all__ = [
     "READ_ONLY_COMMANDS",
     "READ_ONLY_GIT",
     "READ_TOOLS",
+    "Behavior",
     "BypassKind",
     "BypassWarning",
     "CommandAnalysis",
     "GateResult",
+    "GateStage",
     "GateStep",
     "PermissionCase",
     "PermissionMode",
     "PermissionRules",
+    "PreToolUseResult",
     "Rule",
     "RuleVerdict",
     "Subcommand",

@@ -20,30 +20,69 @@ except in ``bypassPermissions``. ``defer`` is reported as ``final="ask"`` with
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from ..errors import ConfigError
 from .bash import BypassKind, BypassWarning, CommandAnalysis, analyze, bypass_forms
-from .modes import EDIT_TOOLS, PermissionMode, mode_verdict
+from .modes import EDIT_TOOLS, Behavior, PermissionMode, mode_verdict
 from .paths import absolute, home_dir, is_protected_path, working_dir
 from .rules import Rule, bash_pattern, bash_rule_covers, parse_rule, rule_matches
 
 __all__ = [
     "GateResult",
+    "GateStage",
     "GateStep",
     "PermissionRules",
+    "PreToolUseResult",
     "RuleVerdict",
     "gate",
 ]
+
+
+class GateStage(str, enum.Enum):
+    """A station of the gate, in the order a call meets them (``str``: JSON carries the value)."""
+
+    HOOKS = "hooks"
+    DENY_RULES = "deny_rules"
+    ASK_RULES = "ask_rules"
+    HOOK_DECISION = "hook_decision"
+    MODE = "mode"
+    ALLOW_RULES = "allow_rules"
+    FALLBACK = "fallback"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class PreToolUseResult(Protocol):
+    """What :func:`gate` reads from the PreToolUse hooks' combined result.
+
+    :class:`mcpmini.hooks.EventResult` fits it structurally (``hooks`` sits above
+    ``permissions``, so the gate names the fields it needs instead of importing the class).
+    ``decision`` is ``allow`` / ``deny`` / ``ask`` / ``defer`` or ``None``.
+    """
+
+    @property
+    def blocked(self) -> bool: ...
+
+    @property
+    def decision(self) -> str | None: ...
+
+    @property
+    def reason(self) -> str | None: ...
+
+    @property
+    def updated_input(self) -> Mapping[str, Any] | None: ...
 
 
 @dataclass(frozen=True)
 class RuleVerdict:
     """The first matching rule: ``behavior`` deny/ask/allow (``None``: no rule matched)."""
 
-    behavior: str | None
+    behavior: Behavior | None
     rule: Rule | None = None
 
 
@@ -102,25 +141,26 @@ class PermissionRules:
     def evaluate(self, tool_name: str, tool_input: Mapping[str, Any], *, cwd: str = "",
                  home: str | None = None) -> RuleVerdict:
         """Deny, then ask, then allow rules; the first match decides."""
-        for behavior in ("deny", "ask", "allow"):
-            for rule in getattr(self, behavior):
+        for behavior in (Behavior.DENY, Behavior.ASK, Behavior.ALLOW):
+            for rule in getattr(self, behavior.value):
                 if rule_matches(rule, tool_name, tool_input, behavior=behavior, cwd=cwd, home=home):
                     return RuleVerdict(behavior, rule)
         return RuleVerdict(None)
 
-    def first(self, behavior: str, tool_name: str, tool_input: Mapping[str, Any], *,
+    def first(self, behavior: Behavior | str, tool_name: str, tool_input: Mapping[str, Any], *,
               cwd: str = "", home: str | None = None) -> Rule | None:
         """The first rule of one list (``"deny"``, ``"ask"`` or ``"allow"``) that matches.
 
         For Bash, a deny or ask list is also checked against the command's redirects: an
         output target as an ``Edit`` call, an input file as a ``Read`` call.
         """
-        rules: tuple[Rule, ...] = getattr(self, behavior)
+        behavior = Behavior(behavior)
+        rules: tuple[Rule, ...] = getattr(self, behavior.value)
         for rule in rules:
             if rule_matches(rule, tool_name, tool_input, behavior=behavior, cwd=cwd, home=home):
                 return rule
         command = tool_input.get("command")
-        if tool_name != "Bash" or behavior == "allow" or not isinstance(command, str):
+        if tool_name != "Bash" or behavior is Behavior.ALLOW or not isinstance(command, str):
             return None
         found = analyze(command)
         calls = [("Write", w) for w in found.writes] + [("Read", r) for r in found.reads]
@@ -134,10 +174,10 @@ class PermissionRules:
 
 @dataclass(frozen=True)
 class GateStep:
-    """One station of the gate: ``step`` name, its ``verdict`` (``None``: passed on)."""
+    """One station of the gate: which ``step``, its ``verdict`` (``None``: passed on)."""
 
-    step: str
-    verdict: str | None
+    step: GateStage
+    verdict: Behavior | None
     detail: str
 
 
@@ -149,7 +189,7 @@ class GateResult:
     (``sudo rm``, ``bash -c``, ``/bin/rm``…): the decision stays Claude Code's.
     """
 
-    final: str
+    final: Behavior
     path: tuple[GateStep, ...]
     reason: str
     rule: Rule | None = None
@@ -158,8 +198,8 @@ class GateResult:
     warnings: tuple[BypassWarning, ...] = ()
 
     @property
-    def decided_by(self) -> str:
-        """The name of the step that decided."""
+    def decided_by(self) -> GateStage:
+        """The step that decided."""
         return self.path[-1].step
 
 
@@ -204,7 +244,7 @@ def _bash_allow(rules: PermissionRules, analysis: CommandAnalysis, cwd: str,
     for target in analysis.writes:
         path = absolute(target, cwd, home)
         rule = None if is_protected_path(path) else rules.first(
-            "allow", "Write", {"file_path": path}, cwd=cwd, home=home)
+            Behavior.ALLOW, "Write", {"file_path": path}, cwd=cwd, home=home)
         if rule is None:
             return None, f"the redirect to {target} is a file write no Edit allow rule approves"
         used = used or rule
@@ -214,13 +254,14 @@ def _bash_allow(rules: PermissionRules, analysis: CommandAnalysis, cwd: str,
 
 
 def gate(
-    tool_name: str, tool_input: Mapping[str, Any], *, hooks: Any = None,
+    tool_name: str, tool_input: Mapping[str, Any], *, hooks: PreToolUseResult | None = None,
     rules: PermissionRules | None = None, mode: PermissionMode | str = PermissionMode.DEFAULT,
     cwd: str = "", home: str | None = None, additional_dirs: Iterable[str] = (),
 ) -> GateResult:
     """Walk one tool call through hooks, rules and mode; return the :class:`GateResult`.
 
-    ``hooks`` is the PreToolUse :class:`~mcpmini.hooks.EventResult` (or ``None``); its
+    ``hooks`` is the PreToolUse :class:`~mcpmini.hooks.EventResult` (any
+    :class:`PreToolUseResult`, or ``None``); its
     ``updated_input`` replaces ``tool_input`` for the rule checks. ``cwd`` is the working
     directory (empty: the process's), ``home`` the user's home that ``~`` means (``None``:
     the current user's; pass ``$HOME`` through), ``additional_dirs`` further working
@@ -233,41 +274,41 @@ def gate(
     path: list[GateStep] = []
     warnings: tuple[BypassWarning, ...] = ()
 
-    def done(final: str, step: str, detail: str, rule: Rule | None = None,
+    def done(final: Behavior, step: GateStage, detail: str, rule: Rule | None = None,
              deferred: bool = False) -> GateResult:
         path.append(GateStep(step, final, detail))
         return GateResult(final, tuple(path), detail, rule, deferred, tool_input, warnings)
 
     hook_decision = None
     if hooks is None:
-        path.append(GateStep("hooks", None, "no PreToolUse hooks"))
+        path.append(GateStep(GateStage.HOOKS, None, "no PreToolUse hooks"))
     else:
         if hooks.blocked or hooks.decision == "deny":
-            return done("deny", "hooks", hooks.reason or "a PreToolUse hook blocked the call")
+            return done(Behavior.DENY, GateStage.HOOKS, hooks.reason or "a PreToolUse hook blocked the call")
         hook_decision = hooks.decision
         if hooks.updated_input is not None:
             tool_input = hooks.updated_input
-        path.append(GateStep("hooks", None, f"hook decision: {hook_decision or 'none'}"))
+        path.append(GateStep(GateStage.HOOKS, None, f"hook decision: {hook_decision or 'none'}"))
     command = tool_input.get("command") if tool_name == "Bash" else None
     analysis = analyze(command) if isinstance(command, str) else None
     if analysis is not None:
         warnings = _bypass_warnings(rules, analysis, where, user)
-    rule = rules.first("deny", tool_name, tool_input, cwd=where, home=user)
+    rule = rules.first(Behavior.DENY, tool_name, tool_input, cwd=where, home=user)
     if rule:
-        return done("deny", "deny_rules", f"deny rule {rule.text} matches", rule)
-    path.append(GateStep("deny_rules", None, "no deny rule matches"))
-    rule = rules.first("ask", tool_name, tool_input, cwd=where, home=user)
+        return done(Behavior.DENY, GateStage.DENY_RULES, f"deny rule {rule.text} matches", rule)
+    path.append(GateStep(GateStage.DENY_RULES, None, "no deny rule matches"))
+    rule = rules.first(Behavior.ASK, tool_name, tool_input, cwd=where, home=user)
     if rule:
         if mode is PermissionMode.DONT_ASK:
-            return done("deny", "ask_rules", f"ask rule {rule.text} matches; dontAsk denies", rule)
-        return done("ask", "ask_rules", f"ask rule {rule.text} matches", rule)
-    path.append(GateStep("ask_rules", None, "no ask rule matches"))
+            return done(Behavior.DENY, GateStage.ASK_RULES, f"ask rule {rule.text} matches; dontAsk denies", rule)
+        return done(Behavior.ASK, GateStage.ASK_RULES, f"ask rule {rule.text} matches", rule)
+    path.append(GateStep(GateStage.ASK_RULES, None, "no ask rule matches"))
     if hook_decision == "defer":
-        return done("ask", "hook_decision", "a hook deferred the call", deferred=True)
+        return done(Behavior.ASK, GateStage.HOOK_DECISION, "a hook deferred the call", deferred=True)
     if hook_decision == "ask":
-        return done("ask", "hook_decision", "a hook asked for confirmation")
+        return done(Behavior.ASK, GateStage.HOOK_DECISION, "a hook asked for confirmation")
     if hook_decision == "allow":
-        return done("allow", "hook_decision", "a hook allowed the call (no deny/ask rule)")
+        return done(Behavior.ALLOW, GateStage.HOOK_DECISION, "a hook allowed the call (no deny/ask rule)")
     target = next((tool_input.get(k) for k in ("file_path", "notebook_path")
                    if isinstance(tool_input.get(k), str)), None)
     protected = tool_name in EDIT_TOOLS and isinstance(target, str) and is_protected_path(
@@ -275,18 +316,18 @@ def gate(
     verdict, detail = mode_verdict(mode, tool_name, tool_input, analysis=analysis, cwd=where,
                                    home=user, dirs=dirs)
     if verdict:
-        return done(verdict, "mode", detail)
-    path.append(GateStep("mode", None, detail))
+        return done(verdict, GateStage.MODE, detail)
+    path.append(GateStep(GateStage.MODE, None, detail))
     if protected:
         rule, why = None, "protected path: allow rules do not apply"
     elif analysis is not None:
         rule, why = _bash_allow(rules, analysis, where, user)
     else:
-        rule = rules.first("allow", tool_name, tool_input, cwd=where, home=user)
+        rule = rules.first(Behavior.ALLOW, tool_name, tool_input, cwd=where, home=user)
         why = "no allow rule matches"
     if rule:
-        return done("allow", "allow_rules", f"allow rule {rule.text} matches", rule)
-    path.append(GateStep("allow_rules", None, why))
+        return done(Behavior.ALLOW, GateStage.ALLOW_RULES, f"allow rule {rule.text} matches", rule)
+    path.append(GateStep(GateStage.ALLOW_RULES, None, why))
     if mode is PermissionMode.DONT_ASK:
-        return done("deny", "fallback", "dontAsk denies what is not pre-approved")
-    return done("ask", "fallback", "nothing approved the call: the user is asked")
+        return done(Behavior.DENY, GateStage.FALLBACK, "dontAsk denies what is not pre-approved")
+    return done(Behavior.ASK, GateStage.FALLBACK, "nothing approved the call: the user is asked")

@@ -18,12 +18,26 @@ from ..errors import ConfigError
 from .bash import CommandAnalysis, Subcommand
 from .paths import absolute, inside, is_protected_path
 
-__all__ = ["ACCEPT_EDITS_COMMANDS", "EDIT_TOOLS", "READ_TOOLS", "PermissionMode", "mode_verdict"]
+__all__ = [
+    "ACCEPT_EDITS_COMMANDS", "EDIT_TOOLS", "READ_TOOLS", "Behavior", "PermissionMode",
+    "mode_verdict",
+]
 
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 READ_TOOLS = frozenset({"Read", "Grep", "Glob", "LS", "NotebookRead"})
 #: The Bash commands ``acceptEdits`` approves when every path they name is inside.
 ACCEPT_EDITS_COMMANDS = frozenset({"mkdir", "touch", "rm", "rmdir", "mv", "cp", "sed"})
+
+
+class Behavior(str, enum.Enum):
+    """A rule list and a gate verdict: ``allow`` / ``ask`` / ``deny`` (JSON carries the value)."""
+
+    ALLOW = "allow"
+    ASK = "ask"
+    DENY = "deny"
+
+    def __str__(self) -> str:
+        return self.value
 
 
 class PermissionMode(enum.Enum):
@@ -86,24 +100,24 @@ def _edit_inside(sub: Subcommand, cwd: str, home: str, dirs: Sequence[str]) -> b
 def mode_verdict(
     mode: PermissionMode, tool_name: str, tool_input: Mapping[str, Any], *,
     analysis: CommandAnalysis | None, cwd: str, home: str, dirs: Sequence[str],
-) -> tuple[str | None, str]:
-    """The mode's verdict (``"allow"``, ``"deny"`` or ``None``: no default) and why.
+) -> tuple[Behavior | None, str]:
+    """The mode's verdict (``allow``, ``deny`` or ``None``: no default) and why.
 
     ``analysis`` is the Bash command's analysis (``None`` for other tools); ``dirs`` the
     working directories (``cwd`` and any additional ones), absolute.
     """
     if mode is PermissionMode.BYPASS:
-        return "allow", "bypassPermissions runs everything that no deny/ask rule caught"
+        return Behavior.ALLOW, "bypassPermissions runs everything that no deny/ask rule caught"
     if tool_name in READ_TOOLS:
-        return "allow", f"{mode.value} runs reads without asking"
+        return Behavior.ALLOW, f"{mode.value} runs reads without asking"
     if analysis is not None:
         if analysis.unverifiable:
             return None, "cannot be verified statically: " + "; ".join(analysis.unverifiable)
         subs = analysis.subcommands
         if subs and not analysis.writes and all(s.read_only for s in subs):
-            return "allow", f"{mode.value} runs read-only commands without asking"
+            return Behavior.ALLOW, f"{mode.value} runs read-only commands without asking"
         if mode is PermissionMode.PLAN:
-            return "deny", "plan mode makes no edits and runs no commands that change things"
+            return Behavior.DENY, "plan mode makes no edits and runs no commands that change things"
         wrapped = [s.text for s in subs if s.exec_wrapper]
         if wrapped:
             return None, f"{', '.join(wrapped)} runs another program: it always prompts"
@@ -115,17 +129,17 @@ def mode_verdict(
                 not moves and s.program in ACCEPT_EDITS_COMMANDS
                 and _edit_inside(s, cwd, home, dirs)) for s in subs)
             if subs and writes_ok and edits_ok:
-                return "allow", ("acceptEdits approves mkdir/touch/rm/rmdir/mv/cp/sed "
+                return Behavior.ALLOW, ("acceptEdits approves mkdir/touch/rm/rmdir/mv/cp/sed "
                                  "inside the working directories")
             return None, "acceptEdits approves file commands only inside the working directories"
         return None, f"{mode.value} has no default for this command"
     if mode is PermissionMode.PLAN and tool_name in EDIT_TOOLS:
-        return "deny", "plan mode makes no edits and runs no commands that change things"
+        return Behavior.DENY, "plan mode makes no edits and runs no commands that change things"
     if mode is PermissionMode.ACCEPT_EDITS and tool_name in EDIT_TOOLS:
         target = next((tool_input[k] for k in ("file_path", "notebook_path")
                        if isinstance(tool_input.get(k), str)), None)
         path = absolute(target, cwd, home) if target else None
         if path and inside(path, dirs) and not is_protected_path(path):
-            return "allow", "acceptEdits approves file edits inside the working directories"
+            return Behavior.ALLOW, "acceptEdits approves file edits inside the working directories"
         return None, "acceptEdits approves edits only inside the working directories"
     return None, f"{mode.value} has no default for {tool_name}"
