@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..mcp import Client
 from ..permissions import (
     Behavior,
     GateResult,
@@ -83,7 +84,7 @@ def decide(
     cwd: str = "", home: str | None = None, gated: bool = True,
     tool_use_id: str | None = None, project_dir: str | os.PathLike[str] | None = None,
     environ: Mapping[str, str] | None = None, timeout: float | None = None,
-    mcp_clients: Mapping[str, Any] | None = None,
+    mcp_clients: Mapping[str, Client] | None = None,
 ) -> Decided:
     """Run the hooks of ``event`` for one call of ``tool_name``, then the permission gate.
 

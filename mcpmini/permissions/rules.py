@@ -31,7 +31,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from .bash import Subcommand, analyze
-from .modes import EDIT_TOOLS, READ_TOOLS
+from .modes import EDIT_TOOLS, READ_TOOLS, Behavior
 from .paths import call_paths, home_dir, path_rule_matches, working_dir
 
 __all__ = [
@@ -129,7 +129,8 @@ def _tool_hits(rule: Rule, tool_name: str, behavior: str) -> bool:
 
 
 def rule_matches(
-    rule: Rule, tool_name: str, tool_input: Mapping[str, Any], *, behavior: str = "deny",
+    rule: Rule, tool_name: str, tool_input: Mapping[str, Any], *,
+    behavior: Behavior | str = Behavior.DENY,
     cwd: str = "", home: str | None = None, root: str | None = None,
 ) -> bool:
     """Whether ``rule`` (used as a ``behavior`` rule: allow/ask/deny) covers the call.
