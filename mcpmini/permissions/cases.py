@@ -151,8 +151,8 @@ def case_rows(group: str | None = None) -> list[dict[str, str]]:
         rules = [*(f"allow {r}" for r in case.allow), *(f"ask {r}" for r in case.ask),
                  *(f"deny {r}" for r in case.deny)]
         rows.append({"group": case.group, "call": case.call, "rules": ", ".join(rules),
-                     "mode": case.mode, "expected": case.expected, "actual": result.final,
-                     "decided_by": result.decided_by,
+                     "mode": case.mode, "expected": case.expected, "actual": result.final.value,
+                     "decided_by": result.decided_by.value,
                      "warnings": ", ".join(w.kind.value for w in result.warnings),
                      "note": case.note})
     return rows
