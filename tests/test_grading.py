@@ -14,7 +14,7 @@ from mcpmini.course.progress import load_progress, progress_path, record_progres
 from mcpmini.errors import ConfigError
 
 
-class Colour(str, Enum):
+class Colour(str, Enum):  # noqa: UP042 (a learner may write a plain str mix-in)
     RED = "red"
     BLUE = "blue"
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import Enum, StrEnum
 from typing import Any
 
 from .progress import progress_path, record_progress
@@ -33,7 +33,7 @@ from .progress import progress_path, record_progress
 __all__ = ["Choice", "Exercise", "Kind", "Part", "PartResult", "Report", "Status"]
 
 
-class Status(str, Enum):
+class Status(StrEnum):
     """The state of one part (and, summarised, of a whole exercise)."""
 
     CORRECT = "correct"
@@ -41,7 +41,7 @@ class Status(str, Enum):
     NOT_ATTEMPTED = "not_attempted"
 
 
-class Kind(str, Enum):
+class Kind(StrEnum):
     """What kind of value a part expects."""
 
     BOOL = "bool"
