@@ -12,7 +12,7 @@ process outside the sandbox to look at or to kill; nothing it starts survives it
 
 The answer is read through a channel that output cannot forge: after the last cell the
 runner sends one more ``execute_request`` that stores the learner's answer variable,
-serialised, under a name derived from a nonce drawn for this run, and reads it back from
+serialised, under a random name drawn for this run, and reads it back from
 the kernel's ``user_expressions`` reply — never from displayed outputs, so replacing
 ``IPython.display.display`` changes nothing. The runner (which makes itself
 non-dumpable, so the kernel cannot read its memory or its pipes) writes one JSON line
@@ -218,7 +218,9 @@ async def _execute(request: dict[str, Any]) -> dict[str, Any]:
     timeout = float(request["timeout"])
     nb = nbformat.read(request["notebook"], as_version=4)
     cells = list(nb.cells)
-    slot = f"_mcpmini_answer_{request['nonce']}"
+    # A name of its own, not the nonce: the kernel sees this name, and a thread the
+    # notebook left running must not learn from it what makes a result line genuine.
+    slot = f"_mcpmini_answer_{secrets.token_hex(16)}"
     started: list[float] = []
     current = [0]
 

@@ -26,10 +26,9 @@ import threading
 from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-import httpx
 import orjson
 
 from ..errors import RemoteProtocolError, TransportError
@@ -46,6 +45,9 @@ from .jsonrpc import (
     parse_line,
 )
 from .server import VERSION_KEY
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = [
     "HttpExchange",
@@ -135,6 +137,9 @@ class HttpTransport:
         self.statuses: list[tuple[str, int]] = []  # (method, HTTP status) of every exchange
         self.record = record
         self.exchanges: list[HttpExchange] = []
+        import httpx  # imported here: `import mcpmini.mcp` stays cheap for stdio-only use
+
+        self._httpx = httpx
         self._http = httpx.Client(timeout=httpx.Timeout(timeout), http2=False)
         self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="mcp-http")
         self._inbox: queue.Queue[Any] = queue.Queue()
@@ -192,7 +197,7 @@ class HttpTransport:
             try:
                 reply = self._http.delete(self.url, headers=headers, timeout=min(self.timeout, 5.0))
                 self._remember("DELETE", headers, b"", reply, reply.content)
-            except httpx.HTTPError:
+            except self._httpx.HTTPError:
                 pass
         self._pool.shutdown(wait=False, cancel_futures=True)
         self._http.close()
@@ -267,7 +272,7 @@ class HttpTransport:
     def _post_quietly(self, message: Message, line: bytes, headers: Mapping[str, str]) -> None:
         try:
             response = self._http.post(self.url, content=line, headers=dict(headers))
-        except httpx.HTTPError as exc:
+        except self._httpx.HTTPError as exc:
             raise TransportError(f"cannot reach {self.url}: {exc}") from None
         self.statuses.append((getattr(message, "method", "reply"), response.status_code))
         self._remember("POST", headers, line, response, response.content)
@@ -283,9 +288,9 @@ class HttpTransport:
                 self._read_reply(request, response, sink)
                 if sink is not None:
                     self._remember("POST", headers, line, response, "\n".join(sink).encode())
-        except httpx.TimeoutException:
+        except self._httpx.TimeoutException:
             self._fail(request, ErrorCode.INTERNAL_ERROR, f"HTTP timeout after {self.timeout} s")
-        except httpx.HTTPError as exc:
+        except self._httpx.HTTPError as exc:
             self._fail(request, ErrorCode.INTERNAL_ERROR, f"HTTP error: {type(exc).__name__}: {exc}")
 
     def _read_reply(self, request: Request, response: httpx.Response, sink: list[str] | None) -> None:
@@ -361,7 +366,7 @@ class HttpTransport:
             headers["mcp-session-id"] = self.session_id
         try:
             with self._http.stream("GET", self.url, headers=headers,
-                                   timeout=httpx.Timeout(self.timeout, read=None)) as response:
+                                   timeout=self._httpx.Timeout(self.timeout, read=None)) as response:
                 self.statuses.append(("GET", response.status_code))
                 if response.status_code != 200:
                     return
@@ -370,5 +375,5 @@ class HttpTransport:
                         return
                     if data.strip():
                         self._deliver(data.encode())
-        except (httpx.HTTPError, RuntimeError):
+        except (self._httpx.HTTPError, RuntimeError):
             return  # the stream is optional; closing the client ends it here

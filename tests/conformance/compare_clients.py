@@ -50,7 +50,7 @@ def main() -> int:
                         continue
                 for s in run.scenarios:
                     results[name][s.name] = s
-        print(f"\n### conformance {version}, client --suite all (checks passed/total)\n")
+        print(f"\n### conformance {version}, client, each scenario alone (checks passed/total)\n")
         print("| scenario | " + " | ".join(CLIENTS) + " |")
         print("|---|" + "---|" * len(CLIENTS))
         for n in names:
