@@ -73,11 +73,13 @@ def test_the_fixture_project_lists_every_tool_under_claude_codes_names(env, caps
 
 def test_the_table_names_the_broken_server_and_still_lists_the_others(env, capsys):
     code = main(["tools", "--project", str(FIXTURE / "project" / ".mcp.json"),
-                 "--timeout", "20"])
+                 "--user", str(FIXTURE / "user.json"),
+                 "--plugin", str(FIXTURE / "shop-plugin"), "--timeout", "20"])
     text = capsys.readouterr().out
     assert code == 1
     assert "broken [project] failed" in text and "mcp__add__add" in text
-    assert "3 tools from 2 of 3 servers" in text and "break-even" in text
+    assert "old-events [user] unsupported" in text
+    assert "5 tools from 3 of 6 servers" in text and "break-even" in text
 
 
 def test_a_hung_server_times_out_and_its_children_are_killed():
