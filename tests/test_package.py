@@ -39,6 +39,7 @@ PUBLIC = {
         "HttpTransport",
         "in_call",
         "LOG_LEVELS",
+        "NO_CALL",
         "McpAsgi",
         "add_server",
         "check_schema",

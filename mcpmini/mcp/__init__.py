@@ -29,6 +29,7 @@ from .conformance import (
 )
 from .context import (
     LOG_LEVELS,
+    NO_CALL,
     CallContext,
     current_call,
     in_call,
@@ -118,6 +119,7 @@ __all__ = [
     "MAX_LINE",
     "META_PREFIX",
     "MODERN",
+    "NO_CALL",
     "SAMPLES",
     "CallContext",
     "Client",
