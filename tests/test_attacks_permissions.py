@@ -226,3 +226,56 @@ def test_an_auto_approved_command_holds_no_substitution_write_or_non_read(parts)
         heads = [p for p in segment if p not in ("timeout 5", "2>/dev/null")]
         assert not heads or heads[0] in ("ls", "cat f", "echo hi", "git status")
         segment = []
+
+
+def _cli(tmp_path, monkeypatch, capsys, home, *argv):
+    import json
+
+    from mcpmini.cli import main
+
+    settings_file = tmp_path / "settings.json"
+    settings_file.write_text("{}")
+    monkeypatch.setenv("HOME", home)
+    code = main(["hooks", "run", "--settings", str(settings_file), "--event", "PreToolUse",
+                 "--json", *argv])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_the_cli_takes_home_from_the_environment(tmp_path, monkeypatch, capsys):
+    argv = ["--tool-name", "Write", "--tool-input",
+            '{"file_path": "/home/alice/.ssh/id_rsa", "content": "k"}',
+            "--deny", "Edit(~/.ssh/**)", "--mode", "acceptEdits", "--project-dir", str(tmp_path)]
+    _, out = _cli(tmp_path, monkeypatch, capsys, "/home/alice", *argv)
+    assert out["final"] == "deny"
+    _, out = _cli(tmp_path, monkeypatch, capsys, "/home/bob", *argv)
+    assert out["final"] == "ask"  # outside the working directory, and not bob's ~/.ssh
+
+
+def test_the_cli_reports_bypass_warnings(tmp_path, monkeypatch, capsys):
+    _, out = _cli(tmp_path, monkeypatch, capsys, "/home/alice", "--tool-name", "Bash",
+                  "--tool-input", '{"command": "sudo rm -rf /"}', "--deny", "Bash(rm:*)")
+    assert out["final"] == "ask"
+    assert any("Bash(rm:*)" in w and "PreToolUse" in w for w in out["warnings"])
+
+
+@pytest.mark.parametrize(("home_is_ws", "written"), [(True, False), (False, True)])
+def test_the_loop_anchors_tilde_at_the_home_in_its_environment(tmp_path, home_is_ws, written):
+    from mcpmini.agent import AgentOptions, ScriptedModel, builtin_tools, run
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    use = {"type": "tool_use", "id": "w1", "name": "Write",
+           "input": {"file_path": "secret.txt", "content": "x"}}
+    home = str(ws) if home_is_ws else str(tmp_path / "elsewhere")
+    run("x", ScriptedModel([[use], "done"]),
+        AgentOptions(tools=builtin_tools(ws), permission_mode="acceptEdits", cwd=str(ws),
+                     disallowed_tools=["Edit(~/secret.txt)"], env={"HOME": home}))
+    assert (ws / "secret.txt").exists() is written
+
+
+def test_a_read_rule_covers_a_directory_given_to_any_file_tool(tmp_path):
+    (tmp_path / "secrets").mkdir()
+    rules = PermissionRules(deny=["Read(./secrets/**)"])
+    for tool in ("Read", "LS", "Grep"):
+        assert gate(tool, {"path" if tool != "Read" else "file_path": "secrets"}, rules=rules,
+                    cwd=str(tmp_path), home="/h").final == "deny"

@@ -64,8 +64,10 @@ from .jsonrpc import (
 )
 from .samples import (
     CITIES,
+    ORDERS,
     SAMPLES,
     add_server,
+    orders_server,
     weather_server,
 )
 from .schema import (
@@ -120,6 +122,7 @@ __all__ = [
     "META_PREFIX",
     "MODERN",
     "NO_CALL",
+    "ORDERS",
     "SAMPLES",
     "CallContext",
     "Client",
@@ -174,6 +177,7 @@ __all__ = [
     "negotiate_handshake",
     "negotiate_per_request",
     "non_empty_subsets",
+    "orders_server",
     "outstanding_is_injective",
     "parse_line",
     "parse_object",

@@ -144,8 +144,9 @@ class Connection:
 class Client:
     """An MCP client over any :class:`~mcpmini.mcp.Transport`.
 
-    ``mode`` is a :class:`ClientMode` (or its value, e.g. ``"auto"``); ``versions`` are the protocol versions the client speaks; ``timeout`` bounds every
-    wait for a reply, ``discover_timeout`` the wait for ``server/discover`` in auto mode.
+    ``mode`` is a :class:`ClientMode` (or its value, e.g. ``"auto"``); ``versions`` are the
+    protocol versions the client speaks; ``timeout`` bounds every wait for a reply,
+    ``discover_timeout`` the wait for ``server/discover`` in auto mode.
     """
 
     def __init__(

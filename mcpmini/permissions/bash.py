@@ -313,6 +313,12 @@ def _walk(node: tree_sitter.Node, nested: bool, subs: list[Subcommand],
         words = [(_text(c), _plain(c) if c.is_named else _text(c)) for c in node.children]
         subs.append(Subcommand(tuple(w for w, _ in words), tuple(p for _, p in words),
                                nested=nested))
+    elif kind == "redirected_statement" and node.child_by_field_name("body") is None:
+        # ">/dev/null x y": the grammar reads x and y as extra redirect targets; bash runs them
+        extra = [c for r in node.children_by_field_name("redirect")
+                 for c in r.children_by_field_name("destination")[1:]]
+        if extra:
+            subs.append(_simple([], extra, nested))
     elif kind == "variable_assignment" and parent not in ("command", "declaration_command"):
         # "PATH=/tmp/evil; ls" changes what a later command runs: not a read
         subs.append(Subcommand((), (), (_text(node),), nested=nested))
@@ -332,33 +338,45 @@ def _redirect(node: tree_sitter.Node, redirects: list[Redirect]) -> None:
 def _command(node: tree_sitter.Node, nested: bool, subs: list[Subcommand],
              redirects: list[Redirect]) -> None:
     assignments: list[str] = []
-    words: list[tuple[str, str | None]] = []
-    why = ""
+    name: list[tree_sitter.Node] = []
+    rest: list[tree_sitter.Node] = []
     for i, child in enumerate(node.children):
         field = node.field_name_for_child(i)
         if child.type == "variable_assignment":
             assignments.append(_text(child))
-        elif field in ("name", "argument"):
-            value = _plain(child)
-            if value is None and _has(child, _SUBSTITUTIONS):
-                why = why or ("the command word is computed by a substitution" if field == "name"
-                              else "an argument is computed by a substitution")
-            elif value is None and field == "name":
-                why = why or "a variable in command position"
-            words.append((_text(child), value))
-        elif child.type == "file_redirect":
-            words += [(_text(c), _plain(c)) for c in child.children_by_field_name("destination")[1:]]
+        elif field == "name":
+            name.append(child)
+        elif field == "argument":
+            rest.append(child)
+        elif child.type == "file_redirect":  # "cmd > f x": x is an argument for bash
+            rest += child.children_by_field_name("destination")[1:]
         _walk(child, nested, subs, redirects)
     parent = node.parent
     if parent is not None and parent.type == "redirected_statement":
         for extra in parent.children_by_field_name("redirect"):
-            words += [(_text(c), _plain(c))
-                      for c in extra.children_by_field_name("destination")[1:]]
+            rest += extra.children_by_field_name("destination")[1:]
+    subs.append(_simple(assignments, name + rest, nested))
+
+
+def _simple(assignments: list[str], nodes: list[tree_sitter.Node], nested: bool) -> Subcommand:
+    """A simple command from its word nodes (the first is the command word)."""
+    why = ""
+    for i, child in enumerate(nodes):
+        if _plain(child) is None and _has(child, _SUBSTITUTIONS):
+            why = why or ("the command word is computed by a substitution" if i == 0
+                          else "an argument is computed by a substitution")
+        elif _plain(child) is None and i == 0:
+            why = why or "a variable in command position"
+    return _finish(assignments, [(_text(c), _plain(c)) for c in nodes], why, nested)
+
+
+def _finish(assignments: list[str], words: list[tuple[str, str | None]], why: str,
+            nested: bool) -> Subcommand:
     rest, removed = _strip(words)
     if rest and rest[0][1] in ("eval", "exec", "source", "."):
         why = why or f"{rest[0][1]} runs a command that is only known at run time"
-    subs.append(Subcommand(tuple(w for w, _ in rest), tuple(p for _, p in rest),
-                           tuple(assignments), tuple(removed), why, nested))
+    return Subcommand(tuple(w for w, _ in rest), tuple(p for _, p in rest),
+                      tuple(assignments), tuple(removed), why, nested)
 
 
 def _parse(command: str) -> tuple[tree_sitter.Node, bool]:
