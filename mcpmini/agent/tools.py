@@ -22,7 +22,6 @@ import fnmatch
 import json
 import os
 import re
-import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -35,6 +34,8 @@ import re2
 
 from ..errors import McpminiError
 from ..permissions import PermissionRules
+from ..process import Ending
+from ..process import run as run_process
 from .sandbox import Limits, run_python
 
 __all__ = [
@@ -211,15 +212,15 @@ def _python_grep(pattern: str, files: list[Path], cap: int,
                  timeout: float) -> list[tuple[Path, int, str]]:
     """Search with Python ``re`` in a child process, killed after ``timeout`` seconds."""
     job = json.dumps({"pattern": pattern, "files": [str(f) for f in files], "cap": cap})
-    try:
-        done = subprocess.run([sys.executable, "-I", "-c", _FALLBACK], input=job,
-                              capture_output=True, text=True, timeout=timeout, check=False)
-    except subprocess.TimeoutExpired:
+    done = run_process([sys.executable, "-I", "-c", _FALLBACK], stdin=job.encode(),
+                       timeout=timeout, cap=64 * 1024 * 1024, stop_at_cap=True)
+    if done.ending is Ending.TIMEOUT:
         raise GrepTimeoutError(
             f"pattern {pattern!r} needs Python re (RE2 lacks its syntax) and took longer "
-            f"than {timeout:g} s; simplify it (no back-references or look-around)") from None
-    if done.returncode != 0:
-        raise ToolError(f"search failed: {done.stderr.strip().splitlines()[-1:]}")
+            f"than {timeout:g} s; simplify it (no back-references or look-around)")
+    if done.ending is not Ending.EXITED or done.exit_code != 0:
+        detail = done.start_error or done.stderr.decode(errors="replace").strip().splitlines()[-1:]
+        raise ToolError(f"search failed ({done.ending.value}): {detail}")
     return [(Path(name), n, line) for name, n, line in json.loads(done.stdout)]
 
 
