@@ -18,7 +18,8 @@ LAB_ARGS ?= $(if $(filter 0,$(shell id -u)),--allow-root)
 
 # Serve the repository root (so exercises/ and solutions/ are reachable from the file
 # browser) and open chapter 00; the news pop-up and the update check are switched off.
-LAB_SETTINGS := --LabApp.news_url=none --LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate \
+LAB_SETTINGS := --LabApp.news_url=None \
+	--LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate \
 	--ServerApp.root_dir=$(CURDIR)
 
 LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
