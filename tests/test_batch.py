@@ -8,6 +8,7 @@ import csv
 import json
 import os
 import shutil
+import signal
 from pathlib import Path
 
 import pytest
@@ -167,7 +168,20 @@ def test_a_bug_in_the_grader_is_one_error_row_and_the_batch_goes_on(tmp_path, mo
     assert sum(1 for r in rows if r.learner == "nia") == 4
 
 
-def test_ctrl_c_cancels_the_running_jobs_and_still_writes_every_row(tmp_path, monkeypatch):
+@pytest.fixture
+def python_sigint_handler():
+    """Python's own SIGINT handler for the test, whatever the suite was started with.
+
+    ``_thread.interrupt_main()`` does nothing while SIGINT is ignored (``nohup``, ``make test &``
+    from a script), so without this the Ctrl-C test would wait for an interrupt forever.
+    """
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_ctrl_c_cancels_the_running_jobs_and_still_writes_every_row(
+        tmp_path, monkeypatch, python_sigint_handler):
     import _thread
 
     cancelled = []

@@ -13,7 +13,9 @@ from mcpmini.mcp import (
     LEGACY,
     MODERN,
     Client,
+    ClientMode,
     ErrorCode,
+    Generation,
     MemoryTransport,
     OutcomeKind,
     Server,
@@ -179,6 +181,20 @@ def test_theta_maps_every_outcome_to_exactly_one_tool_result(kind, text, tool_us
     if kind is not OutcomeKind.OK:
         assert result["content"]  # the model always learns what went wrong
     assert result["is_error"] is (kind is not OutcomeKind.OK)
+
+
+@pytest.mark.parametrize("mode", list(ClientMode))
+def test_a_mode_enum_and_its_string_connect_the_same_way(mode):
+    by_enum, by_string = connected(mode), connected(mode.value)
+    assert by_enum.connection.generation is by_string.connection.generation
+    assert by_enum.mode is by_string.mode is mode
+
+
+def test_generations_print_and_serialise_as_their_plain_names():
+    connection = connected("legacy").connection
+    assert connection.generation is Generation.LEGACY
+    assert f"{connection.generation}" == "legacy"
+    assert json.dumps({"generation": connection.generation}) == '{"generation": "legacy"}'
 
 
 def test_invalid_mode_is_refused():

@@ -15,11 +15,12 @@ from typing import Any
 
 from .. import __version__
 from ..errors import McpminiError
-from . import course, hooks, mcp, run, skills
+from . import config, course, hooks, mcp, run, skills
 
 __all__ = ["build_parser", "main"]
 
-_GROUPS: list[Callable[[Any], None]] = [mcp.add, hooks.add, skills.add, course.add, run.add]
+_GROUPS: list[Callable[[Any], None]] = [
+    mcp.add, hooks.add, skills.add, config.add, course.add, run.add]
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand registered."""
@@ -37,17 +38,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code (0 ok, 1 a check failed, 2 usage/input error)."""
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
-    # Everything after the first "--" is a command line of its own (e.g. the server to
-    # start); argparse's handling of "--" inside subcommands is unreliable, so split here.
+    # Everything after the first "--" is a command line of its own (the server to start);
+    # argparse's handling of "--" inside subcommands is unreliable, so split here. Only
+    # commands that declare ``command_line`` (a default of ``[]``) take one.
     rest: list[str] = []
     if "--" in argv:
         cut = argv.index("--")
         argv, rest = argv[:cut], argv[cut + 1 :]
     args = parser.parse_args(argv)
     if rest:
-        if not hasattr(args, "server"):
-            parser.error("unexpected arguments after --")
-        args.server = rest
+        if not hasattr(args, "command_line"):
+            parser.error(f"{args.command or 'mcpmini'} takes no command after --")
+        args.command_line = rest
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help()

@@ -12,7 +12,7 @@ from .output import print_json
 __all__ = ["add"]
 
 def add(sub: Any) -> None:
-    from ..mcp import SAMPLES
+    from ..mcp import SAMPLES, ClientMode
 
     serve = sub.add_parser("serve", help="serve an example MCP server over stdio")
     serve.add_argument("name", choices=sorted(SAMPLES), help="which example server")
@@ -26,12 +26,11 @@ def add(sub: Any) -> None:
     call.add_argument("method", help="tools/list, tools/call, resources/list, prompts/list, ...")
     call.add_argument("--tool", help="tool name for tools/call")
     call.add_argument("--args", default="{}", help="tool arguments (or params) as a JSON object")
-    call.add_argument("--mode", choices=("auto", "modern", "legacy"), default="auto")
+    call.add_argument("--mode", choices=[m.value for m in ClientMode], default=ClientMode.AUTO.value)
     call.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for each reply")
     call.add_argument("--json", action="store_true", help="print the raw result object")
     call.add_argument("--trace", action="store_true", help="print every line both ways")
-    call.set_defaults(server=[])
-    call.set_defaults(handler=_cmd_call)
+    call.set_defaults(command_line=[], handler=_cmd_call)
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
@@ -45,7 +44,7 @@ def _cmd_call(args: argparse.Namespace) -> int:
     from ..errors import RemoteProtocolError
     from ..mcp import Client, ErrorResponse, OutcomeKind, StdioTransport, Traced
 
-    argv = list(args.server)
+    argv = list(args.command_line)
     if not argv:
         raise ValueError("give the server command after --, e.g. -- mcpmini serve add")
     try:

@@ -16,7 +16,9 @@ def add(sub: Any) -> None:
     p = sub.add_parser(
         "run", help="run the offline agent loop on a prompt and print the transcript",
         description="Run mcpmini's agent loop with an offline model against example MCP "
-                    "servers (and, with --workspace, the built-in tools).")
+                    "servers (and, with --workspace, the built-in tools). A command after -- "
+                    "is started as one more MCP server over stdio, named by --stdio-name.",
+        usage="mcpmini run PROMPT [options] [-- SERVER_COMMAND...]")
     p.add_argument("prompt", help="the user prompt")
     p.add_argument("--server", action="append", choices=sorted(SAMPLES), default=[],
                    help="example MCP server to connect (repeatable); tools are mcp__NAME__TOOL")
@@ -29,29 +31,44 @@ def add(sub: Any) -> None:
     p.add_argument("--tool-search", action="store_true", help="send names first, definitions on use")
     p.add_argument("--permission-mode", default="bypassPermissions",
                    help="permission mode (default bypassPermissions: nobody is there to ask)")
+    p.add_argument("--stdio-name", default="stdio", metavar="NAME",
+                   help="name of the server started from the command after -- (default stdio); "
+                        "its tools are mcp__NAME__TOOL")
     p.add_argument("--json", action="store_true", help="print the messages as one JSON document")
-    p.set_defaults(handler=_cmd_run)
+    p.set_defaults(command_line=[], handler=_cmd_run)
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from ..agent import AgentOptions, AlwaysToolModel, RouterModel, builtin_tools, run
-    from ..mcp import SAMPLES
+    from ..mcp import SAMPLES, Client, Server, StdioTransport
 
-    tool_input = json.loads(args.args)
+    try:
+        tool_input = json.loads(args.args)
+    except ValueError as exc:
+        raise ValueError(f"--args is not valid JSON: {exc}") from None
     if not isinstance(tool_input, dict):
         raise ValueError("--args must be a JSON object")
-    options = AgentOptions(
-        mcp_servers={name: SAMPLES[name]() for name in args.server},
-        tools=builtin_tools(args.workspace) if args.workspace else (),
-        max_turns=args.max_turns, tool_search=args.tool_search,
-        permission_mode=args.permission_mode, cwd=args.workspace or "")
-    if args.model == "always":
-        if args.tool is None:
-            raise ValueError("--model always needs --tool")
-        model: Any = AlwaysToolModel(args.tool, tool_input)
-    else:
-        model = RouterModel(default_input=tool_input)
-    result = run(args.prompt, model, options)
+    if args.model == "always" and args.tool is None:
+        raise ValueError("--model always needs --tool")
+    if args.command_line and args.stdio_name in args.server:
+        raise ValueError(f"--stdio-name {args.stdio_name} is already taken by --server "
+                         f"{args.stdio_name}; choose another name")
+    servers: dict[str, Server | Client] = {name: SAMPLES[name]() for name in args.server}
+    if args.command_line:
+        servers[args.stdio_name] = Client(StdioTransport(args.command_line))
+    model: Any = (AlwaysToolModel(args.tool, tool_input) if args.model == "always"
+                  else RouterModel(default_input=tool_input))
+    try:
+        options = AgentOptions(
+            mcp_servers=servers,
+            tools=builtin_tools(args.workspace) if args.workspace else (),
+            max_turns=args.max_turns, tool_search=args.tool_search,
+            permission_mode=args.permission_mode, cwd=args.workspace or "")
+        result = run(args.prompt, model, options)
+    finally:
+        for target in servers.values():
+            if isinstance(target, Client):
+                target.close()
     if args.json:
         print_json({"messages": result.messages, "stop_reason": result.stop_reason.value,
                      "model_calls": result.model_calls, "turns": result.turns})

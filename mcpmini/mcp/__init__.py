@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from .client import (
     Client,
+    ClientMode,
     Connection,
     OutcomeKind,
     ToolOutcome,
@@ -72,6 +73,7 @@ from .versions import (
     LEGACY,
     META_PREFIX,
     MODERN,
+    Generation,
     Negotiation,
     is_interval,
     is_modern,
@@ -91,9 +93,11 @@ __all__ = [
     "MODERN",
     "SAMPLES",
     "Client",
+    "ClientMode",
     "Connection",
     "ErrorCode",
     "ErrorResponse",
+    "Generation",
     "IdEvent",
     "IdViolation",
     "JsonId",

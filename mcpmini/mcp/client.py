@@ -23,7 +23,7 @@ from __future__ import annotations
 import time
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import Enum, StrEnum
 from typing import Any
 
 from ..errors import McpminiError, RemoteProtocolError, TransportError
@@ -38,15 +38,25 @@ from .jsonrpc import (
     encode,
     parse_line,
 )
-from .versions import LEGACY, META_PREFIX, MODERN, is_modern
+from .transport import Transport
+from .versions import LEGACY, META_PREFIX, MODERN, Generation, is_modern
 
 __all__ = [
     "Client",
+    "ClientMode",
     "Connection",
     "OutcomeKind",
     "ToolOutcome",
     "to_tool_result",
 ]
+
+
+class ClientMode(StrEnum):
+    """How :meth:`Client.connect` agrees on a version (see the module docstring)."""
+
+    AUTO = "auto"      # modern first, the handshake as fallback
+    MODERN = "modern"  # ``server/discover`` only
+    LEGACY = "legacy"  # the ``initialize`` handshake only
 
 
 class OutcomeKind(Enum):
@@ -119,7 +129,7 @@ def to_tool_result(outcome: ToolOutcome, tool_use_id: str) -> dict[str, Any]:
 class Connection:
     """What ``connect()`` agreed: generation, version, and the server's self-description."""
 
-    generation: str
+    generation: Generation
     version: str
     server_info: Mapping[str, Any]
     capabilities: Mapping[str, Any]
@@ -128,25 +138,25 @@ class Connection:
 
 
 class Client:
-    """An MCP client over any transport (see :mod:`mcpmini.mcp.transport`).
+    """An MCP client over any :class:`~mcpmini.mcp.Transport`.
 
-    ``versions`` are the protocol versions the client speaks; ``timeout`` bounds every
+    ``mode`` is a :class:`ClientMode` (or its value, e.g. ``"auto"``); ``versions`` are the protocol versions the client speaks; ``timeout`` bounds every
     wait for a reply, ``discover_timeout`` the wait for ``server/discover`` in auto mode.
     """
 
     def __init__(
         self,
-        transport: Any,
-        mode: str = "auto",
+        transport: Transport,
+        mode: ClientMode | str = ClientMode.AUTO,
         versions: Collection[str] = (LEGACY, MODERN),
         client_info: Mapping[str, str] | None = None,
         timeout: float = 30.0,
         discover_timeout: float = 5.0,
     ) -> None:
-        if mode not in ("auto", "modern", "legacy"):
+        if mode not in tuple(ClientMode):
             raise ValueError(f"mode must be auto, modern or legacy, not {mode!r}")
         self.transport = transport
-        self.mode = mode
+        self.mode = ClientMode(mode)
         self.versions = tuple(sorted(set(versions)))
         self.client_info = dict(client_info or {"name": "mcpmini", "version": "0.1.0"})
         self.timeout = timeout
@@ -272,19 +282,20 @@ class Client:
         steps: list[str] = []
         modern = [v for v in self.versions if is_modern(v)]
         legacy = [v for v in self.versions if not is_modern(v)]
-        if self.mode in ("auto", "modern") and modern:
-            connection = self._discover(modern, steps, fallback=self.mode == "auto" and bool(legacy))
+        if self.mode in (ClientMode.AUTO, ClientMode.MODERN) and modern:
+            connection = self._discover(modern, steps,
+                                        fallback=self.mode is ClientMode.AUTO and bool(legacy))
             if connection is not None:
                 self.connection = connection
                 return connection
-        if self.mode == "modern" or not legacy:
+        if self.mode is ClientMode.MODERN or not legacy:
             raise McpminiError("the client has no protocol version this mode can use")
         try:
             self.connection = self._initialize(legacy, steps)
         except RemoteProtocolError as exc:
             # A server slow to start may answer our discover after we gave up on it; it is
             # then stateless and refuses initialize with -32022. Ask it again, patiently.
-            if self.mode != "auto" or exc.code != ErrorCode.UNSUPPORTED_PROTOCOL_VERSION or not modern:
+            if self.mode is not ClientMode.AUTO or exc.code != ErrorCode.UNSUPPORTED_PROTOCOL_VERSION or not modern:
                 raise
             steps.append("initialize refused with -32022: the server is stateless after all")
             connection = self._discover(modern, steps, fallback=False)
@@ -337,7 +348,7 @@ class Client:
             self._version = version
             steps.append(f"modern, version {version}")
             info = (result.get("_meta") or {}).get(META_PREFIX + "serverInfo", {})
-            return Connection("modern", version, info, result["capabilities"],
+            return Connection(Generation.MODERN, version, info, result["capabilities"],
                               result.get("instructions"), tuple(steps))
         return None
 
@@ -353,7 +364,7 @@ class Client:
                                f"which this client does not speak ({legacy})")
         self.notify("notifications/initialized")
         steps.append(f"legacy, version {answer}")
-        return Connection("legacy", answer, result.get("serverInfo", {}),
+        return Connection(Generation.LEGACY, answer, result.get("serverInfo", {}),
                           result.get("capabilities", {}), result.get("instructions"), tuple(steps))
 
     # --- tools --------------------------------------------------------------------------
@@ -402,8 +413,11 @@ class Client:
             return ToolOutcome(OutcomeKind.NO_ANSWER, name, reason="server exited")
         return self.tool_outcome(name, request_id, timeout)
 
-    def close(self) -> Any:
-        """Close the transport (for a subprocess: end it and its children)."""
+    def close(self) -> int | None:
+        """Close the transport (for a subprocess: end it and its children).
+
+        Returns the transport's answer: a process's exit code, ``None`` for the others.
+        """
         return self.transport.close()
 
     def __enter__(self) -> Client:

@@ -13,6 +13,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .transport import Transport
+
 __all__ = [
     "Trace",
     "TraceEvent",
@@ -70,7 +72,7 @@ class Trace:
 class Traced:
     """A transport wrapper that records every line into ``trace``."""
 
-    def __init__(self, inner: Any, trace: Trace | None = None) -> None:
+    def __init__(self, inner: Transport, trace: Trace | None = None) -> None:
         self.inner = inner
         self.trace = trace if trace is not None else Trace()
 
@@ -81,13 +83,13 @@ class Traced:
 
     def receive(self, timeout: float | None = None) -> bytes | None:
         """Receive a line from the inner transport and record it."""
-        line: bytes | None = self.inner.receive(timeout)
+        line = self.inner.receive(timeout)
         if line is not None:
             self.trace.record("recv", line)
         return line
 
-    def close(self) -> Any:
-        """Close the inner transport."""
+    def close(self) -> int | None:
+        """Close the inner transport; return what it returns (a process's exit code)."""
         return self.inner.close()
 
     def __getattr__(self, name: str) -> Any:  # stderr, pid… of the wrapped transport

@@ -52,7 +52,7 @@ class Transport(Protocol):
 
     def receive(self, timeout: float | None = None) -> bytes | None: ...
 
-    def close(self) -> None: ...
+    def close(self) -> int | None: ...  # a process transport returns the exit code
 
 
 class LineBuffer:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from itertools import combinations
 from typing import Any
 
@@ -30,6 +31,7 @@ __all__ = [
     "LEGACY",
     "META_PREFIX",
     "MODERN",
+    "Generation",
     "Negotiation",
     "is_interval",
     "is_modern",
@@ -48,6 +50,13 @@ GENERATIONS = (LEGACY, MODERN)
 KNOWN_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", LEGACY, MODERN)
 #: Prefix of the reserved ``_meta`` keys of 2026-07-28.
 META_PREFIX = "io.modelcontextprotocol/"
+
+
+class Generation(StrEnum):
+    """The two protocol generations; the value is what JSON output and ``print`` show."""
+
+    LEGACY = "legacy"  # the ``initialize`` handshake, 2025-11-25 and earlier
+    MODERN = "modern"  # per-request versions in ``_meta``, 2026-07-28 and later
 
 
 def is_modern(version: str) -> bool:
