@@ -99,3 +99,24 @@ def test_the_hook_gate_lab_report_is_the_simulation_of_its_starting_controls():
 def test_the_live_report_is_labelled_so_it_is_not_mistaken_for_the_printed_one():
     assert live_html("a < b").startswith("<b>" + LIVE_LABEL)
     assert "a &lt; b" in live_html("a < b")
+
+
+def test_committed_notebooks_save_the_state_of_every_widget_they_show():
+    """A static viewer (nbviewer, a notebook opened before running) draws a widget from the
+    state saved in the notebook's metadata; without it only ``VBox(children=…`` shows."""
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    shown = 0
+    for path in sorted([*root.glob("notebooks/**/*.ipynb"), *root.glob("exercises/*.ipynb")]):
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        state = (nb["metadata"].get("widgets", {})
+                 .get("application/vnd.jupyter.widget-state+json", {}).get("state", {}))
+        for cell in nb["cells"]:
+            for output in cell.get("outputs", []):
+                view = output.get("data", {}).get("application/vnd.jupyter.widget-view+json")
+                if view:
+                    shown += 1
+                    assert view["model_id"] in state, f"{path.name}: widget state not saved"
+    assert shown >= 6

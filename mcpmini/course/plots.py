@@ -309,7 +309,8 @@ def plot_gate_path(result: Any, ax: Any = None, dpi: int = 100) -> Any:
     ax.set_xlim(-0.1, len(GATE_STATIONS) * 1.25)
     ax.set_ylim(-0.1, 1.1)
     ax.axis("off")
-    final = _VERDICT_JA.get(str(getattr(result.final, "value", result.final)), result.final)
+    verdict = "defer" if getattr(result, "deferred", False) else str(result.final)
+    final = _VERDICT_JA.get(verdict, verdict)
     ax.set_title(f"関門の通り道：最終の判定は {final}", fontsize=12)
     fig.tight_layout()
     return fig
