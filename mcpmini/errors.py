@@ -11,6 +11,7 @@ request it concerns, so the one function that turns exceptions into wire errors
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
@@ -24,6 +25,7 @@ __all__ = [
     "RemoteProtocolError",
     "Severity",
     "TransportError",
+    "json_path",
 ]
 
 
@@ -114,3 +116,15 @@ class Problem:
         return f"{self.severity.value}: {where}: {self.message}" if where else (
             f"{self.severity.value}: {self.message}"
         )
+
+
+def json_path(parts: Iterable[str | int]) -> str:
+    """The one format of a path inside a config file: ``hooks.PreToolUse[0].hooks[1].timeout``.
+
+    Keys are joined with ``.``, list indexes written ``[i]``. Returns ``"(top level)"`` for
+    an empty path. Every loader reports ``Problem.path`` / ``ConfigError.path`` this way.
+    """
+    out = ""
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(top level)"

@@ -240,3 +240,35 @@ def test_the_grader_can_be_called_where_an_event_loop_is_running(tmp_path):
 
     rows = asyncio.run(from_a_notebook_cell())
     assert [r.status for r in rows if r.exercise == "9.1"] == [RowStatus.INVALID]
+
+
+def test_resume_keeps_the_rows_already_written_and_grades_only_the_rest(tmp_path, monkeypatch):
+    root = _copy(tmp_path, "gus", "nia")
+    out = tmp_path / "g.csv"
+    first = grade_class([root], out, progress=False)
+    calls = []
+
+    async def recorded(path, learner, timeout, exercise):
+        calls.append((learner, path.name))
+        return GradeRow(learner, exercise, 0, 8, RowStatus.INVALID, "regraded")
+
+    monkeypatch.setattr(batch, "grade_notebook", recorded)
+    assert grade_class([root], out, progress=False, resume=True) == first
+    assert calls == []  # every notebook already has its row
+    with out.open(encoding="utf-8", newline="") as fh:
+        table = list(csv.reader(fh))
+    kept = [r for r in table if not (r[0] == "gus" and r[1] == "9.1")]
+    with out.open("w", encoding="utf-8", newline="") as fh:  # as if killed before gus 9.1
+        csv.writer(fh).writerows(kept)
+    rows = grade_class([root], out, progress=False, resume=True)
+    assert calls == [("gus", "9_1_version_negotiation.ipynb")]
+    assert {(r.learner, r.exercise): r.feedback for r in rows}["gus", "9.1"] == "regraded"
+    assert len(rows) == len(first)
+
+
+def test_resume_refuses_a_file_that_is_not_a_grades_csv(tmp_path):
+    out = tmp_path / "g.csv"
+    out.write_text("name,score\nx,1\n", encoding="utf-8")
+    with pytest.raises(ValueError):
+        grade_class([_copy(tmp_path, "nia")], out, progress=False, resume=True)
+    assert out.read_text(encoding="utf-8") == "name,score\nx,1\n"

@@ -261,10 +261,10 @@ def test_the_public_names_of_the_course_grading_modules_are_pinned():
                                          "get_exercise", "practice"]
     assert sorted(extensions.__all__) == ["Fate", "Setting", "build_9_3", "build_9_4",
                                           "practice_9_3", "practice_9_4"]
-    assert sorted(batch.__all__) == ["ANSWER_MIME", "COLUMNS", "GradeRow", "RowStatus",
+    assert sorted(batch.__all__) == ["COLUMNS", "GradeRow", "RowStatus",
                                      "Submission", "find_submissions", "grade_class",
-                                     "grade_notebook", "identify_exercise", "write_csv"]
-    assert sorted(execution.__all__) == ["ANSWER_MIME", "GradeRow", "RowStatus",
+                                     "grade_notebook", "identify_exercise", "read_csv", "write_csv"]
+    assert sorted(execution.__all__) == ["GradeRow", "RowStatus",
                                          "grade_notebook", "identify_exercise"]
     for module in (batch, execution, exercises, extensions, grading, progress):
         assert all(hasattr(module, name) for name in module.__all__)

@@ -150,8 +150,8 @@ def test_plain_text_stdout_is_context_only_on_prompt_and_session_events(tmp_path
     hook = CommandHandler(script(tmp_path, "h.sh", "echo remember the style guide"))
     prompt = run({"UserPromptSubmit": [HookMatcher(None, [hook])]}, {"prompt": "hi"},
                  event="UserPromptSubmit")
-    assert prompt.additional_context == ["remember the style guide"]
-    assert run(pre(hook)).additional_context == []
+    assert prompt.additional_context == ("remember the style guide",)
+    assert run(pre(hook)).additional_context == ()
 
 
 def test_json_fields_are_collected(tmp_path):
@@ -159,7 +159,7 @@ def test_json_fields_are_collected(tmp_path):
             '"updatedInput": {"file_path": "/repo/b.py"}, "additionalContext": "note"}}\'')
     result = run(pre(CommandHandler(script(tmp_path, "h.sh", body))))
     assert result.updated_input == {"file_path": "/repo/b.py"}
-    assert result.additional_context == ["note"]
+    assert result.additional_context == ("note",)
 
 
 def test_continue_false_asks_to_stop_claude(tmp_path):
@@ -414,7 +414,7 @@ def test_a_tool_input_that_cannot_be_serialized_blocks_pre_tool_use_only():
 
 def test_system_messages_are_collected():
     result = run({"PreToolUse": [HookMatcher(None, [lambda *a: {"systemMessage": "careful"}])]})
-    assert result.system_messages == ["careful"]
+    assert result.system_messages == ("careful",)
 
 
 def test_post_tool_use_feedback_reaches_the_reason_without_blocking(tmp_path):

@@ -11,6 +11,7 @@ from mcpmini.agent import (
     ModelRequest,
     RouterModel,
     ScriptedModel,
+    description_words,
     route,
     words,
 )
@@ -69,6 +70,16 @@ def test_overlapping_descriptions_tie_and_the_first_listed_tool_wins() -> None:
     r = route("search information about ticket 42", vague)
     assert r.tied == ["search_docs", "search_tickets"]
     assert r.tool == "search_docs"  # the misroute: the ticket search was meant
+
+
+def test_a_boundary_sentence_counts_against_the_tool_it_describes() -> None:
+    tools = [{"name": "get_weather", "description": "Current weather for a city. "
+              "Not for past days; use get_weather_history for past weather."},
+             {"name": "get_weather_history", "description": "Weather of past days for a city."}]
+    assert description_words(tools[0]["description"])[1] == {"days", "history", "past"}
+    r = route("weather in Osaka on past days", tools)
+    assert r.tool == "get_weather_history"
+    assert r.scores == {"get_weather": 1 - 2, "get_weather_history": 3}
 
 
 def test_router_model_calls_the_routed_tool_then_answers_with_the_result() -> None:

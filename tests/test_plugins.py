@@ -149,9 +149,15 @@ def test_plugin_servers_are_registered_apart_and_matched_by_endpoint() -> None:
 def test_a_marketplace_reports_every_problem() -> None:
     m = load_marketplace(FIXTURES / "plugins" / "market")
     paths = {e.path for e in errors(m.problems)}
-    assert paths == {None, "name", "plugins.0.source", "plugins.1.source", "plugins.1.name",
-                     "plugins.2.source"}
+    assert paths == {None, "plugins[0].source", "plugins[1].source", "plugins[1].name",
+                     "plugins[2].source"}
     assert len(m.plugins) == 4 and not m.ok
+
+
+def test_a_reserved_marketplace_name_is_a_warning_not_an_error() -> None:
+    m = load_marketplace(FIXTURES / "plugins" / "market")
+    (reserved,) = [p for p in m.problems if p.path == "name"]
+    assert reserved.severity is Severity.WARNING and reserved.line == 2
 
 
 def test_a_valid_marketplace_has_no_problems(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from mcpmini.mcp import (
     LEGACY,
     MODERN,
     ErrorCode,
+    Generation,
     Request,
     Response,
     Server,
@@ -195,6 +196,18 @@ def test_the_first_request_fixes_the_generation_of_the_connection():
     legacy.handle(Request(1, "initialize", {"protocolVersion": LEGACY, "capabilities": {},
                                             "clientInfo": {"name": "t", "version": "1"}}))
     assert legacy.handle(Request(2, "tools/list", {"_meta": META})).code == ErrorCode.INVALID_REQUEST
+    assert (modern.generation, legacy.generation) == (Generation.MODERN, Generation.LEGACY)
+
+
+@pytest.mark.parametrize("arguments", [[1, 2], "a=1", 3])
+def test_arguments_that_are_not_an_object_are_a_tool_error_even_where_the_schema_allows_them(
+        arguments):
+    server = Server("open")
+    server.add_tool(lambda **kw: "ran", name="anything", input_schema={})
+    result = server.call_tool("anything", arguments)
+    assert result["isError"] is True and "ran" not in json.dumps(result)
+    assert server.call_tool("anything", {"x": 1}) == {
+        "content": [{"type": "text", "text": "ran"}], "isError": False}
 
 
 def test_a_request_before_any_handshake_or_envelope_is_refused():

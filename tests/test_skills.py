@@ -87,7 +87,6 @@ def test_front_matter_that_is_not_a_mapping_is_an_error() -> None:
 
 @pytest.mark.parametrize(("fields", "key", "line"), [
     ("description: ok\ndisable-model-invocation: maybe\n", "disable-model-invocation", 3),
-    ("description: 42\n", "description", 2),
     ("description: ok\nallowed-tools: {a: 1}\n", "allowed-tools", 3),
     ("description: ok\ncontext: thread\n", "context", 3),
     ("description: ok\nhooks: [1, 2]\n", "hooks", 3),

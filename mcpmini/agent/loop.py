@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, McpminiError
-from ..hooks import STOP_BLOCK_CAP
-from ..permissions import PermissionMode, PermissionRules, gate, parse_rule
+from ..hooks import STOP_BLOCK_CAP, EventResult, Hooks, decide, has_hooks, run_hooks
+from ..permissions import GateResult, PermissionMode, PermissionRules, parse_rule
 from .cost import cut_to_tokens, estimate_tokens, json_tokens
 from .models import Model, ModelRequest
 from .tools import Tool, ToolResult
@@ -67,8 +67,9 @@ class AgentOptions:
     Hooks fire at UserPromptSubmit, PreToolUse, PostToolUse / PostToolUseFailure and Stop.
 
     ``tools`` are in-process tools (e.g. :func:`mcpmini.agent.builtin_tools`);
-    ``mcp_servers`` maps a server name to an mcpmini ``Client`` or in-process
-    ``Server``. ``allowed_tools``/``disallowed_tools`` are allow/deny permission rules
+    ``mcp_servers`` maps a server name to an mcpmini ``Client``, an in-process
+    ``Server``, or a `.mcp.json` entry (``{"type": "http", "url", "headers"}`` or
+    ``{"command", "args", "env"}``; the loop connects and closes it). ``allowed_tools``/``disallowed_tools`` are allow/deny permission rules
     (a tool named exactly in ``disallowed_tools`` is also left out of the tool layer).
     ``hooks`` maps an event to SDK-style ``HookMatcher`` groups, or is a loaded
     :class:`mcpmini.hooks.HookSettings` (settings files, plugins).
@@ -84,7 +85,7 @@ class AgentOptions:
     allowed_tools: Sequence[str] = ()
     disallowed_tools: Sequence[str] = ()
     permission_mode: str = "default"
-    hooks: Any = field(default_factory=dict)  # {event: [HookMatcher]} or a HookSettings
+    hooks: Hooks = field(default_factory=dict)  # {event: [HookMatcher]} or a HookSettings
     max_turns: int | None = None
     tool_choice: str = "auto"
     tool_search: bool = False
@@ -147,16 +148,29 @@ class _Run:
             raise ConfigError(f"tool_choice names an unknown tool {choice!r}", path="tool_choice")
 
     def _client(self, name: str, target: Any) -> Any:
-        from ..mcp import Client, Server, memory_pair
+        from ..mcp import Client, HttpTransport, Server, StdioTransport, memory_pair
 
         if isinstance(target, Server):
             client = Client(memory_pair(target))
             self.owned_clients.append(client)
         elif isinstance(target, Client):
             client = target
+        elif isinstance(target, Mapping):  # a `.mcp.json` server entry (already expanded)
+            kind = target.get("type", "stdio")
+            if kind in ("http", "streamable-http") and isinstance(target.get("url"), str):
+                transport: Any = HttpTransport(target["url"], target.get("headers") or {},
+                                               timeout=self.o.tool_timeout)
+            elif kind == "stdio" and isinstance(target.get("command"), str):
+                transport = StdioTransport([target["command"], *target.get("args", [])],
+                                           env=target.get("env"))
+            else:
+                raise ConfigError(f"mcp_servers[{name!r}]: type {kind!r} needs a url (http) or a "
+                                  "command (stdio)", path=f"mcp_servers.{name}")
+            client = Client(transport, timeout=self.o.tool_timeout)
+            self.owned_clients.append(client)
         else:
-            raise ConfigError(f"mcp_servers[{name!r}] must be an mcpmini Client or Server",
-                              path=f"mcp_servers.{name}")
+            raise ConfigError(f"mcp_servers[{name!r}] must be an mcpmini Client, Server or a "
+                              ".mcp.json entry", path=f"mcp_servers.{name}")
         if client.connection is None:
             client.connect()
         return client
@@ -200,16 +214,18 @@ class _Run:
 
     # --- running one tool call -----------------------------------------------------------
 
-    def hooks(self, event: str, payload: dict[str, Any], tool_use_id: str | None = None) -> Any:
-        hooks = self.o.hooks
-        if not (hooks.groups(event) if hasattr(hooks, "groups") else hooks.get(event)):
-            return None
-        from ..hooks import run_hooks
-
-        base = {"session_id": self.o.session_id, "hook_event_name": event,
+    def base(self, event: str) -> dict[str, Any]:
+        """The common input fields of ``event`` in this run."""
+        return {"session_id": self.o.session_id, "hook_event_name": event,
                 "permission_mode": self.o.permission_mode}
-        return run_hooks(self.o.hooks, event, {**base, **payload}, tool_use_id=tool_use_id,
-                         project_dir=self.o.cwd or None, environ=self.o.env)
+
+    def hooks(self, event: str, payload: dict[str, Any],
+              tool_use_id: str | None = None) -> EventResult | None:
+        if not has_hooks(self.o.hooks, event):
+            return None
+        return run_hooks(self.o.hooks, event, {**self.base(event), **payload},
+                         tool_use_id=tool_use_id, project_dir=self.o.cwd or None,
+                         environ=self.o.env)
 
     def execute(self, use: dict[str, Any], problem: str | None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         tid, name, tool_input = use["id"], use["name"], use["input"]
@@ -229,12 +245,18 @@ class _Run:
             extra.append({"type": "text", "text": "Tool definition loaded: "
                           + json.dumps(entry.definition, ensure_ascii=False)})
             self.event(Step.DEFINITION_LOADED, name, f"{json_tokens(entry.definition)} tokens appended")
-        pre = self.hooks("PreToolUse", {"tool_name": name, "tool_input": tool_input,
-                                        "tool_use_id": tid}, tid)
+        hooks = self.o.hooks if has_hooks(self.o.hooks, "PreToolUse") else None
+        decided = decide(hooks, name, tool_input, payload={**self.base("PreToolUse"),
+                                                           "tool_use_id": tid},
+                         rules=self.rules, mode=self.o.permission_mode, cwd=self.o.cwd,
+                         home=(self.o.env if self.o.env is not None else os.environ).get("HOME"),
+                         tool_use_id=tid, project_dir=self.o.cwd or None, environ=self.o.env)
+        pre = decided.hooks
         if pre is not None:
             self.event(Step.PRE_TOOL_USE, name, f"{len(pre.ran)} ran, decision={pre.decision}, blocked={pre.blocked}")
             extra += [{"type": "text", "text": c} for c in pre.additional_context]
-        decision, reason, tool_input = self.permission(name, tool_input, pre)
+        assert decided.gate is not None
+        decision, reason, tool_input = self.permission(name, tool_input, decided.gate)
         self.event(Step.PERMISSION, name, f"{decision}: {reason}")
         if decision != "allow":
             return error(f"Permission denied for {name}: {reason}")
@@ -249,15 +271,14 @@ class _Run:
             self.event(Step.POST_TOOL_USE, name, f"{event}: blocked={post.blocked}")
             # The tool already ran, so nothing is undone; but a hook's exit-2 stderr or
             # {"decision": "block", "reason": …} is feedback the model must see.
-            notes = ([post.reason] if post.reason else []) + post.additional_context
+            notes = ([post.reason] if post.reason else []) + list(post.additional_context)
             extra += [{"type": "text", "text": f"{event} hook: {n}"} for n in notes]
         return self.truncate(result), extra
 
     def permission(self, name: str, tool_input: dict[str, Any],
-                   pre: Any) -> tuple[str, str, dict[str, Any]]:
-        """The gate's verdict as (allow|deny, reason, input to run with)."""
-        verdict = gate(name, tool_input, hooks=pre, rules=self.rules,
-                       mode=self.o.permission_mode, cwd=self.o.cwd)
+                   verdict: GateResult) -> tuple[str, str, dict[str, Any]]:
+        """The gate's verdict as (allow|deny, reason, input to run with); ``ask`` goes to
+        ``on_ask``."""
         tool_input = dict(verdict.tool_input if verdict.tool_input is not None else tool_input)
         reason = f"{verdict.reason} [{verdict.decided_by}]"
         if verdict.final == "ask":
@@ -328,7 +349,7 @@ class _Run:
                 # the bound of T + 1 model calls still holds.
                 self.turn += 1
                 self.messages.append({"role": "user", "content": [
-                    {"type": "text", "text": f"Stop hook: {stop.reason or 'continue'}"}]})
+                    {"type": "text", "text": f"Stop hook: {(stop and stop.reason) or 'continue'}"}]})
                 continue
             if limit is not None and self.turn >= limit:
                 self.messages.append({"role": "user", "content": [

@@ -34,6 +34,7 @@ __all__ = [
     "Route",
     "RouterModel",
     "ScriptedModel",
+    "description_words",
     "route",
     "words",
 ]
@@ -144,19 +145,43 @@ class Route:
         return [n for n, s in self.scores.items() if s == top and top > 0]
 
 
+# A description sentence that starts like this states a boundary: its words count against.
+_BOUNDARY = re.compile(r"^(not for|do not use|don't use|never use)\b", re.IGNORECASE)
+
+
+def description_words(description: str) -> tuple[set[str], set[str]]:
+    """``(for_words, against_words)`` of a tool description.
+
+    Words of a sentence that opens with "Not for", "Do not use", "Don't use" or "Never
+    use" are *against* words (the boundary the description draws), unless another
+    sentence also uses them; every other content word is a *for* word.
+    """
+    for_: set[str] = set()
+    against: set[str] = set()
+    for sentence in re.split(r"(?<=[.!?])\s+|\n+", description):
+        sentence = sentence.strip()
+        if _BOUNDARY.match(sentence):
+            against.update(words(_BOUNDARY.sub("", sentence)))
+        else:
+            for_.update(words(sentence))
+    return for_, against - for_
+
+
 def route(request_text: str, tools: Sequence[Mapping[str, Any]]) -> Route:
     """Score each tool by the words its name and description share with ``request_text``.
 
-    The highest score wins; a tie goes to the tool listed first, exactly the silent
-    misrouting overlapping descriptions cause. Returns ``Route(None, ...)`` when no
-    tool shares a word.
+    A shared word counts +1, a shared word of a boundary sentence ("Not for …", "Do not
+    use … ", see :func:`description_words`) counts -1. The highest positive score wins;
+    a tie goes to the tool listed first, exactly the silent misrouting overlapping
+    descriptions cause. Returns ``Route(None, ...)`` when no tool scores above zero.
     """
     asked = words(request_text)
     scores: dict[str, int] = {}
     for t in tools:
         name = str(t.get("name", ""))
-        text = name.replace("_", " ") + " " + str(t.get("description", ""))
-        scores[name] = len(asked & words(text))
+        for_, against = description_words(str(t.get("description", "")))
+        for_ |= words(name.replace("_", " "))
+        scores[name] = len(asked & for_) - len(asked & (against - for_))
     best = max(scores.values(), default=0)
     chosen = next((n for n, s in scores.items() if s == best), None) if best > 0 else None
     return Route(chosen, scores)

@@ -1,38 +1,57 @@
-"""A sandboxed Python runner: one subprocess with wall-clock, CPU, memory and output limits.
+"""The sandboxed Python runner: bubblewrap namespaces plus wall-clock, CPU, memory and output limits.
 
-:func:`run_python` starts ``python -I -c <code>`` in the workspace folder, in a new
-session (so the whole process group can be killed), with ``RLIMIT_CPU`` and
-``RLIMIT_AS`` set by a tiny launcher that then ``exec``s the program. Both pipes are read with
-``select`` in one loop until the program ends, the wall-clock deadline passes or the
-output cap is reached; whatever happens, the process group is sent ``SIGKILL`` at the
-end and reaped, so nothing is left running. When the OS allows unprivileged user
-namespaces, the program runs under ``unshare --user --net`` and has no network at all
-(only a loopback interface that is down); elsewhere it runs with the network of the
-caller and :attr:`SandboxResult.network_isolated` says so. POSIX only.
+:func:`run_python` runs ``python -I -c <code>`` in the workspace folder through
+:func:`mcpmini.process.run` (one deadline, capped output, everything it started ended at
+the end). A tiny launcher sets ``RLIMIT_CPU`` and ``RLIMIT_AS`` and then ``exec``s the
+program, so the limits hold inside any confinement.
+
+Where bubblewrap (``bwrap``, the mechanism Claude Code's own sandbox uses on Linux) works,
+:func:`confine` wraps the command in new user, PID, network, IPC, UTS and mount
+namespaces: the system is mounted read-only, only the workspace is writable, ``/tmp`` and
+the home folder are private and empty, files under ``/etc`` that not everyone may read
+are hidden, the process cannot gain privileges, and ``--die-with-parent`` plus the PID
+namespace mean that nothing started inside outlives the run (a ``setsid`` daemon dies
+with it). The result says ``isolated=True``.
+
+Where bubblewrap is missing or cannot create namespaces, the program runs with the limits
+only (and without network where ``unshare --user --net`` works); the result says
+``isolated=False``, a :class:`SandboxWarning` is issued and the text the model sees starts
+with a warning line — the runner never claims an isolation it does not have. POSIX only.
 """
 
 from __future__ import annotations
 
 import enum
 import os
-import select
 import shutil
 import signal
-import subprocess
+import stat
 import sys
-import time
-from collections.abc import Mapping
+import warnings
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+
+from .. import process
 
 __all__ = [
     "Limits",
     "SandboxOutcome",
     "SandboxResult",
+    "SandboxWarning",
+    "bubblewrap_available",
+    "confine",
     "network_isolation_available",
     "run_python",
 ]
+
+NOT_ISOLATED = ("warning: bubblewrap is not available here, so this program ran WITHOUT "
+                "isolation (only time, CPU, memory and output limits)")
+
+
+class SandboxWarning(UserWarning):
+    """Issued when a program runs without the isolation bubblewrap gives."""
 
 
 @dataclass(frozen=True)
@@ -72,6 +91,7 @@ class SandboxResult:
     elapsed: float
     pid: int
     network_isolated: bool
+    isolated: bool = False  # bubblewrap namespaces (see the module doc)
 
     @property
     def ok(self) -> bool:
@@ -81,7 +101,7 @@ class SandboxResult:
     def as_text(self) -> str:
         """The text a model sees: outcome line, then stdout and stderr."""
         head = f"[{self.outcome.value}] exit code {self.exit_code}"
-        parts = [head]
+        parts = [head] if self.isolated else [NOT_ISOLATED, head]
         if self.stdout:
             parts.append(self.stdout.rstrip("\n"))
         if self.stderr:
@@ -91,16 +111,96 @@ class SandboxResult:
 
 @lru_cache(maxsize=1)
 def network_isolation_available() -> bool:
-    """True when ``unshare --user --net`` works here (checked once by running ``true``)."""
+    """True when a network namespace is available here: bubblewrap works, or
+    ``unshare --user --net`` does (checked once)."""
+    if bubblewrap_available():
+        return True
     exe = shutil.which("unshare")
     if exe is None or not sys.platform.startswith("linux"):
         return False
-    try:
-        done = subprocess.run([exe, "--user", "--map-root-user", "--net", "true"],
-                              capture_output=True, timeout=5, check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return done.returncode == 0
+    done = process.run([exe, "--user", "--map-root-user", "--net", "true"], timeout=5)
+    return done.exit_code == 0
+
+
+@lru_cache(maxsize=1)
+def _bwrap() -> str | None:
+    exe = shutil.which("bwrap")
+    if exe is None or not sys.platform.startswith("linux"):
+        return None
+    probe = confine(["true"], Path("/"), bwrap=exe, writable=False)
+    done = process.run(probe, timeout=10)
+    return exe if done.exit_code == 0 else None
+
+
+def bubblewrap_available() -> bool:
+    """True when ``bwrap`` is installed and can create the sandbox's namespaces here
+    (checked once, by running ``true`` in it)."""
+    return _bwrap() is not None
+
+
+@lru_cache(maxsize=1)
+def _hidden_in_etc() -> tuple[tuple[str, bool], ...]:
+    """Entries under ``/etc`` that not every user may read (``/etc/shadow``, ``sudoers``…),
+    as ``(path, is_dir)``: inside the sandbox the program owns what root owns outside, so
+    these are covered up rather than trusted to their mode."""
+    hidden: list[tuple[str, bool]] = []
+    for root, dirs, files in os.walk("/etc"):
+        for name in [*dirs, *files]:
+            path = os.path.join(root, name)
+            try:
+                info = os.lstat(path)
+            except OSError:
+                continue
+            if stat.S_ISLNK(info.st_mode):
+                continue
+            is_dir = stat.S_ISDIR(info.st_mode)
+            if not info.st_mode & (stat.S_IROTH | (stat.S_IXOTH if is_dir else 0)):
+                hidden.append((path, is_dir))
+                if is_dir:
+                    dirs.remove(name) if name in dirs else None
+    return tuple(hidden)
+
+
+_SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
+HOME = "/home/sandbox"
+
+
+def confine(
+    argv: Sequence[str],
+    workspace: str | os.PathLike[str],
+    *,
+    read_only: Sequence[str | os.PathLike[str]] = (),
+    writable: bool = True,
+    bwrap: str | None = None,
+) -> list[str]:
+    """The ``bwrap`` command that runs ``argv`` confined (see the module doc).
+
+    ``workspace`` is bound at its own path (writable unless ``writable=False``) and is the
+    working directory; ``read_only`` are extra paths bound read-only at their own path
+    (the interpreter's prefix is always bound). Returns the argv only; it runs nothing.
+    """
+    exe = bwrap or _bwrap() or "bwrap"
+    ws = os.fspath(Path(workspace).resolve())
+    cmd = [exe, "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc",
+           "--unshare-uts", "--unshare-cgroup-try", "--uid", "65534", "--gid", "65534",
+           "--hostname", "sandbox", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+    for path in _SYSTEM:
+        if os.path.isdir(path) and not os.path.islink(path):
+            cmd += ["--ro-bind", path, path]
+        elif os.path.islink(path):
+            cmd += ["--symlink", os.readlink(path), path]
+    for path, is_dir in _hidden_in_etc():
+        cmd += ["--tmpfs", path] if is_dir else ["--ro-bind", "/dev/null", path]
+    cmd += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/home",
+            "--tmpfs", "/root", "--tmpfs", "/run", "--tmpfs", "/var", "--dir", HOME]
+    extra = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, *read_only)}
+    for path in sorted(extra):
+        if not any(path == s or path.startswith(s + "/") for s in _SYSTEM) and os.path.exists(path):
+            cmd += ["--ro-bind", path, path]
+    if ws != "/":
+        cmd += ["--bind" if writable else "--ro-bind", ws, ws]
+    cmd += ["--chdir", ws, "--", *argv]
+    return cmd
 
 
 # The child sets its own limits, then replaces itself with the real program: rlimits
@@ -122,81 +222,58 @@ def run_python(
     limits: Limits | None = None,
     environ: Mapping[str, str] | None = None,
     isolate_network: bool = True,
+    *,
+    isolate: bool = True,
+    require_isolation: bool = False,
 ) -> SandboxResult:
     """Run ``code`` with the current interpreter inside ``workspace`` under ``limits``
-    (default :class:`Limits`).
+    (default :class:`Limits`), in the bubblewrap sandbox when ``isolate`` and it works here.
 
-    ``environ`` is the child's whole environment (default: only ``PATH`` and ``LANG``,
-    so no secrets leak in). Returns a :class:`SandboxResult` for every program,
-    including runaway ones; raises ``OSError`` only if the interpreter cannot start.
+    ``environ`` is the child's whole environment (default: only ``PATH``, ``LANG`` and a
+    private ``HOME``, so no secrets leak in). Without bubblewrap the program runs with the
+    limits only and a :class:`SandboxWarning` is issued — or, with ``require_isolation``,
+    ``RuntimeError`` is raised and nothing runs. Returns a :class:`SandboxResult` for every
+    program, including runaway ones.
     """
     limits = limits or Limits()
     cwd = Path(workspace)
-    isolated = isolate_network and network_isolation_available()
-    argv = [sys.executable, "-I", "-c", _BOOT, str(limits.cpu_seconds),
-            str(limits.memory_mb * 1024 * 1024), code]
+    isolated = isolate and bubblewrap_available()
+    if require_isolation and not isolated:
+        raise RuntimeError("isolation was required but bubblewrap is not available here")
+    inner = [sys.executable, "-I", "-c", _BOOT, str(limits.cpu_seconds),
+             str(limits.memory_mb * 1024 * 1024), code]
     if isolated:
-        argv = [shutil.which("unshare") or "unshare", "--user", "--map-root-user", "--net", *argv]
+        argv, net = confine(inner, cwd), True
+    elif isolate_network and network_isolation_available():
+        argv, net = [shutil.which("unshare") or "unshare", "--user", "--map-root-user",
+                     "--net", *inner], True
+    else:
+        argv, net = inner, False
+    if not isolated:
+        warnings.warn(NOT_ISOLATED, SandboxWarning, stacklevel=2)
     env = dict(environ) if environ is not None else {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8",
-        "PYTHONIOENCODING": "utf-8"}
-    start = time.monotonic()
-    proc = subprocess.Popen(
-        argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, start_new_session=True,
-    )
-    out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()  # type: ignore[union-attr]
-    chunks: dict[int, list[bytes]] = {out_fd: [], err_fd: []}
-    open_fds = set(chunks)
-    kept = 0
-    stopped: SandboxOutcome | None = None
-    deadline = start + limits.wall_seconds
-    try:
-        while open_fds:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                stopped = SandboxOutcome.TIMEOUT
-                break
-            ready, _, _ = select.select(list(open_fds), [], [], remaining)
-            for fd in ready:
-                data = os.read(fd, 65536)
-                if not data:
-                    open_fds.discard(fd)
-                    continue
-                room = limits.output_bytes - kept
-                chunks[fd].append(data[:room])
-                kept += min(len(data), room)
-                if len(data) > room:
-                    stopped = SandboxOutcome.OUTPUT_LIMIT
-            if stopped is not None:
-                break
-        if stopped is None:
-            try:
-                proc.wait(timeout=max(0.0, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                stopped = SandboxOutcome.TIMEOUT
-    finally:
-        # The program may have started children of its own: kill the whole group.
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        proc.wait()
-        proc.stdout.close()  # type: ignore[union-attr]
-        proc.stderr.close()  # type: ignore[union-attr]
-    elapsed = time.monotonic() - start
-    out = b"".join(chunks[out_fd]).decode("utf-8", "replace")
-    err = b"".join(chunks[err_fd]).decode("utf-8", "replace")
-    code_ = proc.returncode
-    if stopped is not None:
-        outcome = stopped
+        "PYTHONIOENCODING": "utf-8", "HOME": HOME if isolated else os.fspath(cwd.resolve())}
+    done = process.run(argv, env=env, cwd=cwd, timeout=limits.wall_seconds,
+                       total_cap=limits.output_bytes, stop_at_cap=True, grace=0.0,
+                       after_exit=0.5)
+    if done.start_error is not None:
+        raise OSError(f"cannot start the sandbox: {done.start_error}")
+    out = done.stdout.decode("utf-8", "replace")
+    err = done.stderr.decode("utf-8", "replace")
+    code_ = done.exit_code
+    if isolated and code_ is not None and code_ > 128:
+        code_ = -(code_ - 128)  # bwrap reports a child killed by signal N as 128 + N
+    if done.ending is process.Ending.TIMEOUT:
+        outcome = SandboxOutcome.TIMEOUT
+    elif done.ending is process.Ending.OUTPUT_LIMIT:
+        outcome = SandboxOutcome.OUTPUT_LIMIT
     elif code_ == 0:
         outcome = SandboxOutcome.OK
-    elif code_ in (-signal.SIGXCPU, -signal.SIGKILL) and elapsed < limits.wall_seconds:
+    elif code_ in (-signal.SIGXCPU, -signal.SIGKILL) and done.elapsed < limits.wall_seconds:
         outcome = SandboxOutcome.CPU_LIMIT
     elif "MemoryError" in err:
         outcome = SandboxOutcome.MEMORY
     else:
         outcome = SandboxOutcome.ERROR
-    return SandboxResult(outcome, code_ if stopped is None else None, out, err, elapsed,
-                         proc.pid, isolated)
+    return SandboxResult(outcome, code_, out, err, done.elapsed, done.pid, net, isolated)

@@ -6,26 +6,39 @@ outside the workspace, a :class:`ToolError` and any other exception raised by th
 function all come back as a :class:`ToolResult` with ``is_error=True``, so the agent
 loop always has exactly one result per call. Every path goes through
 :meth:`Workspace.resolve`, which follows symlinks and ``..`` before it compares, so
-``../x`` and a symlink pointing out of the folder are refused alike. The Python tool
+``../x`` and a symlink pointing out of the folder are refused alike. Files are then opened
+component by component from a descriptor of the workspace folder with ``O_NOFOLLOW``, so a
+path swapped for a symlink between that check and the use is refused, not followed
+(:class:`SwappedPathError`). Grep matches with RE2 (``google-re2``: linear time, the
+guarantee ripgrep gives Claude Code's Grep); a pattern only Python's ``re`` understands
+(back-references, look-around) runs in a child process with a time limit. The Python tool
 delegates to :func:`mcpmini.agent.run_python`.
 """
 
 from __future__ import annotations
 
+import errno
 import fnmatch
+import json
 import os
 import re
-from collections.abc import Callable
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import jsonschema
+import re2
 
 from ..errors import McpminiError
+from ..permissions import PermissionRules
 from .sandbox import Limits, run_python
 
 __all__ = [
+    "SwappedPathError",
     "Tool",
     "ToolError",
     "ToolResult",
@@ -46,6 +59,19 @@ class WorkspaceError(ToolError):
         super().__init__(f"path {path!r} is outside the workspace {str(root)!r}")
         self.path = path
         self.root = root
+
+
+class SwappedPathError(ToolError):
+    """A path component became a symlink (or vanished) between the check and the use."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"refused {path!r}: it changed to a symlink or moved between the "
+                         "permission check and the use; nothing was written or read")
+        self.path = path
+
+
+class GrepTimeoutError(ToolError):
+    """A pattern that RE2 cannot run took longer than the limit with Python ``re``."""
 
 
 @dataclass(frozen=True)
@@ -111,6 +137,91 @@ class Workspace:
         """``path`` written relative to the root, with forward slashes."""
         return path.relative_to(self.root).as_posix()
 
+    @contextmanager
+    def _parent_fd(self, path: Path, create: bool) -> Iterator[int]:
+        """A descriptor of ``path``'s folder, reached from the root one component at a time
+        with ``O_NOFOLLOW`` (``create``: make missing folders). Raises SwappedPathError."""
+        parts = path.relative_to(self.root).parts[:-1]
+        flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+        fd = os.open(self.root, flags)
+        try:
+            for part in parts:
+                try:
+                    if create:
+                        try:
+                            os.mkdir(part, 0o777, dir_fd=fd)
+                        except FileExistsError:
+                            pass
+                    nxt = os.open(part, flags, dir_fd=fd)
+                except OSError as exc:
+                    if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.ENOENT):
+                        raise SwappedPathError(self.relative(path)) from None
+                    raise
+                os.close(fd)
+                fd = nxt
+            yield fd
+        finally:
+            os.close(fd)
+
+    def read_text(self, path: Path) -> str:
+        """Read a checked path without following a symlink put there since the check."""
+        with self._parent_fd(path, create=False) as parent:
+            try:
+                fd = os.open(path.name, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=parent)
+            except OSError as exc:
+                if exc.errno == errno.ELOOP:
+                    raise SwappedPathError(self.relative(path)) from None
+                raise
+            with os.fdopen(fd, "rb") as fh:
+                return fh.read().decode("utf-8", errors="replace")
+
+    def write_text(self, path: Path, text: str) -> None:
+        """Write a checked path (folders created) without following a symlink put there."""
+        with self._parent_fd(path, create=True) as parent:
+            try:
+                fd = os.open(path.name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW,
+                             0o666, dir_fd=parent)
+            except OSError as exc:
+                if exc.errno == errno.ELOOP:
+                    raise SwappedPathError(self.relative(path)) from None
+                raise
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(text.encode("utf-8"))
+
+
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False
+_FALLBACK = """
+import json, re, sys
+job = json.load(sys.stdin)
+rx = re.compile(job["pattern"])
+hits = []
+for name in job["files"]:
+    with open(name, encoding="utf-8", errors="replace") as fh:
+        for n, line in enumerate(fh.read().splitlines(), 1):
+            if rx.search(line):
+                hits.append([name, n, line])
+                if len(hits) > job["cap"]:
+                    break
+json.dump(hits, sys.stdout)
+"""
+
+
+def _python_grep(pattern: str, files: list[Path], cap: int,
+                 timeout: float) -> list[tuple[Path, int, str]]:
+    """Search with Python ``re`` in a child process, killed after ``timeout`` seconds."""
+    job = json.dumps({"pattern": pattern, "files": [str(f) for f in files], "cap": cap})
+    try:
+        done = subprocess.run([sys.executable, "-I", "-c", _FALLBACK], input=job,
+                              capture_output=True, text=True, timeout=timeout, check=False)
+    except subprocess.TimeoutExpired:
+        raise GrepTimeoutError(
+            f"pattern {pattern!r} needs Python re (RE2 lacks its syntax) and took longer "
+            f"than {timeout:g} s; simplify it (no back-references or look-around)") from None
+    if done.returncode != 0:
+        raise ToolError(f"search failed: {done.stderr.strip().splitlines()[-1:]}")
+    return [(Path(name), n, line) for name, n, line in json.loads(done.stdout)]
+
 
 def _schema(props: dict[str, Any], required: list[str]) -> dict[str, Any]:
     return {"type": "object", "properties": props, "required": required,
@@ -124,34 +235,45 @@ def builtin_tools(
     workspace: str | os.PathLike[str] | Workspace,
     limits: Limits | None = None,
     max_matches: int = 200,
+    grep_timeout: float = 5.0,
+    rules: PermissionRules | None = None,
+    home: str | None = None,
 ) -> list[Tool]:
     """The six built-in tools bound to one workspace folder.
 
-    ``limits`` applies to the Python tool, ``max_matches`` caps Grep and Glob output.
+    ``limits`` applies to the Python tool, ``max_matches`` caps Grep and Glob output,
+    ``grep_timeout`` bounds a Grep whose pattern needs Python ``re`` (RE2 needs none).
+    ``rules``: files a ``Read`` deny rule covers (``home`` anchors ``~``) are left out of
+    Grep and Glob results even when an enclosing folder is searched.
     Raises :class:`ToolError` when the folder does not exist.
     """
     ws = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
+
+    def hidden(path: Path) -> bool:
+        return rules is not None and rules.first(
+            "deny", "Read", {"file_path": str(path)}, cwd=str(ws.root), home=home) is not None
 
     def read(inp: dict[str, Any]) -> str:
         path = ws.resolve(inp["file_path"])
         if not path.is_file():
             raise ToolError(f"no such file: {inp['file_path']}")
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        lines = ws.read_text(path).splitlines()
         start = inp.get("offset", 1)
         stop = start - 1 + inp.get("limit", len(lines))
         return "\n".join(f"{n:>6}\t{lines[n - 1]}" for n in range(start, min(stop, len(lines)) + 1))
 
     def write(inp: dict[str, Any]) -> str:
         path = ws.resolve(inp["file_path"])
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(inp["content"], encoding="utf-8")
+        if path == ws.root or path.is_dir():
+            raise ToolError(f"{inp['file_path']!r} is a folder")
+        ws.write_text(path, inp["content"])
         return f"wrote {len(inp['content'])} characters to {ws.relative(path)}"
 
     def edit(inp: dict[str, Any]) -> str:
         path = ws.resolve(inp["file_path"])
         if not path.is_file():
             raise ToolError(f"no such file: {inp['file_path']}")
-        text = path.read_text(encoding="utf-8")
+        text = ws.read_text(path)
         old, new = inp["old_string"], inp["new_string"]
         count = text.count(old) if old else 0
         if count == 0:
@@ -159,30 +281,42 @@ def builtin_tools(
         if count > 1 and not inp.get("replace_all", False):
             raise ToolError(f"old_string occurs {count} times in {ws.relative(path)}; "
                             "add surrounding text to make it unique or set replace_all")
-        path.write_text(text.replace(old, new) if inp.get("replace_all") else
-                        text.replace(old, new, 1), encoding="utf-8")
+        ws.write_text(path, text.replace(old, new) if inp.get("replace_all") else
+                      text.replace(old, new, 1))
         return f"replaced {count if inp.get('replace_all') else 1} occurrence(s) in {ws.relative(path)}"
 
     def grep(inp: dict[str, Any]) -> str:
+        pattern = inp["pattern"]
+        rx: Any = None
         try:
-            rx = re.compile(inp["pattern"])
-        except re.error as exc:
-            raise ToolError(f"invalid regular expression: {exc}") from None
+            rx = re2.compile(pattern, _RE2_OPTIONS)
+        except re2.error:
+            try:
+                re.compile(pattern)  # valid for Python re only: run it with a time limit
+            except re.error as exc:
+                raise ToolError(f"invalid regular expression: {exc}") from None
         base = ws.resolve(inp.get("path", "."))
         files = [base] if base.is_file() else sorted(p for p in base.rglob("*") if p.is_file())
-        pattern = inp.get("glob")
-        hits: list[str] = []
+        wanted = inp.get("glob")
+        checked = []
         for f in files:
-            if pattern and not fnmatch.fnmatch(f.name, pattern):
+            if wanted and not fnmatch.fnmatch(f.name, wanted):
                 continue
             try:
-                ws.resolve(str(f))
+                real = ws.resolve(str(f))
             except WorkspaceError:
                 continue  # a symlink leading out of the workspace is skipped, not read
-            for n, line in enumerate(f.read_text(encoding="utf-8", errors="replace")
-                                     .splitlines(), 1):
-                if rx.search(line):
-                    hits.append(f"{ws.relative(f)}:{n}:{line}")
+            if not hidden(f) and not hidden(real):
+                checked.append(real)
+        found: list[tuple[Path, int, str]] = []
+        if rx is None:
+            found = _python_grep(pattern, checked, max_matches, grep_timeout)
+        else:
+            for f in checked:
+                for n, line in enumerate(ws.read_text(f).splitlines(), 1):
+                    if rx.search(line):
+                        found.append((f, n, line))
+        hits = [f"{ws.relative(f)}:{n}:{line}" for f, n, line in found]
         more = f"\n... {len(hits) - max_matches} more" if len(hits) > max_matches else ""
         return "\n".join(hits[:max_matches]) + more if hits else "no matches"
 
@@ -194,9 +328,11 @@ def builtin_tools(
         found = []
         for p in base.glob(pat):
             try:
-                found.append(ws.relative(ws.resolve(str(p))))
+                real = ws.resolve(str(p))
             except WorkspaceError:
                 continue
+            if not hidden(p) and not hidden(real):
+                found.append(ws.relative(real))
         found = sorted(set(found))
         more = f"\n... {len(found) - max_matches} more" if len(found) > max_matches else ""
         return "\n".join(found[:max_matches]) + more if found else "no files"

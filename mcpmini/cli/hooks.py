@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Any
 
 from .output import json_object, print_json
@@ -39,40 +40,30 @@ def add(sub: Any) -> None:
 
 
 def _cmd_hooks_run(args: argparse.Namespace) -> int:
-    from ..hooks import load_settings, run_hooks
-    from ..permissions import PermissionRules, gate
+    from ..hooks import decide, load_settings
+    from ..permissions import PermissionRules
 
     settings = load_settings(args.settings)
     payload = json_object(args.payload, "--payload")
     tool_input = json_object(args.tool_input, "--tool-input")
-    if args.tool_name:
-        payload.setdefault("tool_name", args.tool_name)
-        payload.setdefault("tool_input", tool_input)
-    result = run_hooks(settings, args.event, payload, tool_use_id="toolu_cli",
-                       project_dir=args.project_dir, timeout=args.timeout)
     rules = settings.permissions.merged(PermissionRules(args.allow, args.ask, args.deny))
     mode = args.mode or settings.default_mode
-    gated = None
-    if rules.allow or rules.ask or rules.deny or mode:
-        if not args.tool_name:
-            raise ValueError("permission rules or --mode need --tool-name to reach a decision")
-        gated = gate(args.tool_name, tool_input,
-                     hooks=result if args.event == "PreToolUse" else None, rules=rules,
-                     mode=mode or "default", cwd=args.project_dir or "")
-    warnings = [*settings.warnings, *rules.warnings]
+    gated = bool(rules.allow or rules.ask or rules.deny or mode)
+    if gated and not args.tool_name:
+        raise ValueError("permission rules or --mode need --tool-name to reach a decision")
+    decided = decide(settings, args.tool_name or "", tool_input, event=args.event,
+                     payload=payload, rules=rules, mode=mode or "default",
+                     cwd=args.project_dir or "", home=os.environ.get("HOME"), gated=gated,
+                     tool_use_id="toolu_cli",
+                     project_dir=args.project_dir, timeout=args.timeout)
+    result, gate_result = decided.hooks, decided.gate
+    assert result is not None
+    warnings = [*settings.warnings, *rules.warnings,
+                *(w.message for w in (gate_result.warnings if gate_result else ()))]
     if args.json:
-        out: dict[str, Any] = {
-            "event": result.event, "handlers": [r.to_dict() for r in result.runs],
-            "decision": result.decision, "blocked": result.blocked, "reason": result.reason,
-            "additional_context": result.additional_context,
-            "system_messages": result.system_messages, "stop": result.stop,
-            "updated_input": result.updated_input, "warnings": warnings,
-        }
-        if gated is not None:
-            out["final"] = gated.final
-            out["gate_path"] = [{"step": s.step, "verdict": s.verdict, "detail": s.detail}
-                                for s in gated.path]
-        print_json(out)
+        out = decided.to_dict()
+        gate_part = {k: out.pop(k) for k in ("final", "gate_path") if k in out}
+        print_json({**out, "warnings": warnings, **gate_part})  # the key order of before
         return 0
     for warning in warnings:
         print(f"warning: {warning}")
@@ -92,9 +83,9 @@ def _cmd_hooks_run(args: argparse.Namespace) -> int:
           + (f" ({result.reason})" if result.blocked and result.reason else ""))
     for text in result.additional_context:
         print(f"context: {text[:200]}")
-    if gated is not None:
-        trail = " -> ".join(f"{s.step}({s.verdict or 'pass'})" for s in gated.path)
-        print(f"final: {gated.final}  [{trail}]  {gated.reason}")
+    if gate_result is not None:
+        trail = " -> ".join(f"{s.step}({s.verdict or 'pass'})" for s in gate_result.path)
+        print(f"final: {gate_result.final}  [{trail}]  {gate_result.reason}")
     return 0
 
 

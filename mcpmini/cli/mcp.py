@@ -4,30 +4,55 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any
 
 from .output import print_json
 
-__all__ = ["add"]
+__all__ = ["add", "http_app"]
+
+#: Tells uvicorn worker processes which example server to build (see :func:`http_app`).
+SERVER_ENV = "MCPMINI_HTTP_SERVER"
+
+
+def http_app() -> Any:
+    """ASGI factory for ``uvicorn --factory``: the example server named in ``$MCPMINI_HTTP_SERVER``."""
+    from ..mcp import SAMPLES, asgi_app
+
+    name = os.environ.get(SERVER_ENV, "add")
+    return asgi_app(SAMPLES[name](), stateful=os.environ.get(SERVER_ENV + "_STATELESS") != "1")
 
 def add(sub: Any) -> None:
     from ..mcp import SAMPLES, ClientMode
 
-    serve = sub.add_parser("serve", help="serve an example MCP server over stdio")
+    serve = sub.add_parser("serve", help="serve an example MCP server over stdio or Streamable HTTP")
     serve.add_argument("name", choices=sorted(SAMPLES), help="which example server")
+    serve.add_argument("--http", action="store_true", help="serve Streamable HTTP instead of stdio")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
+    serve.add_argument("--workers", type=int, default=1,
+                       help="uvicorn worker processes (more than 1 implies --stateless)")
+    serve.add_argument("--fd", type=int, default=None,
+                       help="serve on this already listening socket (inherited file descriptor)")
+    serve.add_argument("--stateless", action="store_true",
+                       help="serve only the 2026-07-28 stateless generation (no sessions)")
     serve.set_defaults(handler=_cmd_serve)
 
     call = sub.add_parser(
-        "call", help="start a stdio MCP server, connect, and run one method",
-        description="Inspector-like: start SERVER_COMMAND, connect, run METHOD, print the result.",
-        usage="mcpmini call METHOD [options] -- SERVER_COMMAND...",
+        "call", help="connect to an MCP server (stdio command or HTTP URL) and run one method",
+        description="Inspector-like: start SERVER_COMMAND (or reach --url), connect, run METHOD, "
+                    "print the result.",
+        usage="mcpmini call METHOD [options] (--url URL | -- SERVER_COMMAND...)",
     )
     call.add_argument("method", help="tools/list, tools/call, resources/list, prompts/list, ...")
     call.add_argument("--tool", help="tool name for tools/call")
     call.add_argument("--args", default="{}", help="tool arguments (or params) as a JSON object")
     call.add_argument("--mode", choices=[m.value for m in ClientMode], default=ClientMode.AUTO.value)
     call.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for each reply")
+    call.add_argument("--url", help="a Streamable HTTP server, e.g. http://127.0.0.1:8000/mcp")
+    call.add_argument("--header", action="append", default=[], metavar="'K: V'",
+                      help="an HTTP header for every request (repeatable), e.g. 'Authorization: Bearer T'")
     call.add_argument("--json", action="store_true", help="print the raw result object")
     call.add_argument("--trace", action="store_true", help="print every line both ways")
     call.set_defaults(command_line=[], handler=_cmd_call)
@@ -36,7 +61,35 @@ def add(sub: Any) -> None:
 def _cmd_serve(args: argparse.Namespace) -> int:
     from ..mcp import SAMPLES, serve_stdio
 
-    serve_stdio(SAMPLES[args.name]())
+    if not args.http:
+        serve_stdio(SAMPLES[args.name]())
+        return 0
+    import uvicorn
+
+    from ..mcp.asgi import listening_socket
+
+    if args.workers < 1:
+        raise ValueError("--workers must be at least 1")
+    os.environ[SERVER_ENV] = args.name
+    if args.stateless or args.workers > 1:
+        # Sessions live in one process: several workers can only share the stateless wire.
+        os.environ[SERVER_ENV + "_STATELESS"] = "1"
+    fd, sock = args.fd, None
+    if fd is None:
+        # Bind here so --port 0 can report the port it got, with TCP_NODELAY (see listening_socket).
+        sock = listening_socket(args.host, args.port)
+        sock.set_inheritable(True)
+        fd = sock.fileno()
+        host, port = sock.getsockname()[:2]
+        where = f"http://{'[' + host + ']' if ':' in host else host}:{port}/mcp"
+    else:
+        where = f"socket fd {fd}"
+    print(f"mcpmini: serving {args.name} on {where} "
+          f"({args.workers} worker{'s' if args.workers > 1 else ''})", file=sys.stderr, flush=True)
+    uvicorn.run("mcpmini.cli.mcp:http_app", factory=True, fd=fd, workers=args.workers,
+                log_level="warning", timeout_graceful_shutdown=2, access_log=False)
+    if sock is not None:
+        sock.close()
     return 0
 
 
@@ -45,8 +98,16 @@ def _cmd_call(args: argparse.Namespace) -> int:
     from ..mcp import Client, ErrorResponse, OutcomeKind, StdioTransport, Traced
 
     argv = list(args.command_line)
-    if not argv:
-        raise ValueError("give the server command after --, e.g. -- mcpmini serve add")
+    if argv and args.url:
+        raise ValueError("give either --url or a server command after --, not both")
+    if not argv and not args.url:
+        raise ValueError("give --url URL or the server command after --, e.g. -- mcpmini serve add")
+    headers = {}
+    for item in args.header:
+        name, sep, value = item.partition(":")
+        if not sep or not name.strip():
+            raise ValueError(f"--header {item!r} is not 'Name: value'")
+        headers[name.strip()] = value.strip()
     try:
         params = json.loads(args.args)
     except ValueError as exc:
@@ -55,7 +116,14 @@ def _cmd_call(args: argparse.Namespace) -> int:
         raise ValueError("--args must be a JSON object")
     if args.method == "tools/call" and not args.tool:
         raise ValueError("tools/call needs --tool NAME")
-    transport = Traced(StdioTransport(argv))
+    if args.url:
+        from ..mcp import HttpTransport
+
+        if not args.url.startswith(("http://", "https://")):
+            raise ValueError(f"--url {args.url!r} is not an http:// or https:// URL")
+        transport = Traced(HttpTransport(args.url, headers, timeout=args.timeout))
+    else:
+        transport = Traced(StdioTransport(argv))
     status = 0
     try:
         client = Client(transport, mode=args.mode, timeout=args.timeout)

@@ -1,11 +1,12 @@
 """§6 of the article: configuration from several sources.
 
-`.mcp.json` and `~/.claude.json` (:mod:`.mcp_json`), precedence with provenance
+`.mcp.json` (:mod:`.mcp_json`), `~/.claude.json` (:mod:`.claude_json`), precedence with provenance
 (:mod:`.precedence`), plugins (:mod:`.plugins`) and marketplaces (:mod:`.marketplace`).
 """
 
 from __future__ import annotations
 
+from .claude_json import load_claude_json
 from .marketplace import (
     MARKETPLACE_SCHEMA,
     RESERVED_NAMES,
@@ -17,7 +18,6 @@ from .mcp_json import (
     McpConfig,
     expand_vars,
     line_of_key,
-    load_claude_json,
     load_mcp_json,
     looks_like_secret,
     path_inside,

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import Problem, Severity
-from .mcp_json import path_inside, read_json, schema_problems
+from .mcp_json import line_of_key, path_inside, read_json, schema_problems
 
 __all__ = [
     "MARKETPLACE_SCHEMA",
@@ -35,8 +35,7 @@ MARKETPLACE_SCHEMA: dict[str, Any] = {
     "type": "object",
     "required": ["name", "owner", "plugins"],
     "properties": {
-        "name": {"type": "string", "pattern": _KEBAB,
-                 "not": {"enum": sorted(RESERVED_NAMES)}},
+        "name": {"type": "string", "pattern": _KEBAB},
         "owner": {"type": "object", "required": ["name"], "properties": {
             "name": {"type": "string"}, "email": {"type": "string"}, "url": {"type": "string"}}},
         "description": {"type": "string"},
@@ -61,8 +60,6 @@ MARKETPLACE_SCHEMA: dict[str, Any] = {
 
 
 def _explain(err: Any) -> str | None:
-    if err.validator == "not":
-        return f"{err.instance!r} is a reserved name"
     if err.validator == "anyOf" and list(err.absolute_path)[-1:] == ["source"]:
         return (f"{err.instance!r} is not a source: use './path' inside the marketplace or an "
                 f"object whose 'source' is one of {sorted(SOURCE_FORMS)} with its required "
@@ -102,6 +99,10 @@ def load_marketplace(path: str | Path) -> Marketplace:
             problems.append(Problem(Severity.ERROR, "expected a JSON object", str(path), line=1))
         return Marketplace(path.stem, {}, [], problems, str(root))
     problems += schema_problems(data, MARKETPLACE_SCHEMA, str(path), text, _explain)
+    if data.get("name") in RESERVED_NAMES:
+        problems.append(Problem(Severity.WARNING, f"{data['name']!r} is a name reserved for "
+                                "Anthropic's own marketplaces; users cannot add it under this "
+                                "name. Choose another", str(path), "name", line_of_key(text, "name")))
     entries = [e for e in data.get("plugins", []) if isinstance(e, dict)] if isinstance(
         data.get("plugins"), list) else []
     seen: set[str] = set()
@@ -109,9 +110,9 @@ def load_marketplace(path: str | Path) -> Marketplace:
         name, src = entry.get("name"), entry.get("source")
         if name in seen:
             problems.append(Problem(Severity.ERROR, f"duplicate plugin name {name!r}", str(path),
-                                    f"plugins.{i}.name"))
+                                    f"plugins[{i}].name"))
         seen.add(str(name))
         if isinstance(src, str) and src.startswith("./"):
-            path_inside(root, src, str(path), f"plugins.{i}.source", None, problems)
+            path_inside(root, src, str(path), f"plugins[{i}].source", None, problems)
     owner: dict[str, Any] = data["owner"] if isinstance(data.get("owner"), dict) else {}
     return Marketplace(str(data.get("name", "")), owner, entries, problems, str(root))

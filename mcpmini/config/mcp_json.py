@@ -1,4 +1,4 @@
-"""MCP server configuration: `.mcp.json` and `~/.claude.json` loading.
+"""MCP server configuration: `.mcp.json` loading (``~/.claude.json`` is :mod:`.claude_json`).
 
 :func:`load_mcp_json` reads one `.mcp.json`: it checks every entry (stdio, http, sse, ws),
 expands ``${VAR}`` and ``${VAR:-default}`` in ``command``, ``args``, ``env``, ``url`` and
@@ -19,13 +19,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError, Problem, Severity
+from ..errors import ConfigError, Problem, Severity, json_path
 
 __all__ = [
     "McpConfig",
     "expand_vars",
     "line_of_key",
-    "load_claude_json",
     "load_mcp_json",
     "looks_like_secret",
     "path_inside",
@@ -36,6 +35,7 @@ __all__ = [
 
 _TRANSPORTS = {"stdio", "http", "streamable-http", "sse", "ws"}
 _EXPANDED_FIELDS = ("command", "args", "env", "url", "headers")
+_NESTED_DEFAULT = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):-[^}]*\$\{")
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _SECRET_PATTERNS = (
     re.compile(r"\bsk-[A-Za-z0-9_\-]{16,}"),  # OpenAI/Anthropic-style API keys
@@ -150,6 +150,10 @@ def _expand_entry(
             if looks_like_secret(text, key):
                 warn(where, "value looks like a literal secret; use ${VAR} and set it in the "
                      "environment instead")
+            for name in _NESTED_DEFAULT.findall(text):
+                warn(where, f"the default of ${{{name}:-...}} holds another ${{...}}, which is "
+                     "not expanded: the literal text is used. Use a literal default, or set "
+                     f"{name}")
             expanded, missing = expand_vars(text, environ)
             for var in missing:
                 warn(where, f"environment variable {var} is not set and has no default; "
@@ -252,7 +256,7 @@ def schema_problems(
     found = []
     validator = jsonschema.Draft202012Validator(schema)
     for err in sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.path))):
-        path = ".".join(str(p) for p in err.absolute_path) or None
+        path = json_path(err.absolute_path) if err.absolute_path else None
         key = next((str(p) for p in reversed(err.absolute_path) if isinstance(p, str)), None)
         unique = key is not None and text is not None and text.count(f'"{key}"') == 1
         message = (explain(err) if explain else None) or err.message
@@ -282,29 +286,3 @@ def path_inside(root: Path, rel: str, source: str, key: str, text: str | None,
                                 line))
         return None
     return target
-
-
-def load_claude_json(
-    path: str | Path, *, project_dir: str | Path, environ: Mapping[str, str]
-) -> tuple[McpConfig, McpConfig]:
-    """The user and local MCP scopes stored in ``~/.claude.json``.
-
-    The user scope is the top-level ``mcpServers``; the local scope is
-    ``projects[<project_dir>].mcpServers``. Returns ``(user, local)`` as checked, expanded
-    :class:`McpConfig` values. Raises :class:`ConfigError` for invalid JSON.
-    """
-    problems: list[Problem] = []
-    data, _ = read_json(Path(path), problems)
-    if problems:
-        raise ConfigError(problems[0].message, problems[0].source, line=problems[0].line)
-    if not isinstance(data, Mapping):
-        raise ConfigError("expected a JSON object at the top level", str(path), line=1)
-    projects: Mapping[str, Any] = data["projects"] if isinstance(data.get("projects"),
-                                                                 Mapping) else {}
-    project = projects.get(str(Path(project_dir).resolve()), projects.get(str(project_dir), {}))
-    user = load_mcp_json({"mcpServers": data.get("mcpServers", {})}, environ=environ,
-                         source="user", origin=str(path))
-    local = load_mcp_json({"mcpServers": (project or {}).get("mcpServers", {})},
-                          environ=environ, source="local",
-                          origin=f"{path}#projects[{project_dir}]")
-    return user, local

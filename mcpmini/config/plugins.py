@@ -25,11 +25,11 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, Problem, Severity
+from ..frontmatter import FrontMatter, FrontMatterSyntaxError, parse_front_matter, read_markdown
 from ..skills import (
     Level,
     Skill,
     SkillSet,
-    read_front_matter,
     read_skill_dir,
     read_skill_file,
     scan_dir,
@@ -80,6 +80,9 @@ MANIFEST_SCHEMA: dict[str, Any] = {
         "experimental": {}, "metadata": {},
     },
 }
+_AGENT_TEXT = ("name", "description", "model", "color")
+
+
 @dataclass
 class Plugin:
     """One loaded plugin: its components, and every problem found while loading it."""
@@ -131,6 +134,17 @@ class Plugin:
     def server_id(self, server: str) -> str:
         """The name Claude Code registers a plugin server under: ``plugin:<p>:<s>``."""
         return f"plugin:{self.name}:{server}"
+
+
+def _inside(root: Path, path: Path, problems: list[Problem]) -> bool:
+    """True when ``path`` resolves inside ``root``; otherwise an error problem (a symlink out
+    of the plugin root is never followed)."""
+    resolved = path.resolve()
+    if resolved.is_relative_to(root.resolve()):
+        return True
+    problems.append(Problem(Severity.ERROR, f"resolves to {resolved}, outside the plugin root "
+                            f"{root}; not loaded", str(path)))
+    return False
 
 
 def _text_of(origin: str) -> str | None:
@@ -219,7 +233,7 @@ def load_plugin(
 def _load_skills(plugin: Plugin, root: Path, where: Any, variables: dict[str, str]) -> None:
     out = SkillSet(problems=plugin.problems)
     kw: dict[str, Any] = {"level": Level.PLUGIN, "plugin": plugin.name}
-    found = scan_dir(root, out, commands="commands" not in plugin.manifest, **kw)
+    found = scan_dir(root, out, commands="commands" not in plugin.manifest, confine=root, **kw)
     if (root / "SKILL.md").is_file():
         found += read_skill_dir(root, out, **kw)
     for d in where("skills"):
@@ -227,9 +241,12 @@ def _load_skills(plugin: Plugin, root: Path, where: Any, variables: dict[str, st
             found += read_skill_dir(d, out, **kw)
         elif d != (root / "skills").resolve():
             found += [s for sub in sorted(p for p in d.iterdir() if p.is_dir())
+                      if _inside(root, sub, plugin.problems)
                       for s in read_skill_dir(sub, out, **kw)]
     for d in where("commands"):
         for f in [d] if d.is_file() else sorted(d.glob("*.md")):
+            if not _inside(root, f, plugin.problems):
+                continue
             s = read_skill_file(f, out, name=f.stem, directory=str(f.parent), kind="command",
                                 **kw)
             found += [s] if s else []
@@ -246,15 +263,25 @@ def _load_skills(plugin: Plugin, root: Path, where: Any, variables: dict[str, st
 
 def _load_agents(plugin: Plugin, root: Path, where: Any) -> None:
     dirs = where("agents") if "agents" in plugin.manifest else [root / "agents"]
-    files = [f for d in dirs for f in ([d] if d.is_file() else sorted(d.glob("*.md")))
-             if d.exists()]
+    files = [f for d in dirs if d.exists() and _inside(root, d, plugin.problems)
+             for f in ([d] if d.is_file() else sorted(d.glob("*.md")))
+             if _inside(root, f, plugin.problems)]
     for f in files:
         try:
-            fields, body, lines = read_front_matter(f.read_text(encoding="utf-8"), str(f))
-        except (ConfigError, OSError, UnicodeDecodeError) as exc:
-            plugin.problems.append(Problem.from_error(exc) if isinstance(exc, ConfigError)
-                                   else Problem(Severity.ERROR, f"cannot read: {exc}", str(f)))
+            front = parse_front_matter(read_markdown(f), str(f), text_fields=_AGENT_TEXT)
+        except FrontMatterSyntaxError as exc:
+            # Claude Code still registers the agent, under a placeholder description.
+            plugin.problems.append(Problem(
+                Severity.WARNING, f"{exc.message}; the agent is registered as 'Agent from "
+                f"{plugin.name} plugin'. Quote the value on that line", str(f), line=exc.line))
+            front = FrontMatter({}, exc.body, present=False)
+        except ConfigError as exc:
+            plugin.problems.append(Problem.from_error(exc))
             continue
+        fields, body, lines = dict(front.fields), front.body, front.lines
+        plugin.problems.extend(front.problems)
+        if not fields.get("description"):
+            fields["description"] = f"Agent from {plugin.name} plugin"
         for ignored in ("hooks", "mcpServers", "permissionMode"):
             if ignored in fields:
                 plugin.problems.append(Problem(Severity.WARNING, f"{ignored!r} is ignored for "
@@ -271,9 +298,16 @@ def _load_agents(plugin: Plugin, root: Path, where: Any) -> None:
 
 def _load_hooks(plugin: Plugin, root: Path, manifest: dict[str, Any], where: Any,
                 variables: dict[str, str], mpath: str) -> None:
-    files = [root / "hooks" / "hooks.json"] if (root / "hooks" / "hooks.json").is_file() else []
+    default = root / "hooks" / "hooks.json"
+    files = [default] if default.is_file() and _inside(root, default, plugin.problems) else []
     inline = manifest.get("hooks") if isinstance(manifest.get("hooks"), dict) else None
-    files += [] if inline is not None else where("hooks")
+    for f in [] if inline is not None else where("hooks"):
+        if f == Path(mpath).resolve() or f.name == "plugin.json":
+            plugin.problems.append(Problem(Severity.ERROR, "'hooks' names a plugin manifest, "
+                                           "not a hooks file", mpath, "hooks",
+                                           line_of_key(_text_of(mpath), "hooks")))
+        else:
+            files.append(f)
     loaded: list[tuple[str, Any]] = [(str(f), read_json(f, plugin.problems)[0]) for f in files]
     if inline is not None:
         loaded.append((f"{mpath}#hooks", {"hooks": inline.get("hooks", inline)}))

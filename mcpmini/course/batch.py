@@ -7,7 +7,10 @@ row. :func:`grade_class` runs the jobs through
 :func:`~mcpmini.course.execution.grade_notebook` (a fresh kernel each), up to ``workers``
 at once on one asyncio loop that lives in its own thread, with a ``tqdm`` bar. Every job
 ends as a :class:`GradeRow`, whatever the notebook does, and the CSV is written row by
-row as jobs finish and rewritten sorted at the end, also after Ctrl-C.
+row as jobs finish and rewritten sorted at the end, also after Ctrl-C; ``resume=True``
+keeps the rows a killed run already wrote and grades only the rest. Each notebook runs in
+its own bubblewrap sandbox; without bubblewrap a loud warning is printed, and
+``require_isolation=True`` refuses to run.
 """
 
 from __future__ import annotations
@@ -17,15 +20,16 @@ import contextlib
 import csv
 import json
 import os
+import re
 import sys
 import threading
+import warnings
 from collections.abc import Callable, Coroutine, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from .execution import (
-    ANSWER_MIME,
     MAX_NOTEBOOK_BYTES,
     GradeRow,
     RowStatus,
@@ -34,7 +38,6 @@ from .execution import (
 )
 
 __all__ = [
-    "ANSWER_MIME",
     "COLUMNS",
     "GradeRow",
     "RowStatus",
@@ -43,6 +46,7 @@ __all__ = [
     "grade_class",
     "grade_notebook",
     "identify_exercise",
+    "read_csv",
     "write_csv",
 ]
 
@@ -177,17 +181,77 @@ def _run_in_thread(make: Callable[[], Coroutine[Any, Any, None]]) -> None:
         raise failure[0]
 
 
+INTERRUPTED = "not graded (run interrupted)"
+NOT_ISOLATED = ("WARNING: bubblewrap is not available, so each notebook runs WITHOUT a sandbox: "
+                "a submission can read and change your files, see the other kernels and the "
+                "grader, and reach the network. Install bubblewrap (Debian: apt-get install "
+                "bubblewrap), or pass --require-isolation to refuse to grade without it.")
+_MERGED = re.compile(r"^(\d+) notebooks for ")
+
+
+def read_csv(path: Path) -> list[GradeRow]:
+    """The rows of a grades CSV written by :func:`grade_class` (for ``resume``).
+
+    Rows of a run that was interrupted before they were graded are left out. Raises
+    ``ValueError`` naming the line when the file is not such a CSV.
+    """
+    rows = []
+    with path.open(encoding="utf-8", newline="") as fh:
+        for number, cells in enumerate(csv.reader(fh), start=1):
+            if number == 1:
+                if tuple(cells) != COLUMNS:
+                    raise ValueError(f"{path}: line 1 is not the grades header {','.join(COLUMNS)}")
+                continue
+            try:
+                learner, exercise, score, max_score, status, feedback = cells
+                row = GradeRow(_uncell(learner), exercise, int(score), int(max_score),
+                               RowStatus(status), _uncell(feedback))
+            except ValueError:
+                raise ValueError(f"{path}: line {number} is not a grades row") from None
+            if not (row.status is RowStatus.ERROR and row.feedback == INTERRUPTED):
+                rows.append(row)
+    return rows
+
+
+def _uncell(text: str) -> str:
+    return text[1:] if text[:1] == "'" and text[1:2] in ("=", "+", "-", "@") else text
+
+
+def _resumed(jobs: list[Submission], previous: list[GradeRow]) -> tuple[list[GradeRow], set[int]]:
+    """The previous rows to keep and the indexes of the jobs they stand for: a learner's
+    exercise is skipped when the CSV already holds a row for each of its notebooks."""
+    counts: dict[tuple[str, str], int] = {}
+    for row in previous:
+        merged = _MERGED.match(row.feedback)
+        key = (row.learner, row.exercise)
+        counts[key] = counts.get(key, 0) + (int(merged.group(1)) if merged else 1)
+    wanted: dict[tuple[str, str], list[int]] = {}
+    for i, job in enumerate(jobs):
+        wanted.setdefault((job.learner, job.exercise), []).append(i)
+    done = {key for key, idx in wanted.items() if counts.get(key, 0) >= len(idx)}
+    keep = [row for row in previous if (row.learner, row.exercise) in done]
+    return keep, {i for key in done for i in wanted[key]}
+
+
 def grade_class(paths: Iterable[str | Path], out: str | Path, *, workers: int = 2,
-                timeout: float = 60.0, progress: bool = True) -> list[GradeRow]:
+                timeout: float = 60.0, progress: bool = True, resume: bool = False,
+                require_isolation: bool = False) -> list[GradeRow]:
     """Grade every submission under ``paths`` and write the CSV to ``out``.
 
     Returns the rows written. The CSV header is written before any notebook runs (so an
     unwritable ``out`` fails at once), each row is appended as its job ends, and the
     sorted table replaces it at the end — also when the run is interrupted, in which case
-    unfinished jobs are rows with status ``error``. Raises ``FileNotFoundError`` for a
-    missing path, ``ValueError`` for ``workers < 1`` or ``timeout <= 0``, ``OSError``
-    when ``out`` cannot be written.
+    unfinished jobs are rows with status ``error``. With ``resume``, the rows already in
+    ``out`` are kept and their notebooks are not run again (an interrupted batch goes on).
+
+    Each notebook runs in its own bubblewrap sandbox (see
+    :mod:`mcpmini.course.execution`). Where bubblewrap is missing, :data:`NOT_ISOLATED` is
+    printed to stderr and issued as a warning — or, with ``require_isolation``,
+    ``RuntimeError`` is raised before anything runs. Raises ``FileNotFoundError`` for a
+    missing path, ``ValueError`` for ``workers < 1``, ``timeout <= 0`` or an ``out`` that
+    is not a grades CSV when resuming, ``OSError`` when ``out`` cannot be written.
     """
+    from ..agent import bubblewrap_available
     from .exercises import get_exercise
 
     if workers < 1:
@@ -196,10 +260,20 @@ def grade_class(paths: Iterable[str | Path], out: str | Path, *, workers: int = 
         raise ValueError(f"timeout must be positive, got {timeout}")
     jobs = find_submissions(paths)
     out = Path(out)
+    previous = read_csv(out) if resume and out.exists() else []
+    kept, skip = _resumed(jobs, previous)
+    todo = [job.path is not None and i not in skip for i, job in enumerate(jobs)]
+    if any(todo) and not bubblewrap_available():
+        if require_isolation:
+            raise RuntimeError("isolation required, but bubblewrap is not available here")
+        print(NOT_ISOLATED, file=sys.stderr)
+        warnings.warn(NOT_ISOLATED, RuntimeWarning, stacklevel=2)
     out.parent.mkdir(parents=True, exist_ok=True)
     rows: list[GradeRow | None] = [None] * len(jobs)
     with out.open("w", newline="", encoding="utf-8") as fh:
-        csv.writer(fh).writerow(COLUMNS)
+        writer = csv.writer(fh)
+        writer.writerow(COLUMNS)
+        writer.writerows(row.as_list() for row in kept)
 
     def missing(job: Submission) -> GradeRow:
         return GradeRow(job.learner, job.exercise, 0, get_exercise(job.exercise).max_score,
@@ -209,8 +283,8 @@ def grade_class(paths: Iterable[str | Path], out: str | Path, *, workers: int = 
         from tqdm import tqdm
 
         gate = asyncio.Semaphore(workers)
-        bar = tqdm(total=len(jobs), desc="grading", unit="nb", disable=not progress,
-                   file=sys.stderr)
+        bar = tqdm(total=len(jobs) - len(skip), desc="grading", unit="nb",
+                   disable=not progress, file=sys.stderr)
 
         async def one(i: int, job: Submission) -> None:
             try:
@@ -227,7 +301,7 @@ def grade_class(paths: Iterable[str | Path], out: str | Path, *, workers: int = 
             bar.update(1)
 
         try:
-            await asyncio.gather(*(one(i, job) for i, job in enumerate(jobs)))
+            await asyncio.gather(*(one(i, job) for i, job in enumerate(jobs) if i not in skip))
         finally:
             bar.close()
 
@@ -235,8 +309,8 @@ def grade_class(paths: Iterable[str | Path], out: str | Path, *, workers: int = 
         _run_in_thread(run_all)
     finally:
         done = [row if row is not None else GradeRow(
-            job.learner, job.exercise, 0, 0, RowStatus.ERROR, "not graded (run interrupted)")
-            for row, job in zip(rows, jobs)]
-        final = _merge(done)
+            job.learner, job.exercise, 0, 0, RowStatus.ERROR, INTERRUPTED)
+            for i, (row, job) in enumerate(zip(rows, jobs)) if i not in skip]
+        final = _merge(kept + done)
         write_csv(final, out)
     return final

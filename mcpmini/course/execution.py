@@ -1,26 +1,37 @@
-"""Run one submitted notebook in a fresh kernel and grade what it answered.
+"""Run one submitted notebook in a fresh, sandboxed kernel and grade what it answered.
 
-:func:`grade_notebook` reads the file with ``nbformat`` (unreadable → ``invalid``), adds
-a first cell that skips a slow optional import and a last cell that exports the learner's
-answer variable as a display bundle of type :data:`ANSWER_MIME`, tagged with a nonce
-drawn for this run, and executes the notebook with ``nbclient`` in a fresh kernel of the
-current Python, in a scratch folder, with ``MCPMINI_PROGRESS=off`` and one deadline for
-the whole notebook. The answer is then graded here, in the grader's process, by the
-exercise's checker: printed text, stored outputs and the learner's own ``check()`` calls
-are never read, so no output can fake a score. Whatever the notebook does (raise, hang,
-kill its kernel), the result is one :class:`GradeRow`; the kernel is always shut down.
+:func:`grade_notebook` reads the file with ``nbformat`` (unreadable → ``invalid``) and
+copies it, alone, into a scratch folder. A notebook runner (this module's
+:func:`_serve`, started as a fresh interpreter through :mod:`mcpmini.process`) then runs
+it there with ``nbclient`` in a fresh kernel of the current Python, with one deadline for
+the whole notebook. Where bubblewrap works, the runner and its kernel live in their own
+sandbox (:func:`mcpmini.agent.confine`): new user, PID, network, IPC and mount
+namespaces, a clean environment, the system read-only, and of the grader's files only the
+Python environment and this package — no class folder, no CSV, no other kernel, and no
+process outside the sandbox to look at or to kill; nothing it starts survives it.
+
+The answer is read through a channel that output cannot forge: after the last cell the
+runner sends one more ``execute_request`` that stores the learner's answer variable,
+serialised, under a name derived from a nonce drawn for this run, and reads it back from
+the kernel's ``user_expressions`` reply — never from displayed outputs, so replacing
+``IPython.display.display`` changes nothing. The runner (which makes itself
+non-dumpable, so the kernel cannot read its memory or its pipes) writes one JSON line
+carrying the nonce it received on stdin; the grader ignores every line without it. The
+answer is then graded here, in the grader's process, by the exercise's checker.
+Whatever the notebook does (raise, hang, kill its kernel or the runner), the result is
+one :class:`GradeRow`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import atexit
 import contextlib
 import math
 import os
 import re
 import secrets
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Sequence
@@ -30,9 +41,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ANSWER_MIME", "GradeRow", "RowStatus", "grade_notebook", "identify_exercise"]
+__all__ = ["GradeRow", "RowStatus", "grade_notebook", "identify_exercise"]
 
-ANSWER_MIME = "application/vnd.mcpmini.answer+json"
 MAX_NOTEBOOK_BYTES = 20_000_000
 _KERNEL = "mcpmini-current-env"
 _NAME = re.compile(r"^9[_.]([1-4])(?:\D|$)")
@@ -84,9 +94,8 @@ def identify_exercise(path: Path, nb: Any | None = None) -> str:
 
 
 _EXPORT = """\
-def _mcpmini_export(name={variable!r}, nonce={nonce!r}):
+def _mcpmini_export(name={variable!r}):
     import enum, json
-    from IPython.display import display
     def plain(x, depth=0):
         if depth > 32:
             return {{"__unreadable__": "nested too deep"}}
@@ -102,9 +111,9 @@ def _mcpmini_export(name={variable!r}, nonce={nonce!r}):
             return [plain(v, depth + 1) for v in x]
         return {{"__unreadable__": type(x).__name__}}
     found = name in globals()
-    display({{{mime!r}: {{"nonce": nonce, "found": found,
-              "answer": plain(globals()[name]) if found else None}}}}, raw=True)
-_mcpmini_export()
+    return json.dumps({{"found": found, "answer": plain(globals()[name]) if found else None}})
+{slot} = _mcpmini_export()
+del _mcpmini_export
 """
 
 
@@ -167,23 +176,138 @@ def _first_error(cells: Sequence[Any]) -> str:
     return ""
 
 
-async def _kill(client: Any) -> None:
-    """Shut a client's kernel down at once if it is still running (never raises)."""
-    km = getattr(client, "km", None)
+_RUNNER = "from mcpmini.course.execution import _serve; _serve()"
+_RESULT_CAP = 4_000_000
+_STARTUP = 90.0  # seconds allowed, on top of ``timeout``, for the runner and kernel to start
+
+
+def _make_undumpable() -> None:
+    """Linux: forbid same-user processes (the kernel) to read this process's memory, its
+    ``/proc`` files or its file descriptors (``PR_SET_DUMPABLE`` = 0)."""
     with contextlib.suppress(Exception):
-        if km is not None and await km.is_alive():
-            await km.shutdown_kernel(now=True)
+        import ctypes
+
+        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)
 
 
-async def grade_notebook(path: Path, learner: str, timeout: float = 60.0,
-                         exercise: str = "") -> GradeRow:
-    """Run one notebook in a fresh kernel and grade its exported answer; never raises.
+def _serve() -> None:
+    """The notebook runner (runs inside the sandbox): one JSON request on stdin, one JSON
+    line with the nonce on stdout. See the module doc."""
+    import json
+    import sys
 
-    ``timeout`` bounds the execution of the whole notebook (kernel start excluded).
-    """
+    _make_undumpable()
+    request = json.loads(sys.stdin.readline())
+    sys.stdin.close()
+    out, sys.stdout = sys.stdout, sys.stderr  # nothing else may write to the result stream
+    result = asyncio.run(_execute(request))
+    result["nonce"] = request["nonce"]
+    out.write(json.dumps(result) + "\n")
+    out.flush()
+
+
+async def _execute(request: dict[str, Any]) -> dict[str, Any]:
+    """Run the notebook named in ``request`` and read the answer back (see the module doc)."""
+    import ast
+    import json
+
+    import nbformat
     from nbclient import NotebookClient
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
+    timeout = float(request["timeout"])
+    nb = nbformat.read(request["notebook"], as_version=4)
+    cells = list(nb.cells)
+    slot = f"_mcpmini_answer_{request['nonce']}"
+    started: list[float] = []
+    current = [0]
+
+    def remaining(cell: Any = None) -> int:
+        if not started:
+            started.append(time.monotonic())
+        if cell is not None:
+            current[0] = next((i for i, c in enumerate(cells, 1) if c is cell), current[0])
+        return max(1, math.ceil(timeout - (time.monotonic() - started[0])))
+
+    client = NotebookClient(
+        nb, kernel_name=_KERNEL, kernel_manager_class=_kernel_manager_class(),
+        timeout_func=remaining, allow_errors=True, shutdown_kernel="immediate",
+        startup_timeout=60, resources={"metadata": {"path": os.getcwd()}})
+    result: dict[str, Any] = {"status": "ok", "cell": 0}
+    try:
+        async with client.async_setup_kernel(
+                env=dict(os.environ), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL):
+            for index, cell in enumerate(cells):
+                await client.async_execute_cell(cell, index)
+            assert client.kc is not None
+            msg_id = client.kc.execute(
+                _EXPORT.format(variable=request["variable"], slot=slot), silent=True,
+                store_history=False, user_expressions={"answer": slot})
+            client.timeout = remaining()
+            reply = await client.async_wait_for_reply(msg_id)
+            value = ((reply or {}).get("content", {}).get("user_expressions", {})
+                     .get("answer", {}))
+            if value.get("status") == "ok":
+                exported = json.loads(ast.literal_eval(value["data"]["text/plain"]))
+                result.update(found=bool(exported.get("found")), answer=exported.get("answer"))
+    except (TimeoutError, CellTimeoutError):
+        result.update(status="timeout", cell=current[0])
+    except DeadKernelError:
+        result.update(status="dead", cell=current[0])
+    except Exception as exc:
+        result.update(status="failed", cell=current[0],
+                      error=f"{type(exc).__name__}: {exc}"[:200])
+    result["crash"] = _first_error(cells)
+    return result
+
+
+def _sandbox_env() -> dict[str, str]:
+    """The runner's whole environment: nothing of the grader's but ``PATH``."""
+    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8",
+            "HOME": "/home/sandbox", "TMPDIR": "/tmp", "JUPYTER_RUNTIME_DIR": "/tmp/jupyter",
+            "IPYTHONDIR": "/tmp/ipython", "MPLCONFIGDIR": "/tmp/matplotlib",
+            "MPLBACKEND": "Agg", "MCPMINI_PROGRESS": "off", "PYTHONIOENCODING": "utf-8"}
+
+
+def _collect(proc: Any, request: bytes, deadline: float) -> tuple[bytes, bool]:
+    """Send the request, read the runner's stdout until EOF or ``deadline``; ``(data,
+    timed_out)``. Runs in a worker thread."""
+    try:
+        proc.write(request, deadline)
+    except OSError:
+        pass
+    proc.close_stdin()
+    data = bytearray()
+    try:
+        while chunk := proc.read(deadline):
+            if len(data) < _RESULT_CAP:
+                data += chunk[: _RESULT_CAP - len(data)]
+    except TimeoutError:
+        return bytes(data), True
+    except (OSError, ValueError):
+        pass
+    return bytes(data), False
+
+
+def _isolation() -> bool:
+    from ..agent import bubblewrap_available
+
+    return bubblewrap_available()
+
+
+async def grade_notebook(path: Path, learner: str, timeout: float = 60.0,
+                         exercise: str = "", *, isolate: bool = True) -> GradeRow:
+    """Run one notebook in a fresh kernel and grade its answer; never raises.
+
+    ``timeout`` bounds the execution of the whole notebook (kernel start excluded). With
+    ``isolate`` (the default) the runner and kernel are sandboxed where bubblewrap works;
+    without bubblewrap they run as a plain subprocess with a clean environment (see
+    :func:`~mcpmini.course.batch.grade_class` for the warning and ``require_isolation``).
+    """
+    import json
+
+    from ..agent import confine
+    from ..process import Process
     from .exercises import get_exercise
 
     nb, why = await asyncio.to_thread(_read, path)
@@ -195,58 +319,59 @@ async def grade_notebook(path: Path, learner: str, timeout: float = 60.0,
     row = GradeRow(learner, exercise, 0, ex.max_score, RowStatus.INVALID, f"{path.name}: {why}")
     if nb is None:
         return row
-    cells = list(nb.cells)
     nonce = secrets.token_hex(16)
-    nb.cells = [*cells, _code_cell(_EXPORT.format(
-        variable=ex.variable, nonce=nonce, mime=ANSWER_MIME))]
-    # Learner cells are numbered 1..n as Jupyter users count them. (A learner notebook
-    # imports mcpmini first, which spares the kernel jsonschema's slow optional import.)
-    position = {id(cell): i for i, cell in enumerate(nb.cells, start=1)}
-    started: list[float] = []
-    current = [0]
-
-    def remaining(cell: Any) -> int:
-        if not started:
-            started.append(time.monotonic())
-        current[0] = position.get(id(cell), current[0])
-        return max(1, math.ceil(timeout - (time.monotonic() - started[0])))
-
-    def where() -> str:
-        return f" in cell {current[0]}" if 1 <= current[0] <= len(cells) else ""
-
-    env = dict(os.environ, MCPMINI_PROGRESS="off", MPLBACKEND="Agg")
     with tempfile.TemporaryDirectory(prefix="mcpmini-grade-") as scratch:
-        client = NotebookClient(
-            nb, kernel_name=_KERNEL, kernel_manager_class=_kernel_manager_class(),
-            timeout_func=remaining, allow_errors=True, shutdown_kernel="immediate",
-            startup_timeout=60, resources={"metadata": {"path": scratch}})
+        copy = Path(scratch) / "submission.ipynb"
+        copy.write_bytes(path.read_bytes())
+        inner = [sys.executable, "-I", "-c", _RUNNER]
+        argv = (confine(inner, scratch, read_only=[Path(__file__).resolve().parents[1]])
+                if isolate and _isolation() else inner)
+        request = json.dumps({"nonce": nonce, "notebook": str(copy), "timeout": timeout,
+                              "variable": ex.variable}).encode() + b"\n"
         try:
-            await asyncio.wait_for(client.async_execute(
-                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL), timeout + 90)
-        except asyncio.CancelledError:  # the batch was interrupted: kill this kernel too
-            await _kill(client)
+            proc = Process(argv, env=_sandbox_env(), cwd=scratch, stderr=False,
+                           new_session=True)
+        except OSError as exc:
+            return replace(row, status=RowStatus.ERROR,
+                           feedback=f"{path.name}: could not start the runner ({exc})"[:300])
+        try:
+            data, hung = await asyncio.to_thread(
+                _collect, proc, request, time.monotonic() + timeout + _STARTUP)
+        except asyncio.CancelledError:  # the batch was interrupted: end this run at once
+            proc.terminate(0.0)
             raise
-        except (TimeoutError, CellTimeoutError):
-            await _kill(client)
-            return replace(row, status=RowStatus.TIMEOUT,
-                           feedback=f"{path.name}: timed out after {timeout:g} s{where()}")
-        except DeadKernelError:
-            return replace(row, status=RowStatus.ERROR,
-                           feedback=f"{path.name}: the kernel died{where()}")
-        except Exception as exc:
-            await _kill(client)
-            return replace(row, status=RowStatus.ERROR,
-                           feedback=f"{path.name}: could not run ({type(exc).__name__}: {exc})"[:300])
         finally:
-            atexit.unregister(client._cleanup_kernel)  # nbclient's hook; we clean up here
-    exported = [out["data"][ANSWER_MIME] for out in nb.cells[-1].get("outputs", [])
-                if out.get("output_type") == "display_data" and ANSWER_MIME in out.get("data", {})]
-    exported = [e for e in exported if isinstance(e, dict) and e.get("nonce") == nonce]
-    crash = _first_error(cells)
-    if not exported:
+            await asyncio.to_thread(proc.close, 0.0)
+    results = []
+    for line in data.splitlines():
+        with contextlib.suppress(ValueError):
+            item = json.loads(line)
+            if isinstance(item, dict) and item.get("nonce") == nonce:
+                results.append(item)
+    if hung:
+        return replace(row, status=RowStatus.TIMEOUT,
+                       feedback=f"{path.name}: timed out after {timeout:g} s")
+    if not results:
+        return replace(row, status=RowStatus.ERROR,
+                       feedback=f"{path.name}: the notebook runner crashed "
+                                f"(exit code {proc.returncode})")
+    result = results[-1]
+    cells = len(nb.cells)
+    where = (f" in cell {result['cell']}" if 1 <= int(result.get("cell") or 0) <= cells else "")
+    crash = str(result.get("crash") or "")
+    if result["status"] == "timeout":
+        return replace(row, status=RowStatus.TIMEOUT,
+                       feedback=f"{path.name}: timed out after {timeout:g} s{where}")
+    if result["status"] == "dead":
+        return replace(row, status=RowStatus.ERROR,
+                       feedback=f"{path.name}: the kernel died{where}")
+    if result["status"] == "failed":
+        return replace(row, status=RowStatus.ERROR,
+                       feedback=f"{path.name}: could not run ({result.get('error')})"[:300])
+    if "found" not in result:
         return replace(row, status=RowStatus.ERROR,
                        feedback=f"{path.name}: answers could not be read" + (f"; {crash}" if crash else ""))
-    answer = exported[-1].get("answer") if exported[-1].get("found") else None
+    answer = result.get("answer") if result["found"] else None
     report = ex.grade(answer)
     if crash:
         status = RowStatus.ERROR
@@ -256,6 +381,6 @@ async def grade_notebook(path: Path, learner: str, timeout: float = 60.0,
         status = RowStatus.GRADED
     detail = "no part answered" if status is RowStatus.NOT_ATTEMPTED else report.feedback()
     notes = "; ".join(bit for bit in (crash, detail, *report.notes) if bit)
-    if not exported[-1].get("found"):
+    if not result["found"]:
         notes = f"no variable {ex.variable!r} in the notebook" + (f"; {notes}" if notes else "")
     return GradeRow(learner, exercise, report.score, report.max_score, status, notes)

@@ -20,7 +20,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..hooks import CommandHandler, EventResult, HookMatcher, MatcherRule, match, run_hooks
+from ..hooks import (
+    CommandHandler,
+    EventResult,
+    HookMatcher,
+    MatcherRule,
+    decide,
+    match,
+)
 from ..permissions import GateResult, PermissionMode, PermissionRules, gate
 
 __all__ = [
@@ -147,12 +154,11 @@ def simulate_hook(
         hooks.append(other)
     tool_input = dict(tool_input or {"file_path": "/repo/.env"})
     env = environ if environ is not None else {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
-    result = run_hooks({"PreToolUse": [HookMatcher("*", hooks)]}, "PreToolUse",
-                       {"tool_name": tool_name, "tool_input": tool_input},
-                       tool_use_id="toolu_sim", environ=env, project_dir="/")
-    verdict = gate(tool_name, tool_input, hooks=result, rules=_rules(rules), mode=mode,
-                   cwd="/repo")
-    return HookSimulation(result, verdict)
+    decided = decide({"PreToolUse": [HookMatcher("*", hooks)]}, tool_name, tool_input,
+                     rules=_rules(rules), mode=mode, cwd="/repo", tool_use_id="toolu_sim",
+                     environ=env, project_dir="/")
+    assert decided.hooks is not None and decided.gate is not None
+    return HookSimulation(decided.hooks, decided.gate)
 
 
 RULE_SETS: dict[str, PermissionRules] = {

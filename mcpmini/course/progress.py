@@ -23,8 +23,10 @@ from ..errors import ConfigError
 
 if TYPE_CHECKING:
     from .grading import Report
+    from .quiz import QuizReport
 
-__all__ = ["PROGRESS_ENV", "load_progress", "progress_path", "record_progress", "summary"]
+__all__ = ["PROGRESS_ENV", "load_progress", "progress_path", "quiz_summary", "record_progress",
+           "record_quiz", "summary"]
 
 PROGRESS_ENV = "MCPMINI_PROGRESS"
 
@@ -45,20 +47,20 @@ def progress_path(environ: Mapping[str, str]) -> Path | None:
 def load_progress(path: Path) -> dict[str, Any]:
     """Read the progress file; a missing file is empty progress.
 
-    Returns ``{"exercises": {...}, "practice": {...}}``. Raises :class:`ConfigError`
+    Returns ``{"exercises": {...}, "practice": {...}, "quiz": {...}}``. Raises :class:`ConfigError`
     (naming the file and line) when it is not valid JSON or not the expected shape.
     """
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        return {"exercises": {}, "practice": {}}
+        return {"exercises": {}, "practice": {}, "quiz": {}}
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ConfigError(f"not valid JSON ({exc.msg})", str(path), line=exc.lineno) from None
     if not isinstance(data, dict):
         raise ConfigError("expected a JSON object", str(path), path="$")
-    for key in ("exercises", "practice"):
+    for key in ("exercises", "practice", "quiz"):
         data.setdefault(key, {})
         if not isinstance(data[key], dict):
             raise ConfigError("expected an object", str(path), path=key)
@@ -73,11 +75,7 @@ def record_progress(path: Path, report: Report, *, practice: bool = False) -> No
     aside to ``<name>.corrupt`` (so nothing is lost) and a fresh one is started.
     Raises ``OSError`` when the file cannot be written.
     """
-    try:
-        data = load_progress(path)
-    except ConfigError:
-        path.replace(path.with_name(path.name + ".corrupt"))
-        data = {"exercises": {}, "practice": {}}
+    data = _load_or_reset(path)
     now = datetime.now(UTC).isoformat(timespec="seconds")
     if practice:
         tally = data["practice"].setdefault(report.exercise, {"attempts": 0, "correct": 0})
@@ -91,10 +89,57 @@ def record_progress(path: Path, report: Report, *, practice: bool = False) -> No
         entry["attempts"] = int(old.get("attempts", 0)) + 1
         entry["updated"] = now
         data["exercises"][report.exercise] = entry
+    _write(path, data)
+
+
+def _write(path: Path, data: Mapping[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     tmp.write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
     os.replace(tmp, path)
+
+
+def _load_or_reset(path: Path) -> dict[str, Any]:
+    try:
+        return load_progress(path)
+    except ConfigError:
+        path.replace(path.with_name(path.name + ".corrupt"))
+        return {"exercises": {}, "practice": {}, "quiz": {}}
+
+
+def record_quiz(path: Path, report: QuizReport) -> None:
+    """Add a graded CCA-F quiz to the progress file at ``path`` (written atomically).
+
+    Keeps the number of attempts, the best and the latest scaled score, and per task
+    statement the running totals of items right and asked. A corrupt file is moved aside
+    like :func:`record_progress` does. Raises ``OSError`` when the file cannot be written.
+    """
+    data = _load_or_reset(path)
+    quiz = data["quiz"]
+    quiz["attempts"] = int(quiz.get("attempts", 0)) + 1
+    quiz["best_scaled"] = max(int(quiz.get("best_scaled", 0)), report.scaled)
+    quiz["last"] = {"scaled": report.scaled, "passed": report.passed,
+                    "correct": report.correct, "total": len(report.results),
+                    "updated": datetime.now(UTC).isoformat(timespec="seconds")}
+    tasks = quiz.setdefault("tasks", {})
+    for t in report.by_task:
+        entry = tasks.setdefault(t.id, {"correct": 0, "total": 0})
+        entry["correct"] = int(entry.get("correct", 0)) + t.correct
+        entry["total"] = int(entry.get("total", 0)) + t.total
+    _write(path, data)
+
+
+def quiz_summary(data: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """One row per task statement answered so far: ``task``, ``correct``, ``total``,
+    ``percent`` (running totals over every recorded quiz), in task order."""
+    tasks = data.get("quiz", {}).get("tasks", {})
+    rows = []
+    for task, entry in tasks.items():
+        correct, total = int(entry.get("correct", 0)), int(entry.get("total", 0))
+        rows.append({"task": task, "correct": correct, "total": total,
+                     "percent": round(100 * correct / total, 1) if total else 0.0})
+    return sorted(rows, key=lambda r: tuple(int(p) for p in str(r["task"]).split(".")
+                                            if p.isdigit()))
 
 
 def summary(data: Mapping[str, Any], catalogue: Sequence[tuple[str, str, int]]) -> list[dict[str, Any]]:

@@ -428,3 +428,107 @@ def hook_gate_lab(exit_code: int | str = 2, stdout: str = "", on_failure: str = 
     refresh()
     return widgets.VBox([widgets.HBox([widgets.VBox([code, text, failure, rules, modes]),
                                        report]), figure])
+
+
+# --- notebooks/ccaf: exam mode (the CCA-F question bank) -------------------------------
+
+def exam_mode(count: int = 20, seed: int = 0, minutes: float | None = None,
+              tasks: Sequence[str] | None = None, session: Any = None,
+              record: bool = True) -> Any:
+    """An exam over the CCA-F bank: one item at a time, answer, flag for review, a timer,
+    then the report (scaled score with the 720 line, percent per task statement, and the
+    rebuttal of every wrong option chosen).
+
+    ``session`` may be a :class:`~mcpmini.course.quiz.ExamSession` to show (otherwise one
+    is drawn with ``count``, ``seed``, ``minutes`` and ``tasks``). With ``record`` the
+    graded report is added to the learner's progress (``mcpmini progress``). Returns the ipywidgets
+    box; its ``session`` attribute is the session, so a headless run can print
+    ``box.session.finish().lines()``.
+    """
+    import html
+
+    import ipywidgets as widgets
+
+    from .quiz import ExamSession, load_bank
+
+    exam = session if session is not None else ExamSession(load_bank(), count, seed, minutes,
+                                                           tasks)
+    state = {"at": 0, "loading": False}
+    header = widgets.HTML()
+    body = widgets.HTML()
+    single = widgets.RadioButtons(options=[], layout=widgets.Layout(width="auto"))
+    multi = widgets.SelectMultiple(options=[], rows=6, layout=widgets.Layout(width="90%"))
+    flag = widgets.Checkbox(description="見直す (flag for review)")
+    back = widgets.Button(description="◀ 前へ")
+    ahead = widgets.Button(description="次へ ▶")
+    review = widgets.Button(description="見直しへ")
+    done = widgets.Button(description="終了して採点", button_style="primary")
+    result = widgets.HTML()
+
+    def item() -> Any:
+        return exam.items[state["at"]]
+
+    def show(_: Any = None) -> None:
+        it = item()
+        header.value = (f"<b>{state['at'] + 1} / {len(exam.items)}</b> — {it.task} — "
+                        f"{html.escape(exam.status())}")
+        body.value = (f"<p>{html.escape(it.scenario)}</p><p><b>{html.escape(it.stem)}</b></p>")
+        labels = [(f"{o.id}. {o.text}", o.id) for o in it.options]
+        chosen = exam.answers.get(it.id, [])
+        state["loading"] = True  # setting the options must not count as answering
+        single.layout.display = "none" if it.pick > 1 else None
+        multi.layout.display = None if it.pick > 1 else "none"
+        single.options, multi.options = labels, labels
+        single.value = chosen[0] if chosen and it.pick == 1 else None
+        multi.value = tuple(chosen) if it.pick > 1 else ()
+        flag.value = it.id in exam.flagged
+        state["loading"] = False
+
+    def save(_: Any = None) -> None:
+        if state["loading"]:
+            return
+        it = item()
+        picked = list(multi.value) if it.pick > 1 else ([single.value] if single.value else [])
+        exam.answer(it.id, picked)
+        header.value = (f"<b>{state['at'] + 1} / {len(exam.items)}</b> — {it.task} — "
+                        f"{html.escape(exam.status())}")
+
+    def move(step: int) -> None:
+        state["at"] = (state["at"] + step) % len(exam.items)
+        show()
+
+    def to_flagged(_: Any) -> None:
+        marked = [n for n, it in enumerate(exam.items) if it.id in exam.flagged]
+        later = [n for n in marked if n > state["at"]] or marked
+        if later:
+            state["at"] = later[0]
+            show()
+
+    def finish(_: Any) -> None:
+        report = exam.finish()
+        result.value = "<pre>" + html.escape("\n".join(report.lines())) + "</pre>"
+        if record:
+            import os
+
+            from .progress import progress_path, record_quiz
+
+            path = progress_path(os.environ)
+            if path is not None:
+                record_quiz(path, report)
+
+    def mark(change: Any) -> None:
+        if not state["loading"]:
+            exam.flag(item().id, bool(change["new"]))
+
+    for w in (single, multi):
+        w.observe(save, names="value")
+    flag.observe(mark, names="value")
+    back.on_click(lambda _: move(-1))
+    ahead.on_click(lambda _: move(1))
+    review.on_click(to_flagged)
+    done.on_click(finish)
+    show()
+    box = widgets.VBox([header, body, single, multi, flag,
+                        widgets.HBox([back, ahead, review, done]), result])
+    box.session = exam
+    return box

@@ -2,7 +2,8 @@
 
 The event catalogue (:mod:`.events`), matchers (:mod:`.matchers`), settings sources
 (:mod:`.sources`), handlers (:mod:`.handlers`), outcomes (:mod:`.outcomes`) and the runner that
-runs every matching hook of one event and combines their results (:mod:`.runner`).
+runs every matching hook of one event and combines their results (:mod:`.runner`), and
+:func:`decide` (:mod:`.gate`): the hooks of one call, then the permission gate.
 """
 
 from __future__ import annotations
@@ -14,10 +15,12 @@ from .events import (
     EVENTS,
     IF_EVENTS,
     PERMISSION_EVENTS,
+    DecisionField,
     EventSpec,
     ExitTwo,
     event_spec,
 )
+from .gate import Decided, decide, has_hooks
 from .handlers import (
     OUTPUT_CAP,
     CommandHandler,
@@ -41,9 +44,12 @@ from .matchers import (
 from .outcomes import (
     DECISION_RANK,
     OUTPUT_SCHEMA,
+    RULES,
     STRING_CAP,
+    Decision,
     FailureKind,
     HookOutcome,
+    OnFailure,
     Verdict,
     classify,
     combine_decisions,
@@ -53,6 +59,7 @@ from .runner import (
     EventResult,
     HandlerRun,
     HookMatcher,
+    Hooks,
     HookSettings,
     load_settings,
     run_hooks,
@@ -77,12 +84,16 @@ __all__ = [
     "OUTPUT_CAP",
     "OUTPUT_SCHEMA",
     "PERMISSION_EVENTS",
+    "RULES",
     "SETTINGS_KINDS",
     "SETTINGS_SCHEMA",
     "SOURCE_KINDS",
     "STOP_BLOCK_CAP",
     "STRING_CAP",
     "CommandHandler",
+    "Decided",
+    "Decision",
+    "DecisionField",
     "EventResult",
     "EventSpec",
     "Execution",
@@ -93,20 +104,24 @@ __all__ = [
     "HookMatcher",
     "HookOutcome",
     "HookSettings",
+    "Hooks",
     "HttpHandler",
     "MatchResult",
     "MatcherRule",
     "McpToolHandler",
     "ModelHandler",
+    "OnFailure",
     "RawSource",
     "Verdict",
     "classify",
     "classify_matcher",
     "combine_decisions",
+    "decide",
     "describe",
     "event_spec",
     "execute",
     "handler_type",
+    "has_hooks",
     "js_regex",
     "json_path",
     "load_settings",

@@ -6,13 +6,12 @@ A handler is data (:class:`CommandHandler`, :class:`HttpHandler`, :class:`McpToo
 :class:`Execution`: raw facts (exit code, capped output, timeout, start error, callback
 value). Turning those facts into an outcome is :mod:`mcpmini.hooks.outcomes`' job.
 
-Command handlers run in their own process group (``process_group=0``). When the handler
-returns, times out or fails, the whole group is killed with SIGKILL, so neither the hook
-nor children it left behind survive it. (A child that calls ``setsid`` itself escapes the
-group; nothing short of a cgroup can follow it.) stdout and stderr are drained by one
-selector loop and kept up to :data:`OUTPUT_CAP` bytes each; the rest is read and discarded
-so a chatty hook can never fill the pipe and stall. Non-UTF-8 bytes are decoded with
-replacement.
+Command handlers run through :func:`mcpmini.process.run`, the one subprocess runner: when
+the handler returns, times out or fails, everything it started is ended (its process group
+and any child that left it with ``setsid`` or ``nohup``), so nothing survives the hook.
+stdout and stderr are drained by one selector loop and kept up to :data:`OUTPUT_CAP` bytes
+each; the rest is read and discarded so a chatty hook can never fill the pipe and stall.
+Non-UTF-8 bytes are decoded with replacement.
 """
 
 from __future__ import annotations
@@ -20,11 +19,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
-import os
 import re
-import selectors
-import signal
-import subprocess
 import threading
 import time
 import urllib.error
@@ -32,6 +27,8 @@ import urllib.request
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
+
+from .. import process
 
 __all__ = [
     "OUTPUT_CAP",
@@ -184,117 +181,30 @@ def _substitute(text: str, env: Mapping[str, str]) -> str:
     return text
 
 
-def _kill_group(pgid: int) -> None:
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def _pidfd(pid: int) -> int | None:
-    try:
-        return os.pidfd_open(pid)  # Linux >= 5.3: readable once the process has exited
-    except (AttributeError, OSError):
-        return None
-
-
 def run_process(
     argv: list[str], stdin: bytes, *, env: Mapping[str, str], cwd: str | None, timeout: float,
     cap: int = OUTPUT_CAP,
 ) -> Execution:
-    """Run ``argv`` in a new process group, feeding ``stdin``; return what happened.
+    """Run ``argv`` through :func:`mcpmini.process.run`, feeding ``stdin``; return what happened.
 
-    One selector loop (no helper threads, as in ``Popen.communicate``) writes stdin, drains
-    stdout/stderr up to ``cap`` bytes each and watches the process through a pidfd. When the
-    hook exits, or ``timeout`` seconds pass, its whole process group is killed, which also
-    closes pipes that children were still holding. Never raises for a failing command:
-    start errors, timeouts and exit codes are data.
+    stdout and stderr are kept up to ``cap`` bytes each (the rest is drained and dropped).
+    When the hook exits, or ``timeout`` seconds pass, everything it started is ended.
+    Never raises for a failing command: start errors, timeouts and exit codes are data.
     """
     started = time.perf_counter()
-    try:
-        proc = subprocess.Popen(
-            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            # A new process group (setpgid), not a new session: setsid would rule out
-            # vfork and cost ~2 ms per hook; the group is all killpg needs.
-            env=dict(env), cwd=cwd, process_group=0,
-        )
-    except OSError as exc:
-        reason = f"{type(exc).__name__}: {exc.strerror or exc}"
-        return Execution("command", start_error=reason, started=started,
-                         finished=time.perf_counter())
-    assert proc.stdin and proc.stdout and proc.stderr
-    deadline = started + timeout
-    kept: dict[int, list[bytes]] = {proc.stdout.fileno(): [], proc.stderr.fileno(): []}
-    seen = dict.fromkeys(kept, 0)
-    pidfd = _pidfd(proc.pid)
-    timed_out = exited = False
-    view = memoryview(stdin)
-    with selectors.DefaultSelector() as sel:
-        for fd in kept:
-            sel.register(fd, selectors.EVENT_READ)
-        if view:
-            os.set_blocking(proc.stdin.fileno(), False)
-            sel.register(proc.stdin.fileno(), selectors.EVENT_WRITE)
-        else:
-            proc.stdin.close()
-        if pidfd is not None:
-            sel.register(pidfd, selectors.EVENT_READ)
-        open_reads = len(kept)
-        while open_reads:
-            now = time.perf_counter()
-            if now >= deadline:
-                if not exited:
-                    timed_out = True
-                break
-            if not exited and pidfd is None and proc.poll() is not None:
-                exited = True
-                _kill_group(proc.pid)
-                deadline = min(deadline, now + 2.0)
-            tick = deadline - now if pidfd is not None else min(deadline - now, 0.05)
-            for key, _ in sel.select(tick):
-                fd = key.fd
-                if fd == pidfd:
-                    exited = True
-                    sel.unregister(fd)
-                    _kill_group(proc.pid)  # children left behind die with the hook
-                    deadline = min(deadline, time.perf_counter() + 2.0)
-                elif fd in kept:
-                    chunk = os.read(fd, 65536)
-                    if not chunk:
-                        sel.unregister(fd)
-                        open_reads -= 1
-                        continue
-                    seen[fd] += len(chunk)
-                    room = cap - sum(map(len, kept[fd]))
-                    if room > 0:
-                        kept[fd].append(chunk[:room])
-                else:
-                    try:
-                        view = view[os.write(fd, view[:65536]):]
-                    except (BrokenPipeError, OSError):
-                        view = view[:0]  # the hook did not read its stdin; its right
-                    if not view:
-                        sel.unregister(fd)
-                        proc.stdin.close()
-    _kill_group(proc.pid)
-    proc.wait()
-    for stream in (proc.stdin, proc.stdout, proc.stderr):
-        try:
-            stream.close()
-        except OSError:
-            pass
-    if pidfd is not None:
-        os.close(pidfd)
+    done = process.run(argv, stdin=stdin, env=env, cwd=cwd, timeout=timeout, cap=cap)
     finished = time.perf_counter()
-    out_fd, err_fd = list(kept)
-    if timed_out:
+    if done.start_error is not None:
+        return Execution("command", start_error=done.start_error, started=started,
+                         finished=finished)
+    if done.timed_out:
         return Execution("command", timed_out=True, started=started, finished=finished,
-                         stdout_bytes=seen[out_fd])
+                         stdout_bytes=done.stdout_bytes)
     return Execution(
-        "command", exit_code=proc.returncode,
-        stdout=b"".join(kept[out_fd]).decode("utf-8", errors="replace"),
-        stderr=b"".join(kept[err_fd]).decode("utf-8", errors="replace"),
-        stdout_bytes=seen[out_fd], truncated=seen[out_fd] > cap or seen[err_fd] > cap,
+        "command", exit_code=done.exit_code,
+        stdout=done.stdout.decode("utf-8", errors="replace"),
+        stderr=done.stderr.decode("utf-8", errors="replace"),
+        stdout_bytes=done.stdout_bytes, truncated=done.truncated,
         started=started, finished=finished,
     )
 

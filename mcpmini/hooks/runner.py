@@ -20,15 +20,23 @@ import os
 import time
 from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..errors import ConfigError
 from ..permissions import PermissionRules, parse_rule, rule_matches, split_command
-from .events import IF_EVENTS, event_spec
-from .handlers import Execution, describe, execute, handler_type
+from .events import EventSpec, event_spec, in_subagent
+from .handlers import Execution, Handler, describe, execute, handler_type
 from .matchers import MatcherRule, match
-from .outcomes import FailureKind, HookOutcome, Verdict, classify, combine_decisions
+from .outcomes import (
+    Decision,
+    FailureKind,
+    HookOutcome,
+    OnFailure,
+    Verdict,
+    classify,
+    combine_decisions,
+)
 from .sources import SETTINGS_KINDS, RawSource, read_source
 
 __all__ = [
@@ -37,6 +45,7 @@ __all__ = [
     "HandlerRun",
     "HookMatcher",
     "HookSettings",
+    "Hooks",
     "load_settings",
     "run_hooks",
 ]
@@ -55,9 +64,9 @@ class HookMatcher:
     """
 
     matcher: str | None = None
-    hooks: list[Any] = field(default_factory=list)
+    hooks: list[Handler] = field(default_factory=list)
     timeout: float | None = None
-    on_failure: str | None = None
+    on_failure: OnFailure | str | None = None
     source: str = "sdk"
     kind: str = "sdk"
     path: str = ""
@@ -80,6 +89,11 @@ class HookSettings:
         """The matcher groups registered for ``event`` (empty when none)."""
         return list(self.hooks.get(event, []))
 
+
+# What run_hooks, decide and AgentOptions.hooks take: loaded settings, SDK-style groups in
+# code, or raw settings groups ({"matcher": ..., "hooks": [{"type": ...}]}) to validate.
+Hooks = (HookSettings | Mapping[str, Iterable[HookMatcher]]
+         | Mapping[str, Iterable[Mapping[str, Any]]])
 
 _PRECEDENCE = {"managed": 4, "local": 2, "project": 1, "user": 0}
 
@@ -122,7 +136,7 @@ def load_settings(
                 flag_by["mode"] = (_PRECEDENCE[raw.kind], True)
                 result.default_mode = mode
         for event, groups in (data.get("hooks") or {}).items():
-            target = "SubagentStop" if raw.kind == "subagent" and event == "Stop" else event
+            target = in_subagent(event) if raw.kind == "subagent" else event
             try:
                 spec = event_spec(target)
             except ConfigError as exc:
@@ -141,6 +155,14 @@ def load_settings(
                     if handler_type(h) not in spec.handler_types:
                         result.warnings.append(f"{raw.name} at {where}.hooks[{hi}]: {target} "
                                                f"does not accept {handler_type(h)} handlers")
+                    if getattr(h, "on_failure", None) == OnFailure.BLOCK and not (
+                            spec.honours_block(OnFailure.BLOCK)):
+                        result.warnings.append(f"{raw.name} at {where}.hooks[{hi}].onFailure: "
+                                               f"{target} ignores onFailure \"block\" (a "
+                                               "failure there never blocks)")
+                    if getattr(h, "if_", None) and not spec.if_evaluated:
+                        result.warnings.append(f"{raw.name} at {where}.hooks[{hi}].if: {target} "
+                                               "does not evaluate 'if'; this handler never runs")
                 result.hooks.setdefault(target, []).append(HookMatcher(
                     group.get("matcher"), handlers, source=raw.name, kind=raw.kind, path=where,
                     plugin_root=raw.plugin_root))
@@ -179,7 +201,7 @@ class HandlerRun:
     stderr: str = ""
     truncated: bool = False
     duration: float = 0.0
-    decision: str | None = None
+    decision: Decision | None = None
     reason: str | None = None
     skipped: str | None = None
     finished: float = 0.0
@@ -193,9 +215,17 @@ class HandlerRun:
             "rule": self.rule.value, "why": self.why, "handler": self.handler,
             "type": self.handler_type, "outcome": self.outcome.value if self.outcome else None,
             "failure": self.failure.value if self.failure else None,
-            "exit_code": self.exit_code, "decision": self.decision, "reason": self.reason,
+            "exit_code": self.exit_code,
+            "decision": self.decision.value if self.decision else None, "reason": self.reason,
             "skipped": self.skipped, "duration": round(self.duration, 4),
         }
+
+    def with_execution(self, ex: Execution, verdict: Verdict) -> HandlerRun:
+        """This run completed by execution ``ex`` and its ``verdict`` (a new value)."""
+        return replace(self, outcome=verdict.outcome, failure=verdict.failure,
+                       exit_code=ex.exit_code, stdout=ex.stdout, stderr=ex.stderr,
+                       truncated=ex.truncated, duration=ex.duration, decision=verdict.decision,
+                       reason=verdict.reason, finished=ex.finished, verdict=verdict)
 
 
 @dataclass(frozen=True)
@@ -213,14 +243,14 @@ class EventResult:
     event: str
     runs: tuple[HandlerRun, ...]
     blocked: bool
-    decision: str | None
+    decision: Decision | None
     reason: str | None
-    additional_context: list[str]
+    additional_context: tuple[str, ...]
     updated_input: dict[str, Any] | None
     stop: bool = False
     stop_reason: str | None = None
     duration: float = 0.0
-    system_messages: list[str] = field(default_factory=list)
+    system_messages: tuple[str, ...] = ()
 
     @property
     def ran(self) -> tuple[HandlerRun, ...]:
@@ -228,16 +258,117 @@ class EventResult:
         return tuple(r for r in self.runs if r.outcome is not None)
 
 
-def _match_value(spec_field: str | None, event: str, payload: Mapping[str, Any]) -> str:
-    value = payload.get(spec_field, "") if spec_field else ""
-    if event == "FileChanged" and isinstance(value, str):
+@dataclass(frozen=True)
+class _Input:
+    """What every handler of one firing sees: the input, its bytes, the environment."""
+
+    spec: EventSpec
+    data: Mapping[str, Any]
+    body: bytes
+    unserializable: str | None
+    value: str
+    env: Mapping[str, str]
+    root: str
+
+
+@dataclass(frozen=True)
+class _Job:
+    index: int
+    handler: Handler
+    group: HookMatcher
+
+
+
+
+def _prepare(spec: EventSpec, payload: Mapping[str, Any], tool_use_id: str | None,
+             project_dir: str | os.PathLike[str] | None,
+             environ: Mapping[str, str] | None) -> _Input:
+    root = os.fspath(project_dir) if project_dir is not None else os.getcwd()
+    base_env = os.environ if environ is None else environ
+    env = {k: v for k, v in base_env.items() if not k.startswith("OTEL_")}
+    env["CLAUDE_PROJECT_DIR"] = root
+    data: dict[str, Any] = {"session_id": "mcpmini", "transcript_path": "", "cwd": root,
+                            "hook_event_name": spec.name}
+    if tool_use_id is not None and spec.tool_use_id:
+        data["tool_use_id"] = tool_use_id
+    data.update(payload)
+    value = data.get(spec.matcher_field, "") if spec.matcher_field else ""
+    if spec.match_basename and isinstance(value, str):
         value = value.replace("\\", "/").rsplit("/", 1)[-1]
-    return value if isinstance(value, str) else str(value)
+    try:
+        body, unserializable = json.dumps(data, ensure_ascii=False).encode("utf-8"), None
+    except (TypeError, ValueError) as exc:
+        body, unserializable = b"", f"hook input cannot be serialized: {exc}"
+    return _Input(spec, data, body, unserializable, value if isinstance(value, str)
+                  else str(value), env, root)
+
+
+def _groups(hooks: Hooks, event: str) -> tuple[list[HookMatcher], set[tuple[Any, ...]]]:
+    """The event's matcher groups and the session's ``once`` memory."""
+    if not isinstance(hooks, HookSettings) and any(
+            isinstance(g, Mapping) for gs in hooks.values() for g in gs):
+        # Raw settings groups ({"matcher": ..., "hooks": [{"type": ...}]}): validate them.
+        hooks = load_settings([("project", {"hooks": hooks})], strict=False)
+    if isinstance(hooks, HookSettings):
+        return hooks.groups(event), hooks.fired_once
+    return [g for g in hooks.get(event, []) if isinstance(g, HookMatcher)], set()
+
+
+def _plan(groups: Iterable[HookMatcher], inp: _Input,
+          fired_once: set[tuple[Any, ...]]) -> tuple[list[HandlerRun], list[_Job]]:
+    """A run for every handler of every group (matched or not) and the jobs to execute."""
+    spec = inp.spec
+    runs: list[HandlerRun] = []
+    jobs: list[_Job] = []
+    seen: dict[tuple[Any, ...], str] = {}
+    for group in groups:
+        result = match(group.matcher if spec.matcher_field else None, inp.value,
+                       narrow=spec.narrow)
+        for handler in group.hooks:
+            run = HandlerRun(group.source, group.matcher, result.matched, result.rule,
+                             result.explain(), describe(handler), handler_type(handler),
+                             background=bool(getattr(handler, "async_", False)))
+            problem = (f"matching failed: {result.error}" if result.error
+                       else inp.unserializable if result.matched else None)
+            if problem:
+                runs.append(_unmatchable(run, problem, spec))
+                continue
+            skip = (_skip_reason(handler, group, inp.data, seen, fired_once, spec)
+                    if result.matched else None)
+            runs.append(replace(run, skipped=skip))
+            if result.matched and skip is None:
+                jobs.append(_Job(len(runs) - 1, handler, group))
+    return runs, jobs
+
+
+def _unmatchable(run: HandlerRun, problem: str, spec: EventSpec) -> HandlerRun:
+    """A handler whose matcher could not be evaluated, or whose input cannot be sent."""
+    blocks = spec.match_error_blocks  # reference §0.1: PreToolUse, PermissionRequest block
+    outcome = HookOutcome.BLOCKING_ERROR if blocks else HookOutcome.NON_BLOCKING_ERROR
+    decision = Decision.DENY if blocks else None
+    verdict = Verdict(outcome, FailureKind.NOT_STARTED, decision=decision, blocks=blocks,
+                      reason=problem, problem=problem, rule="unmatchable")
+    return replace(run, outcome=outcome, failure=FailureKind.NOT_STARTED, decision=decision,
+                   reason=problem, verdict=verdict)
+
+
+def _execute(job: _Job, inp: _Input, tool_use_id: str | None, timeout: float | None,
+             mcp_clients: Mapping[str, Any] | None) -> tuple[int, Execution, Verdict]:
+    handler, group, spec = job.handler, job.group, inp.spec
+    kind = handler_type(handler)
+    limit = (getattr(handler, "timeout", None) or group.timeout or timeout
+             or spec.default_timeout(kind))
+    env = dict(inp.env)
+    if group.plugin_root:
+        env["CLAUDE_PLUGIN_ROOT"] = group.plugin_root
+    ex = execute(handler, inp.data, tool_use_id=tool_use_id, env=env, cwd=inp.root,
+                 timeout=limit, mcp_clients=mcp_clients, body=inp.body)
+    on_failure = getattr(handler, "on_failure", None) or group.on_failure or OnFailure.CONTINUE
+    return job.index, ex, classify(ex, spec, on_failure=on_failure, callback=kind == "callback")
 
 
 def run_hooks(
-    hooks: HookSettings | Mapping[str, Iterable[HookMatcher]], event: str,
-    payload: Mapping[str, Any], *, tool_use_id: str | None = None,
+    hooks: Hooks, event: str, payload: Mapping[str, Any], *, tool_use_id: str | None = None,
     project_dir: str | os.PathLike[str] | None = None, environ: Mapping[str, str] | None = None,
     timeout: float | None = None, mcp_clients: Mapping[str, Any] | None = None,
 ) -> EventResult:
@@ -254,95 +385,31 @@ def run_hooks(
     """
     spec = event_spec(event)
     started = time.perf_counter()
-    if not isinstance(hooks, HookSettings) and any(
-            isinstance(g, Mapping) for gs in hooks.values() for g in gs):
-        # Raw settings groups ({"matcher": ..., "hooks": [{"type": ...}]}): validate them.
-        hooks = load_settings([("project", {"hooks": hooks})], strict=False)
-    groups = hooks.groups(event) if isinstance(hooks, HookSettings) else list(hooks.get(event, []))
-    fired_once = hooks.fired_once if isinstance(hooks, HookSettings) else set()
-    root = os.fspath(project_dir) if project_dir is not None else os.getcwd()
-    base_env = os.environ if environ is None else environ
-    env = {k: v for k, v in base_env.items() if not k.startswith("OTEL_")}
-    env["CLAUDE_PROJECT_DIR"] = root
-    data: dict[str, Any] = {"session_id": "mcpmini", "transcript_path": "", "cwd": root,
-                            "hook_event_name": event}
-    if tool_use_id is not None and spec.matcher_field == "tool_name":
-        data["tool_use_id"] = tool_use_id
-    data.update(payload)
-    value = _match_value(spec.matcher_field, event, data)
-    try:
-        body = json.dumps(data, ensure_ascii=False).encode("utf-8")
-        unserializable = None
-    except (TypeError, ValueError) as exc:
-        body, unserializable = b"", f"hook input cannot be serialized: {exc}"
-
-    slots: list[dict[str, Any]] = []  # HandlerRun fields, built once at the end
-    jobs: list[tuple[int, Any, HookMatcher]] = []
-    seen: dict[tuple[Any, ...], str] = {}
-    for group in groups:
-        matcher = group.matcher if spec.matcher_field else None
-        result = match(matcher, value, narrow=spec.narrow)
-        for handler in group.hooks:
-            common: dict[str, Any] = dict(
-                source=group.source, matcher=group.matcher, matched=result.matched,
-                rule=result.rule, why=result.explain(), handler=describe(handler),
-                handler_type=handler_type(handler),
-                background=bool(getattr(handler, "async_", False)))
-            problem = (f"matching failed: {result.error}" if result.error
-                       else unserializable if result.matched else None)
-            if problem:
-                # Reference §0.1: on PreToolUse and PermissionRequest this blocks the call.
-                blocks = event in ("PreToolUse", "PermissionRequest")
-                outcome = HookOutcome.BLOCKING_ERROR if blocks else HookOutcome.NON_BLOCKING_ERROR
-                slots.append(dict(common, outcome=outcome, failure=FailureKind.NOT_STARTED,
-                                  decision="deny" if blocks else None, reason=problem,
-                                  verdict=Verdict(outcome, FailureKind.NOT_STARTED,
-                                                  decision="deny" if blocks else None,
-                                                  blocks=blocks, reason=problem)))
-                continue
-            skip = (_skip_reason(handler, group, event, data, seen, fired_once)
-                    if result.matched else None)
-            slots.append(dict(common, skipped=skip))
-            if result.matched and skip is None:
-                jobs.append((len(slots) - 1, handler, group))
-
-    def work(job: tuple[int, Any, HookMatcher]) -> tuple[int, Execution, Verdict]:
-        _, handler, group = job
-        limit = getattr(handler, "timeout", None) or group.timeout or timeout or spec.timeout
-        job_env = dict(env)
-        if group.plugin_root:
-            job_env["CLAUDE_PLUGIN_ROOT"] = group.plugin_root
-        ex = execute(handler, data, tool_use_id=tool_use_id, env=job_env, cwd=root,
-                     timeout=limit, mcp_clients=mcp_clients, body=body)
-        on_failure = getattr(handler, "on_failure", None) or group.on_failure or "continue"
-        return job[0], ex, classify(ex, spec, on_failure=on_failure,
-                                    callback=handler_type(handler) == "callback")
-
+    groups, fired_once = _groups(hooks, event)
+    inp = _prepare(spec, payload, tool_use_id, project_dir, environ)
+    runs, jobs = _plan(groups, inp, fired_once)
     if jobs:
         # One handler runs in this thread; several run in parallel threads.
-        pool = ThreadPoolExecutor(max_workers=len(jobs)) if len(jobs) > 1 else None
-        outcomes = pool.map(work, jobs) if pool else map(work, jobs)
-        try:
-            for index, ex, verdict in outcomes:
-                slots[index].update(
-                    outcome=verdict.outcome, failure=verdict.failure, exit_code=ex.exit_code,
-                    stdout=ex.stdout, stderr=ex.stderr, truncated=ex.truncated,
-                    duration=ex.duration, decision=verdict.decision, reason=verdict.reason,
-                    finished=ex.finished, verdict=verdict)
-        finally:
-            if pool:
-                pool.shutdown()
-    runs = tuple(HandlerRun(**fields) for fields in slots)
-    return _combine(event, runs, time.perf_counter() - started)
+        def work(job: _Job) -> tuple[int, Execution, Verdict]:
+            return _execute(job, inp, tool_use_id, timeout, mcp_clients)
+
+        if len(jobs) == 1:
+            done = [work(jobs[0])]
+        else:
+            with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
+                done = list(pool.map(work, jobs))
+        for index, ex, verdict in done:
+            runs[index] = runs[index].with_execution(ex, verdict)
+    return _combine(event, tuple(runs), time.perf_counter() - started)
 
 
-def _skip_reason(handler: Any, group: HookMatcher, event: str, data: Mapping[str, Any],
-                 seen: dict[tuple[Any, ...], str],
-                 fired_once: set[tuple[Any, ...]]) -> str | None:
+def _skip_reason(handler: Handler, group: HookMatcher, data: Mapping[str, Any],
+                 seen: dict[tuple[Any, ...], str], fired_once: set[tuple[Any, ...]],
+                 spec: EventSpec) -> str | None:
     rule_text = getattr(handler, "if_", None)
     if rule_text:
-        if event not in IF_EVENTS:
-            return f"'if' is not evaluated on {event}; such a handler never runs"
+        if not spec.if_evaluated:
+            return f"'if' is not evaluated on {spec.name}; such a handler never runs"
         tool_input = data.get("tool_input") or {}
         command = tool_input.get("command") if isinstance(tool_input, Mapping) else None
         unparseable = isinstance(command, str) and split_command(command) is None
@@ -350,15 +417,16 @@ def _skip_reason(handler: Any, group: HookMatcher, event: str, data: Mapping[str
                 parse_rule(rule_text), str(data.get("tool_name", "")), tool_input,
                 cwd=str(data.get("cwd") or "")):
             return f"'if' rule {rule_text} does not match"
-    if getattr(handler, "once", False):
-        key = (group.source, group.path, handler.identity())
+    identity = getattr(handler, "identity", None)
+    if getattr(handler, "once", False) and identity is not None:
+        key = (group.source, group.path, identity())
         if key in fired_once:
             return "once: already ran in this session"
         fired_once.add(key)
     if getattr(handler, "async_", False):
         return None
-    if group.kind in SETTINGS_KINDS and hasattr(handler, "identity"):
-        key = handler.identity()
+    if group.kind in SETTINGS_KINDS and identity is not None:
+        key = identity()
         if key in seen:
             return f"duplicate of the same handler in {seen[key]}; runs once"
         seen[key] = group.source
@@ -384,10 +452,10 @@ def _combine(event: str, runs: tuple[HandlerRun, ...], duration: float) -> Event
     stops = [v for v in verdicts if v.stop]
     return EventResult(
         event=event, runs=runs, blocked=blocked, decision=decision, reason=reason,
-        additional_context=[c for v in verdicts for c in v.context],
+        additional_context=tuple(c for v in verdicts for c in v.context),
         updated_input=last.verdict.updated_input if last and last.verdict else None,
         stop=bool(stops), stop_reason=next((v.stop_reason for v in stops if v.stop_reason), None),
         duration=duration,
-        system_messages=[v.output["systemMessage"] for v in verdicts
-                         if v.output and isinstance(v.output.get("systemMessage"), str)],
+        system_messages=tuple(v.output["systemMessage"] for v in verdicts
+                              if v.output and isinstance(v.output.get("systemMessage"), str)),
     )

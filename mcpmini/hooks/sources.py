@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-import yaml
 
-from ..errors import ConfigError
+from ..errors import ConfigError, json_path
+from ..frontmatter import parse_front_matter, read_markdown
 from .events import EventSpec
 from .handlers import CommandHandler, HttpHandler, McpToolHandler, ModelHandler
 
@@ -82,14 +82,6 @@ SETTINGS_SCHEMA: dict[str, Any] = {
 _VALIDATOR = jsonschema.Draft202012Validator(SETTINGS_SCHEMA)
 
 
-def json_path(parts: Any) -> str:
-    """Format a path (keys and indexes) as ``a.b[0].c``."""
-    out = ""
-    for part in parts:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out or "(top level)"
-
-
 @dataclass(frozen=True)
 class RawSource:
     """One validated hook source: ``name`` to show, ``kind``, the settings ``data``."""
@@ -148,21 +140,9 @@ def _load_json(path: Path) -> Any:
 
 
 def _front_matter(path: Path) -> Any:
-    text = _read_text(path)
-    if not text.startswith("---"):
-        return {}
-    end = text.find("\n---", 3)
-    if end < 0:
-        raise ConfigError("front matter is not closed by ---", str(path), line=1)
-    try:
-        data = yaml.safe_load(text[3:end]) or {}
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise ConfigError(f"invalid YAML: {getattr(exc, 'problem', exc)}", str(path),
-                          line=mark.line + 1 if mark else None) from None
-    if not isinstance(data, Mapping):
-        raise ConfigError("front matter is not a mapping", str(path), line=1)
-    return {"hooks": data["hooks"]} if "hooks" in data else {}
+    """The ``hooks`` of a skill or agent file, read by the one front-matter parser."""
+    fields = parse_front_matter(read_markdown(path), str(path)).fields
+    return {"hooks": fields["hooks"]} if "hooks" in fields else {}
 
 
 def _infer_kind(path: Path, home: Path) -> str:
@@ -183,14 +163,42 @@ def _infer_kind(path: Path, home: Path) -> str:
     return "project"
 
 
+def _hook_file(root: Path, rel: Any, manifest: Path, where: str) -> Path:
+    """The hooks file a manifest names, resolved; refused when it leaves the plugin root."""
+    if not isinstance(rel, str):
+        raise ConfigError("a hooks path must be a string", str(manifest), where)
+    target = (root / rel).resolve()
+    if not target.is_relative_to(root.resolve()):
+        raise ConfigError(f"hooks path {rel!r} leaves the plugin root {root}; refused",
+                          str(manifest), where)
+    if target == manifest.resolve() or target.name == "plugin.json":
+        raise ConfigError(f"hooks path {rel!r} names a plugin manifest, not a hooks file",
+                          str(manifest), where)
+    return target
+
+
 def _plugin(path: Path, data: Any) -> tuple[Any, str]:
-    """Plugin files: hooks.json wraps ``hooks``; plugin.json may inline them or name a file."""
+    """Plugin files: hooks.json wraps ``hooks``; plugin.json may inline them or name files.
+
+    A named file is resolved and must stay inside the plugin root and be a hooks file (a
+    manifest naming itself, or another manifest, is an error, never a recursion).
+    """
     root = path.parent.parent  # <root>/hooks/hooks.json or <root>/.claude-plugin/plugin.json
     if path.name == "plugin.json" and isinstance(data, Mapping):
         hooks = data.get("hooks")
-        if isinstance(hooks, str):
-            target = (root / hooks).resolve()
-            return _plugin(target, _load_json(target))[0], str(root)
+        if isinstance(hooks, (str, list)):
+            merged: dict[str, list[Any]] = {}
+            names = [hooks] if isinstance(hooks, str) else hooks
+            for i, rel in enumerate(names):
+                where = "hooks" if isinstance(hooks, str) else json_path(["hooks", i])
+                loaded = _load_json(_hook_file(root, rel, path, where))
+                inner = loaded.get("hooks") if isinstance(loaded, Mapping) else None
+                if not isinstance(inner, Mapping):
+                    raise ConfigError("expected an object with a 'hooks' object", str(rel))
+                for event, groups in inner.items():
+                    merged.setdefault(event, []).extend(groups if isinstance(groups, list)
+                                                        else [groups])
+            return {"hooks": merged}, str(root)
         return {"hooks": hooks} if hooks is not None else {}, str(root)
     if isinstance(data, Mapping):
         return {"hooks": data.get("hooks", {})}, str(root)

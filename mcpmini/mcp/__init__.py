@@ -2,12 +2,19 @@
 
 JSON-RPC messages and ids (:mod:`.jsonrpc`), both protocol generations (:mod:`.versions`),
 tool schemas (:mod:`.schema`), the sans-I/O server (:mod:`.server`) and client (:mod:`.client`),
-the transports that move their lines (:mod:`.transport`), traces (:mod:`.trace`) and the example
-servers (:mod:`.samples`).
+the transports that move their lines (:mod:`.transport`), Streamable HTTP (:mod:`.http` sans-I/O,
+:mod:`.asgi` for any ASGI server), what a running tool may send (:mod:`.context`), traces
+(:mod:`.trace`), the example servers (:mod:`.samples`) and the conformance fixtures
+(:mod:`.conformance`).
 """
 
 from __future__ import annotations
 
+from .asgi import (
+    McpAsgi,
+    asgi_app,
+    serve_http,
+)
 from .client import (
     Client,
     ClientMode,
@@ -15,6 +22,24 @@ from .client import (
     OutcomeKind,
     ToolOutcome,
     to_tool_result,
+)
+from .conformance import (
+    ConformanceServer,
+    conformance_server,
+)
+from .context import (
+    LOG_LEVELS,
+    CallContext,
+    current_call,
+    in_call,
+)
+from .http import (
+    HttpEndpoint,
+    HttpReply,
+    HttpRequest,
+)
+from .http_client import (
+    HttpTransport,
 )
 from .jsonrpc import (
     ErrorCode,
@@ -88,20 +113,28 @@ __all__ = [
     "GENERATIONS",
     "KNOWN_VERSIONS",
     "LEGACY",
+    "LOG_LEVELS",
     "MAX_LINE",
     "META_PREFIX",
     "MODERN",
     "SAMPLES",
+    "CallContext",
     "Client",
     "ClientMode",
+    "ConformanceServer",
     "Connection",
     "ErrorCode",
     "ErrorResponse",
     "Generation",
+    "HttpEndpoint",
+    "HttpReply",
+    "HttpRequest",
+    "HttpTransport",
     "IdEvent",
     "IdViolation",
     "JsonId",
     "LineBuffer",
+    "McpAsgi",
     "MemoryTransport",
     "Message",
     "Negotiation",
@@ -122,11 +155,15 @@ __all__ = [
     "Transport",
     "Validator",
     "add_server",
+    "asgi_app",
     "check_schema",
+    "conformance_server",
+    "current_call",
     "docstring_parts",
     "encode",
     "error_reply",
     "id_violations",
+    "in_call",
     "is_interval",
     "is_modern",
     "memory_pair",
@@ -137,6 +174,7 @@ __all__ = [
     "parse_line",
     "parse_object",
     "schema_from_function",
+    "serve_http",
     "serve_stdio",
     "set_pairs",
     "to_dict",

@@ -21,7 +21,7 @@ Requests can be pipelined: :meth:`Client.send_request` returns the id at once an
 from __future__ import annotations
 
 import time
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum, StrEnum
 from typing import Any
@@ -152,6 +152,8 @@ class Client:
         client_info: Mapping[str, str] | None = None,
         timeout: float = 30.0,
         discover_timeout: float = 5.0,
+        capabilities: Mapping[str, Any] | None = None,
+        handlers: Mapping[str, Callable[[Mapping[str, Any]], Mapping[str, Any]]] | None = None,
     ) -> None:
         if mode not in tuple(ClientMode):
             raise ValueError(f"mode must be auto, modern or legacy, not {mode!r}")
@@ -161,6 +163,10 @@ class Client:
         self.client_info = dict(client_info or {"name": "mcpmini", "version": "0.1.0"})
         self.timeout = timeout
         self.discover_timeout = discover_timeout
+        #: what the client declares (``elicitation``, ``sampling``, ``roots`` …) in both generations
+        self.capabilities = dict(capabilities or {})
+        #: method → function answering the server's requests (elicitation, sampling, roots/list)
+        self.handlers = dict(handlers or {})
         self.pending = PendingTable()
         self.connection: Connection | None = None
         self.stray: list[bytes] = []      # lines that matched no outstanding request
@@ -172,7 +178,7 @@ class Client:
 
     def _envelope(self, params: Mapping[str, Any] | None, version: str) -> dict[str, Any]:
         out = dict(params or {})
-        meta = {META_PREFIX + "protocolVersion": version, META_PREFIX + "clientCapabilities": {},
+        meta = {META_PREFIX + "protocolVersion": version, META_PREFIX + "clientCapabilities": self.capabilities,
                 META_PREFIX + "clientInfo": self.client_info}
         if out.get("_meta"):
             meta = {**out["_meta"], **meta}
@@ -232,10 +238,19 @@ class Client:
                     self.stray.append(line)  # e.g. a late reply to a request we gave up on
                     continue
                 return self.pending.resolve(message), message
-            if isinstance(message, Request):  # we offer no client-side methods
-                self.transport.send(encode(ErrorResponse(
-                    message.id, ErrorCode.METHOD_NOT_FOUND, f"Method not found: {message.method}")))
+            if isinstance(message, Request):
+                self.transport.send(encode(self._answer(message)))
             # server notifications (logging, progress…) are not needed here
+
+    def _answer(self, request: Request) -> Response | ErrorResponse:
+        """The reply to a request from the server: its handler's result, or ``-32601``."""
+        handler = self.handlers.get(request.method)
+        if handler is None:
+            return ErrorResponse(request.id, ErrorCode.METHOD_NOT_FOUND, f"Method not found: {request.method}")
+        try:
+            return Response(request.id, dict(handler(request.params or {})))
+        except Exception as exc:
+            return ErrorResponse(request.id, ErrorCode.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}")
 
     def wait_for(self, request_id: JsonId, timeout: float | None = None) -> Response | ErrorResponse:
         """Wait for the reply to ``request_id``, keeping replies to others for later.
@@ -355,7 +370,7 @@ class Client:
     def _initialize(self, legacy: list[str], steps: list[str]) -> Connection:
         offer = legacy[-1]
         steps.append(f"initialize with {offer}")
-        result = self.request("initialize", {"protocolVersion": offer, "capabilities": {},
+        result = self.request("initialize", {"protocolVersion": offer, "capabilities": self.capabilities,
                                              "clientInfo": self.client_info})
         answer = result.get("protocolVersion")
         if answer not in legacy:

@@ -1,6 +1,7 @@
 """Example servers used by the course and the ``mcpmini serve NAME`` command.
 
 * ``add``: the article's one-tool server (the sum of two numbers).
+* ``conformance``: the fixtures of the official conformance suite (:mod:`.conformance`).
 * ``weather``: current weather and history for a few cities, with deliberately clear,
   non-overlapping descriptions (the CCA-F track contrasts them with vague ones). The
   data is generated deterministically, so it works offline and the course output is
@@ -12,6 +13,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 
+from .conformance import conformance_server
 from .server import Server
 
 __all__ = [
@@ -85,4 +87,5 @@ def weather_server() -> Server:
 
 
 #: name → factory, for ``mcpmini serve NAME``.
-SAMPLES: dict[str, Callable[[], Server]] = {"add": add_server, "weather": weather_server}
+SAMPLES: dict[str, Callable[[], Server]] = {"add": add_server, "weather": weather_server,
+                                            "conformance": conformance_server}

@@ -5,7 +5,9 @@ input schema. :class:`Validator` checks arguments against a schema: when the sch
 only keywords both libraries read alike, valid arguments take a fast path through a
 validator compiled by :mod:`fastjsonschema` (about 20× quicker than interpreting the
 schema on every call); otherwise, and whenever the fast path rejects them, :mod:`jsonschema`
-decides and produces the full list of messages.
+decides and produces the full list of messages. ``bench/schema.py`` measures what the fast
+path is worth end to end over stdio (1.3x-1.8x calls per second, half the server CPU per call,
+on a busy 2-core machine), which is why the second dependency stays.
 """
 
 from __future__ import annotations
@@ -170,7 +172,7 @@ class Validator:
             except fastjsonschema.JsonSchemaDefinitionException:
                 self._fast = None
 
-    def errors(self, instance: Any) -> list[str]:
+    def errors(self, instance: object) -> list[str]:
         """Messages for each violation, prefixed with the JSON path; empty when valid."""
         if self._fast is not None:
             try:

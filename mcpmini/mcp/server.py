@@ -22,7 +22,7 @@ article's Definition 3.6 puts it (the official SDK returns ``isError`` instead).
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -40,7 +40,7 @@ from .jsonrpc import (
     parse_line,
 )
 from .schema import Validator, check_schema, docstring_parts, schema_from_function
-from .versions import LEGACY, META_PREFIX, MODERN, is_modern
+from .versions import LEGACY, META_PREFIX, MODERN, Generation, is_modern
 
 __all__ = [
     "Prompt",
@@ -72,7 +72,7 @@ class Tool:
             out["outputSchema"] = self.output_schema
         return out
 
-    def errors(self, arguments: Any) -> list[str]:
+    def errors(self, arguments: object) -> list[str]:
         """Validation messages for ``arguments`` against the input schema (empty when valid)."""
         if self._validator is None:  # compiled on first use: listing many tools stays cheap
             self._validator = Validator(self.input_schema)
@@ -139,10 +139,9 @@ class Server:
         self.tools: dict[str, Tool] = {}
         self.resources: dict[str, Resource] = {}
         self.prompts: dict[str, Prompt] = {}
-        #: "modern", "legacy" or None until the first request fixes the generation.
-        self.generation: str | None = None
+        #: None until the first request fixes the generation of the connection.
+        self.generation: Generation | None = None
         self.negotiated: str | None = None
-        self.initialized = False
 
     # --- registration -------------------------------------------------------------------
 
@@ -265,8 +264,7 @@ class Server:
         (protocol errors keep their code; anything else is ``-32603`` without detail).
         """
         if isinstance(message, Notification):
-            self._notification(message)
-            return None
+            return None  # notifications/initialized and the others change nothing here
         if not isinstance(message, Request):
             return None  # a stray reply: this server sends no requests
         try:
@@ -274,24 +272,20 @@ class Server:
         except Exception as exc:
             return error_reply(exc, message.id)
 
-    def _notification(self, note: Notification) -> None:
-        if note.method == "notifications/initialized" and self.generation == "legacy":
-            self.initialized = True
-
     def _request(self, req: Request) -> Message:
         params = dict(req.params or {})
         meta = params.get("_meta")
         enveloped = isinstance(meta, dict) and VERSION_KEY in meta
         if self.generation is None:
             if req.method == "initialize" and self.legacy_versions:
-                self.generation = "legacy"
+                self.generation = Generation.LEGACY
             elif (enveloped and self.modern_versions) or not self.legacy_versions:
-                self.generation = "modern"
+                self.generation = Generation.MODERN
         if req.method == "initialize":
             return self._initialize(req, params)
-        if self.generation == "modern":
-            version = self._check_envelope(req, meta)
-            return self._dispatch(req, params, modern=True, version=version)
+        if self.generation is Generation.MODERN:
+            self._check_envelope(req, meta)
+            return self._dispatch(req, params, modern=True)
         if enveloped:
             raise RemoteProtocolError(
                 "This connection uses the initialize handshake; requests must not carry the "
@@ -300,10 +294,10 @@ class Server:
             raise RemoteProtocolError(
                 "Not initialized: send initialize first, or use the 2026-07-28 _meta envelope",
                 ErrorCode.INVALID_REQUEST, req.id)
-        return self._dispatch(req, params, modern=False, version=self.negotiated or LEGACY)
+        return self._dispatch(req, params, modern=False)
 
     def _initialize(self, req: Request, params: dict[str, Any]) -> Message:
-        if self.generation == "modern":
+        if self.generation is Generation.MODERN:
             raise RemoteProtocolError(
                 "This connection is stateless (2026-07-28); initialize is not supported",
                 ErrorCode.UNSUPPORTED_PROTOCOL_VERSION, req.id,
@@ -323,7 +317,7 @@ class Server:
             result["instructions"] = self.instructions
         return Response(req.id, result)
 
-    def _check_envelope(self, req: Request, meta: Any) -> str:
+    def _check_envelope(self, req: Request, meta: object) -> None:
         if not isinstance(meta, dict):
             raise RemoteProtocolError(
                 "Invalid params: missing params._meta envelope (2026-07-28)",
@@ -347,9 +341,8 @@ class Server:
             raise RemoteProtocolError(
                 "Unsupported protocol version", ErrorCode.UNSUPPORTED_PROTOCOL_VERSION, req.id,
                 {"supported": self.modern_versions, "requested": version})
-        return version
 
-    def _dispatch(self, req: Request, params: dict[str, Any], modern: bool, version: str) -> Message:
+    def _dispatch(self, req: Request, params: dict[str, Any], modern: bool) -> Message:
         handler = self._METHODS.get(req.method)
         if handler is None or (req.method == "server/discover" and not modern) \
                 or (req.method == "ping" and modern):
@@ -357,7 +350,7 @@ class Server:
                                       ErrorCode.METHOD_NOT_FOUND, req.id)
         result, is_list = handler(self, req, params)
         if modern:
-            result["resultType"] = "complete"
+            result.setdefault("resultType", "complete")  # "input_required" is kept (SEP-2322)
             if is_list:
                 result.setdefault("ttlMs", self.list_ttl_ms)
                 result.setdefault("cacheScope", self.cache_scope)
@@ -392,7 +385,7 @@ class Server:
             arguments = {}
         return self.call_tool(tool, arguments), False
 
-    def call_tool(self, tool: Tool | str, arguments: Any) -> dict[str, Any]:
+    def call_tool(self, tool: Tool | str, arguments: object) -> dict[str, Any]:
         """Validate ``arguments`` and run the tool; return the ``tools/call`` result.
 
         Invalid arguments and exceptions raised by the tool give ``isError: true`` with a
@@ -400,9 +393,9 @@ class Server:
         """
         tool = self.tools[tool] if isinstance(tool, str) else tool
         problems = tool.errors(arguments)
-        if problems:
-            return {"content": [{"type": "text",
-                                 "text": "Invalid arguments: " + "; ".join(problems)}],
+        if problems or not isinstance(arguments, Mapping):  # keywords, whatever the schema says
+            why = "; ".join(problems) or "arguments must be a JSON object"
+            return {"content": [{"type": "text", "text": "Invalid arguments: " + why}],
                     "isError": True}
         try:
             content, structured = _content(tool.fn(**arguments))

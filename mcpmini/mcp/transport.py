@@ -5,9 +5,10 @@ A transport has three methods: ``send(line)``, ``receive(timeout) -> line | None
 ``close()``. Nothing here understands JSON: :class:`~mcpmini.mcp.Server` and
 :class:`~mcpmini.mcp.Client` do.
 
-* :class:`StdioTransport` starts a server as a subprocess in its own process group,
-  reads its stdout through ``select`` with a timeout (so every wait is bounded), keeps
-  the last 64 KiB of its stderr, and on ``close()`` ends the whole group and reaps it.
+* :class:`StdioTransport` starts a server through :class:`mcpmini.process.Process`;
+  one deadline bounds each read or write however the bytes trickle in, a reply has a
+  size cap (``max_line``), the last 64 KiB of stderr are kept, and ``close()`` ends the
+  server and everything it started.
 * :class:`MemoryTransport` calls a line handler in-process (``server.handle_line``);
   with a seed it delivers queued replies in shuffled order, for Proposition 3.3.
 * :func:`serve_stdio` is the server side: it reads stdin in chunks, answers every
@@ -18,9 +19,6 @@ from __future__ import annotations
 
 import os
 import random
-import select
-import signal
-import subprocess
 import sys
 import threading
 import time
@@ -29,6 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import IO, Any, Protocol
 
 from ..errors import TransportError
+from ..process import Process
 
 __all__ = [
     "MAX_LINE",
@@ -56,37 +55,58 @@ class Transport(Protocol):
 
 
 class LineBuffer:
-    """Splits a byte stream into lines; keeps the unfinished tail for the next chunk."""
+    """Splits a byte stream into lines; keeps the unfinished tail for the next chunk.
+
+    Linear in the bytes fed: each chunk is scanned once, and the pieces of an unfinished
+    line are only joined when its newline arrives (a 16 MiB line fed in 64 KiB chunks is
+    one join, not 256 growing copies).
+    """
 
     def __init__(self) -> None:
-        self._tail = b""
+        self._pieces: list[bytes] = []
+        self._size = 0
         self.lines: deque[bytes] = deque()
 
     def feed(self, chunk: bytes) -> None:
         """Add ``chunk``; complete lines (without the newline) become available in ``lines``."""
-        data = self._tail + chunk
-        parts = data.split(b"\n")
-        self._tail = parts.pop()
+        parts = chunk.split(b"\n")
+        if len(parts) == 1:
+            if chunk:
+                self._pieces.append(chunk)
+                self._size += len(chunk)
+            return
+        if self._pieces:
+            self._pieces.append(parts[0])
+            parts[0] = b"".join(self._pieces)
+            self._pieces.clear()
+        last = parts.pop()
         self.lines.extend(parts)
+        self._pieces = [last] if last else []
+        self._size = len(last)
 
     def flush_tail(self) -> None:
         """At end of stream, treat an unterminated last line as a line."""
-        if self._tail:
-            self.lines.append(self._tail)
-            self._tail = b""
+        if self._pieces:
+            self.lines.append(b"".join(self._pieces))
+            self._pieces = []
+            self._size = 0
 
     @property
     def tail_size(self) -> int:
         """Bytes of the current unfinished line."""
-        return len(self._tail)
+        return self._size
 
 
 class StdioTransport:
     """A subprocess speaking newline-delimited JSON-RPC on its stdin/stdout.
 
     ``argv`` is the command; ``env`` (a full environment mapping, default: inherit) and
-    ``cwd`` are passed to the process. Raises :class:`TransportError` when the command
-    cannot be started. Use as a context manager, or call :meth:`close`.
+    ``cwd`` are passed to the process, which runs in a session of its own through
+    :class:`mcpmini.process.Process` (so closing ends it and everything it started).
+    ``max_line`` caps one reply (a longer one raises :class:`TransportError` and is
+    skipped); ``write_timeout`` bounds a write that the server does not read.
+    Raises :class:`TransportError` when the command cannot be started. Use as a context
+    manager, or call :meth:`close`.
     """
 
     def __init__(
@@ -95,37 +115,38 @@ class StdioTransport:
         env: Mapping[str, str] | None = None,
         cwd: str | os.PathLike[str] | None = None,
         close_grace: float = 2.0,
+        max_line: int = MAX_LINE,
+        write_timeout: float = 30.0,
     ) -> None:
         if not argv:
             raise TransportError("no server command given")
         self.argv = list(argv)
         self.close_grace = close_grace
+        self.max_line = max_line
+        self.write_timeout = write_timeout
         try:
-            self.process = subprocess.Popen(
-                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, env=dict(env) if env is not None else None, cwd=cwd,
-                start_new_session=True, bufsize=0,
-            )
+            self._proc = Process(self.argv, env=env, cwd=cwd, new_session=True)
         except OSError as exc:
             raise TransportError(f"cannot start {self.argv[0]!r}: {exc.strerror or exc}") from None
-        assert self.process.stdin and self.process.stdout and self.process.stderr
-        self._stdin = self.process.stdin
-        self._out_fd = self.process.stdout.fileno()
+        self.process = self._proc.popen
         self._buffer = LineBuffer()
         self._outgoing: list[bytes] = []
         self._outgoing_size = 0
+        self._unsent = b""  # the part of a write the server did not take before its deadline
         self._eof = False
+        self._skipping = False  # dropping the rest of an oversized reply
         self._stderr = bytearray()
         self._stderr_thread = threading.Thread(target=self._drain_stderr, daemon=True)
         self._stderr_thread.start()
 
     def _drain_stderr(self) -> None:
-        stream = self.process.stderr
-        assert stream is not None
-        while chunk := stream.read(4096):
-            self._stderr += chunk
-            if len(self._stderr) > _STDERR_KEEP:
-                del self._stderr[: len(self._stderr) - _STDERR_KEEP]
+        try:
+            while chunk := self._proc.read(None, "stderr", 4096):
+                self._stderr += chunk
+                if len(self._stderr) > _STDERR_KEEP:
+                    del self._stderr[: len(self._stderr) - _STDERR_KEEP]
+        except (OSError, ValueError):
+            return
 
     @property
     def stderr(self) -> str:
@@ -143,91 +164,97 @@ class StdioTransport:
         Lines are written together when the client next waits for a reply (or the queue
         passes 64 KiB, or :meth:`flush` is called): pipelined requests then cost one
         system call instead of one each. Raises :class:`TransportError` if the server
-        has gone away.
+        has gone away, ``TimeoutError`` if it does not read within ``write_timeout``.
         """
         self._outgoing.append(line)
         self._outgoing_size += len(line)
         if self._outgoing_size >= 1 << 16:
             self.flush()
 
-    def flush(self) -> None:
-        """Write every queued line now. Raises :class:`TransportError` if the server is gone."""
-        if not self._outgoing:
+    def flush(self, deadline: float | None = None) -> None:
+        """Write every queued line now, before ``deadline`` (a ``time.monotonic()`` value;
+        default: ``write_timeout`` from now).
+
+        Raises :class:`TransportError` if the server is gone, ``TimeoutError`` if it does not
+        read in time — what it did not take stays queued, so the stream stays whole.
+        """
+        if not self._outgoing and not self._unsent:
             return
-        data = b"".join(self._outgoing)
+        data = self._unsent + b"".join(self._outgoing)
         self._outgoing.clear()
         self._outgoing_size = 0
+        if deadline is None:
+            deadline = time.monotonic() + self.write_timeout
         try:
-            self._stdin.write(data)
+            written = self._proc.write(data, deadline)
         except (BrokenPipeError, ValueError, OSError):
+            self._unsent = b""
             raise TransportError(
                 f"server exited (code {self.process.poll()}) while sending") from None
+        self._unsent = data[written:]
+        if self._unsent:
+            raise TimeoutError(f"the server did not read {len(self._unsent)} bytes in time")
 
     def receive(self, timeout: float | None = None) -> bytes | None:
         """The next line from the server, ``None`` at EOF.
 
-        Raises :class:`TimeoutError` when no complete line arrives within ``timeout``
-        seconds (``None`` waits for ever).
+        One deadline bounds the whole call — writing what is queued, then reading however
+        the bytes trickle in: :class:`TimeoutError` when no complete line arrives within
+        ``timeout`` seconds (``None`` waits for ever). A line longer than ``max_line``
+        raises :class:`TransportError` (the rest of it is skipped).
         """
-        self.flush()
         deadline = None if timeout is None else time.monotonic() + timeout
+        self.flush(deadline if deadline is not None else time.monotonic() + self.write_timeout)
         while not self._buffer.lines:
             if self._eof:
                 self._buffer.flush_tail()
                 if self._buffer.lines:
                     break
                 return None
-            remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
-            ready, _, _ = select.select([self._out_fd], [], [], remaining)
-            if not ready:
-                raise TimeoutError(f"no reply from the server within {timeout} s")
-            chunk = os.read(self._out_fd, 1 << 16)
-            if chunk:
-                self._buffer.feed(chunk)
-            else:
+            if deadline is not None and time.monotonic() >= deadline:
+                raise TimeoutError(f"no complete reply from the server within {timeout} s")
+            try:
+                chunk = self._proc.read(deadline)
+            except TimeoutError:
+                raise TimeoutError(f"no reply from the server within {timeout} s") from None
+            except (OSError, ValueError):
+                chunk = b""
+            if not chunk:
                 self._eof = True
-        return self._buffer.lines.popleft()
+                continue
+            if self._skipping:
+                newline = chunk.find(b"\n")
+                if newline < 0:
+                    continue
+                self._skipping = False
+                chunk = chunk[newline + 1:]
+            self._buffer.feed(chunk)
+            if self._buffer.tail_size > self.max_line:
+                self._buffer = LineBuffer()
+                self._skipping = True
+                raise TransportError(f"reply larger than {self.max_line} bytes")
+        line = self._buffer.lines.popleft()
+        if len(line) > self.max_line:
+            raise TransportError(f"reply larger than {self.max_line} bytes")
+        return line
 
     def close(self) -> int | None:
-        """Close stdin, give the server ``close_grace`` seconds to exit, then end its group.
+        """Close stdin, give the server ``close_grace`` seconds to exit, then end it and
+        everything it started (:class:`~mcpmini.process.Process`).
 
         Returns the exit code (negative for a signal). Never leaves a zombie.
         """
         if self.process.poll() is None:
             try:
-                self.flush()
-            except TransportError:
+                self.flush(time.monotonic() + min(self.close_grace, 1.0))
+            except (TransportError, TimeoutError):
                 pass
-            try:
-                self._stdin.close()
-            except OSError:
-                pass
-            try:
-                self.process.wait(self.close_grace)
-            except subprocess.TimeoutExpired:
-                pass
-        self._kill_group()
-        code = self.process.wait()
-        for stream in (self.process.stdout, self._stdin):
-            try:
-                stream.close()  # type: ignore[union-attr]
-            except OSError:
-                pass
+            self._proc.close_stdin()
+            self._proc.wait(time.monotonic() + self.close_grace)
+        code = self._proc.terminate(0.5)
         self._stderr_thread.join(timeout=1.0)
+        self._proc.close()
         return code
-
-    def _kill_group(self) -> None:
-        # The server may have started children; they share its process group and must go
-        # even when the server itself already exited: TERM, a short wait, then KILL.
-        for sig, wait in ((signal.SIGTERM, 0.5), (signal.SIGKILL, 5.0)):
-            try:
-                os.killpg(self.process.pid, sig)
-            except (ProcessLookupError, PermissionError):
-                return  # the group is empty: nothing is left running
-            try:
-                self.process.wait(wait)
-            except subprocess.TimeoutExpired:
-                pass
 
     def __enter__(self) -> StdioTransport:
         return self

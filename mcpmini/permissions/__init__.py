@@ -1,45 +1,63 @@
 """§4 of the article: permission rules, modes and their evaluation.
 
-Rule strings and Bash command analysis (:mod:`.rules`), and the evaluation of a tool call
-against rules and a mode (:mod:`.evaluate`).
+:mod:`.bash` reads a Bash command the way Claude Code's matcher does (tree-sitter grammar,
+wrappers stripped, substitutions seen, what cannot be verified fails closed); :mod:`.paths`
+anchors ``Read``/``Edit`` path rules (real home, symlinks resolved); :mod:`.rules` parses and
+matches rule strings; :mod:`.modes` says what each mode runs without asking; :mod:`.evaluate`
+holds :class:`PermissionRules` and :func:`gate`. :mod:`.cases` is the table of attack and
+bypass cases that the tests and chapter 07 share.
 """
 
 from __future__ import annotations
 
-from .evaluate import (
-    GateResult,
-    GateStep,
-    PermissionMode,
-    PermissionRules,
-    RuleVerdict,
-    gate,
-    is_protected_path,
-)
-from .rules import (
-    EDIT_TOOLS,
-    READ_TOOLS,
-    Rule,
+from .bash import (
+    EXEC_WRAPPERS,
+    READ_ONLY_COMMANDS,
+    READ_ONLY_GIT,
+    BypassKind,
+    BypassWarning,
+    CommandAnalysis,
+    Subcommand,
+    analyze,
+    bypass_forms,
     is_read_only_command,
-    parse_rule,
-    rule_matches,
     split_command,
     strip_wrappers,
 )
+from .cases import PERMISSION_CASES, PermissionCase, case_rows, run_case
+from .evaluate import GateResult, GateStep, PermissionRules, RuleVerdict, gate
+from .modes import ACCEPT_EDITS_COMMANDS, EDIT_TOOLS, READ_TOOLS, PermissionMode
+from .paths import is_protected_path
+from .rules import Rule, parse_rule, rule_matches
 
 __all__ = [
+    "ACCEPT_EDITS_COMMANDS",
     "EDIT_TOOLS",
+    "EXEC_WRAPPERS",
+    "PERMISSION_CASES",
+    "READ_ONLY_COMMANDS",
+    "READ_ONLY_GIT",
     "READ_TOOLS",
+    "BypassKind",
+    "BypassWarning",
+    "CommandAnalysis",
     "GateResult",
     "GateStep",
+    "PermissionCase",
     "PermissionMode",
     "PermissionRules",
     "Rule",
     "RuleVerdict",
+    "Subcommand",
+    "analyze",
+    "bypass_forms",
+    "case_rows",
     "gate",
     "is_protected_path",
     "is_read_only_command",
     "parse_rule",
     "rule_matches",
+    "run_case",
     "split_command",
     "strip_wrappers",
 ]

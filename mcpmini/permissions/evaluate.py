@@ -20,61 +20,23 @@ except in ``bypassPermissions``. ``defer`` is reported as ``final="ask"`` with
 
 from __future__ import annotations
 
-import enum
-import posixpath
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ConfigError
-from .rules import (
-    EDIT_TOOLS,
-    READ_TOOLS,
-    Rule,
-    is_read_only_command,
-    parse_rule,
-    rule_matches,
-    split_command,
-    strip_wrappers,
-)
+from .bash import BypassWarning, CommandAnalysis, analyze, bypass_forms
+from .modes import EDIT_TOOLS, PermissionMode, mode_verdict
+from .paths import absolute, home_dir, is_protected_path, working_dir
+from .rules import Rule, bash_pattern, bash_rule_covers, parse_rule, rule_matches
 
 __all__ = [
     "GateResult",
     "GateStep",
-    "PermissionMode",
     "PermissionRules",
     "RuleVerdict",
     "gate",
-    "is_protected_path",
 ]
-
-_ACCEPT_EDITS_BASH = {"mkdir", "touch", "rm", "rmdir", "mv", "cp", "sed"}
-_PROTECTED_DIRS = {".git", ".claude", ".vscode", ".idea", ".husky"}
-_PROTECTED_FILES = {".bashrc", ".zshrc", ".profile", ".bash_profile", ".zprofile",
-                    ".mcp.json", ".claude.json"}
-
-
-class PermissionMode(enum.Enum):
-    """The permission modes the gate models (``manual`` is accepted for ``default``)."""
-
-    DEFAULT = "default"
-    ACCEPT_EDITS = "acceptEdits"
-    PLAN = "plan"
-    DONT_ASK = "dontAsk"
-    BYPASS = "bypassPermissions"
-
-    @classmethod
-    def parse(cls, value: PermissionMode | str) -> PermissionMode:
-        """Accept an enum member or its settings spelling; raise ``ConfigError`` otherwise."""
-        if isinstance(value, cls):
-            return value
-        if value == "manual":
-            return cls.DEFAULT
-        try:
-            return cls(value)
-        except ValueError:
-            raise ConfigError(f"unknown permission mode {value!r}; expected one of "
-                              f"{[m.value for m in cls]}") from None
 
 
 @dataclass(frozen=True)
@@ -138,7 +100,7 @@ class PermissionRules:
             tuple(w for p in every for w in p.warnings))
 
     def evaluate(self, tool_name: str, tool_input: Mapping[str, Any], *, cwd: str = "",
-                 home: str = "/root") -> RuleVerdict:
+                 home: str | None = None) -> RuleVerdict:
         """Deny, then ask, then allow rules; the first match decides."""
         for behavior in ("deny", "ask", "allow"):
             for rule in getattr(self, behavior):
@@ -147,12 +109,26 @@ class PermissionRules:
         return RuleVerdict(None)
 
     def first(self, behavior: str, tool_name: str, tool_input: Mapping[str, Any], *,
-              cwd: str = "", home: str = "/root") -> Rule | None:
-        """The first rule of one list (``"deny"``, ``"ask"`` or ``"allow"``) that matches."""
+              cwd: str = "", home: str | None = None) -> Rule | None:
+        """The first rule of one list (``"deny"``, ``"ask"`` or ``"allow"``) that matches.
+
+        For Bash, a deny or ask list is also checked against the command's redirects: an
+        output target as an ``Edit`` call, an input file as a ``Read`` call.
+        """
         rules: tuple[Rule, ...] = getattr(self, behavior)
         for rule in rules:
             if rule_matches(rule, tool_name, tool_input, behavior=behavior, cwd=cwd, home=home):
                 return rule
+        command = tool_input.get("command")
+        if tool_name != "Bash" or behavior == "allow" or not isinstance(command, str):
+            return None
+        found = analyze(command)
+        calls = [("Write", w) for w in found.writes] + [("Read", r) for r in found.reads]
+        for tool, target in calls:
+            for rule in rules:
+                if rule.tool in ("Read", "Edit") and rule_matches(
+                        rule, tool, {"file_path": target}, behavior=behavior, cwd=cwd, home=home):
+                    return rule
         return None
 
 
@@ -167,7 +143,11 @@ class GateStep:
 
 @dataclass(frozen=True)
 class GateResult:
-    """Final decision (``allow`` / ``deny`` / ``ask``), the path taken, and why."""
+    """Final decision (``allow`` / ``deny`` / ``ask``), the path taken, and why.
+
+    ``warnings`` names each deny/ask Bash rule that a form of this command sidesteps
+    (``sudo rm``, ``bash -c``, ``/bin/rm``…): the decision stays Claude Code's.
+    """
 
     final: str
     path: tuple[GateStep, ...]
@@ -175,6 +155,7 @@ class GateResult:
     rule: Rule | None = None
     deferred: bool = False
     tool_input: Mapping[str, Any] | None = None
+    warnings: tuple[BypassWarning, ...] = ()
 
     @property
     def decided_by(self) -> str:
@@ -182,54 +163,69 @@ class GateResult:
         return self.path[-1].step
 
 
-def is_protected_path(path: str) -> bool:
-    """True for paths inside protected folders or naming protected files."""
-    parts = [p for p in path.replace("\\", "/").split("/") if p]
-    for i, part in enumerate(parts[:-1]):
-        if part in _PROTECTED_DIRS and not (part == ".claude" and parts[i + 1] == "worktrees"):
-            return True
-    return bool(parts) and (parts[-1] in _PROTECTED_FILES or parts[-1] in _PROTECTED_DIRS)
+def _bypass_warnings(rules: PermissionRules, analysis: CommandAnalysis) -> tuple[BypassWarning, ...]:
+    found: list[BypassWarning] = []
+    for rule in (*rules.deny, *rules.ask):
+        if rule.tool != "Bash" or rule.specifier is None:
+            continue
+        pattern = bash_pattern(rule.specifier)
+        for sub in analysis.subcommands:
+            if pattern.fullmatch(sub.text):
+                continue
+            for kind, text in bypass_forms(sub):
+                if pattern.fullmatch(text):
+                    found.append(BypassWarning(rule.text, kind, sub.text))
+                    break
+    return tuple(dict.fromkeys(found))
 
 
-def _mode_verdict(mode: PermissionMode, tool_name: str, tool_input: Mapping[str, Any],
-                  protected: bool) -> tuple[str | None, str]:
-    command = tool_input.get("command") if tool_name == "Bash" else None
-    reads = tool_name in READ_TOOLS or (isinstance(command, str) and is_read_only_command(command))
-    if mode is PermissionMode.BYPASS:
-        return "allow", "bypassPermissions runs everything that no deny/ask rule caught"
-    if reads:
-        return "allow", f"{mode.value} runs reads without asking"
-    if mode is PermissionMode.PLAN and (tool_name in EDIT_TOOLS or tool_name == "Bash"):
-        return "deny", "plan mode makes no edits and runs no commands that change things"
-    if mode is PermissionMode.ACCEPT_EDITS and not protected:
-        if tool_name in EDIT_TOOLS:
-            return "allow", "acceptEdits approves file edits"
-        parts = split_command(command) if isinstance(command, str) else None
-        heads = [strip_wrappers(p, assignments=False).split()[:1] for p in parts or []]
-        if heads and all(h and h[0] in _ACCEPT_EDITS_BASH for h in heads):
-            return "allow", "acceptEdits approves mkdir/touch/rm/rmdir/mv/cp/sed"
-    return None, f"{mode.value} has no default for {tool_name}"
+def _bash_allow(rules: PermissionRules, analysis: CommandAnalysis, cwd: str,
+                home: str) -> tuple[Rule | None, str]:
+    """The allow rule that approves the command (every part covered), or why none does."""
+    if analysis.unverifiable or not analysis.subcommands:
+        return None, "no allow rule approves a command that cannot be verified statically"
+    used: Rule | None = None
+    for sub in analysis.subcommands:
+        rule = next((r for r in rules.allow if bash_rule_covers(r, sub)), None)
+        if rule is None and not sub.read_only:
+            return None, f"no allow rule matches {sub.full_text!r}"
+        used = used or rule
+    for target in analysis.writes:
+        path = absolute(target, cwd, home)
+        rule = None if is_protected_path(path) else rules.first(
+            "allow", "Write", {"file_path": path}, cwd=cwd, home=home)
+        if rule is None:
+            return None, f"the redirect to {target} is a file write no Edit allow rule approves"
+        used = used or rule
+    if used is None:
+        return None, "no allow rule matches"
+    return used, f"allow rule {used.text} matches every part of the command"
 
 
 def gate(
     tool_name: str, tool_input: Mapping[str, Any], *, hooks: Any = None,
     rules: PermissionRules | None = None, mode: PermissionMode | str = PermissionMode.DEFAULT,
-    cwd: str = "", home: str = "/root",
+    cwd: str = "", home: str | None = None, additional_dirs: Iterable[str] = (),
 ) -> GateResult:
     """Walk one tool call through hooks, rules and mode; return the :class:`GateResult`.
 
     ``hooks`` is the PreToolUse :class:`~mcpmini.hooks.EventResult` (or ``None``); its
-    ``updated_input`` replaces ``tool_input`` for the rule checks. Raises ``ConfigError``
-    for an unknown mode.
+    ``updated_input`` replaces ``tool_input`` for the rule checks. ``cwd`` is the working
+    directory (empty: the process's), ``home`` the user's home that ``~`` means (``None``:
+    the current user's; pass ``$HOME`` through), ``additional_dirs`` further working
+    directories for ``acceptEdits``. Raises ``ConfigError`` for an unknown mode.
     """
     rules = rules or PermissionRules()
     mode = PermissionMode.parse(mode)
+    where, user = working_dir(cwd), home_dir(home)
+    dirs = (where, *(absolute(d, where, user) for d in additional_dirs))
     path: list[GateStep] = []
+    warnings: tuple[BypassWarning, ...] = ()
 
     def done(final: str, step: str, detail: str, rule: Rule | None = None,
              deferred: bool = False) -> GateResult:
         path.append(GateStep(step, final, detail))
-        return GateResult(final, tuple(path), detail, rule, deferred, tool_input)
+        return GateResult(final, tuple(path), detail, rule, deferred, tool_input, warnings)
 
     hook_decision = None
     if hooks is None:
@@ -241,11 +237,15 @@ def gate(
         if hooks.updated_input is not None:
             tool_input = hooks.updated_input
         path.append(GateStep("hooks", None, f"hook decision: {hook_decision or 'none'}"))
-    rule = rules.first("deny", tool_name, tool_input, cwd=cwd, home=home)
+    command = tool_input.get("command") if tool_name == "Bash" else None
+    analysis = analyze(command) if isinstance(command, str) else None
+    if analysis is not None:
+        warnings = _bypass_warnings(rules, analysis)
+    rule = rules.first("deny", tool_name, tool_input, cwd=where, home=user)
     if rule:
         return done("deny", "deny_rules", f"deny rule {rule.text} matches", rule)
     path.append(GateStep("deny_rules", None, "no deny rule matches"))
-    rule = rules.first("ask", tool_name, tool_input, cwd=cwd, home=home)
+    rule = rules.first("ask", tool_name, tool_input, cwd=where, home=user)
     if rule:
         if mode is PermissionMode.DONT_ASK:
             return done("deny", "ask_rules", f"ask rule {rule.text} matches; dontAsk denies", rule)
@@ -259,18 +259,23 @@ def gate(
         return done("allow", "hook_decision", "a hook allowed the call (no deny/ask rule)")
     target = next((tool_input.get(k) for k in ("file_path", "notebook_path")
                    if isinstance(tool_input.get(k), str)), None)
-    protected = tool_name in EDIT_TOOLS and target is not None and is_protected_path(
-        posixpath.join(cwd or "/", target))
-    verdict, detail = _mode_verdict(mode, tool_name, tool_input, protected)
+    protected = tool_name in EDIT_TOOLS and isinstance(target, str) and is_protected_path(
+        absolute(target, where, user))
+    verdict, detail = mode_verdict(mode, tool_name, tool_input, analysis=analysis, cwd=where,
+                                   home=user, dirs=dirs)
     if verdict:
         return done(verdict, "mode", detail)
     path.append(GateStep("mode", None, detail))
-    rule = None if protected or mode is PermissionMode.BYPASS else rules.first(
-        "allow", tool_name, tool_input, cwd=cwd, home=home)
+    if protected:
+        rule, why = None, "protected path: allow rules do not apply"
+    elif analysis is not None:
+        rule, why = _bash_allow(rules, analysis, where, user)
+    else:
+        rule = rules.first("allow", tool_name, tool_input, cwd=where, home=user)
+        why = "no allow rule matches"
     if rule:
         return done("allow", "allow_rules", f"allow rule {rule.text} matches", rule)
-    path.append(GateStep("allow_rules", None, "protected path: allow rules do not apply"
-                         if protected else "no allow rule matches"))
+    path.append(GateStep("allow_rules", None, why))
     if mode is PermissionMode.DONT_ASK:
         return done("deny", "fallback", "dontAsk denies what is not pre-approved")
     return done("ask", "fallback", "nothing approved the call: the user is asked")

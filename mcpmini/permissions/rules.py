@@ -6,15 +6,16 @@
 
 * **Bash** - ``*`` matches anything (spaces too); a trailing `` *`` keeps a word boundary
   (``ls *`` hits ``ls -la`` and ``ls`` but not ``lsof``); a trailing ``:*`` is the same as
-  `` *``. A compound command is split on ``&& || ; | |& &`` and newlines outside quotes.
-  For an *allow* rule every subcommand must match; a *deny* or *ask* rule matches when any
-  subcommand does. Wrappers (``timeout time nice nohup stdbuf command builtin noglob``, bare
-  ``xargs``) are stripped; leading ``VAR=value`` assignments are stripped for deny/ask only.
-  A command that cannot be split (an open quote) is matched whole by deny/ask, never by allow.
-* **Read / Edit** - gitignore-style paths: ``//abs``, ``~/home``, ``/`` relative to the
-  settings root, ``./`` or a path with a slash relative to the cwd, and a bare name (no
-  slash) at any depth. ``Edit`` covers every file-writing tool; a ``Read`` deny also covers
-  them. ``Write``/``NotebookEdit``/``Glob`` path rules are accepted but never consulted.
+  `` *``. The command is read by :func:`~mcpmini.permissions.bash.analyze`: every simple
+  command, nested ones included, wrappers stripped. A *deny* or *ask* rule matches when any
+  of them does (assignments stripped too), or, for a command that does not parse, the whole
+  text. An *allow* rule needs every one of them (assignments kept), a statically verifiable
+  command and no output redirect; ``find -exec``/``-delete`` and exec wrappers (``watch``,
+  ``setsid``, ``ionice``, ``flock``) only by a rule without ``*`` that names them exactly.
+* **Read / Edit** - gitignore-style paths (:mod:`.paths`). ``Edit`` covers every
+  file-writing tool; a ``Read`` deny also covers them; ``Read`` covers Grep, Glob and LS,
+  and a folder they search is covered by a rule for something under it.
+  ``Write``/``NotebookEdit``/``Glob`` path rules are accepted but never consulted.
 * **WebFetch** ``domain:host`` (``*.host`` for subdomains, not the apex); ``Tool(key:value)``
   on a top-level parameter (deny/ask only); ``Agent(type)``, ``Skill(name)``.
 * **MCP** - ``mcp__server`` and ``mcp__server__*`` cover the whole server; globs in the tool
@@ -23,35 +24,28 @@
 
 from __future__ import annotations
 
-import posixpath
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ConfigError
+from .bash import Subcommand, analyze
+from .modes import EDIT_TOOLS, READ_TOOLS
+from .paths import call_paths, home_dir, path_rule_matches, working_dir
 
 __all__ = [
-    "EDIT_TOOLS",
-    "READ_TOOLS",
     "Rule",
-    "is_read_only_command",
+    "bash_pattern",
+    "bash_rule_covers",
     "parse_rule",
     "rule_matches",
-    "split_command",
-    "strip_wrappers",
 ]
 
-EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
-READ_TOOLS = frozenset({"Read", "Grep", "Glob", "LS", "NotebookRead"})
 _NEVER_CONSULTED = frozenset({"Write", "NotebookEdit", "Glob"})
 _PRIMARY = {"Agent": "subagent_type", "Task": "subagent_type", "Skill": "skill",
             "WebSearch": "query"}
 _PRIMARY_FIELDS = frozenset({"command", "file_path", "notebook_path", "path", "url", "pattern"})
-_WRAPPERS = {"time", "nohup", "command", "builtin", "noglob"}
-_READ_ONLY = {"ls", "cat", "echo", "pwd", "head", "tail", "grep", "find", "wc", "which",
-              "diff", "stat", "du", "cd"}
-_GIT_READ = {"status", "log", "diff", "show", "branch", "rev-parse", "ls-files", "blame"}
 _RULE = re.compile(r"([^()\s]+)(?:\((.*)\))?", re.DOTALL)
 
 
@@ -86,85 +80,8 @@ def _glob(pattern: str, *, dotall: bool = True) -> re.Pattern[str]:
                       re.DOTALL if dotall else 0)
 
 
-def split_command(command: str) -> list[str] | None:
-    """Split a shell command on ``&& || ; | |& &`` and newlines outside quotes.
-
-    Returns the stripped subcommands, or ``None`` when a quote is left open.
-    """
-    parts: list[str] = []
-    buf: list[str] = []
-    quote: str | None = None
-    i = 0
-    while i < len(command):
-        ch = command[i]
-        if quote:
-            buf.append(ch)
-            if ch == "\\" and quote == '"' and i + 1 < len(command):
-                buf.append(command[i + 1])
-                i += 1
-            elif ch == quote:
-                quote = None
-        elif ch == "\\" and i + 1 < len(command):
-            buf.append(command[i : i + 2])
-            i += 1
-        elif ch in "'\"":
-            quote = ch
-            buf.append(ch)
-        elif ch in ";&|\n":
-            step = 2 if command[i : i + 2] in ("&&", "||", "|&") else 1
-            parts.append("".join(buf))
-            buf = []
-            i += step
-            continue
-        else:
-            buf.append(ch)
-        i += 1
-    if quote:
-        return None
-    parts.append("".join(buf))
-    return [p.strip() for p in parts if p.strip()]
-
-
-def strip_wrappers(sub: str, *, assignments: bool) -> str:
-    """Remove leading wrappers (``timeout 5``, ``nice -n 3``, ``nohup``…) and, when
-    ``assignments`` is true, leading ``VAR=value`` words. Returns the remaining command."""
-    words = sub.split()
-    changed = True
-    while words and changed:
-        changed = False
-        head = words[0]
-        if (assignments and re.fullmatch(r"[A-Za-z_]\w*=\S*", head)) or head in _WRAPPERS or (head == "xargs" and len(words) > 1
-                                   and not words[1].startswith("-")):
-            words, changed = words[1:], True
-        elif head in ("timeout", "nice", "stdbuf"):
-            rest = words[1:]
-            while rest and rest[0].startswith("-"):
-                takes_value = rest[0] in ("-n", "-s", "-k", "-o", "-e", "-i") and len(rest) > 1
-                rest = rest[2:] if takes_value else rest[1:]
-            if head == "timeout" and rest and re.fullmatch(r"[\d.]+[smhd]?", rest[0]):
-                rest = rest[1:]
-            words, changed = rest, True
-    return " ".join(words)
-
-
-def is_read_only_command(command: str) -> bool:
-    """True when every subcommand is in the built-in read-only set (no redirects)."""
-    parts = split_command(command)
-    if not parts or ">" in command:
-        return False
-    for part in parts:
-        words = strip_wrappers(part, assignments=False).split()
-        if not words:
-            return False
-        if words[0] == "git":
-            if len(words) < 2 or words[1] not in _GIT_READ:
-                return False
-        elif words[0] not in _READ_ONLY:
-            return False
-    return True
-
-
-def _bash_pattern(spec: str) -> re.Pattern[str]:
+def bash_pattern(spec: str) -> re.Pattern[str]:
+    """The regex a Bash specifier compiles to (``:*`` and `` *`` keep a word boundary)."""
     if spec.endswith(":*"):
         spec = spec[:-2] + " *"
     if spec.endswith(" *"):
@@ -173,64 +90,27 @@ def _bash_pattern(spec: str) -> re.Pattern[str]:
     return _glob(spec)
 
 
-def _bash_matches(spec: str, command: str, behavior: str) -> bool:
-    pattern = _bash_pattern(spec)
-    parts = split_command(command)
-    if parts is None:
-        return behavior != "allow" and pattern.fullmatch(command.strip()) is not None
-    loose = behavior != "allow"
-    subs = [strip_wrappers(p, assignments=loose) for p in parts]
-    hits = [pattern.fullmatch(s) is not None for s in subs]
-    return any(hits) if loose else bool(hits) and all(hits)
+def bash_rule_covers(rule: Rule, sub: Subcommand) -> bool:
+    """Whether the Bash ``rule``, used as an allow rule, approves one simple command:
+    its text with assignments matches, and an exec wrapper or ``find -exec``/``-delete``
+    only under a rule without ``*`` (an exact match)."""
+    if rule.tool != "Bash" or sub.unverifiable or not sub.words:
+        return False
+    if rule.specifier is None:
+        return True
+    return bash_pattern(rule.specifier).fullmatch(sub.full_text) is not None and (
+        "*" not in rule.specifier or not sub.exec_wrapper)
 
 
-def _path_regex(spec: str, cwd: str, home: str, root: str) -> re.Pattern[str]:
-    if spec.startswith("//"):
-        base, rest = "/", spec[2:]
-    elif spec.startswith("~/"):
-        base, rest = home, spec[2:]
-    elif spec.startswith("/"):
-        base, rest = root, spec[1:]
-    elif spec.startswith("./"):
-        base, rest = cwd, spec[2:]
-    elif "/" in spec.rstrip("/"):
-        base, rest = cwd, spec
-    else:
-        base, rest = None, spec  # a bare name matches at any depth
-    rest = rest.rstrip("/")
-    out = []
-    i = 0
-    while i < len(rest):
-        if rest.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif rest.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif rest[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif rest[i] == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(rest[i]))
-            i += 1
-    body = "".join(out)
-    prefix = "(?:.*/)?" if base is None else re.escape(posixpath.join(base, "").rstrip("/") + "/")
-    if base == "/":
-        prefix = "/"
-    return re.compile(f"{prefix}{body}(?:/.*)?", re.DOTALL)
-
-
-def _target_path(tool_input: Mapping[str, Any], cwd: str) -> str | None:
-    for key in ("file_path", "notebook_path", "path"):
-        value = tool_input.get(key)
-        if isinstance(value, str) and value:
-            value = value.replace("\\", "/")
-            joined = value if value.startswith("/") else posixpath.join(cwd, value)
-            return posixpath.normpath(joined)
-    return None
+def _bash_matches(rule: Rule, spec: str, command: str, behavior: str) -> bool:
+    found = analyze(command)
+    if behavior != "allow":
+        pattern = bash_pattern(spec)
+        return (not found.parsed and pattern.fullmatch(command.strip()) is not None) or any(
+            pattern.fullmatch(s.text) is not None for s in found.subcommands if s.words)
+    if found.unverifiable or found.writes or not found.subcommands:
+        return False
+    return all(bash_rule_covers(rule, s) for s in found.subcommands)
 
 
 def _tool_hits(rule: Rule, tool_name: str, behavior: str) -> bool:
@@ -250,12 +130,13 @@ def _tool_hits(rule: Rule, tool_name: str, behavior: str) -> bool:
 
 def rule_matches(
     rule: Rule, tool_name: str, tool_input: Mapping[str, Any], *, behavior: str = "deny",
-    cwd: str = "", home: str = "/root", root: str | None = None,
+    cwd: str = "", home: str | None = None, root: str | None = None,
 ) -> bool:
     """Whether ``rule`` (used as a ``behavior`` rule: allow/ask/deny) covers the call.
 
-    ``cwd``, ``home`` and ``root`` (the settings file's root, default ``cwd``) anchor
-    path specifiers. Never raises.
+    ``cwd`` (empty: the process's working directory), ``home`` (``None``: the current
+    user's home) and ``root`` (the settings file's root, default ``cwd``) anchor path
+    specifiers. Never raises.
     """
     if not _tool_hits(rule, tool_name, behavior):
         return False
@@ -267,11 +148,14 @@ def rule_matches(
         return False
     if tool == "Bash":
         command = tool_input.get("command")
-        return isinstance(command, str) and _bash_matches(spec, command, behavior)
+        return isinstance(command, str) and _bash_matches(rule, spec, command, behavior)
     if tool in ("Read", "Edit"):
-        target = _target_path(tool_input, cwd or "/")
-        return target is not None and _path_regex(
-            spec, cwd or "/", home, root or cwd or "/").fullmatch(target) is not None
+        where, user = working_dir(cwd), home_dir(home)
+        touched = call_paths(tool_name, tool_input, where, user)
+        hits = [path_rule_matches(spec, p, behavior=behavior, cwd=where, home=user,
+                                  root=working_dir(root or where), directory=d)
+                for p, d in touched]
+        return bool(hits) and (all(hits) if behavior == "allow" else any(hits))
     if tool == "WebFetch" and spec.startswith("domain:"):
         host = re.sub(r"^[a-z]+://", "", str(tool_input.get("url", ""))).split("/")[0]
         host = host.split("@")[-1].split(":")[0].lower()
@@ -284,6 +168,6 @@ def rule_matches(
         return _glob(value).fullmatch(str(tool_input[key])) is not None
     field = _PRIMARY.get(tool)
     if field and isinstance(tool_input.get(field), str):
-        pattern = _bash_pattern(spec) if spec.endswith((" *", ":*")) else _glob(spec)
+        pattern = bash_pattern(spec) if spec.endswith((" *", ":*")) else _glob(spec)
         return pattern.fullmatch(tool_input[field]) is not None
     return False

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import re
 import shlex
-import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from .. import process
 from ..agent import estimate_tokens
 
 __all__ = [
@@ -146,15 +146,18 @@ def render(
 
 
 def run_shell(command: str, *, cwd: str | None = None, timeout: float = 10.0) -> CommandRun:
-    """Run ``command`` with ``sh -c``; a timeout gives ``returncode=None``."""
-    try:
-        done = subprocess.run(["sh", "-c", command], cwd=cwd, capture_output=True, text=True,
-                              timeout=timeout, check=False)
-    except subprocess.TimeoutExpired:
+    """Run ``command`` with ``sh -c`` through :func:`mcpmini.process.run`.
+
+    A timeout gives ``returncode=None``; everything the command started (background jobs,
+    ``nohup`` and ``setsid`` children included) is ended when it returns or times out.
+    """
+    done = process.run(["sh", "-c", command], cwd=cwd, timeout=timeout)
+    if done.start_error is not None:
+        return CommandRun(command, 127, "", done.start_error)
+    if done.timed_out:
         return CommandRun(command, None, "", f"timed out after {timeout} s")
-    except OSError as exc:
-        return CommandRun(command, 127, "", str(exc))
-    return CommandRun(command, done.returncode, done.stdout, done.stderr)
+    return CommandRun(command, done.exit_code, done.stdout.decode("utf-8", "replace"),
+                      done.stderr.decode("utf-8", "replace"))
 
 
 def invoke(

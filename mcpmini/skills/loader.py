@@ -25,9 +25,8 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from ..errors import ConfigError, Problem, Severity
+from ..frontmatter import parse_front_matter, read_markdown
 
 __all__ = [
     "KNOWN_FIELDS",
@@ -37,7 +36,6 @@ __all__ = [
     "SkillSet",
     "load_skills",
     "parse_skill",
-    "read_front_matter",
     "read_skill_dir",
     "read_skill_file",
     "scan_dir",
@@ -106,59 +104,6 @@ class Skill:
     def listing_text(self) -> str:
         """``description`` and ``when_to_use`` joined, before the 1,536-character cut."""
         return " ".join(p for p in (self.description, self.when_to_use) if p)
-
-
-def _split(text: str, source: str | None) -> tuple[str | None, str, int]:
-    """Front-matter text (or None), body, and the file line where the YAML starts."""
-    text = text.lstrip("\ufeff")
-    lines = text.splitlines(keepends=True)
-    if not lines or lines[0].strip() != "---":
-        return None, text, 0
-    for i in range(1, len(lines)):
-        if lines[i].strip() in ("---", "..."):
-            return "".join(lines[1:i]), "".join(lines[i + 1:]), 2
-    raise ConfigError("front matter opened with '---' is never closed", source, line=1)
-
-
-def _key_lines(fm: str, first_line: int, source: str | None) -> dict[str, int]:
-    """The file line of each top-level key; a key written twice is an error."""
-    node = yaml.compose(fm, Loader=yaml.SafeLoader)
-    if not isinstance(node, yaml.MappingNode):
-        return {}
-    lines: dict[str, int] = {}
-    for k, _ in node.value:
-        if isinstance(k, yaml.ScalarNode):
-            line = k.start_mark.line + first_line
-            if k.value in lines:
-                raise ConfigError(f"field {k.value!r} is written twice (first on line "
-                                  f"{lines[k.value]})", source, k.value, line)
-            lines[k.value] = line
-    return lines
-
-
-def read_front_matter(text: str, source: str | None = None
-                      ) -> tuple[dict[str, Any], str, dict[str, int]]:
-    """Split ``text`` into its YAML front matter (parsed with ``yaml.safe_load``) and body.
-
-    Returns ``(fields, body, {field: file line})``; no front matter gives ``{}``. Raises
-    :class:`ConfigError` with ``source`` and the line for malformed YAML, an unclosed
-    ``---`` block, or front matter that is not a mapping.
-    """
-    fm, body, first_line = _split(text, source)
-    if fm is None:
-        return {}, body, {}
-    try:
-        raw = yaml.safe_load(fm) or {}
-        lines = _key_lines(fm, first_line, source)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        line = mark.line + first_line if mark is not None else 1
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise ConfigError(f"malformed YAML front matter: {problem}", source,
-                          line=line) from None
-    if not isinstance(raw, Mapping):
-        raise ConfigError("front matter must be a mapping of fields", source, line=2)
-    return dict(raw), body, lines
 
 
 def _as_bool(value: Any) -> bool | None:
@@ -233,8 +178,10 @@ def parse_skill(
     ``line``) for malformed YAML, front matter that is not a mapping, or a known field
     of the wrong type.
     """
-    raw, body, lines = read_front_matter(text, source)
-    fields, warnings = _check_fields(raw, source, lines)
+    front = parse_front_matter(text, source, text_fields=_STR_FIELDS)
+    body, lines = front.body, front.lines
+    fields, warnings = _check_fields(front.fields, source, lines)
+    warnings = [*front.problems, *warnings]
     if kind == "command":
         for ignored in ("name", "paths"):
             if ignored in fields:
@@ -284,7 +231,7 @@ def read_skill_file(path: Path, out: SkillSet, **kw: Any) -> Skill | None:
     A ``hooks`` field is checked by :func:`mcpmini.hooks.load_settings` (one hook schema).
     """
     try:
-        skill = parse_skill(path.read_text(encoding="utf-8"), source=str(path), **kw)
+        skill = parse_skill(read_markdown(path), source=str(path), **kw)
         if "hooks" in skill.fields:
             from ..hooks import load_settings
 
@@ -303,17 +250,36 @@ def read_skill_file(path: Path, out: SkillSet, **kw: Any) -> Skill | None:
     return skill
 
 
+def _escapes(path: Path, confine: Path | None, out: SkillSet) -> bool:
+    """True (with an error problem) when ``path`` resolves outside ``confine``."""
+    if confine is None:
+        return False
+    resolved = path.resolve()
+    if resolved.is_relative_to(confine.resolve()):
+        return False
+    out.problems.append(Problem(Severity.ERROR, f"resolves to {resolved}, outside the plugin "
+                                f"root {confine}; not loaded", str(path)))
+    return True
+
+
 def scan_dir(root: Path, out: SkillSet, *, level: Level, plugin: str | None = None,
-             commands: bool = True) -> list[Skill]:
-    """Read ``root/skills/*/SKILL.md`` and ``root/commands/*.md`` (if ``commands``)."""
+             commands: bool = True, confine: Path | None = None) -> list[Skill]:
+    """Read ``root/skills/*/SKILL.md`` and ``root/commands/*.md`` (if ``commands``).
+
+    With ``confine`` (a plugin root), a folder or file that resolves outside it (a symlink
+    out of the plugin) is an error problem and is not read.
+    """
     found: list[Skill] = []
     skills_dir = root / "skills"
-    if skills_dir.is_dir():
+    if skills_dir.is_dir() and not _escapes(skills_dir, confine, out):
         for d in sorted(p for p in skills_dir.iterdir() if p.is_dir()):
-            found.extend(read_skill_dir(d, out, level=level, plugin=plugin))
+            if not _escapes(d, confine, out):
+                found.extend(read_skill_dir(d, out, level=level, plugin=plugin))
     cmd_dir = root / "commands"
-    if commands and cmd_dir.is_dir():
+    if commands and cmd_dir.is_dir() and not _escapes(cmd_dir, confine, out):
         for f in sorted(cmd_dir.glob("*.md")):
+            if _escapes(f, confine, out):
+                continue
             s = read_skill_file(f, out, name=f.stem, directory=str(cmd_dir.resolve()), level=level,
                       plugin=plugin, kind="command")
             found.extend([s] if s else [])
@@ -395,4 +361,9 @@ def load_skills(
                                         f"{won.source} is used instead", s.source, "name"))
         else:
             out.shadowed.setdefault(s.name, []).append(f"{s.level.value} {s.kind} {s.source}")
+            if won.kind != s.kind:
+                out.problems.append(Problem(
+                    Severity.WARNING, f"command {s.name!r} is shadowed by the "
+                    f"{won.level.value} skill of the same name; the skill wins",
+                    s.source, "name"))
     return out

@@ -1,0 +1,779 @@
+"""The CCA-F question bank: loading, integrity checks, drawing an exam, grading it.
+
+The bank is data: ``mcpmini/course/data/ccaf/tasks.yaml`` lists the exam's five domains
+(with their weights) and the task statements the course covers; every other ``*.yaml`` in
+that folder holds items. An item is a short production scenario, a stem, options with a
+rebuttal for every wrong one, the correct set and ``pick`` (how many options to choose).
+
+Where a fact can be computed, an item has no written key: it names a fact of
+:data:`KEY_FACTS` under ``compute`` and each option carries the ``value`` it claims; the
+loader runs the runtime (the loop with ``tool_choice``, MCP scope resolution, the retry
+policy of :mod:`mcpmini.course.ccaf`, the Edit tool…) and the options whose value the
+runtime returns are the key, so it can never drift from the code the track teaches.
+
+:func:`draw` picks ``count`` items stratified by domain weight (largest remainder, then
+round-robin over task statements) with a seed; :func:`grade` scores a set of answers on
+the 100–1,000 scale with the 720 line. The scaled score is a linear map of the share of
+items answered exactly right (a multiple-response item counts only when the whole set is
+right); the real exam equates its scale, so treat the number as an estimate.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import tempfile
+import zlib
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+from ..errors import ConfigError, Problem, Severity
+
+__all__ = [
+    "BANK_DIR",
+    "KEY_FACTS",
+    "PASS_SCORE",
+    "Bank",
+    "Domain",
+    "ExamSession",
+    "ItemResult",
+    "Option",
+    "QuizItem",
+    "QuizReport",
+    "TaskScore",
+    "TaskStatement",
+    "bank_problems",
+    "draw",
+    "grade",
+    "load_bank",
+    "parse_answers",
+    "scaled_score",
+]
+
+BANK_DIR = Path(__file__).with_name("data") / "ccaf"
+PASS_SCORE = 720
+MIN_SCORE = 100
+MAX_SCORE = 1000
+
+
+# --- the bank as values ----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Domain:
+    """One exam domain: its number, English title, Japanese title and weight (percent)."""
+
+    id: int
+    title: str
+    title_ja: str
+    weight: int
+
+
+@dataclass(frozen=True)
+class TaskStatement:
+    """One task statement (``"2.3"``) of a domain, with the course chapters that teach it."""
+
+    id: str
+    domain: int
+    title: str
+    title_ja: str
+    chapters: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Option:
+    """One answer option. ``rebuttal`` says why it is wrong (``None`` on a correct option);
+    ``value`` is the claim a computed key compares with the runtime's answer."""
+
+    id: str
+    text: str
+    rebuttal: str | None = None
+    value: str | None = None
+
+
+@dataclass(frozen=True)
+class QuizItem:
+    """One scenario item. ``correct`` is the key (computed when ``compute`` names a fact)."""
+
+    id: str
+    task: str
+    scenario: str
+    stem: str
+    options: tuple[Option, ...]
+    correct: frozenset[str]
+    pick: int
+    explanation: str
+    compute: str | None = None
+    origin: str = ""
+    source: str = ""
+
+    @property
+    def domain(self) -> int:
+        """The domain number, read from the task statement id (``"2.3"`` → 2)."""
+        return int(self.task.split(".", 1)[0])
+
+    def option(self, option_id: str) -> Option | None:
+        """The option with ``option_id``, or ``None``."""
+        return next((o for o in self.options if o.id == option_id), None)
+
+    def public(self) -> dict[str, Any]:
+        """The item as a learner sees it: no key, no rebuttals, no explanation."""
+        return {"id": self.id, "task": self.task, "scenario": self.scenario, "stem": self.stem,
+                "pick": self.pick, "options": [{"id": o.id, "text": o.text} for o in self.options]}
+
+    def key(self) -> dict[str, Any]:
+        """The instructor's view: the correct set, the explanation and every rebuttal."""
+        return {"id": self.id, "task": self.task, "correct": sorted(self.correct),
+                "computed": self.compute, "explanation": self.explanation,
+                "rebuttals": {o.id: o.rebuttal for o in self.options if o.id not in self.correct}}
+
+
+@dataclass(frozen=True)
+class Bank:
+    """Every domain, task statement and item, plus the problems found while loading."""
+
+    domains: tuple[Domain, ...]
+    tasks: tuple[TaskStatement, ...]
+    items: tuple[QuizItem, ...]
+    problems: tuple[Problem, ...] = ()
+
+    def item(self, item_id: str) -> QuizItem:
+        """The item with ``item_id``; raises :class:`KeyError` when there is none."""
+        for it in self.items:
+            if it.id == item_id:
+                return it
+        raise KeyError(item_id)
+
+    def task(self, task_id: str) -> TaskStatement | None:
+        """The task statement ``task_id``, or ``None``."""
+        return next((t for t in self.tasks if t.id == task_id), None)
+
+    def by_task(self, task_id: str) -> list[QuizItem]:
+        """The items of one task statement, in bank order."""
+        return [it for it in self.items if it.task == task_id]
+
+
+# --- computed keys ---------------------------------------------------------------------
+
+def _fact_tool_choice(mode: str) -> frozenset[str]:
+    """Run the loop with ``tool_choice=mode`` on small talk and on a matching request.
+
+    Returns ``{"may_answer_text"}`` when some run ended in text, ``{"always_named_tool"}``
+    when every run called ``mode`` itself, otherwise ``{"always_some_tool"}``.
+    """
+    from ..agent import AgentOptions, RouterModel, Tool, run
+
+    def tool(name: str, description: str) -> Tool:
+        def fn(_input: dict[str, Any]) -> str:
+            return f"{name} ran"
+        return Tool(name, description, {"type": "object"}, fn)
+
+    tools = [tool("classify_ticket", "Classify a support email into billing, shipping or other."),
+             tool("extract_metadata", "Extract sender, date and subject from a document.")]
+    calls: list[list[str]] = []
+    for prompt in ("hello, nice weather today", "please classify this billing email"):
+        result = run(prompt, RouterModel(), AgentOptions(
+            tools=tools, tool_choice=mode, max_turns=1,
+            allowed_tools=["classify_ticket", "extract_metadata"]))
+        calls.append([b["name"] for m in result.messages if m["role"] == "assistant"
+                      for b in m["content"] if b["type"] == "tool_use"])
+    if any(not c for c in calls):
+        return frozenset(["may_answer_text"])
+    if all(c == [mode] for c in calls):
+        return frozenset(["always_named_tool"])
+    return frozenset(["always_some_tool"])
+
+
+def _fact_mcp_scope_winner() -> frozenset[str]:
+    """The scope whose definition wins when project and user define the same server."""
+    from ..config import load_mcp_json, resolve_mcp_servers
+
+    entry = {"mcpServers": {"tracker": {"command": "tracker-mcp"}}}
+    other = {"mcpServers": {"tracker": {"command": "tracker-mcp", "args": ["--beta"]}}}
+    won = resolve_mcp_servers([load_mcp_json(other, environ={}, source="user"),
+                               load_mcp_json(entry, environ={}, source="project")])
+    return frozenset([won["tracker"].source])
+
+
+def _fact_mcp_scope_local() -> frozenset[str]:
+    """The winning scope when local, project and user all define one server name."""
+    from ..config import load_mcp_json, resolve_mcp_servers
+
+    sources = [load_mcp_json({"mcpServers": {"db": {"command": f"db-{s}"}}}, environ={},
+                             source=s) for s in ("user", "project", "local")]
+    return frozenset([resolve_mcp_servers(sources)["db"].source])
+
+
+def _fact_var_default() -> frozenset[str]:
+    """What ``${API_BASE:-https://api.example.test}`` becomes when API_BASE is unset."""
+    from ..config import expand_vars
+
+    value, missing = expand_vars("${API_BASE:-https://api.example.test}", {})
+    return frozenset(["default" if value == "https://api.example.test" and not missing
+                      else "literal"])
+
+
+def _fact_retried_kinds() -> frozenset[str]:
+    """The error categories the track's retry policy retries (see :mod:`.ccaf`)."""
+    from .ccaf import ErrorCategory, policy_for
+
+    return frozenset(c.value for c in ErrorCategory if policy_for(c).retry)
+
+
+def _fact_edit_duplicate_anchor() -> frozenset[str]:
+    """Run Edit on a file where the anchor occurs twice: does it fail, and what works?"""
+    from ..agent import builtin_tools
+
+    with tempfile.TemporaryDirectory() as tmp:
+        Path(tmp, "app.yaml").write_text("api:\n  timeout: 30\ndb:\n  timeout: 30\n")
+        tools = {t.name: t for t in builtin_tools(tmp)}
+        first = tools["Edit"].run({"file_path": "app.yaml", "old_string": "timeout: 30",
+                                   "new_string": "timeout: 60"})
+        again = tools["Edit"].run({"file_path": "app.yaml", "old_string": "timeout: 30",
+                                   "new_string": "timeout: 60"})
+        text = tools["Read"].run({"file_path": "app.yaml"})
+        fixed = Path(tmp, "app.yaml").read_text().replace("api:\n  timeout: 30",
+                                                          "api:\n  timeout: 60")
+        written = tools["Write"].run({"file_path": "app.yaml", "content": fixed})
+        ok = Path(tmp, "app.yaml").read_text() == "api:\n  timeout: 60\ndb:\n  timeout: 30\n"
+    facts = set()
+    if first.is_error and again.is_error:
+        facts.add("retry_fails")
+    if not text.is_error and not written.is_error and ok:
+        facts.add("read_write")
+    return frozenset(["read_write"] if facts == {"retry_fails", "read_write"} else facts)
+
+
+def _fact_max_turns_calls() -> frozenset[str]:
+    """How many model calls a loop makes with ``max_turns=3`` and a model that never stops."""
+    from ..agent import AgentOptions, AlwaysToolModel, Tool, run
+
+    echo = Tool("echo", "Echo the input.", {"type": "object"}, lambda _i: "ok")
+    result = run("go", AlwaysToolModel("echo"), AgentOptions(tools=[echo], max_turns=3))
+    return frozenset([str(result.model_calls)])
+
+
+def _fact_hooks_combination() -> frozenset[str]:
+    """How hooks from several settings files combine (override, merge or additive)."""
+    from ..config import COMBINATION, Mechanism
+
+    return frozenset([COMBINATION[Mechanism.HOOKS].value])
+
+
+def _fact_claude_md_combination() -> frozenset[str]:
+    """How CLAUDE.md files of several levels combine."""
+    from ..config import COMBINATION, Mechanism
+
+    return frozenset([COMBINATION[Mechanism.CLAUDE_MD].value])
+
+
+KEY_FACTS: dict[str, Callable[[], frozenset[str]]] = {
+    "tool_choice_auto": lambda: _fact_tool_choice("auto"),
+    "tool_choice_any": lambda: _fact_tool_choice("any"),
+    "tool_choice_named": lambda: _fact_tool_choice("extract_metadata"),
+    "mcp_scope_winner": _fact_mcp_scope_winner,
+    "mcp_scope_local": _fact_mcp_scope_local,
+    "var_default": _fact_var_default,
+    "retried_kinds": _fact_retried_kinds,
+    "edit_duplicate_anchor": _fact_edit_duplicate_anchor,
+    "max_turns_calls": _fact_max_turns_calls,
+    "hooks_combination": _fact_hooks_combination,
+    "claude_md_combination": _fact_claude_md_combination,
+}
+
+
+@cache
+def _computed(fact: str) -> frozenset[str]:
+    return KEY_FACTS[fact]()
+
+
+# --- loading ---------------------------------------------------------------------------
+
+_OPTION = {"type": "object", "required": ["id", "text"], "additionalProperties": False,
+           "properties": {"id": {"type": "string", "pattern": "^[A-F]$"},
+                          "text": {"type": "string", "minLength": 1},
+                          "rebuttal": {"type": "string", "minLength": 1},
+                          "value": {"type": "string"}}}
+ITEM_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["id", "task", "scenario", "stem", "options", "pick", "explanation"],
+    "additionalProperties": False,
+    "properties": {
+        "id": {"type": "string", "pattern": "^[a-z0-9][a-z0-9-]*$"},
+        "task": {"type": "string", "pattern": r"^[1-5]\.[0-9]+$"},
+        "scenario": {"type": "string", "minLength": 1},
+        "stem": {"type": "string", "minLength": 1},
+        "options": {"type": "array", "minItems": 3, "maxItems": 6, "items": _OPTION},
+        "answer": {"type": "array", "minItems": 1, "items": {"type": "string"}},
+        "compute": {"type": "string"},
+        "pick": {"type": "integer", "minimum": 1},
+        "explanation": {"type": "string", "minLength": 1},
+        "source": {"type": "string"},
+    },
+    "oneOf": [{"required": ["answer"]}, {"required": ["compute"]}],
+}
+
+
+def _read_yaml(path: Path, problems: list[Problem]) -> Any:
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        problems.append(Problem(Severity.ERROR, f"invalid YAML: {getattr(exc, 'problem', exc)}",
+                                str(path), line=mark.line + 1 if mark else None))
+    except OSError as exc:
+        problems.append(Problem(Severity.ERROR, f"cannot read: {exc}", str(path)))
+    return None
+
+
+def _tidy(text: Any) -> Any:
+    """Strip, and drop the space YAML folding leaves after Japanese punctuation."""
+    if not isinstance(text, str):
+        return text
+    return re.sub(r"(?<=[。、」）])\s+", "", text.strip())
+
+
+def _item(raw: Mapping[str, Any], origin: str, where: str,
+          problems: list[Problem]) -> QuizItem | None:
+    errors = sorted(jsonschema.Draft202012Validator(ITEM_SCHEMA).iter_errors(raw),
+                    key=lambda e: list(map(str, e.path)))
+    if errors:
+        for e in errors:
+            path = ".".join([where, *map(str, e.absolute_path)])
+            problems.append(Problem(Severity.ERROR, f"item skipped: {e.message}", origin, path))
+        return None
+    options = tuple(Option(o["id"], _tidy(o["text"]), _tidy(o.get("rebuttal")), o.get("value"))
+                    for o in raw["options"])
+    compute = raw.get("compute")
+    if compute is not None:
+        if compute not in KEY_FACTS:
+            problems.append(Problem(Severity.ERROR, f"item skipped: unknown fact {compute!r}",
+                                    origin, f"{where}.compute"))
+            return None
+        truth = _computed(compute)
+        correct = frozenset(o.id for o in options if o.value in truth)
+    else:
+        correct = frozenset(raw["answer"])
+    options, correct = _reorder(raw["id"], options, correct)
+    return QuizItem(raw["id"], raw["task"], _tidy(raw["scenario"]), _tidy(raw["stem"]),
+                    options, correct, int(raw["pick"]), _tidy(raw["explanation"]), compute,
+                    origin, raw.get("source", ""))
+
+
+def _reorder(item_id: str, options: tuple[Option, ...],
+             correct: frozenset[str]) -> tuple[tuple[Option, ...], frozenset[str]]:
+    """Shuffle the options with a seed taken from the item id and letter them A, B, C…
+
+    Authors tend to put the right answer first; a stable shuffle spreads the keys over
+    the letters, and the same item always shows the same order.
+    """
+    if len({o.id for o in options}) != len(options):
+        return options, correct  # left for bank_problems to report
+    order = list(options)
+    random.Random(zlib.crc32(item_id.encode())).shuffle(order)
+    letters = "ABCDEF"
+    renamed = {o.id: letters[n] for n, o in enumerate(order)}
+    return (tuple(Option(renamed[o.id], o.text, o.rebuttal, o.value) for o in order),
+            frozenset(renamed[c] for c in correct if c in renamed) | frozenset(
+                c for c in correct if c not in renamed))
+
+
+def load_bank(folder: str | Path | None = None) -> Bank:
+    """Load the bank from ``folder`` (default :data:`BANK_DIR`).
+
+    ``tasks.yaml`` gives ``domains`` and ``tasks``; every other ``*.yaml`` holds a list
+    ``items``. Computed keys are computed here. Returns a :class:`Bank` whose ``problems``
+    hold every file or item that could not be read (those items are left out) followed by
+    :func:`bank_problems`. Raises :class:`ConfigError` when ``tasks.yaml`` is missing or
+    unreadable, since nothing can be checked without it.
+    """
+    root = Path(folder) if folder is not None else BANK_DIR
+    problems: list[Problem] = []
+    meta = _read_yaml(root / "tasks.yaml", problems)
+    if not isinstance(meta, Mapping):
+        raise ConfigError(problems[0].message if problems else "expected domains and tasks",
+                          str(root / "tasks.yaml"))
+    try:
+        domains = tuple(Domain(int(d["id"]), d["title"], d["title_ja"], int(d["weight"]))
+                        for d in meta["domains"])
+        tasks = tuple(TaskStatement(str(t["id"]), int(str(t["id"]).split(".")[0]), t["title"],
+                                    t["title_ja"], tuple(t.get("chapters", ())))
+                      for t in meta["tasks"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ConfigError(f"domains/tasks entry is incomplete: {exc}",
+                          str(root / "tasks.yaml")) from None
+    items: list[QuizItem] = []
+    for path in sorted(root.glob("*.yaml")):
+        if path.name == "tasks.yaml":
+            continue
+        data = _read_yaml(path, problems)
+        if data is None:
+            continue
+        raw_items = data.get("items") if isinstance(data, Mapping) else None
+        if not isinstance(raw_items, list):
+            problems.append(Problem(Severity.ERROR, "expected a list under 'items'", str(path)))
+            continue
+        for n, raw in enumerate(raw_items):
+            if not isinstance(raw, Mapping):
+                problems.append(Problem(Severity.ERROR, "item must be a mapping", str(path),
+                                        f"items.{n}"))
+                continue
+            item = _item(raw, str(path), f"items.{n}", problems)
+            if item is not None:
+                items.append(item)
+    bank = Bank(domains, tasks, tuple(items))
+    return Bank(domains, tasks, tuple(items), (*problems, *bank_problems(bank)))
+
+
+def bank_problems(bank: Bank) -> list[Problem]:
+    """Every integrity problem of ``bank``, as error :class:`Problem` values.
+
+    Checked: unique ids; no two stems alike (whitespace ignored); option ids unique per
+    item; the key names existing options; ``pick`` equals the size of the key (and a
+    multiple-response stem says how many to pick); every
+    wrong option has a rebuttal and no correct one has; every item's task statement is
+    declared; every Domain 2 task statement has items; domain weights add up to 100.
+    """
+    out: list[Problem] = []
+
+    def bad(item: QuizItem | None, message: str) -> None:
+        out.append(Problem(Severity.ERROR, message, item.origin if item else None,
+                           item.id if item else None))
+
+    seen: dict[str, str] = {}
+    stems: dict[str, str] = {}
+    declared = {t.id for t in bank.tasks}
+    for it in bank.items:
+        if it.id in seen:
+            bad(it, f"duplicate id (also in {seen[it.id]})")
+        seen.setdefault(it.id, it.origin)
+        stem = " ".join((it.scenario + " " + it.stem).split())
+        if stem in stems:
+            bad(it, f"same scenario and stem as {stems[stem]}")
+        stems.setdefault(stem, it.id)
+        ids = [o.id for o in it.options]
+        if len(set(ids)) != len(ids):
+            bad(it, "option ids repeat")
+        if not it.correct or not it.correct <= set(ids):
+            bad(it, f"key {sorted(it.correct)} does not name existing options "
+                    + ("(computed: the runtime's answer matches no option)" if it.compute else ""))
+        if it.pick != len(it.correct):
+            bad(it, f"pick is {it.pick} but the key has {len(it.correct)} options")
+        if it.pick > 1 and f"{it.pick} つ" not in it.stem:
+            bad(it, f"the stem does not say to pick {it.pick} (「{it.pick} つ選べ」)")
+        for o in it.options:
+            if o.id not in it.correct and not o.rebuttal:
+                bad(it, f"wrong option {o.id} has no rebuttal")
+            if o.id in it.correct and o.rebuttal:
+                bad(it, f"correct option {o.id} has a rebuttal")
+        if it.task not in declared:
+            bad(it, f"task statement {it.task} is not declared in tasks.yaml")
+    for t in bank.tasks:
+        if t.domain == 2 and not bank.by_task(t.id):
+            bad(None, f"task statement {t.id} has no items")
+    if sum(d.weight for d in bank.domains) != 100:
+        bad(None, "domain weights do not add up to 100")
+    return out
+
+
+# --- drawing an exam -------------------------------------------------------------------
+
+def draw(bank: Bank, count: int, seed: int = 0,
+         tasks: Iterable[str] | None = None) -> list[QuizItem]:
+    """Draw ``count`` distinct items, stratified by domain weight, reproducibly from ``seed``.
+
+    Each domain with items gets a share of ``count`` proportional to its weight (largest
+    remainder; a domain's unused share passes to the others when it runs out of items);
+    inside a domain, items are taken round-robin over its task statements in shuffled
+    order, so a short exam still spreads over the statements. ``tasks`` restricts the
+    pool. Returns the items in the order drawn; raises :class:`ValueError` when ``count``
+    is not positive or the pool is smaller than ``count``.
+    """
+    wanted = set(tasks) if tasks is not None else None
+    pool = [it for it in bank.items if wanted is None or it.task in wanted]
+    if count < 1:
+        raise ValueError("count must be at least 1")
+    if count > len(pool):
+        raise ValueError(f"only {len(pool)} items match, cannot draw {count}")
+    rng = random.Random(seed)
+    by_domain: dict[int, list[QuizItem]] = {}
+    for it in pool:
+        by_domain.setdefault(it.domain, []).append(it)
+    weight = {d.id: d.weight for d in bank.domains}
+    quota = _shares({d: weight.get(d, 0) or 1 for d in by_domain}, count,
+                    {d: len(v) for d, v in by_domain.items()})
+    chosen: list[QuizItem] = []
+    for d in sorted(by_domain):
+        groups: dict[str, list[QuizItem]] = {}
+        for it in by_domain[d]:
+            groups.setdefault(it.task, []).append(it)
+        for g in groups.values():
+            rng.shuffle(g)
+        order = sorted(groups)
+        rng.shuffle(order)
+        picked: list[QuizItem] = []
+        while len(picked) < quota[d]:
+            for t in order:
+                if groups[t] and len(picked) < quota[d]:
+                    picked.append(groups[t].pop())
+        chosen.extend(picked)
+    rng.shuffle(chosen)
+    return chosen
+
+
+def _shares(weights: Mapping[int, int], total: int, caps: Mapping[int, int]) -> dict[int, int]:
+    """Split ``total`` by ``weights`` (largest remainder), never above ``caps``."""
+    share = dict.fromkeys(weights, 0)
+    left = total
+    open_ = {k for k in weights if caps[k] > 0}
+    while left > 0 and open_:
+        w = sum(weights[k] for k in open_)
+        exact = {k: left * weights[k] / w for k in open_}
+        give = {k: min(int(exact[k]), caps[k] - share[k]) for k in open_}
+        rest = left - sum(give.values())
+        for k in sorted(open_, key=lambda k: (-(exact[k] - int(exact[k])), k)):
+            if rest and share[k] + give[k] < caps[k]:
+                give[k] += 1
+                rest -= 1
+        for k, g in give.items():
+            share[k] += g
+        left = total - sum(share.values())
+        open_ = {k for k in open_ if share[k] < caps[k]}
+    return share
+
+
+# --- grading ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ItemResult:
+    """One graded item: what was chosen, the key, and the rebuttal of each wrong choice."""
+
+    item: str
+    task: str
+    chosen: tuple[str, ...]
+    correct: tuple[str, ...]
+    is_correct: bool
+    flagged: bool = False
+    rebuttals: dict[str, str] = field(default_factory=dict)
+    explanation: str = ""
+
+    @property
+    def answered(self) -> bool:
+        """Whether any option was chosen."""
+        return bool(self.chosen)
+
+
+@dataclass(frozen=True)
+class TaskScore:
+    """Items right out of items asked for one task statement (or domain)."""
+
+    id: str
+    correct: int
+    total: int
+
+    @property
+    def percent(self) -> float:
+        """Percent correct, 0–100 (0 when nothing was asked)."""
+        return round(100 * self.correct / self.total, 1) if self.total else 0.0
+
+
+@dataclass(frozen=True)
+class QuizReport:
+    """A graded exam: per item, per task statement, per domain, and the scaled score."""
+
+    results: tuple[ItemResult, ...]
+    by_task: tuple[TaskScore, ...]
+    by_domain: tuple[TaskScore, ...]
+    scaled: int
+
+    @property
+    def correct(self) -> int:
+        """How many items were exactly right."""
+        return sum(r.is_correct for r in self.results)
+
+    @property
+    def passed(self) -> bool:
+        """Whether the scaled score reaches :data:`PASS_SCORE` (720)."""
+        return self.scaled >= PASS_SCORE
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report as JSON-ready data."""
+        return {"scaled": self.scaled, "passed": self.passed, "pass_line": PASS_SCORE,
+                "correct": self.correct, "total": len(self.results),
+                "by_task": {t.id: {"correct": t.correct, "total": t.total,
+                                   "percent": t.percent} for t in self.by_task},
+                "by_domain": {d.id: {"correct": d.correct, "total": d.total,
+                                     "percent": d.percent} for d in self.by_domain},
+                "items": [{"id": r.item, "task": r.task, "chosen": list(r.chosen),
+                           "correct": list(r.correct), "is_correct": r.is_correct,
+                           "flagged": r.flagged, "rebuttals": r.rebuttals}
+                          for r in self.results]}
+
+    def lines(self) -> list[str]:
+        """A plain-text report: the score and the line, per task statement, every miss."""
+        verdict = "合格ライン以上" if self.passed else "合格ライン未満"
+        out = [f"scaled score {self.scaled} / {MAX_SCORE} (pass line {PASS_SCORE}): {verdict}",
+               f"{self.correct} of {len(self.results)} items right", "", "per domain:"]
+        out += [f"  D{d.id:<4} {d.correct:>2}/{d.total:<2} {d.percent:5.1f} %" for d in self.by_domain]
+        out += ["", "per task statement:"]
+        out += [f"  {t.id:<5} {t.correct:>2}/{t.total:<2} {t.percent:5.1f} %" for t in self.by_task]
+        misses = [r for r in self.results if not r.is_correct]
+        if misses:
+            out += ["", "misses:"]
+        for r in misses:
+            chosen = ",".join(r.chosen) or "(no answer)"
+            out.append(f"  {r.item} [{r.task}] chose {chosen}, key {','.join(r.correct)}"
+                       + (" (flagged)" if r.flagged else ""))
+            out += [f"    {o}: {text}" for o, text in r.rebuttals.items()]
+            if not r.rebuttals:
+                out.append(f"    {r.explanation}")
+        return out
+
+
+def scaled_score(correct: int, total: int) -> int:
+    """Map ``correct`` of ``total`` linearly onto 100–1,000 (all right → 1000, none → 100)."""
+    if total <= 0:
+        raise ValueError("nothing to grade")
+    return MIN_SCORE + round((MAX_SCORE - MIN_SCORE) * correct / total)
+
+
+def parse_answers(data: Any) -> tuple[list[str] | None, dict[str, list[str]], set[str]]:
+    """Read an answers document: ``(item ids or None, answers, flagged ids)``.
+
+    Accepted: ``{"items": [...], "answers": {id: "A" | ["A", "C"]}, "flagged": [...]}``,
+    or a bare ``{id: answer}`` mapping. Option letters are upper-cased and ``"A,C"`` is
+    split. Raises :class:`ValueError` naming the entry that is not of that shape.
+    """
+    if not isinstance(data, Mapping):
+        raise ValueError("answers must be a JSON object")
+    wrapped = "answers" in data or "items" in data
+    raw = data.get("answers", {}) if wrapped else data
+    if not isinstance(raw, Mapping):
+        raise ValueError("'answers' must be an object of item id → option letters")
+    items = data.get("items") if wrapped else None
+    if items is not None and not (isinstance(items, list)
+                                  and all(isinstance(i, str) for i in items)):
+        raise ValueError("'items' must be a list of item ids")
+    flagged = data.get("flagged", []) if wrapped else []
+    if not isinstance(flagged, list):
+        raise ValueError("'flagged' must be a list of item ids")
+    answers: dict[str, list[str]] = {}
+    for key, value in raw.items():
+        if isinstance(value, str):
+            value = [v for v in value.replace(" ", "").split(",") if v]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ValueError(f"answer for {key!r} must be a letter or a list of letters")
+        answers[str(key)] = sorted({v.strip().upper() for v in value})
+    return items, answers, {str(f) for f in flagged}
+
+
+def grade(bank: Bank, answers: Mapping[str, Sequence[str]], items: Sequence[str] | None = None,
+          flagged: Iterable[str] = ()) -> QuizReport:
+    """Grade ``answers`` (item id → chosen option ids) over ``items`` (default: the bank).
+
+    An item is right only when the chosen set equals the key. For every wrong option
+    chosen, its rebuttal is in the result. Returns a :class:`QuizReport`. Raises
+    :class:`ValueError` when ``items`` names an unknown item or an answer names an item
+    outside the exam (so a typo never silently scores zero).
+    """
+    ids = list(items) if items is not None else [it.id for it in bank.items]
+    known = {it.id for it in bank.items}
+    unknown = [i for i in ids if i not in known]
+    if unknown:
+        raise ValueError(f"unknown item ids: {', '.join(unknown)}")
+    stray = sorted(set(answers) - set(ids))
+    if stray:
+        raise ValueError(f"answers for items not in this exam: {', '.join(stray)}")
+    marked = set(flagged)
+    results = []
+    for item_id in ids:
+        it = bank.item(item_id)
+        chosen = tuple(sorted({c.upper() for c in answers.get(item_id, ())}))
+        rebuttals = {c: (o.rebuttal or "") if (o := it.option(c)) else "no such option"
+                     for c in chosen if c not in it.correct}
+        results.append(ItemResult(it.id, it.task, chosen, tuple(sorted(it.correct)),
+                                  set(chosen) == it.correct, it.id in marked, rebuttals,
+                                  it.explanation))
+    return QuizReport(tuple(results), _tally(results, lambda r: r.task),
+                      _tally(results, lambda r: r.task.split(".")[0]),
+                      scaled_score(sum(r.is_correct for r in results), len(results)))
+
+
+def _tally(results: Sequence[ItemResult], key: Callable[[ItemResult], str]) -> tuple[TaskScore, ...]:
+    groups: dict[str, list[bool]] = {}
+    for r in results:
+        groups.setdefault(key(r), []).append(r.is_correct)
+
+    def order(k: str) -> tuple[int, ...]:
+        return tuple(int(p) for p in k.split("."))
+
+    return tuple(TaskScore(k, sum(v), len(v)) for k, v in sorted(groups.items(),
+                                                                   key=lambda kv: order(kv[0])))
+
+
+# --- an exam in progress ---------------------------------------------------------------
+
+class ExamSession:
+    """One exam being taken: drawn items, answers, review flags and the clock.
+
+    The notebook widget and tests drive the same object: :meth:`answer`, :meth:`flag`,
+    :meth:`time_left` and :meth:`finish` (which grades). ``clock`` returns seconds
+    (``time.monotonic`` by default) so a test can move time by hand.
+    """
+
+    def __init__(self, bank: Bank, count: int = 20, seed: int = 0, minutes: float | None = None,
+                 tasks: Iterable[str] | None = None,
+                 clock: Callable[[], float] | None = None) -> None:
+        import time
+
+        self.bank = bank
+        self.seed = seed
+        self.items = draw(bank, count, seed, tasks)
+        self.budget_s = 60.0 * (minutes if minutes is not None else 2.0 * len(self.items))
+        self.answers: dict[str, list[str]] = {}
+        self.flagged: set[str] = set()
+        self._clock = clock or time.monotonic
+        self.started = self._clock()
+        self.report: QuizReport | None = None
+
+    def answer(self, item_id: str, options: Iterable[str]) -> None:
+        """Record the chosen option ids for ``item_id`` (an empty choice clears it).
+
+        Raises :class:`KeyError` for an item not in this exam and :class:`ValueError` for
+        an option the item does not have.
+        """
+        item = next((it for it in self.items if it.id == item_id), None)
+        if item is None:
+            raise KeyError(item_id)
+        chosen = sorted({o.upper() for o in options})
+        unknown = [o for o in chosen if item.option(o) is None]
+        if unknown:
+            raise ValueError(f"{item_id} has no option {', '.join(unknown)}")
+        if chosen:
+            self.answers[item_id] = chosen
+        else:
+            self.answers.pop(item_id, None)
+
+    def flag(self, item_id: str, on: bool = True) -> None:
+        """Mark ``item_id`` for review (or clear the mark)."""
+        (self.flagged.add if on else self.flagged.discard)(item_id)
+
+    def time_left(self) -> float:
+        """Seconds left of the budget (never below 0)."""
+        return max(0.0, self.budget_s - (self._clock() - self.started))
+
+    def status(self) -> str:
+        """One line: answered, flagged and the time left (m:ss)."""
+        left = int(self.time_left())
+        return (f"answered {len(self.answers)}/{len(self.items)}, flagged {len(self.flagged)}, "
+                f"time left {left // 60}:{left % 60:02d}")
+
+    def finish(self) -> QuizReport:
+        """Grade the exam (answers so far, flags kept); returns the :class:`QuizReport`."""
+        self.report = grade(self.bank, self.answers, [it.id for it in self.items], self.flagged)
+        return self.report

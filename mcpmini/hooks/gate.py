@@ -1,0 +1,103 @@
+"""One tool call from its PreToolUse hooks to the final permission decision, in ONE function.
+
+:func:`decide` runs the hooks of the event (``PreToolUse`` by default) with
+:func:`~mcpmini.hooks.run_hooks`, then walks the call through
+:func:`mcpmini.permissions.gate` (hook verdict → deny rules → ask rules → the hook's own
+decision → mode → allow rules) and returns one frozen :class:`Decided`. The CLI
+(``mcpmini hooks run``), the agent loop and the course's hook lab all call it, so "run the
+hooks, then the gate" is assembled in exactly one place.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..permissions import GateResult, PermissionMode, PermissionRules, gate
+from .events import GATE_EVENT, event_spec
+from .runner import EventResult, Hooks, HookSettings, run_hooks
+
+__all__ = ["Decided", "decide", "has_hooks"]
+
+
+@dataclass(frozen=True)
+class Decided:
+    """The hooks' combined result (``None`` when no hooks were given) and the gate's
+    result (``None`` when the gate was not asked, ``gated=False``)."""
+
+    hooks: EventResult | None
+    gate: GateResult | None
+
+    @property
+    def final(self) -> str | None:
+        """``allow`` / ``deny`` / ``ask`` from the gate, or ``None`` without a gate."""
+        return self.gate.final if self.gate else None
+
+    @property
+    def tool_input(self) -> Mapping[str, Any] | None:
+        """The input the call runs with (a hook's ``updatedInput`` when there is one)."""
+        if self.gate is not None and self.gate.tool_input is not None:
+            return self.gate.tool_input
+        return self.hooks.updated_input if self.hooks else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready summary: the hooks' result and, when gated, the path through the gate."""
+        out: dict[str, Any] = {}
+        if self.hooks is not None:
+            h = self.hooks
+            out.update(event=h.event, handlers=[r.to_dict() for r in h.runs],
+                       decision=h.decision.value if h.decision else None, blocked=h.blocked,
+                       reason=h.reason, additional_context=list(h.additional_context),
+                       system_messages=list(h.system_messages), stop=h.stop,
+                       updated_input=h.updated_input)
+        if self.gate is not None:
+            out["final"] = self.gate.final
+            out["gate_path"] = [{"step": str(s.step), "verdict": s.verdict, "detail": s.detail}
+                                for s in self.gate.path]
+        return out
+
+
+def has_hooks(hooks: Hooks | None, event: str) -> bool:
+    """True when ``hooks`` registers at least one group for ``event``."""
+    if hooks is None:
+        return False
+    if isinstance(hooks, HookSettings):
+        return bool(hooks.groups(event))
+    return bool(list(hooks.get(event, ())))
+
+
+def decide(
+    hooks: Hooks | None, tool_name: str, tool_input: Mapping[str, Any], *,
+    event: str = GATE_EVENT, payload: Mapping[str, Any] | None = None,
+    rules: PermissionRules | None = None, mode: PermissionMode | str = PermissionMode.DEFAULT,
+    cwd: str = "", home: str | None = None, gated: bool = True,
+    tool_use_id: str | None = None, project_dir: str | os.PathLike[str] | None = None,
+    environ: Mapping[str, str] | None = None, timeout: float | None = None,
+    mcp_clients: Mapping[str, Any] | None = None,
+) -> Decided:
+    """Run the hooks of ``event`` for one call of ``tool_name``, then the permission gate.
+
+    ``payload`` adds event fields to ``tool_name`` / ``tool_input`` (both left out of the
+    hook input when ``tool_name`` is empty, for events that are not about a tool); ``rules``, ``mode``,
+    ``cwd`` and ``home`` go to the gate, which runs when ``gated`` (the hooks' verdict feeds
+    it only on the gate event, PreToolUse). ``tool_use_id``, ``project_dir``, ``environ``,
+    ``timeout`` and ``mcp_clients`` go to :func:`~mcpmini.hooks.run_hooks`. With ``hooks`` of
+    ``None`` no hook runs and ``Decided.hooks`` is ``None`` (see :func:`has_hooks`).
+    Returns a :class:`Decided`. Raises ``ConfigError`` for an unknown event or mode.
+    """
+    spec = event_spec(event)
+    result = None
+    if hooks is not None:
+        call = {"tool_name": tool_name, "tool_input": dict(tool_input)} if tool_name else {}
+        data = {**call, **(payload or {})}
+        result = run_hooks(hooks, spec.name, data, tool_use_id=tool_use_id,
+                           project_dir=project_dir, environ=environ, timeout=timeout,
+                           mcp_clients=mcp_clients)
+    if not gated:
+        return Decided(result, None)
+    extra = {"home": home} if home is not None else {}
+    verdict = gate(tool_name, tool_input, hooks=result if spec.name == GATE_EVENT else None,
+                   rules=rules, mode=mode, cwd=cwd, **extra)
+    return Decided(result, verdict)

@@ -1,0 +1,287 @@
+"""A plain ASGI application serving an MCP server over Streamable HTTP (no web framework).
+
+``asgi_app(server)`` returns an ASGI callable, so any ASGI server (uvicorn, hypercorn …) can
+host an mcpmini server; ``mcpmini serve NAME --http`` runs it under uvicorn. The decisions are
+made by :class:`~mcpmini.mcp.http.HttpEndpoint`; this module only moves bytes:
+
+* a reply known at once (an error, ``202``) is written as it is;
+* ``tools/call`` and ``prompts/get`` run in a worker thread inside a
+  :class:`~mcpmini.mcp.context.CallContext`: when the call finishes before emitting anything,
+  the reply is one JSON body; when it first sends progress, log messages or a request to the
+  client (sampling, elicitation), the response becomes an event stream carrying those
+  messages and then the result;
+* a ``GET`` with a session holds the standalone event stream open until the session ends or
+  the client goes away.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextvars
+import socket
+import threading
+from collections.abc import Awaitable, Callable, Iterator, Mapping, MutableMapping
+from contextlib import contextmanager
+from typing import Any
+
+from ..errors import RemoteProtocolError
+from .context import CallContext, in_call
+from .http import Dispatch, HttpEndpoint, HttpReply, HttpRequest, Route, Session, sse_event
+from .jsonrpc import ErrorResponse, Message, Request, Response
+from .server import CAPABILITIES_KEY, Server
+from .versions import META_PREFIX
+
+__all__ = [
+    "McpAsgi",
+    "asgi_app",
+    "serve_http",
+]
+
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+
+#: Methods that run user code, so they go to a worker thread and may stream.
+THREADED = frozenset({"tools/call", "prompts/get", "resources/read"})
+_SSE_HEADERS = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache"),
+                (b"x-accel-buffering", b"no")]
+
+
+class _Final:
+    """Marks the last item of a call's queue: the reply (or ``None``)."""
+
+    __slots__ = ("reply",)
+
+    def __init__(self, reply: Message | None) -> None:
+        self.reply = reply
+
+
+def _encode_headers(headers: tuple[tuple[str, str], ...]) -> list[tuple[bytes, bytes]]:
+    return [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers]
+
+
+class McpAsgi:
+    """The ASGI callable. ``path`` (e.g. ``"/mcp"``) restricts the endpoint to one path;
+    ``None`` serves every path. ``ask_timeout`` bounds a tool's wait for the client's reply
+    to a sampling or elicitation request."""
+
+    def __init__(self, endpoint: HttpEndpoint, path: str | None = None, ask_timeout: float = 60.0) -> None:
+        self.endpoint = endpoint
+        self.path = path
+        self.ask_timeout = ask_timeout
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        if self.path is not None and scope.get("path", "/").rstrip("/") != self.path.rstrip("/"):
+            await self._write(send, HttpReply(404, (("content-type", "text/plain"),), b"Not Found\n"))
+            return
+        body, too_big = await self._read_body(receive)
+        headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope.get("headers", [])]
+        request = HttpRequest.build(scope["method"], headers, body, scope.get("path", "/"))
+        decision = self.endpoint.receive(request, too_big=too_big)
+        if isinstance(decision, HttpReply):
+            await self._write(send, decision)
+        elif isinstance(decision, Session):
+            await self._hold_stream(decision, receive, send)
+        else:
+            await self._run(decision, send)
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                for session in list(self.endpoint.sessions.values()):
+                    self.endpoint.end(session)
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    async def _read_body(self, receive: Receive) -> tuple[bytes, bool]:
+        chunks: list[bytes] = []
+        size = 0
+        too_big = False
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                break
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.endpoint.max_body:
+                too_big = True  # keep draining, keep nothing
+            else:
+                chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        return b"".join(chunks), too_big
+
+    @staticmethod
+    async def _write(send: Send, reply: HttpReply) -> None:
+        # A Content-Length lets the server write head and body at once (no chunked trailer).
+        headers = [*_encode_headers(reply.headers), (b"content-length", str(len(reply.body)).encode())]
+        await send({"type": "http.response.start", "status": reply.status, "headers": headers})
+        await send({"type": "http.response.body", "body": reply.body})
+
+    def _context(self, dispatch: Dispatch, emit: Callable[[Message], None]) -> CallContext:
+        params = dispatch.message.params or {}
+        meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+        assert isinstance(meta, dict)
+        token = meta.get("progressToken")
+        session = dispatch.session
+        if dispatch.route is Route.STATELESS:
+            level = meta.get(META_PREFIX + "logLevel")
+            caps = meta.get(CAPABILITIES_KEY)
+            return CallContext(params, token, level if isinstance(level, str) else None,
+                               caps if isinstance(caps, dict) else {}, emit)
+        server = dispatch.server
+        level = getattr(server, "log_level", "info")
+        caps = getattr(server, "client_capabilities", {})
+        ask = None
+        if session is not None:
+            ask = self._asker(session, emit)
+        return CallContext(params, token, level, caps, emit, ask)
+
+    def _asker(self, session: Session, emit: Callable[[Message], None]
+               ) -> Callable[[str, Mapping[str, Any], float], Mapping[str, Any]]:
+        def ask(method: str, params: Mapping[str, Any], timeout: float) -> Mapping[str, Any]:
+            rid = session.new_request_id()
+            future: concurrent.futures.Future[Message] = concurrent.futures.Future()
+            session.waiting[rid] = future.set_result
+            emit(Request(rid, method, dict(params)))
+            try:
+                reply = future.result(min(timeout, self.ask_timeout))
+            except concurrent.futures.TimeoutError:
+                session.waiting.pop(rid, None)
+                raise TimeoutError(f"no reply to {method} within {timeout} s") from None
+            if isinstance(reply, ErrorResponse):
+                raise RemoteProtocolError(reply.message, reply.code, rid, reply.data)
+            assert isinstance(reply, Response)
+            return reply.result
+
+        return ask
+
+    async def _run(self, dispatch: Dispatch, send: Send) -> None:
+        server: Server = dispatch.server
+        message = dispatch.message
+        if message.method not in THREADED:
+            await self._write(send, self.endpoint.reply(dispatch, server.handle(message)))
+            return
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[Message | _Final] = asyncio.Queue()
+
+        def emit(item: Message) -> None:
+            loop.call_soon_threadsafe(queue.put_nowait, item)
+
+        context = self._context(dispatch, emit)
+
+        def work() -> None:
+            reply: Message | None
+            try:
+                with in_call(context):
+                    reply = server.handle(message)
+            except BaseException as exc:  # handle() answers every Exception; be total anyway
+                reply = ErrorResponse(message.id, -32603, f"Internal error ({type(exc).__name__})")
+            loop.call_soon_threadsafe(queue.put_nowait, _Final(reply))
+
+        loop.run_in_executor(None, contextvars.copy_context().run, work)
+        first = await queue.get()
+        if isinstance(first, _Final) or not dispatch.sse:
+            while not isinstance(first, _Final):  # a client that refuses SSE loses the extras
+                first = await queue.get()
+            await self._write(send, self.endpoint.reply(dispatch, first.reply))
+            return
+        status, headers = self.endpoint.finish(dispatch, None)
+        await send({"type": "http.response.start", "status": status,
+                    "headers": _SSE_HEADERS + _encode_headers(headers)})
+        item: Message | _Final = first
+        while not isinstance(item, _Final):
+            await send({"type": "http.response.body", "body": sse_event(item), "more_body": True})
+            item = await queue.get()
+        body = sse_event(item.reply) if item.reply is not None else b""
+        await send({"type": "http.response.body", "body": body})
+
+    async def _hold_stream(self, session: Session, receive: Receive, send: Send) -> None:
+        loop = asyncio.get_running_loop()
+        ended = asyncio.Event()
+
+        def callback() -> None:
+            loop.call_soon_threadsafe(ended.set)
+
+        session.on_close.append(callback)
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [*_SSE_HEADERS, (b"mcp-session-id", session.id.encode())]})
+        await send({"type": "http.response.body", "body": b": stream open\n\n", "more_body": True})
+        waiter = asyncio.ensure_future(ended.wait())
+        while not ended.is_set():
+            gone = asyncio.ensure_future(receive())
+            done, _ = await asyncio.wait({gone, waiter}, return_when=asyncio.FIRST_COMPLETED)
+            if gone in done and gone.result().get("type") == "http.disconnect":
+                waiter.cancel()
+                break
+            if gone not in done:
+                gone.cancel()
+        if callback in session.on_close:
+            session.on_close.remove(callback)
+        await send({"type": "http.response.body", "body": b""})
+
+
+def asgi_app(server: Server, *, path: str | None = None, protect_dns: bool = True,
+             allowed_hosts: tuple[str, ...] = (), stateful: bool = True,
+             max_body: int | None = None) -> McpAsgi:
+    """An ASGI application serving ``server`` over Streamable HTTP (both generations).
+
+    ``path`` limits the endpoint to one URL path (``None``: every path). ``stateful=False``
+    serves only the stateless generation (no sessions: several workers can share one URL).
+    See :class:`~mcpmini.mcp.http.HttpEndpoint` for the other options.
+    """
+    endpoint = HttpEndpoint(server, protect_dns=protect_dns, allowed_hosts=allowed_hosts,
+                            stateful=stateful,
+                            **({"max_body": max_body} if max_body is not None else {}))
+    return McpAsgi(endpoint, path)
+
+
+
+def listening_socket(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
+    """A TCP socket listening on ``host:port`` (0: a free port) with ``TCP_NODELAY``.
+
+    Accepted connections inherit ``TCP_NODELAY``: without it, a reply written as head then
+    body waits for the peer's delayed ACK (about 40 ms per request on Linux).
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.create_server((host, port), family=family, backlog=512)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return sock
+
+
+@contextmanager
+def serve_http(app: Server | Callable[..., Any], host: str = "127.0.0.1", port: int = 0,
+               stop_timeout: float = 10.0) -> Iterator[str]:
+    """Serve ``app`` (an mcpmini ``Server`` or any ASGI app) under uvicorn in a background
+    thread; yield the endpoint URL (``http://host:port/mcp``).
+
+    The socket listens before the ``with`` body starts, so the URL works at once. On exit the
+    server is asked to stop and the thread is joined (at most ``stop_timeout`` seconds).
+    """
+    import uvicorn
+
+    application = asgi_app(app) if isinstance(app, Server) else app
+    sock = listening_socket(host, port)
+    bound_host, bound_port = sock.getsockname()[:2]
+    config = uvicorn.Config(application, log_level="warning", access_log=False,
+                            timeout_graceful_shutdown=1)
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True,
+                              name="mcpmini-http")
+    thread.start()
+    try:
+        name = f"[{bound_host}]" if ":" in bound_host else bound_host
+        yield f"http://{name}:{bound_port}/mcp"
+    finally:
+        server.should_exit = True
+        thread.join(stop_timeout)
+        sock.close()

@@ -1,0 +1,515 @@
+"""Streamable HTTP, sans-I/O: an HTTP request in, a decision out.
+
+:class:`HttpEndpoint` maps one HTTP request (method, headers, body) either to an immediate
+:class:`HttpReply` (status, headers, body: errors, ``202 Accepted``, a deleted session) or to
+a :class:`Dispatch`: the parsed JSON-RPC request and the :class:`~mcpmini.mcp.Server` that
+must handle it. The ASGI application (:mod:`mcpmini.mcp.asgi`) runs the dispatch and writes
+the reply as one JSON body or as an event stream (:func:`sse_event`) when the call sends
+progress, log messages or requests to the client before its result.
+
+Both generations share one URL:
+
+* **stateful** (2025-11-25 and earlier): ``initialize`` creates a :class:`Session` with its own
+  ``Server`` copy and an ``Mcp-Session-Id``; every later request carries that id and an
+  ``MCP-Protocol-Version`` header; ``DELETE`` ends the session (later requests get 404).
+* **stateless** (2026-07-28): no handshake and no session. A request is stateless when its
+  ``params._meta`` carries the protocol version, or when its ``MCP-Protocol-Version`` header
+  names a per-request version and no session id is sent. The ``Mcp-Method`` / ``Mcp-Name``
+  headers must agree with the body (``-32020``); errors carry HTTP statuses (400, 404).
+
+DNS-rebinding protection is on by default: ``Host`` (and ``Origin`` when present) must name a
+loopback host (``localhost``, ``127.0.0.1``, ``[::1]``), else ``403``.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import copy
+import secrets
+import threading
+from collections.abc import Callable, Collection, Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+from urllib.parse import urlsplit
+
+import orjson
+
+from ..errors import RemoteProtocolError
+from .jsonrpc import (
+    ErrorCode,
+    ErrorResponse,
+    JsonId,
+    Message,
+    Notification,
+    Request,
+    Response,
+    parse_object,
+    to_dict,
+)
+from .server import VERSION_KEY, Server
+from .versions import KNOWN_VERSIONS, Generation, is_modern
+
+__all__ = [
+    "DEFAULT_MAX_BODY",
+    "HEADER_MISMATCH",
+    "LOCAL_HOSTS",
+    "Dispatch",
+    "HttpEndpoint",
+    "HttpReply",
+    "HttpRequest",
+    "Route",
+    "Session",
+    "decode_header_value",
+    "encode_header_value",
+    "request_headers",
+    "sse_event",
+]
+
+#: Bodies larger than this are refused with 413.
+DEFAULT_MAX_BODY = 4 * 1024 * 1024
+#: 2026-07-28 (SEP-2243): an ``Mcp-*`` header disagrees with the body.
+HEADER_MISMATCH = -32020
+#: Host names accepted by the DNS-rebinding check on a loopback server.
+LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "[::1]", "::1"})
+#: Methods the stateless generation removed (they answer 404 + -32601 there).
+REMOVED_STATELESS = frozenset({"initialize", "ping", "logging/setLevel", "resources/subscribe",
+                               "resources/unsubscribe"})
+#: Handshake-era versions a stateful request may name in ``MCP-Protocol-Version``.
+STATEFUL_HEADER_VERSIONS = frozenset(v for v in KNOWN_VERSIONS if not is_modern(v))
+
+_JSON = (("content-type", "application/json"),)
+
+
+class Route(str, Enum):
+    """Which generation's rules apply to a request."""
+
+    STATEFUL = "stateful"
+    STATELESS = "stateless"
+
+
+@dataclass(frozen=True)
+class HttpRequest:
+    """One HTTP request: ``headers`` maps lower-case names to values."""
+
+    method: str
+    headers: Mapping[str, str]
+    body: bytes = b""
+    path: str = "/"
+
+    @classmethod
+    def build(cls, method: str, headers: Iterable[tuple[str, str]] | Mapping[str, str],
+              body: bytes = b"", path: str = "/") -> HttpRequest:
+        """A request with header names folded to lower case (the last of a repeated name wins)."""
+        pairs = headers.items() if isinstance(headers, Mapping) else headers
+        return cls(method.upper(), {k.lower(): v for k, v in pairs}, body, path)
+
+
+@dataclass(frozen=True)
+class HttpReply:
+    """A complete HTTP response: status, headers (name, value) and body."""
+
+    status: int
+    headers: tuple[tuple[str, str], ...] = ()
+    body: bytes = b""
+
+    def json(self) -> Any:
+        """The body decoded as JSON. Raises ``ValueError`` if it is not JSON."""
+        return orjson.loads(self.body)
+
+
+@dataclass
+class Session:
+    """A stateful session: its id, its ``Server`` copy and the client replies it awaits."""
+
+    id: str
+    server: Server
+    version: str
+    #: server-to-client request id → callback receiving the client's reply
+    waiting: dict[JsonId, Any] = field(default_factory=dict)
+    closed: threading.Event = field(default_factory=threading.Event)
+    #: called once when the session ends (the transport closes its open streams)
+    on_close: list[Callable[[], None]] = field(default_factory=list)
+    _next: int = 0
+
+    def new_request_id(self) -> str:
+        """A fresh id for a server-to-client request (never reused in the session)."""
+        self._next += 1
+        return f"s{self._next}"
+
+
+@dataclass(frozen=True)
+class Dispatch:
+    """A JSON-RPC request the server must handle, and how to answer it.
+
+    ``server`` handles ``message``; ``session`` is the stateful session (``None`` when
+    stateless; for ``initialize`` it is created by :meth:`HttpEndpoint.finish`). ``sse`` tells
+    whether the client accepts an event stream, ``headers`` go on the response.
+    """
+
+    message: Request
+    route: Route
+    server: Server
+    session: Session | None
+    version: str
+    sse: bool
+    headers: tuple[tuple[str, str], ...] = ()
+
+
+def _error_body(id: JsonId | None, code: int, message: str, data: Any = None) -> bytes:
+    return orjson.dumps(to_dict(ErrorResponse(id, code, message, data)))
+
+
+def _error(status: int, code: int, message: str, id: JsonId | None = None, data: Any = None,
+           extra: tuple[tuple[str, str], ...] = ()) -> HttpReply:
+    return HttpReply(status, _JSON + extra, _error_body(id, code, message, data))
+
+
+def sse_event(message: Message, event_id: str | None = None) -> bytes:
+    """One server-sent event carrying ``message`` as compact JSON on a single ``data:`` line."""
+    head = f"id: {event_id}\n".encode() if event_id is not None else b""
+    return head + b"event: message\ndata: " + orjson.dumps(to_dict(message)) + b"\n\n"
+
+
+def _media_types(value: str) -> list[str]:
+    return [part.split(";")[0].strip().lower() for part in value.split(",") if part.strip()]
+
+
+def _accepts(accept: str, wanted: str) -> bool:
+    kinds = _media_types(accept)
+    major = wanted.split("/")[0] + "/*"
+    return wanted in kinds or major in kinds or "*/*" in kinds
+
+
+def _host_name(value: str) -> str:
+    value = value.strip().lower()
+    if value.startswith("["):
+        return value[: value.find("]") + 1] if "]" in value else value
+    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+
+
+def encode_header_value(value: Any) -> str | None:
+    """An argument value as an ``Mcp-Param-*`` header value (SEP-2243), or ``None`` to omit it.
+
+    Printable ASCII without surrounding blanks is sent as is; anything else as
+    ``=?base64?<UTF-8 in base64>?=``. Numbers are decimals, booleans ``true`` / ``false``.
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return str(value)
+    text = value if isinstance(value, str) else orjson.dumps(value).decode()
+    if text == text.strip() and all(0x20 <= ord(c) < 0x7F for c in text):
+        return text
+    return "=?base64?" + base64.b64encode(text.encode()).decode() + "?="
+
+
+def decode_header_value(value: str) -> str:
+    """Undo :func:`encode_header_value` for a string. Raises ``ValueError`` for bad base64."""
+    value = value.strip()
+    if value.startswith("=?base64?") and value.endswith("?=") and len(value) >= 11:
+        inner = value[9:-2]
+        try:
+            return base64.b64decode(inner, validate=True).decode()
+        except (binascii.Error, UnicodeDecodeError):
+            raise ValueError("invalid base64 header value") from None
+    return value
+
+
+def request_headers(message: Message, version: str | None = None,
+                    session_id: str | None = None) -> dict[str, str]:
+    """The headers a client puts on the POST carrying ``message``.
+
+    ``MCP-Protocol-Version`` when the version is known, ``Mcp-Session-Id`` for a session,
+    and on the stateless generation ``Mcp-Method`` plus ``Mcp-Name`` (the tool or prompt name
+    or the resource URI) for a request.
+    """
+    headers = {"content-type": "application/json",
+               "accept": "application/json, text/event-stream"}
+    if version is not None:
+        headers["mcp-protocol-version"] = version
+    if session_id is not None:
+        headers["mcp-session-id"] = session_id
+    if isinstance(message, (Request, Notification)) and version is not None and is_modern(version):
+        headers["mcp-method"] = message.method
+        params = message.params or {}
+        name = params.get("uri") if message.method == "resources/read" else params.get("name")
+        if message.method in ("tools/call", "prompts/get", "resources/read") and isinstance(name, str):
+            headers["mcp-name"] = encode_header_value(name) or ""
+    return headers
+
+
+_STATELESS_STATUS = {
+    ErrorCode.PARSE_ERROR: 400,
+    ErrorCode.INVALID_REQUEST: 400,
+    ErrorCode.METHOD_NOT_FOUND: 404,
+    ErrorCode.INVALID_PARAMS: 400,
+    ErrorCode.UNSUPPORTED_PROTOCOL_VERSION: 400,
+    HEADER_MISMATCH: 400,
+    -32021: 400,  # missing client capability
+}
+
+
+class HttpEndpoint:
+    """The Streamable HTTP endpoint of one ``Server``, free of I/O.
+
+    ``allowed_hosts`` (host names, ports ignored) and ``allowed_origins`` (``scheme://host``
+    prefixes or host names) extend the loopback defaults; ``protect_dns=False`` turns the
+    check off (for a server behind a reverse proxy that checks hosts itself).
+    ``max_sessions`` bounds the session table: the oldest session is dropped first.
+    """
+
+    def __init__(
+        self,
+        server: Server,
+        *,
+        protect_dns: bool = True,
+        allowed_hosts: Collection[str] = (),
+        max_body: int = DEFAULT_MAX_BODY,
+        max_sessions: int = 10_000,
+        stateful: bool = True,
+    ) -> None:
+        self.server = server
+        self.protect_dns = protect_dns
+        self.allowed_hosts = LOCAL_HOSTS | {h.lower() for h in allowed_hosts}
+        self.max_body = max_body
+        self.max_sessions = max_sessions
+        self.stateful = stateful
+        self.sessions: dict[str, Session] = {}
+
+    # --- helpers ------------------------------------------------------------------------
+
+    def fresh_server(self) -> Server:
+        """A copy of the server for one connection (tools shared, connection state reset)."""
+        clone = copy.copy(self.server)
+        clone.generation = None
+        clone.negotiated = None
+        return clone
+
+    def _host_ok(self, headers: Mapping[str, str]) -> bool:
+        if not self.protect_dns:
+            return True
+        host = headers.get("host")
+        if host is None or _host_name(host) not in self.allowed_hosts:
+            return False
+        origin = headers.get("origin")
+        if origin is None:
+            return True
+        parts = urlsplit(origin)
+        hostname = (parts.hostname or "").lower()
+        if ":" in hostname:
+            hostname = f"[{hostname}]"
+        return parts.scheme in ("http", "https") and hostname in self.allowed_hosts
+
+    # --- the mapping --------------------------------------------------------------------
+
+    def receive(self, request: HttpRequest, too_big: bool = False) -> HttpReply | Dispatch | Session:
+        """Decide what to do with one HTTP request.
+
+        Returns an :class:`HttpReply` to send as is, a :class:`Dispatch` to run, or (for a
+        ``GET`` opening the standalone event stream) the :class:`Session` whose stream the
+        transport should hold open. ``too_big`` says the transport stopped keeping a body
+        larger than ``max_body``. Never raises for anything the client sends.
+        """
+        headers = request.headers
+        if not self._host_ok(headers):
+            return _error(403, ErrorCode.INVALID_REQUEST, "Forbidden: invalid Host or Origin header")
+        if request.method == "POST":
+            return self._post(request, too_big)
+        if request.method == "GET":
+            return self._get(headers)
+        if request.method == "DELETE":
+            return self._delete(headers)
+        return _error(405, ErrorCode.INVALID_REQUEST, f"Method not allowed: {request.method}",
+                      extra=(("allow", "GET, POST, DELETE"),))
+
+    def _session(self, headers: Mapping[str, str]) -> Session | HttpReply:
+        sid = headers.get("mcp-session-id")
+        if sid is None:
+            return _error(400, ErrorCode.INVALID_REQUEST, "Bad Request: missing Mcp-Session-Id header")
+        session = self.sessions.get(sid.strip())
+        if session is None:
+            return _error(404, ErrorCode.INVALID_REQUEST, "Session not found (unknown or ended)")
+        return session
+
+    def _get(self, headers: Mapping[str, str]) -> HttpReply | Session:
+        if not self.stateful or "mcp-session-id" not in headers:
+            return _error(405, ErrorCode.INVALID_REQUEST,
+                          "Method not allowed: GET needs a session (stateless servers have no stream)",
+                          extra=(("allow", "POST, DELETE"),))
+        if not _accepts(headers.get("accept", ""), "text/event-stream"):
+            return _error(406, ErrorCode.INVALID_REQUEST, "Not Acceptable: GET needs Accept: text/event-stream")
+        return self._session(headers)
+
+    def _delete(self, headers: Mapping[str, str]) -> HttpReply:
+        if not self.stateful:
+            return _error(405, ErrorCode.INVALID_REQUEST, "Method not allowed: no sessions here",
+                          extra=(("allow", "POST"),))
+        session = self._session(headers)
+        if isinstance(session, HttpReply):
+            return session
+        self.end(session)
+        return HttpReply(200)
+
+    def end(self, session: Session) -> None:
+        """End ``session``: later requests naming it get 404; waiting tools are released."""
+        self.sessions.pop(session.id, None)
+        session.closed.set()
+        for waiter in list(session.waiting.values()):
+            waiter(ErrorResponse(None, ErrorCode.INVALID_REQUEST, "session ended"))
+        session.waiting.clear()
+        for callback in session.on_close:
+            callback()
+        session.on_close.clear()
+
+    def _post(self, request: HttpRequest, too_big: bool) -> HttpReply | Dispatch:
+        headers = request.headers
+        if "application/json" not in _media_types(headers.get("content-type", "")):
+            return _error(415, ErrorCode.INVALID_REQUEST,
+                          "Unsupported Media Type: Content-Type must be application/json")
+        accept = headers.get("accept", "")
+        if not (_accepts(accept, "application/json") and _accepts(accept, "text/event-stream")):
+            return _error(406, ErrorCode.INVALID_REQUEST,
+                          "Not Acceptable: Accept must list application/json and text/event-stream")
+        if too_big or len(request.body) > self.max_body:
+            return _error(413, ErrorCode.INVALID_REQUEST,
+                          f"Payload Too Large: the body exceeds {self.max_body} bytes")
+        try:
+            obj = orjson.loads(request.body)
+        except ValueError as exc:
+            return _error(400, ErrorCode.PARSE_ERROR, f"Parse error: {exc}")
+        try:
+            message = parse_object(obj)
+        except RemoteProtocolError as exc:
+            return _error(400, exc.code, exc.message, exc.id)
+        header_version = headers.get("mcp-protocol-version")
+        sid = headers.get("mcp-session-id")
+        params = message.params if isinstance(message, (Request, Notification)) else None
+        meta = (params or {}).get("_meta")
+        enveloped = isinstance(meta, dict) and VERSION_KEY in meta
+        stateless = enveloped or (sid is None and header_version is not None
+                                  and header_version not in STATEFUL_HEADER_VERSIONS)
+        if stateless or not self.stateful:
+            return self._stateless(message, headers, meta)
+        return self._stateful(message, headers, header_version, sid)
+
+    def _stateless(self, message: Message, headers: Mapping[str, str], meta: Any) -> HttpReply | Dispatch:
+        if not isinstance(message, Request):
+            return HttpReply(202)  # notifications and stray replies: nothing to answer
+        header_version = headers.get("mcp-protocol-version")
+        body_version = meta.get(VERSION_KEY) if isinstance(meta, dict) else None
+        if header_version is not None and body_version is not None and header_version != body_version:
+            return _error(400, HEADER_MISMATCH,
+                          "Header mismatch: MCP-Protocol-Version differs from params._meta",
+                          message.id)
+        problem = self._check_mcp_headers(message, headers)
+        if problem is not None:
+            return _error(400, HEADER_MISMATCH, problem, message.id)
+        if message.method in REMOVED_STATELESS:
+            return _error(404, ErrorCode.METHOD_NOT_FOUND,
+                          f"Method not found: {message.method} (removed in the stateless generation)",
+                          message.id)
+        server = self.fresh_server()
+        server.generation = Generation.MODERN
+        return Dispatch(message, Route.STATELESS, server, None,
+                        str(body_version or header_version or ""), _accepts(headers.get("accept", ""),
+                                                                            "text/event-stream"))
+
+    def _check_mcp_headers(self, message: Request, headers: Mapping[str, str]) -> str | None:
+        method = headers.get("mcp-method")
+        if method is not None and method.strip() != message.method:
+            return f"Header mismatch: Mcp-Method {method!r} but the body calls {message.method!r}"
+        if method is None and headers.get("mcp-protocol-version") is not None:
+            return "Header mismatch: the Mcp-Method header is required"
+        params = message.params or {}
+        if message.method in ("tools/call", "prompts/get", "resources/read"):
+            expected = params.get("uri") if message.method == "resources/read" else params.get("name")
+            name = headers.get("mcp-name")
+            if name is None:
+                return "Header mismatch: the Mcp-Name header is required"
+            try:
+                decoded = decode_header_value(name)
+            except ValueError:
+                return "Header mismatch: Mcp-Name is not valid base64"
+            if decoded != expected:
+                return f"Header mismatch: Mcp-Name {name!r} but the body names {expected!r}"
+        if message.method == "tools/call":
+            return self._check_param_headers(params, headers)
+        return None
+
+    def _check_param_headers(self, params: Mapping[str, Any], headers: Mapping[str, str]) -> str | None:
+        tool = self.server.tools.get(params.get("name", "")) if isinstance(params.get("name"), str) else None
+        if tool is None:
+            return None
+        arguments = params.get("arguments") or {}
+        if not isinstance(arguments, dict):
+            return None
+        for prop, schema in (tool.input_schema.get("properties") or {}).items():
+            header = schema.get("x-mcp-header") if isinstance(schema, dict) else None
+            if not isinstance(header, str) or prop not in arguments or arguments[prop] is None:
+                continue
+            sent = headers.get("mcp-param-" + header.lower())
+            if sent is None:
+                return f"Header mismatch: Mcp-Param-{header} is required"
+            try:
+                value = decode_header_value(sent)
+            except ValueError:
+                return f"Header mismatch: Mcp-Param-{header} is not valid base64"
+            if value != encode_header_value(arguments[prop]) and value != str(arguments[prop]):
+                return f"Header mismatch: Mcp-Param-{header} differs from the argument {prop!r}"
+        return None
+
+    def _stateful(self, message: Message, headers: Mapping[str, str], header_version: str | None,
+                  sid: str | None) -> HttpReply | Dispatch:
+        if header_version is not None and header_version not in STATEFUL_HEADER_VERSIONS:
+            return _error(400, ErrorCode.INVALID_REQUEST,
+                          f"Bad Request: unsupported MCP-Protocol-Version {header_version!r}",
+                          getattr(message, "id", None),
+                          {"supported": sorted(STATEFUL_HEADER_VERSIONS)})
+        sse = _accepts(headers.get("accept", ""), "text/event-stream")
+        if isinstance(message, Request) and message.method == "initialize":
+            if sid is not None and sid in self.sessions:
+                return _error(400, ErrorCode.INVALID_REQUEST,
+                              "Bad Request: this session is already initialized", message.id)
+            return Dispatch(message, Route.STATEFUL, self.fresh_server(), None,
+                            header_version or "", sse)
+        session = self._session(headers)
+        if isinstance(session, HttpReply):
+            return session
+        if isinstance(message, (Response, ErrorResponse)):
+            waiter = session.waiting.pop(message.id, None) if message.id is not None else None
+            if waiter is not None:
+                waiter(message)
+            return HttpReply(202)
+        if isinstance(message, Notification):
+            session.server.handle(message)
+            return HttpReply(202)
+        return Dispatch(message, Route.STATEFUL, session.server, session, session.version, sse,
+                        (("mcp-session-id", session.id),))
+
+    def finish(self, dispatch: Dispatch, reply: Message | None) -> tuple[int, tuple[tuple[str, str], ...]]:
+        """Status and headers for the reply of ``dispatch`` (creates the session of ``initialize``)."""
+        headers = dispatch.headers
+        if dispatch.route is Route.STATELESS:
+            status = 200
+            if isinstance(reply, ErrorResponse):
+                status = _STATELESS_STATUS.get(reply.code, 200)
+            return status, headers
+        if dispatch.message.method == "initialize" and isinstance(reply, Response):
+            while len(self.sessions) >= self.max_sessions:
+                self.end(next(iter(self.sessions.values())))
+            session = Session(secrets.token_hex(16), dispatch.server,
+                              str(reply.result.get("protocolVersion", "")))
+            self.sessions[session.id] = session
+            headers = (*headers, ("mcp-session-id", session.id))
+        return 200, headers
+
+    def reply(self, dispatch: Dispatch, reply: Message | None) -> HttpReply:
+        """The whole JSON response for ``reply`` (202 when there is none)."""
+        if reply is None:
+            return HttpReply(202)
+        status, headers = self.finish(dispatch, reply)
+        return HttpReply(status, _JSON + headers, orjson.dumps(to_dict(reply)))

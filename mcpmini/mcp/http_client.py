@@ -1,0 +1,318 @@
+"""The client side of Streamable HTTP over httpx: a transport that moves JSON-RPC lines.
+
+:class:`HttpTransport` has the same three methods as the stdio transport (``send``,
+``receive``, ``close``), so :class:`~mcpmini.mcp.Client` speaks both generations over HTTP
+with the same auto / modern / legacy logic. Underneath:
+
+* every JSON-RPC request is one ``POST`` run on a small thread pool (so requests can be
+  pipelined and a server can send requests back while a call is running); the answer is one
+  JSON body or an event stream whose messages are queued in arrival order for ``receive``;
+* notifications and replies to the server's requests are ``POST``\\ ed at once (``202``);
+* the headers come from :func:`~mcpmini.mcp.http.request_headers`: ``MCP-Protocol-Version``
+  (from the request's ``_meta`` on the stateless wire, from the ``initialize`` reply on the
+  handshake wire), ``Mcp-Session-Id`` once the server gave one, ``Mcp-Method`` / ``Mcp-Name``
+  on the stateless wire, plus any fixed ``headers`` (e.g. ``Authorization``);
+* after ``notifications/initialized`` the standalone ``GET`` stream is opened (a ``405`` means
+  the server offers none); an event stream cut before the reply is resumed with ``GET`` and
+  ``Last-Event-ID`` after the server's ``retry`` delay;
+* an HTTP error without a JSON-RPC body becomes an error reply to the request, so the client
+  sees an answer, never a hang. Every wait is bounded by ``timeout``.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import httpx
+import orjson
+
+from ..errors import RemoteProtocolError, TransportError
+from .http import encode_header_value, request_headers
+from .jsonrpc import (
+    ErrorCode,
+    ErrorResponse,
+    JsonId,
+    Message,
+    Notification,
+    Request,
+    Response,
+    encode,
+    parse_line,
+)
+from .server import VERSION_KEY
+
+__all__ = [
+    "HttpTransport",
+]
+
+_CLOSED = object()
+
+
+def _sse_events(lines: Iterator[str]) -> Iterator[tuple[str | None, str, int | None]]:
+    """``(id, data, retry)`` for each event of a ``text/event-stream`` body."""
+    data: list[str] = []
+    event_id: str | None = None
+    retry: int | None = None
+    for raw in lines:
+        line = raw.rstrip("\r")
+        if not line:
+            if data or event_id is not None:
+                yield event_id, "\n".join(data), retry
+            data, event_id, retry = [], None, None
+            continue
+        if line.startswith(":"):
+            continue
+        name, _, value = line.partition(":")
+        value = value[1:] if value.startswith(" ") else value
+        if name == "data":
+            data.append(value)
+        elif name == "id":
+            event_id = value
+        elif name == "retry" and value.isdigit():
+            retry = int(value)
+    if data:
+        yield event_id, "\n".join(data), retry
+
+
+class HttpTransport:
+    """A :class:`~mcpmini.mcp.Transport` over Streamable HTTP to ``url``.
+
+    ``headers`` are sent on every request; ``timeout`` bounds each HTTP exchange and each
+    ``receive`` without its own timeout; ``open_stream=False`` skips the standalone GET
+    stream. Raises :class:`TransportError` from ``send`` when the server cannot be reached.
+    """
+
+    def __init__(self, url: str, headers: Mapping[str, str] | None = None, timeout: float = 30.0,
+                 open_stream: bool = True, max_workers: int = 8) -> None:
+        self.url = url
+        self.headers = {k.lower(): v for k, v in (headers or {}).items()}
+        self.timeout = timeout
+        self.open_stream = open_stream
+        self.session_id: str | None = None
+        self.version: str | None = None  # the handshake version, once agreed
+        self.statuses: list[tuple[str, int]] = []  # (method, HTTP status) of every exchange
+        self._http = httpx.Client(timeout=httpx.Timeout(timeout), http2=False)
+        self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="mcp-http")
+        self._inbox: queue.Queue[Any] = queue.Queue()
+        self._initialize_ids: set[JsonId] = set()
+        self._closed = threading.Event()
+        self._stream: threading.Thread | None = None
+        #: tool name → {argument: header name}, learnt from ``tools/list`` results (SEP-2243)
+        self.tool_headers: dict[str, dict[str, str]] = {}
+
+    # --- the Transport protocol ---------------------------------------------------------
+
+    def send(self, line: bytes) -> None:
+        """POST one JSON-RPC message (requests run in the background; see the module doc)."""
+        if self._closed.is_set():
+            raise TransportError("the HTTP transport is closed")
+        message = parse_line(line)
+        version = self.version
+        if isinstance(message, (Request, Notification)):
+            meta = (message.params or {}).get("_meta")
+            if isinstance(meta, dict) and isinstance(meta.get(VERSION_KEY), str):
+                version = meta[VERSION_KEY]
+            if isinstance(message, Request) and message.method == "initialize":
+                self._initialize_ids.add(message.id)
+        headers = {**request_headers(message, version, self.session_id), **self.headers}
+        headers.update(self._param_headers(message, version))
+        if isinstance(message, Request):
+            self._pool.submit(self._exchange, message, line, headers)
+            return
+        self._post_quietly(message, line, headers)
+        if isinstance(message, Notification) and message.method == "notifications/initialized":
+            self._start_stream()
+
+    def receive(self, timeout: float | None = None) -> bytes | None:
+        """The next message line from the server; ``None`` after :meth:`close`.
+
+        Raises ``TimeoutError`` when nothing arrives within ``timeout`` seconds.
+        """
+        try:
+            item = self._inbox.get(timeout=self.timeout if timeout is None else max(0.0, timeout))
+        except queue.Empty:
+            raise TimeoutError("no message from the HTTP server in time") from None
+        if item is _CLOSED:
+            self._inbox.put(_CLOSED)
+            return None
+        assert isinstance(item, bytes)
+        return item
+
+    def close(self) -> None:
+        """End the session (``DELETE``, bounded), stop the background work, close sockets."""
+        if self._closed.is_set():
+            return
+        self._closed.set()
+        if self.session_id is not None:
+            try:
+                self._http.delete(self.url, headers={**self._base_headers(), "mcp-session-id": self.session_id},
+                                  timeout=min(self.timeout, 5.0))
+            except httpx.HTTPError:
+                pass
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._http.close()
+        self._inbox.put(_CLOSED)
+
+    def __enter__(self) -> HttpTransport:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- plumbing -----------------------------------------------------------------------
+
+    def _base_headers(self) -> dict[str, str]:
+        out = dict(self.headers)
+        if self.version is not None:
+            out["mcp-protocol-version"] = self.version
+        return out
+
+    def _param_headers(self, message: Message, version: str | None) -> dict[str, str]:
+        """``Mcp-Param-*`` headers for arguments whose schema names an ``x-mcp-header``."""
+        if not isinstance(message, Request) or message.method != "tools/call" or not self.tool_headers:
+            return {}
+        params = message.params or {}
+        spec = self.tool_headers.get(str(params.get("name")), {})
+        arguments = params.get("arguments") or {}
+        out: dict[str, str] = {}
+        for prop, header in spec.items():
+            if isinstance(arguments, dict) and prop in arguments:
+                value = encode_header_value(arguments[prop])
+                if value is not None:
+                    out["mcp-param-" + header.lower()] = value
+        return out
+
+    def _deliver(self, data: bytes, request: Request | None = None) -> None:
+        """Queue one message line; learn the version and tool headers from the replies."""
+        try:
+            message = parse_line(data)
+        except RemoteProtocolError:
+            self._inbox.put(data)  # the client decides what a garbled line means
+            return
+        if isinstance(message, Response):
+            if message.id in self._initialize_ids:
+                self._initialize_ids.discard(message.id)
+                agreed = message.result.get("protocolVersion")
+                if isinstance(agreed, str):
+                    self.version = agreed
+            if request is not None and request.method == "tools/list":
+                self._learn_tool_headers(message.result)
+        self._inbox.put(data.rstrip(b"\n"))
+
+    def _learn_tool_headers(self, result: Mapping[str, Any]) -> None:
+        learnt = dict(self.tool_headers)
+        for tool in result.get("tools") or []:
+            props = ((tool.get("inputSchema") or {}).get("properties") or {}) if isinstance(tool, dict) else {}
+            spec = {p: s["x-mcp-header"] for p, s in props.items()
+                    if isinstance(s, dict) and isinstance(s.get("x-mcp-header"), str)}
+            if spec:
+                learnt[str(tool.get("name"))] = spec
+        self.tool_headers = learnt
+
+    def _fail(self, request: Request, code: int, text: str) -> None:
+        self._inbox.put(encode(ErrorResponse(request.id, code, text)).rstrip(b"\n"))
+
+    def _post_quietly(self, message: Message, line: bytes, headers: Mapping[str, str]) -> None:
+        try:
+            response = self._http.post(self.url, content=line, headers=dict(headers))
+        except httpx.HTTPError as exc:
+            raise TransportError(f"cannot reach {self.url}: {exc}") from None
+        self.statuses.append((getattr(message, "method", "reply"), response.status_code))
+
+    def _exchange(self, request: Request, line: bytes, headers: Mapping[str, str]) -> None:
+        try:
+            with self._http.stream("POST", self.url, content=line, headers=dict(headers)) as response:
+                self.statuses.append((request.method, response.status_code))
+                sid = response.headers.get("mcp-session-id")
+                if sid and request.method == "initialize":
+                    self.session_id = sid
+                self._read_reply(request, response)
+        except httpx.TimeoutException:
+            self._fail(request, ErrorCode.INTERNAL_ERROR, f"HTTP timeout after {self.timeout} s")
+        except httpx.HTTPError as exc:
+            self._fail(request, ErrorCode.INTERNAL_ERROR, f"HTTP error: {type(exc).__name__}: {exc}")
+
+    def _read_reply(self, request: Request, response: httpx.Response) -> None:
+        kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
+        if kind == "text/event-stream":
+            self._read_stream(request, response)
+            return
+        body = response.read()
+        if kind == "application/json" and body.strip():
+            try:
+                obj = orjson.loads(body)
+            except ValueError:
+                obj = None
+            if isinstance(obj, dict) and ("result" in obj or "error" in obj):
+                if obj.get("id") is None and "error" in obj:  # an HTTP-layer rejection
+                    obj = {**obj, "id": request.id}
+                self._deliver(orjson.dumps(obj), request)
+                return
+        if response.status_code == 202:
+            self._fail(request, ErrorCode.INTERNAL_ERROR, "HTTP 202 without a reply to a request")
+            return
+        code = ErrorCode.METHOD_NOT_FOUND if response.status_code in (404, 405) else ErrorCode.INVALID_REQUEST
+        self._fail(request, code, f"HTTP {response.status_code}: {body[:200].decode(errors='replace')}")
+
+    def _read_stream(self, request: Request, response: httpx.Response) -> None:
+        last_id, retry, answered = None, None, False
+        for event_id, data, event_retry in _sse_events(response.iter_lines()):
+            last_id = event_id or last_id
+            retry = event_retry if event_retry is not None else retry
+            if data.strip():
+                answered = self._deliver_event(data, request) or answered
+        resumes = 0
+        while not answered and last_id is not None and resumes < 3 and not self._closed.is_set():
+            resumes += 1  # the server cut the stream before the reply: resume it (SSE polling)
+            if self._closed.wait((retry or 1000) / 1000):
+                return
+            headers = {**self._base_headers(), "accept": "text/event-stream", "last-event-id": last_id}
+            if self.session_id is not None:
+                headers["mcp-session-id"] = self.session_id
+            with self._http.stream("GET", self.url, headers=headers) as again:
+                if again.status_code != 200:
+                    break
+                for event_id, data, event_retry in _sse_events(again.iter_lines()):
+                    last_id = event_id or last_id
+                    retry = event_retry if event_retry is not None else retry
+                    if data.strip():
+                        answered = self._deliver_event(data, request) or answered
+        if not answered:
+            self._fail(request, ErrorCode.INTERNAL_ERROR, "the event stream ended without a reply")
+
+    def _deliver_event(self, data: str, request: Request) -> bool:
+        raw = data.encode()
+        self._deliver(raw, request)
+        try:
+            obj = orjson.loads(raw)
+        except ValueError:
+            return False
+        return isinstance(obj, dict) and obj.get("id") == request.id and ("result" in obj or "error" in obj)
+
+    def _start_stream(self) -> None:
+        if not self.open_stream or self.session_id is None or self._stream is not None:
+            return
+        self._stream = threading.Thread(target=self._listen, name="mcp-http-get", daemon=True)
+        self._stream.start()
+
+    def _listen(self) -> None:
+        headers = {**self._base_headers(), "accept": "text/event-stream"}
+        if self.session_id is not None:
+            headers["mcp-session-id"] = self.session_id
+        try:
+            with self._http.stream("GET", self.url, headers=headers,
+                                   timeout=httpx.Timeout(self.timeout, read=None)) as response:
+                self.statuses.append(("GET", response.status_code))
+                if response.status_code != 200:
+                    return
+                for _, data, _ in _sse_events(response.iter_lines()):
+                    if self._closed.is_set():
+                        return
+                    if data.strip():
+                        self._deliver(data.encode())
+        except (httpx.HTTPError, RuntimeError):
+            return  # the stream is optional; closing the client ends it here

@@ -1,0 +1,153 @@
+"""The permission cases the tests and chapter 07 share: attacks that must not pass, and the
+forms that sidestep a Bash deny rule (the rule is not a security boundary).
+
+Each :class:`PermissionCase` is one tool call with its rules, mode, home and working
+directory, the decision Claude Code's documented matching gives (``expected``) and the
+bypass warnings the gate must attach. ``tests/test_attacks_permissions.py`` asserts every
+row; chapter 07 renders :func:`case_rows` live from the runtime.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .bash import BypassKind
+from .evaluate import GateResult, PermissionRules, gate
+
+__all__ = ["HOME", "PERMISSION_CASES", "PROJECT", "PermissionCase", "case_rows", "run_case"]
+
+HOME = "/home/alice"
+PROJECT = "/home/alice/proj"
+_RM = ("Bash(rm:*)",)
+
+
+@dataclass(frozen=True)
+class PermissionCase:
+    """One call through the gate and the outcome it must have.
+
+    ``group`` is ``"attack"`` (issue 14: must not be auto-approved) or ``"bypass"`` (a
+    deny rule does not see the form; Claude Code's verdict is kept, with a warning).
+    """
+
+    group: str
+    tool: str
+    tool_input: Mapping[str, Any]
+    expected: str
+    allow: tuple[str, ...] = ()
+    ask: tuple[str, ...] = ()
+    deny: tuple[str, ...] = ()
+    mode: str = "default"
+    warnings: tuple[BypassKind, ...] = ()
+    home: str = HOME
+    cwd: str = PROJECT
+    note: str = field(default="", compare=False)
+
+    @property
+    def call(self) -> str:
+        """The call as one line: the command for Bash, ``Tool(path)`` otherwise."""
+        if self.tool == "Bash":
+            return str(self.tool_input.get("command", ""))
+        arg = next((str(v) for v in self.tool_input.values()), "")
+        return f"{self.tool}({arg})"
+
+
+def _bash(group: str, command: str, expected: str, **kw: Any) -> PermissionCase:
+    return PermissionCase(group, "Bash", {"command": command}, expected, **kw)
+
+
+PERMISSION_CASES: tuple[PermissionCase, ...] = (
+    # --- issue 14: default mode must auto-approve none of these, deny rule or not
+    _bash("attack", "echo $(rm -rf ~)", "ask", note="substitution in an argument"),
+    _bash("attack", "echo $(rm -rf ~)", "deny", deny=_RM, note="deny sees the nested rm"),
+    _bash("attack", "find ~ -delete", "ask", note="find -delete always prompts"),
+    _bash("attack", "find ~ -delete", "ask", deny=_RM),
+    _bash("attack", r"find . -exec rm -rf {} \;", "ask", note="find -exec always prompts"),
+    _bash("attack", r"find . -exec rm -rf {} \;", "ask", deny=_RM,
+          warnings=(BypassKind.EXEC_WRAPPER,)),
+    _bash("attack", "git diff --output=/root/.bashrc", "ask", note="--output writes a file"),
+    _bash("attack", "which $(id)", "ask", note="argument computed by a substitution"),
+    _bash("attack", "which $(id)", "ask", deny=_RM),
+    _bash("attack", "echo hi > ~/.bashrc", "ask", allow=("Bash(echo:*)",),
+          note="a redirect is a file write"),
+    _bash("attack", "git status $(rm x)", "ask", allow=("Bash(git status:*)",)),
+    _bash("attack", "$CMD -rf /", "ask", note="variable in command position"),
+    _bash("attack", "eval 'rm -rf /'", "ask", allow=("Bash(eval:*)",),
+          note="eval cannot be verified"),
+    _bash("attack", "echo x > /etc/passwd", "deny", allow=("Bash(echo:*)",),
+          deny=("Edit(//etc/**)",), note="redirect judged by Edit rules"),
+    _bash("attack", "sed -i 's/a/b/' f", "ask", note="sed -i is not a read"),
+    _bash("attack", "sed 's/a/b/w out' f", "ask", note="sed w writes a file"),
+    _bash("attack", "watch ls", "ask", allow=("Bash(watch:*)",),
+          note="exec wrappers ignore prefix rules"),
+    _bash("attack", "rm -rf /", "ask", mode="acceptEdits", note="outside the working dir"),
+    _bash("attack", "cp evil .git/hooks/pre-commit", "ask", mode="acceptEdits",
+          note="protected path"),
+    _bash("attack", "rm -rf ../other", "ask", mode="acceptEdits"),
+    _bash("attack", "touch ~/.profile", "ask", mode="acceptEdits"),
+    _bash("attack", "GIT_EXTERNAL_DIFF=./evil git diff", "ask",
+          note="an assignment can change what a read runs"),
+    _bash("attack", "cd ~/.ssh && echo k >> authorized_keys", "ask", mode="acceptEdits",
+          deny=("Edit(~/.ssh/**)",), note="after cd a relative target is unknown"),
+    _bash("attack", "cd /etc && rm passwd", "ask", mode="acceptEdits"),
+    PermissionCase("attack", "Write", {"file_path": f"{HOME}/.ssh/id_rsa", "content": "k"},
+                   "deny", deny=("Edit(~/.ssh/**)",), mode="acceptEdits",
+                   note="~ is the real home"),
+    PermissionCase("attack", "Write", {"file_path": f"{HOME}/notes.txt", "content": "x"},
+                   "ask", mode="acceptEdits", note="acceptEdits stays in the working dir"),
+    PermissionCase("attack", "Grep", {"pattern": "KEY", "path": "secrets"}, "deny",
+                   deny=("Read(./secrets/**)",), note="Read rules cover Grep on the folder"),
+    PermissionCase("attack", "Glob", {"pattern": "secrets/**"}, "deny",
+                   deny=("Read(./secrets/**)",)),
+    PermissionCase("attack", "Read", {"file_path": f"{PROJECT}/secrets/k.pem"}, "deny",
+                   deny=("Read(./secrets/**)",), note="absolute path, same file"),
+    # --- what must still pass
+    _bash("control", "ls -la && git status", "allow"),
+    _bash("control", "sed -n 1p f", "allow"),
+    _bash("control", "echo ok 2>/dev/null", "allow", allow=("Bash(echo:*)",)),
+    _bash("control", "npm test | grep ok", "allow", allow=("Bash(npm test:*)",)),
+    _bash("control", "mkdir -p build && touch build/x", "allow", mode="acceptEdits"),
+    _bash("control", "watch ls", "allow", allow=("Bash(watch ls)",), note="exact rule"),
+    _bash("control", "timeout 5 rm -rf /", "deny", deny=_RM, note="wrapper stripped"),
+    _bash("control", "FOO=1 rm -rf /", "deny", deny=_RM, note="assignment stripped"),
+    # --- a Bash deny rule is not a security boundary
+    _bash("bypass", "rm -rf /", "deny", deny=_RM),
+    _bash("bypass", "sudo rm -rf /", "ask", deny=_RM, warnings=(BypassKind.SUDO,)),
+    _bash("bypass", "env rm -rf /", "ask", deny=_RM, warnings=(BypassKind.ENV,)),
+    _bash("bypass", "bash -c 'rm -rf /'", "ask", deny=_RM, warnings=(BypassKind.SHELL_C,)),
+    _bash("bypass", "/bin/rm -rf /", "ask", deny=_RM, warnings=(BypassKind.PATH,)),
+    _bash("bypass", '"rm" -rf /', "ask", deny=_RM, warnings=(BypassKind.QUOTING,)),
+    _bash("bypass", "ls | xargs -0 rm", "ask", deny=_RM, warnings=(BypassKind.XARGS,)),
+    _bash("bypass", "setsid rm -rf /", "ask", deny=_RM, warnings=(BypassKind.EXEC_WRAPPER,)),
+    _bash("bypass", "eval 'rm -rf /'", "ask", deny=_RM, warnings=(BypassKind.EVAL,)),
+    _bash("bypass", "sudo rm -rf /", "allow", deny=_RM, mode="bypassPermissions",
+          warnings=(BypassKind.SUDO,), note="bypass mode runs what the deny misses"),
+    _bash("bypass", "sudo rm -rf /", "allow", deny=_RM, allow=("Bash(sudo:*)",),
+          warnings=(BypassKind.SUDO,), note="a broad allow lets it through"),
+)
+
+
+def run_case(case: PermissionCase) -> GateResult:
+    """Put ``case`` through :func:`~mcpmini.permissions.gate` with its rules, mode, home, cwd."""
+    rules = PermissionRules(case.allow, case.ask, case.deny)
+    return gate(case.tool, case.tool_input, rules=rules, mode=case.mode, cwd=case.cwd,
+                home=case.home)
+
+
+def case_rows(group: str | None = None) -> list[dict[str, str]]:
+    """One row per case (``group`` filters), computed live: call, rules, mode, the expected
+    and actual decision, the step that decided, and the bypass warnings found."""
+    rows = []
+    for case in PERMISSION_CASES:
+        if group is not None and case.group != group:
+            continue
+        result = run_case(case)
+        rules = [*(f"allow {r}" for r in case.allow), *(f"ask {r}" for r in case.ask),
+                 *(f"deny {r}" for r in case.deny)]
+        rows.append({"group": case.group, "call": case.call, "rules": ", ".join(rules),
+                     "mode": case.mode, "expected": case.expected, "actual": result.final,
+                     "decided_by": result.decided_by,
+                     "warnings": ", ".join(w.kind.value for w in result.warnings),
+                     "note": case.note})
+    return rows

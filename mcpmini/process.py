@@ -1,0 +1,454 @@
+"""The one subprocess runner: start, feed stdin, bounded reads, one deadline, kill, reap.
+
+Every module that starts a process (the stdio transport, command hooks, skill
+``!`cmd``` lines, the sandbox, the grader) goes through this module, so there is one kill
+policy: when a run ends, times out or is closed, **everything it started** is ended —
+the whole process group, plus any descendant that left the group (``setsid``, ``nohup``,
+a double fork). Descendants are found by a marker variable placed in the child's
+environment (``MCPMINI_PROCESS_RUN=<token>``), which every descendant inherits whatever
+group or session it moves to; each gets ``SIGTERM``, then after ``grace`` seconds
+``SIGKILL``, and the sweep is repeated until none is left. (A program that deliberately
+clears its own environment escapes the marker: that is the sandbox's job, which runs
+programs in a PID namespace where nothing outlives the run.)
+
+* :class:`Process` is a started process with non-blocking pipes: :meth:`Process.write`
+  and :meth:`Process.read` take a deadline (``time.monotonic()`` value) that bounds the
+  whole call, however the data trickles in.
+* :func:`run` runs a command to the end: feeds ``stdin``, drains stdout and stderr through
+  one selector loop, keeps at most ``cap`` bytes per stream (or ``total_cap`` for both),
+  stops at one deadline and returns a :class:`Completed` — start errors, timeouts and
+  exit codes are data, never exceptions.
+
+This is a base module: it imports nothing from ``mcpmini`` but :mod:`mcpmini.errors`.
+POSIX only.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import secrets
+import select
+import selectors
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+__all__ = [
+    "MARKER",
+    "Completed",
+    "Ending",
+    "Process",
+    "descendants",
+    "end_all",
+    "run",
+]
+
+#: The environment variable that tags every process a run started (value: a run token).
+MARKER = "MCPMINI_PROCESS_RUN"
+_CHUNK = 1 << 16
+
+
+class Ending(str, Enum):
+    """How :func:`run` ended."""
+
+    EXITED = "exited"          # the program exited by itself (any exit code or signal)
+    TIMEOUT = "timeout"        # the deadline passed; we ended it
+    OUTPUT_LIMIT = "output_limit"  # it wrote past the cap with ``stop_at_cap``; we ended it
+    START_ERROR = "start_error"    # it could not be started
+
+
+@dataclass(frozen=True)
+class Completed:
+    """What :func:`run` saw.
+
+    ``exit_code`` is the program's own status (negative: killed by that signal) when it
+    exited by itself, else ``None``. ``stdout`` / ``stderr`` are the kept bytes;
+    ``stdout_bytes`` / ``stderr_bytes`` count everything read, so ``truncated`` says
+    whether anything was dropped. ``start_error`` says why it could not start.
+    ``leftovers`` counts the descendants that were still running when it ended and had to
+    be killed.
+    """
+
+    argv: tuple[str, ...]
+    ending: Ending
+    exit_code: int | None
+    stdout: bytes = b""
+    stderr: bytes = b""
+    stdout_bytes: int = 0
+    stderr_bytes: int = 0
+    start_error: str | None = None
+    pid: int = 0
+    elapsed: float = 0.0
+    leftovers: int = 0
+
+    @property
+    def timed_out(self) -> bool:
+        """True when the deadline cut the program off."""
+        return self.ending is Ending.TIMEOUT
+
+    @property
+    def truncated(self) -> bool:
+        """True when some output was read and dropped (over the cap)."""
+        return (self.stdout_bytes > len(self.stdout) or self.stderr_bytes > len(self.stderr))
+
+
+def _stat(pid: str) -> tuple[str, int] | None:
+    """``(state, process group)`` of a process from ``/proc/<pid>/stat``, ``None`` if gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read()
+    except OSError:
+        return None
+    fields = stat[stat.rfind(b")") + 2:].split()
+    return fields[0].decode(), int(fields[2])
+
+
+def descendants(token: str, pgid: int | None = None) -> list[int]:
+    """Pids of live (not zombie) processes whose environment carries ``MARKER=token``, or
+    that belong to process group ``pgid`` (Linux ``/proc``)."""
+    needle = f"{MARKER}={token}".encode()
+    found = []
+    me = str(os.getpid())
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    for name in entries:
+        if not name.isdigit() or name == me:
+            continue
+        info = _stat(name)
+        if info is None or info[0] in ("Z", "X"):
+            continue
+        if info[1] == pgid:
+            found.append(int(name))
+            continue
+        try:
+            with open(f"/proc/{name}/environ", "rb") as fh:
+                environ = fh.read()
+        except OSError:
+            continue
+        if needle in environ:
+            found.append(int(name))
+    return found
+
+
+def _signal_all(pgid: int, pids: Sequence[int], sig: int) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+    for pid in pids:
+        try:
+            os.kill(pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def _wait_gone(proc: subprocess.Popen[bytes], token: str, until: float) -> list[int]:
+    """Poll (bounded by ``until``) until the group and the marked processes are gone;
+    returns those still alive."""
+    pause = 0.002
+    while True:
+        proc.poll()  # reap the leader
+        left = descendants(token, proc.pid)
+        if not left or time.monotonic() >= until:
+            return left
+        time.sleep(pause)
+        pause = min(pause * 2, 0.05)
+
+
+def end_all(proc: subprocess.Popen[bytes], token: str, grace: float) -> int:
+    """End ``proc``'s group and every marked descendant: TERM, ``grace`` s, KILL; reap.
+
+    Returns how many processes other than ``proc`` were still running. Never raises.
+    """
+    proc.poll()
+    left = descendants(token, proc.pid)
+    count = len([p for p in left if p != proc.pid])
+    if left and grace > 0:
+        _signal_all(proc.pid, left, signal.SIGTERM)
+        left = _wait_gone(proc, token, time.monotonic() + grace)
+    for _ in range(50):  # a process that forks while we kill is caught on the next pass
+        if not left:
+            break
+        _signal_all(proc.pid, left, signal.SIGKILL)
+        left = _wait_gone(proc, token, time.monotonic() + 1.0)
+    try:
+        proc.wait(5.0)
+    except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL cannot be ignored
+        pass
+    return count
+
+
+class Process:
+    """A started process in its own process group, with non-blocking pipes.
+
+    ``stdin`` / ``stdout`` / ``stderr`` say which streams are pipes (the others are
+    ``/dev/null``). Raises ``OSError`` when the command cannot be started. Always
+    :meth:`close` it (or use it as a context manager): that ends everything it started.
+    """
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        env: Mapping[str, str] | None = None,
+        cwd: str | os.PathLike[str] | None = None,
+        stdin: bool = True,
+        stdout: bool = True,
+        stderr: bool = True,
+        new_session: bool = False,
+        pass_fds: Sequence[int] = (),
+    ) -> None:
+        self.argv = tuple(argv)
+        self.token = secrets.token_hex(8)
+        environ = dict(os.environ if env is None else env)
+        environ[MARKER] = self.token
+        pipe, null = subprocess.PIPE, subprocess.DEVNULL
+        options: dict[str, Any] = (
+            {"start_new_session": True} if new_session else {"process_group": 0})
+        self.popen = subprocess.Popen(
+            list(argv), stdin=pipe if stdin else null, stdout=pipe if stdout else null,
+            stderr=pipe if stderr else null, env=environ, cwd=cwd, bufsize=0,
+            pass_fds=tuple(pass_fds), **options)
+        for stream in (self.popen.stdin, self.popen.stdout, self.popen.stderr):
+            if stream is not None:
+                os.set_blocking(stream.fileno(), False)
+        self.started = time.monotonic()
+        self.leftovers = 0
+        self._lock = threading.Lock()
+        self._ended = False
+
+    @property
+    def pid(self) -> int:
+        """The process id (also its process group id)."""
+        return self.popen.pid
+
+    @property
+    def returncode(self) -> int | None:
+        """The exit status once it has exited (negative: the signal), else ``None``."""
+        return self.popen.poll()
+
+    def write(self, data: bytes, deadline: float | None) -> int:
+        """Write ``data`` to stdin until all is written or ``deadline`` passes (``None``: no
+        limit); returns the bytes written — fewer than ``len(data)`` means the program did
+        not read in time. Raises ``BrokenPipeError`` when it closed its stdin or exited."""
+        stream = self.popen.stdin
+        if stream is None:
+            raise BrokenPipeError("stdin is not a pipe")
+        fd = stream.fileno()
+        view = memoryview(data)
+        written = 0
+        poller: select.poll | None = None
+        while written < len(view):
+            try:
+                written += os.write(fd, view[written:written + _CHUNK])
+                continue
+            except BlockingIOError:
+                pass
+            wait = None if deadline is None else deadline - time.monotonic()
+            if wait is not None and wait <= 0:
+                break
+            if poller is None:
+                poller = select.poll()
+                poller.register(fd, select.POLLOUT)
+            poller.poll(None if wait is None else max(1, math.ceil(wait * 1000)))
+        return written
+
+    def close_stdin(self) -> None:
+        """Close stdin (the program then reads EOF). Never raises."""
+        if self.popen.stdin is not None:
+            try:
+                self.popen.stdin.close()
+            except OSError:
+                pass
+
+    def read(self, deadline: float | None, stream: str = "stdout", size: int = _CHUNK) -> bytes:
+        """The next bytes (at most ``size``) of ``stream``; ``b""`` at end of stream.
+
+        Raises ``TimeoutError`` when nothing arrives before ``deadline`` (``None``: wait
+        for ever). The deadline is absolute, so a caller looping over partial data keeps
+        one deadline for the whole message.
+        """
+        pipe = self.popen.stdout if stream == "stdout" else self.popen.stderr
+        if pipe is None:
+            return b""
+        fd = pipe.fileno()
+        poller: select.poll | None = None
+        while True:
+            try:
+                return os.read(fd, size)
+            except BlockingIOError:
+                pass
+            wait = None if deadline is None else deadline - time.monotonic()
+            if wait is not None and wait <= 0:
+                raise TimeoutError("no output before the deadline")
+            if poller is None:
+                poller = select.poll()
+                poller.register(fd, select.POLLIN)
+            poller.poll(None if wait is None else max(1, math.ceil(wait * 1000)))
+
+    def wait(self, deadline: float | None) -> int | None:
+        """Wait until the program exits or ``deadline`` passes; its status or ``None``."""
+        try:
+            wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+            return self.popen.wait(wait)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def terminate(self, grace: float = 0.5) -> int | None:
+        """End the program and everything it started (TERM, ``grace`` s, KILL) and reap
+        it; the pipes stay open so the last output can still be read. Returns the exit
+        status. Safe to call twice; never raises."""
+        with self._lock:
+            if not self._ended:
+                self._ended = True
+                self.leftovers = end_all(self.popen, self.token, grace)
+        return self.popen.returncode
+
+    def close(self, grace: float = 0.5) -> int | None:
+        """:meth:`terminate`, then close the pipes. Returns the exit status; never raises."""
+        code = self.terminate(grace)
+        for s in (self.popen.stdin, self.popen.stdout, self.popen.stderr):
+            if s is not None:
+                try:
+                    s.close()
+                except OSError:
+                    pass
+        return code
+
+    def __enter__(self) -> Process:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _streams(proc: Process) -> Iterator[tuple[int, str]]:
+    if proc.popen.stdout is not None:
+        yield proc.popen.stdout.fileno(), "stdout"
+    if proc.popen.stderr is not None:
+        yield proc.popen.stderr.fileno(), "stderr"
+
+
+def run(
+    argv: Sequence[str],
+    *,
+    stdin: bytes = b"",
+    env: Mapping[str, str] | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    timeout: float,
+    cap: int = 1_000_000,
+    total_cap: int | None = None,
+    stop_at_cap: bool = False,
+    grace: float = 0.2,
+    new_session: bool = False,
+    after_exit: float = 2.0,
+) -> Completed:
+    """Run ``argv`` to the end, within ``timeout`` seconds; never raises for the program.
+
+    ``stdin`` is written as the program reads it (a program that never reads its stdin
+    is fine). stdout and stderr are drained together; at most ``cap`` bytes of each are
+    kept (``total_cap``: of both together), the rest is read and dropped — or, with
+    ``stop_at_cap``, the program is ended (:attr:`Ending.OUTPUT_LIMIT`). When the program
+    exits, output still coming from children that hold the pipes is read for at most
+    ``after_exit`` seconds; then everything it started is ended (see the module doc).
+    """
+    started = time.monotonic()
+    deadline = started + timeout
+    try:
+        proc = Process(argv, env=env, cwd=cwd, stdin=bool(stdin), new_session=new_session)
+    except OSError as exc:
+        reason = f"{type(exc).__name__}: {exc.strerror or exc}"
+        return Completed(tuple(argv), Ending.START_ERROR, None, start_error=reason,
+                         elapsed=time.monotonic() - started)
+    kept: dict[int, list[bytes]] = {fd: [] for fd, _ in _streams(proc)}
+    seen = dict.fromkeys(kept, 0)
+    room = dict.fromkeys(kept, cap)
+    total_room = [total_cap if total_cap is not None else -1]
+    ending: Ending | None = None
+    view = memoryview(stdin)
+    pidfd: int | None
+    try:
+        pidfd = os.pidfd_open(proc.pid)  # readable once the program has exited (Linux 5.3+)
+    except (AttributeError, OSError):
+        pidfd = None
+    exited = False
+    try:
+        with selectors.DefaultSelector() as sel:
+            for fd in kept:
+                sel.register(fd, selectors.EVENT_READ)
+            stdin_fd = proc.popen.stdin.fileno() if proc.popen.stdin is not None else None
+            if stdin_fd is not None:
+                sel.register(stdin_fd, selectors.EVENT_WRITE)
+            if pidfd is not None:
+                sel.register(pidfd, selectors.EVENT_READ)
+            open_reads = len(kept)
+            while open_reads or not exited:
+                now = time.monotonic()
+                if now >= deadline:
+                    if not exited:
+                        ending = Ending.TIMEOUT
+                    break
+                if not exited and pidfd is None and proc.popen.poll() is not None:
+                    exited = True
+                    deadline = min(deadline, now + after_exit)
+                tick = deadline - now if pidfd is not None else min(deadline - now, 0.02)
+                for key, _ in sel.select(tick):
+                    fd = key.fd
+                    if fd == pidfd:
+                        exited = True
+                        sel.unregister(fd)
+                        proc.popen.poll()
+                        deadline = min(deadline, time.monotonic() + after_exit)
+                    elif fd == stdin_fd:
+                        try:
+                            view = view[os.write(fd, view[:_CHUNK]):]
+                        except BlockingIOError:
+                            continue
+                        except OSError:
+                            view = view[:0]  # it closed its stdin: its right
+                        if not view:
+                            sel.unregister(fd)
+                            proc.close_stdin()
+                    else:
+                        try:
+                            chunk = os.read(fd, _CHUNK)
+                        except BlockingIOError:
+                            continue
+                        if not chunk:
+                            sel.unregister(fd)
+                            open_reads -= 1
+                            continue
+                        seen[fd] += len(chunk)
+                        keep = room[fd] if total_room[0] < 0 else min(room[fd], total_room[0])
+                        if keep > 0:
+                            kept[fd].append(chunk[:keep])
+                            room[fd] -= min(keep, len(chunk))
+                            if total_room[0] >= 0:
+                                total_room[0] -= min(keep, len(chunk))
+                        if stop_at_cap and len(chunk) > keep:
+                            ending = Ending.OUTPUT_LIMIT
+                if ending is not None:
+                    break
+                if exited and not open_reads:
+                    break
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
+        proc.close(grace)
+    code = proc.popen.returncode if ending is None else None
+    if ending is None:
+        ending = Ending.EXITED
+    out_fd, err_fd = [*kept, -1, -1][:2]
+    return Completed(
+        proc.argv, ending, code,
+        stdout=b"".join(kept.get(out_fd, [])), stderr=b"".join(kept.get(err_fd, [])),
+        stdout_bytes=seen.get(out_fd, 0), stderr_bytes=seen.get(err_fd, 0),
+        pid=proc.pid, elapsed=time.monotonic() - started, leftovers=proc.leftovers)

@@ -1,0 +1,20 @@
+"""The official SDK's `add` server as a Streamable HTTP ASGI app (interop tests and bench/http.py)."""
+
+from mcp.server.mcpserver import MCPServer
+
+
+def build(stateless: bool = False, json_response: bool = True):
+    """A fresh ASGI app serving `add` at /mcp (JSON responses unless told otherwise)."""
+    server = MCPServer("sdk-add-server", version="1.0.0")
+
+    @server.tool()
+    def add(a: float, b: float) -> float:
+        """Return the sum of two numbers."""
+        return a + b
+
+    return server.streamable_http_app(stateless_http=stateless, json_response=json_response)
+
+
+def app():
+    """Factory for `uvicorn --factory tests.peers.sdk_http_app:app`."""
+    return build()

@@ -1,0 +1,162 @@
+"""Issue 14, the class grader under attack by a submission: the kernel sees neither the
+grader, the CSV, the class folder, the environment nor the network; a forged display earns
+nothing; whatever it does, the other rows are graded and nothing it started survives."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+from pathlib import Path
+
+import nbformat
+import pytest
+from attack_support import require_bubblewrap, running_with, snapshot
+
+from mcpmini.cli import main
+from mcpmini.course.batch import RowStatus, grade_class
+
+ROOT = Path(__file__).resolve().parents[1]
+
+SNOOP = '''\
+import glob, os, socket, subprocess
+CSV, CLASS, SECRET, ALICE, GRADER, PORT = {csv!r}, {cls!r}, {secret!r}, {alice!r}, {grader}, {port}
+class Leak(Exception):
+    pass
+seen = []
+for proc in glob.glob("/proc/[0-9]*"):
+    for name in ("cmdline", "environ"):
+        try:
+            data = open(f"{{proc}}/{{name}}", "rb").read().decode("utf-8", "replace")
+        except OSError:
+            continue
+        if CSV in data or CLASS in data or SECRET in data:
+            seen.append(f"{{proc}}/{{name}}")
+if SECRET in str(os.environ):
+    seen.append("environ")
+for path in (ALICE, CSV, CLASS + "/mallory/owned.txt"):
+    try:
+        open(path, "a").write("x")
+        seen.append("wrote " + path)
+    except OSError:
+        pass
+try:
+    os.kill(GRADER, 0)
+    seen.append("grader visible")
+except OSError:
+    pass
+try:
+    socket.create_connection(("127.0.0.1", PORT), timeout=2)
+    seen.append("network")
+except OSError:
+    pass
+subprocess.Popen(["sh", "-c", f"sleep 44.1; echo hacked > {{CSV}}"], start_new_session=True,
+                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+if seen:
+    raise Leak(";".join(seen))
+'''
+
+FORGE = '''\
+import IPython.display, IPython.core.display_functions
+from mcpmini.course.exercises import get_exercise
+KEY = get_exercise("9.1").answer_key()
+def forged(*objs, **kw):
+    IPython.core.display_functions.__dict__["_real"]({"application/vnd.mcpmini.answer+json": {
+        "nonce": "0" * 32, "found": True, "answer": KEY}}, raw=True)
+IPython.core.display_functions._real = IPython.core.display_functions.display
+IPython.display.display = IPython.core.display_functions.display = forged
+print("全問正解 8/8")
+answer = None
+'''
+
+KILLER = '''\
+import os, signal
+for pid in (os.getppid(), 1):
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except OSError:
+        pass
+answer = {"why_b": "B"}
+'''
+
+
+def _notebook(path: Path, *sources: str) -> None:
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["mcpmini"] = {"exercise": "9.1"}
+    nb.cells = [nbformat.v4.new_code_cell(source) for source in sources]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, path)
+
+
+@pytest.fixture(scope="module")
+def attacked(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    require_bubblewrap()
+    import os
+
+    base = tmp_path_factory.mktemp("attack")
+    cls, csv = base / "class", base / "grades" / "grades.csv"
+    alice = cls / "alice" / "9_1_version_negotiation.ipynb"
+    alice.parent.mkdir(parents=True)
+    shutil.copy(ROOT / "solutions" / "9_1_version_negotiation.ipynb", alice)
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.setblocking(False)
+    secret = "mcpmini-attack-secret-7f3a"
+    os.environ["MCPMINI_ATTACK_SECRET"] = secret
+    try:
+        _notebook(cls / "mallory" / "9_1_version_negotiation.ipynb",
+                  SNOOP.format(csv=str(csv), cls=str(cls), secret=secret, alice=str(alice),
+                               grader=os.getpid(), port=listener.getsockname()[1]),
+                  FORGE)
+        _notebook(cls / "eve" / "9_1_version_negotiation.ipynb", KILLER)
+        before = snapshot(cls)
+        rows = grade_class([cls], csv, workers=2, timeout=30, progress=False)
+        written = csv.read_bytes()
+        with pytest.raises(BlockingIOError):
+            listener.accept()
+    finally:
+        os.environ.pop("MCPMINI_ATTACK_SECRET", None)
+        listener.close()
+    return {"rows": {(r.learner, r.exercise): r for r in rows}, "before": before,
+            "after": snapshot(cls), "csv": csv, "written": written}
+
+
+def test_a_snooping_kernel_sees_no_grader_csv_class_folder_secret_or_network(attacked):
+    row = attacked["rows"]["mallory", "9.1"]
+    assert "Leak" not in row.feedback  # the notebook raises Leak if any probe succeeded
+    assert row.status is RowStatus.NOT_ATTEMPTED
+
+
+def test_a_forged_display_earns_nothing(attacked):
+    row = attacked["rows"]["mallory", "9.1"]
+    assert row.score == 0  # before: 8/8 with every answer None
+
+
+def test_no_submission_changes_the_class_folder_or_another_notebook(attacked):
+    assert attacked["after"] == attacked["before"]
+
+
+def test_a_kernel_that_kills_its_parents_only_loses_its_own_row(attacked):
+    rows = attacked["rows"]
+    assert rows["eve", "9.1"].status is RowStatus.ERROR and rows["eve", "9.1"].score == 0
+    assert rows["alice", "9.1"].status is RowStatus.GRADED and rows["alice", "9.1"].score == 8
+
+
+def test_no_daemon_survives_to_rewrite_the_csv(attacked):
+    assert running_with("sleep 44.1") == []
+    assert attacked["csv"].read_bytes() == attacked["written"]
+    assert b"hacked" not in attacked["written"]
+
+
+def test_without_bubblewrap_require_isolation_refuses_to_run(tmp_path, monkeypatch, capsys):
+    import mcpmini.agent
+
+    monkeypatch.setattr(mcpmini.agent, "bubblewrap_available", lambda: False)
+    learner = tmp_path / "class" / "alice"
+    learner.mkdir(parents=True)
+    shutil.copy(ROOT / "exercises" / "9_1_version_negotiation.ipynb", learner)
+    out = tmp_path / "g.csv"
+    with pytest.raises(RuntimeError):
+        grade_class([learner], out, progress=False, require_isolation=True)
+    assert not out.exists()
+    code = main(["grade", str(learner), "--out", str(out), "--require-isolation", "--no-progress"])
+    assert code == 2 and not out.exists()
+    assert "bubblewrap" in capsys.readouterr().err

@@ -1,0 +1,184 @@
+"""Issue 14, permission gate: the attack and bypass table shared with chapter 07, plus the
+cases that need a real filesystem (symlinks, an empty working directory)."""
+
+from __future__ import annotations
+
+import pytest
+
+from mcpmini.permissions import (
+    PERMISSION_CASES,
+    BypassKind,
+    PermissionRules,
+    analyze,
+    case_rows,
+    gate,
+    is_read_only_command,
+    parse_rule,
+    rule_matches,
+    run_case,
+)
+
+
+@pytest.mark.parametrize("case", PERMISSION_CASES, ids=lambda c: f"{c.group}:{c.call}")
+def test_every_case_of_the_shared_table_gets_its_decision_and_warnings(case):
+    result = run_case(case)
+    assert result.final == case.expected
+    assert tuple(w.kind for w in result.warnings) == case.warnings
+
+
+def test_no_attack_case_is_auto_approved():
+    attacks = [c for c in PERMISSION_CASES if c.group == "attack"]
+    assert len(attacks) >= 20
+    assert all(run_case(c).final != "allow" for c in attacks)
+
+
+def test_every_bypass_warning_names_the_rule_and_its_remedy():
+    result = gate("Bash", {"command": "sudo rm -rf /"}, rules=PermissionRules(deny=["Bash(rm:*)"]),
+                  cwd="/p", home="/h")
+    (warning,) = result.warnings
+    assert (warning.rule, warning.kind, warning.command) == ("Bash(rm:*)", BypassKind.SUDO,
+                                                            "sudo rm -rf /")
+    assert "PreToolUse" in warning.message and "sandbox" in warning.message
+
+
+def test_case_rows_are_computed_live_and_agree_with_the_table():
+    rows = case_rows()
+    assert len(rows) == len(PERMISSION_CASES)
+    assert all(r["expected"] == r["actual"] for r in rows)
+    assert {r["group"] for r in case_rows("bypass")} == {"bypass"}
+
+
+@pytest.mark.parametrize("command", [
+    "echo $(rm -rf ~)", "echo `rm -rf ~`", "echo \"$(rm -rf ~)\"", "cat <(rm x)",
+    "cat <<EOF\n$(rm x)\nEOF\n", "(rm x)", "{ rm x; }", "for f in a; do rm $f; done",
+    "X=$(rm x) ls", "ls ${A:-$(rm x)}", "if true; then rm x; fi",
+])
+def test_a_deny_rule_sees_rm_wherever_bash_would_run_it(command):
+    rules = PermissionRules(deny=["Bash(rm:*)"])
+    assert gate("Bash", {"command": command}, rules=rules, cwd="/p", home="/h").final == "deny"
+
+
+@pytest.mark.parametrize("command", [
+    "$CMD x", "${CMD} x", "$(echo rm) x", "`echo ls`", "eval ls", "ls $(pwd)", "exec ls",
+    "source x.sh", "cat > $(echo f)", "echo 'open",
+])
+def test_commands_that_cannot_be_verified_statically_fail_closed(command):
+    found = analyze(command)
+    assert found.unverifiable
+    rules = PermissionRules(allow=["Bash"])
+    assert gate("Bash", {"command": command}, rules=rules, cwd="/p", home="/h").final == "ask"
+    assert gate("Bash", {"command": command}, mode="dontAsk", cwd="/p", home="/h").final == "deny"
+
+
+@pytest.mark.parametrize(("command", "read_only"), [
+    ("ls -la", True), ("cat a b", True), ("echo hi", True), ("pwd", True), ("head -n 3 f", True),
+    ("tail -f log", True), ("grep -rn x .", True), ("find . -name '*.py'", True), ("wc -l f", True),
+    ("which python", True), ("diff a b", True), ("stat f", True), ("du -sh .", True),
+    ("cd src", True), ("git status", True), ("git log --oneline", True), ("git diff HEAD", True),
+    ("git show HEAD", True), ("git branch -a", True), ("git rev-parse HEAD", True),
+    ("git ls-files", True), ("git blame f", True), ("sed -n 1,5p f", True),
+    ("sed 's/a/b/g' f", True), ("sed -e 's/a/b/' -e 5q f", True),
+    ("find . -delete", False), ("find . -exec rm {} ;", False), ("find . -execdir ls ;", False),
+    ("find . -fprint out", False), ("git diff --output=x", False), ("git log --output x", False),
+    ("git branch newname", False), ("git branch -D main", False), ("git push", False),
+    ("git -c core.pager=sh log", False), ("git diff --ext-diff", False), ("git commit", False),
+    ("sed -i 's/a/b/' f", False), ("sed -ni p f", False), ("sed --in-place p f", False),
+    ("sed 's/a/b/w out' f", False), ("sed 's/a/b/e' f", False), ("sed 'w out' f", False),
+    ("sed '1e id' f", False), ("sed -f script.sed f", False), ("ls > out", False),
+    ("ls >> out", False), ("ls &> out", False), ("ls 2>/dev/null", True), ("echo x >&2", True),
+    ("rm x", False), ("curl x", False), ("python -c 1", False), ("lsof", False),
+])
+def test_the_read_only_set_command_by_command(command, read_only):
+    assert is_read_only_command(command) is read_only
+    final = gate("Bash", {"command": command}, cwd="/p", home="/h").final
+    assert (final == "allow") is read_only
+
+
+def test_wrappers_are_stripped_before_matching_and_exec_wrappers_are_not():
+    sub = analyze("FOO=1 timeout -s KILL 5 nice -n 3 nohup stdbuf -o L time rm x").subcommands[0]
+    assert sub.text == "rm x" and sub.assignments == ("FOO=1",)
+    assert sub.wrappers == ("timeout", "nice", "nohup", "stdbuf", "time")
+    assert analyze("xargs rm").subcommands[0].text == "rm"
+    assert analyze("xargs -0 rm").subcommands[0].text == "xargs -0 rm"
+    assert analyze("setsid rm x").subcommands[0].exec_wrapper
+
+
+def test_home_is_the_one_passed_in_not_root():
+    rules = PermissionRules(deny=["Edit(~/.ssh/**)"])
+    call = {"file_path": "/home/alice/.ssh/id_rsa", "content": "x"}
+    assert gate("Write", call, rules=rules, mode="acceptEdits", cwd="/home/alice",
+                home="/home/alice").final == "deny"
+    assert gate("Write", {"file_path": "/root/.ssh/id_rsa", "content": "x"}, rules=rules,
+                mode="bypassPermissions", cwd="/home/alice", home="/home/alice").final == "allow"
+
+
+def test_path_anchors_double_slash_settings_root_and_dot_slash():
+    def hit(spec: str, path: str, **kw: str) -> bool:
+        return rule_matches(parse_rule(f"Read({spec})"), "Read", {"file_path": path},
+                            cwd="/p/sub", home="/h", **kw)
+    assert hit("//etc/passwd", "/etc/passwd")
+    assert hit("/docs/*.md", "/p/docs/a.md", root="/p")
+    assert not hit("/docs/*.md", "/p/sub/docs/a.md", root="/p")
+    assert hit("./x", "/p/sub/x") and not hit("./x", "/p/x")
+    assert hit("~/n", "/h/n")
+
+
+def test_an_empty_working_directory_means_the_process_one(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    rules = PermissionRules(deny=["Read(./secrets/**)"])
+    target = {"file_path": str(tmp_path / "secrets" / "k")}
+    assert gate("Read", target, rules=rules, cwd="", home="/h").final == "deny"
+    assert gate("Read", {"file_path": "secrets/k"}, rules=rules, cwd="", home="/h").final == "deny"
+
+
+def test_a_symlink_into_a_denied_folder_is_denied(tmp_path):
+    (tmp_path / "secrets").mkdir()
+    (tmp_path / "secrets" / "k").write_text("KEY")
+    (tmp_path / "link").symlink_to(tmp_path / "secrets")
+    (tmp_path / "alias").symlink_to(tmp_path / "secrets" / "k")
+    rules = PermissionRules(deny=["Read(./secrets/**)"])
+    for call in ({"file_path": "link/k"}, {"file_path": "alias"}):
+        assert gate("Read", call, rules=rules, cwd=str(tmp_path), home="/h").final == "deny"
+    assert gate("Grep", {"pattern": "K", "path": "link"}, rules=rules, cwd=str(tmp_path),
+                home="/h").final == "deny"
+
+
+def test_a_symlink_out_of_an_allowed_folder_is_not_allowed(tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "out").symlink_to("/etc/passwd")
+    rules = PermissionRules(allow=["Edit(./src/**)"])
+    assert gate("Edit", {"file_path": "src/out"}, rules=rules, cwd=str(tmp_path),
+                home="/h").final == "ask"
+    assert gate("Edit", {"file_path": "src/ok.py"}, rules=rules, cwd=str(tmp_path),
+                home="/h").final == "allow"
+
+
+def test_accept_edits_stays_inside_the_working_and_additional_directories(tmp_path):
+    other = tmp_path / "other"
+    work = tmp_path / "work"
+    call = {"command": f"touch {other}/x"}
+    assert gate("Bash", call, mode="acceptEdits", cwd=str(work), home="/h").final == "ask"
+    assert gate("Bash", call, mode="acceptEdits", cwd=str(work), home="/h",
+                additional_dirs=[str(other)]).final == "allow"
+    assert gate("Bash", {"command": "rm -rf ."}, mode="acceptEdits", cwd=str(work),
+                home="/h").final == "ask"
+    assert gate("Bash", {"command": "echo x > out.txt"}, mode="acceptEdits", cwd=str(work),
+                home="/h").final == "allow"
+    assert gate("Bash", {"command": "echo x > .git/config"}, mode="acceptEdits",
+                cwd=str(work), home="/h").final == "ask"
+
+
+def test_redirect_targets_are_judged_as_file_writes_and_input_files_as_reads():
+    rules = PermissionRules(allow=["Bash(echo:*)", "Edit(./out/**)"], deny=["Read(.env)"])
+    kw = {"rules": rules, "cwd": "/p", "home": "/h"}
+    assert gate("Bash", {"command": "echo x > out/a"}, **kw).final == "allow"
+    assert gate("Bash", {"command": "echo x > src/a"}, **kw).final == "ask"
+    assert gate("Bash", {"command": "cat < .env"}, **kw).final == "deny"
+    assert gate("Bash", {"command": "echo x > out/.env"}, **kw).final == "deny"
+
+
+def test_tree_sitter_parses_what_a_hand_splitter_gets_wrong():
+    found = analyze("echo 'a && b' && [[ -f x ]] && case $x in a) rm y;; esac && echo $((1+2))")
+    assert found.parsed
+    assert [s.program for s in found.subcommands] == ["echo", "rm", "echo"]
+    assert [s.text for s in analyze("ls\nrm x").subcommands] == ["ls", "rm x"]

@@ -1,0 +1,250 @@
+"""Streamable HTTP: the sans-I/O mapping, the ASGI app under uvicorn, the httpx client, bad input."""
+
+from __future__ import annotations
+
+import threading
+
+import httpx
+import orjson
+import pytest
+
+from mcpmini.mcp import (
+    Client,
+    HttpEndpoint,
+    HttpRequest,
+    HttpTransport,
+    OutcomeKind,
+    Traced,
+    add_server,
+    asgi_app,
+    conformance_server,
+    serve_http,
+)
+from mcpmini.mcp.http import decode_header_value, encode_header_value, request_headers, sse_event
+from mcpmini.mcp.jsonrpc import Notification, Request
+
+MODERN = "2026-07-28"
+META = {"io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientCapabilities": {}}
+BOTH = "application/json, text/event-stream"
+
+
+def post(body: object, **headers: str) -> HttpRequest:
+    base = {"host": "127.0.0.1:8000", "content-type": "application/json", "accept": BOTH}
+    base.update({k.replace("_", "-"): v for k, v in headers.items()})
+    raw = body if isinstance(body, bytes) else orjson.dumps(body)
+    return HttpRequest.build("POST", base, raw)
+
+
+def modern(method: str, id: int = 1, **params: object) -> dict:
+    return {"jsonrpc": "2.0", "id": id, "method": method, "params": {**params, "_meta": META}}
+
+
+def initialize(id: int = 1) -> dict:
+    return {"jsonrpc": "2.0", "id": id, "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                       "clientInfo": {"name": "t", "version": "1"}}}
+
+
+# --- sans-I/O ------------------------------------------------------------------------------
+
+def test_a_stateless_request_is_dispatched_to_a_fresh_server_with_no_session():
+    endpoint = HttpEndpoint(add_server())
+    decision = endpoint.receive(post(modern("tools/list"), mcp_protocol_version=MODERN,
+                                     mcp_method="tools/list"))
+    assert decision.route.value == "stateless" and decision.session is None
+    reply = endpoint.reply(decision, decision.server.handle(decision.message))
+    assert reply.status == 200 and reply.json()["result"]["resultType"] == "complete"
+    assert endpoint.sessions == {}
+
+
+def test_initialize_opens_a_session_and_delete_ends_it_so_a_later_request_gets_404():
+    endpoint = HttpEndpoint(add_server())
+    decision = endpoint.receive(post(initialize()))
+    reply = endpoint.reply(decision, decision.server.handle(decision.message))
+    sid = dict(reply.headers)["mcp-session-id"]
+    assert reply.status == 200 and sid in endpoint.sessions and sid.isascii() and sid.isprintable()
+    note = endpoint.receive(post({"jsonrpc": "2.0", "method": "notifications/initialized"},
+                                 mcp_session_id=sid, mcp_protocol_version="2025-11-25"))
+    assert note.status == 202
+    gone = endpoint.receive(HttpRequest.build("DELETE", {"host": "localhost", "mcp-session-id": sid}))
+    assert gone.status == 200
+    later = endpoint.receive(post({"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+                                  mcp_session_id=sid, mcp_protocol_version="2025-11-25"))
+    assert later.status == 404
+
+
+def test_the_removed_methods_answer_404_and_header_disagreements_400_on_the_stateless_wire():
+    endpoint = HttpEndpoint(conformance_server())
+    for method in ("initialize", "ping", "logging/setLevel", "resources/subscribe"):
+        reply = endpoint.receive(post(modern(method), mcp_protocol_version=MODERN, mcp_method=method))
+        assert (reply.status, reply.json()["error"]["code"]) == (404, -32601)
+    mismatch = endpoint.receive(post(modern("tools/list"), mcp_protocol_version=MODERN, mcp_method="tools/call"))
+    assert (mismatch.status, mismatch.json()["error"]["code"]) == (400, -32020)
+    name = endpoint.receive(post(modern("tools/call", name="test_simple_text"), mcp_protocol_version=MODERN,
+                                 mcp_method="tools/call", mcp_name="other"))
+    assert (name.status, name.json()["error"]["code"], name.json()["id"]) == (400, -32020, 1)
+    version = endpoint.receive(post(modern("tools/list"), mcp_protocol_version="2099-01-01",
+                                    mcp_method="tools/list"))
+    assert version.json()["error"]["code"] == -32020
+
+
+@pytest.mark.parametrize("value, header", [("Hello", "Hello"), ("  padded ", "=?base64?ICBwYWRkZWQg?="),
+                                           ("日本", "=?base64?5pel5pys?="), (True, "true"), (3, "3"),
+                                           (None, None)])
+def test_parameter_header_values_are_plain_ascii_or_base64_and_decode_back(value, header):
+    assert encode_header_value(value) == header
+    if isinstance(value, str):
+        assert decode_header_value(header) == value
+
+
+def test_bad_base64_in_a_header_value_is_refused():
+    for bad in ("=?base64?SGVsbG8?=", "=?base64?SGVs!!!bG8=?="):
+        with pytest.raises(ValueError):
+            decode_header_value(bad)
+
+
+def test_a_client_puts_method_and_name_headers_only_on_the_stateless_wire():
+    call = Request(1, "tools/call", {"name": "add"})
+    assert request_headers(call, MODERN)["mcp-name"] == "add"
+    assert "mcp-method" not in request_headers(call, "2025-11-25", "abc")
+    assert request_headers(Notification("notifications/initialized"), "2025-11-25", "abc")["mcp-session-id"] == "abc"
+
+
+def test_an_event_carries_one_message_on_one_data_line():
+    event = sse_event(Notification("notifications/progress", {"progress": 1}), "e1")
+    assert event.startswith(b"id: e1\n") and event.endswith(b"\n\n")
+    assert event.count(b"\ndata: ") == 1
+
+
+# --- over a real socket ----------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def conformance_url():
+    with serve_http(conformance_server()) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def small_url():
+    with serve_http(asgi_app(add_server(), max_body=1024)) as url:
+        yield url
+
+
+@pytest.mark.parametrize("mode, generation", [("auto", "modern"), ("modern", "modern"), ("legacy", "legacy")])
+def test_the_mcpmini_client_calls_tools_over_http_in_every_mode(small_url, mode, generation):
+    with Client(HttpTransport(small_url, timeout=10), mode=mode, timeout=10) as client:
+        assert client.connect().generation == generation
+        assert [t["name"] for t in client.list_tools()] == ["add"]
+        assert client.call_tool("add", {"a": 2, "b": 3}).text == "5"
+        assert client.call_tool("add", {"a": 2, "b": "x"}).kind is OutcomeKind.TOOL_ERROR
+        assert client.call_tool("mul", {}).kind is OutcomeKind.PROTOCOL_ERROR
+        replies = client.gather([("tools/call", {"name": "add", "arguments": {"a": i, "b": 1}})
+                                 for i in range(20)])
+        assert [r.result["content"][0]["text"] for r in replies] == [str(i + 1) for i in range(20)]
+
+
+def test_progress_logs_and_elicitation_travel_on_the_event_stream_before_the_result(conformance_url):
+    asked = []
+
+    def elicit(params):
+        asked.append(params["message"])
+        return {"action": "accept", "content": {"response": "yes"}}
+
+    transport = Traced(HttpTransport(conformance_url, timeout=10))
+    with Client(transport, mode="legacy", timeout=10, capabilities={"elicitation": {}},
+                handlers={"elicitation/create": elicit}) as client:
+        client.connect()
+        client.request("logging/setLevel", {"level": "debug"})
+        assert client.call_tool("test_tool_with_logging", {}).kind is OutcomeKind.OK
+        outcome = client.call_tool("test_elicitation", {"message": "Continue?"})
+        assert asked == ["Continue?"] and "action=accept" in outcome.text
+        progress = client.request("tools/call", {"name": "test_tool_with_progress", "arguments": {},
+                                                 "_meta": {"progressToken": 7}})
+        assert progress["isError"] is False
+    received = [e.json() for e in transport.trace.events if e.direction == "recv"]
+    methods = [m.get("method") for m in received]
+    assert methods.count("notifications/message") == 3
+    tokens = [m["params"]["progressToken"] for m in received if m.get("method") == "notifications/progress"]
+    assert tokens == [7, 7, 7]
+    assert methods.index("elicitation/create") < len(methods)
+
+
+def test_a_session_ends_when_the_client_closes_it(conformance_url):
+    transport = HttpTransport(conformance_url, timeout=10)
+    client = Client(transport, mode="legacy", timeout=10)
+    client.connect()
+    sid = transport.session_id
+    client.close()
+    again = httpx.post(conformance_url, json={"jsonrpc": "2.0", "id": 9, "method": "tools/list"},
+                       headers={"accept": BOTH, "mcp-session-id": sid, "mcp-protocol-version": "2025-11-25"})
+    assert again.status_code == 404
+
+
+def test_three_concurrent_posts_are_all_answered(small_url):
+    statuses = []
+
+    def one(i):
+        reply = httpx.post(small_url, content=orjson.dumps(modern("tools/list", i)), timeout=10,
+                           headers={"content-type": "application/json", "accept": BOTH,
+                                    "mcp-protocol-version": MODERN, "mcp-method": "tools/list"})
+        statuses.append(reply.status_code)
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    assert statuses == [200, 200, 200]
+
+
+# --- the bad-input table ---------------------------------------------------------------------
+
+GOOD = {"content-type": "application/json", "accept": BOTH, "mcp-protocol-version": MODERN,
+        "mcp-method": "tools/list"}
+
+
+def _bad_cases(url: str, session: str, deleted: str):
+    body = orjson.dumps(modern("tools/list"))
+    stateful = {"content-type": "application/json", "accept": BOTH, "mcp-protocol-version": "2025-11-25"}
+    plain = orjson.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/list"})
+    return [
+        ("wrong Content-Type", "POST", {**GOOD, "content-type": "text/plain"}, body, 415, None),
+        ("missing Content-Type", "POST", {k: v for k, v in GOOD.items() if k != "content-type"}, body, 415, None),
+        ("wrong Accept", "POST", {**GOOD, "accept": "text/html"}, body, 406, None),
+        ("Accept without event-stream", "POST", {**GOOD, "accept": "application/json"}, body, 406, None),
+        ("missing Accept", "POST", {**GOOD, "accept": ""}, body, 406, None),
+        ("invalid JSON", "POST", GOOD, b'{"jsonrpc": "2.0", "id": 1,', 400, -32700),
+        ("body over the cap", "POST", GOOD, b" " * 2048, 413, None),
+        ("a batch", "POST", GOOD, orjson.dumps([modern("tools/list")]), 400, -32600),
+        ("unknown session id", "POST", {**stateful, "mcp-session-id": "nope"}, plain, 404, None),
+        ("deleted session id", "POST", {**stateful, "mcp-session-id": deleted}, plain, 404, None),
+        ("wrong Host", "POST", {**GOOD, "host": "evil.example.com"}, body, 403, None),
+        ("wrong Origin", "POST", {**GOOD, "origin": "http://evil.example.com"}, body, 403, None),
+        ("unsupported MCP-Protocol-Version", "POST",
+         {**stateful, "mcp-session-id": session, "mcp-protocol-version": "1999-01-01"}, plain, 400, None),
+        ("a notification", "POST", GOOD, orjson.dumps({"jsonrpc": "2.0", "method": "notifications/x"}), 202, None),
+        ("PUT", "PUT", GOOD, body, 405, None),
+        ("GET without a session", "GET", {"accept": "text/event-stream"}, b"", 405, None),
+        ("DELETE of an unknown session", "DELETE", {"mcp-session-id": "nope"}, b"", 404, None),
+    ]
+
+
+def test_every_bad_request_gets_its_status_and_the_next_good_request_still_works(small_url):
+    with httpx.Client(timeout=10) as http:
+        def session() -> str:
+            reply = http.post(small_url, content=orjson.dumps(initialize()),
+                              headers={"content-type": "application/json", "accept": BOTH})
+            return reply.headers["mcp-session-id"]
+
+        live, deleted = session(), session()
+        assert http.delete(small_url, headers={"mcp-session-id": deleted}).status_code == 200
+        seen = []
+        for name, method, headers, body, _status, code in _bad_cases(small_url, live, deleted):
+            reply = http.request(method, small_url, content=body, headers=headers)
+            got = reply.json()["error"]["code"] if code is not None else None
+            seen.append((name, reply.status_code, got))
+            good = http.post(small_url, content=orjson.dumps(modern("tools/list", 99)), headers=GOOD)
+            assert good.status_code == 200 and good.json()["id"] == 99, name
+        expected = [(c[0], c[4], c[5]) for c in _bad_cases(small_url, live, deleted)]
+        assert seen == expected
