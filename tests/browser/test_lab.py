@@ -13,10 +13,12 @@ workspace), which keeps the whole run to a few minutes. Every wait is bounded.
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,19 +26,24 @@ import pytest
 
 from .conftest import REPO, SHOTS, Lab
 
+# The first test's setup runs every notebook (a module fixture): lift the per-test timeout.
+pytestmark = pytest.mark.timeout(1800)
+
 PARALLEL = 3                 # pages (kernels) at a time; the CI machine has 2 cores
-OPEN_MS = 60_000             # the page is loaded and the kernel idle
-RUN_MS = 180_000             # all cells have run
-CHANGE_MS = 20_000           # a widget's report redrawn after one interaction
-PLOT_MS = 8_000              # its plot redrawn, once the report has changed
+OPEN_MS = 120_000            # the page is loaded and the kernel idle
+RUN_MS = 300_000             # all cells have run
+CHANGE_MS = 30_000           # a widget's report redrawn after one interaction
+PLOT_MS = 10_000             # its plot redrawn, once the report has changed
 
 
 def notebooks() -> list[str]:
     """The notebooks to check, as paths relative to the repository, found at run time."""
     found = [*REPO.glob("notebooks/**/*.ipynb"), *REPO.glob("exercises/**/*.ipynb")]
-    only = os.environ.get("BROWSER_NOTEBOOKS", "")  # a substring, to rerun a few while editing
+    # comma-separated substrings, to rerun a few notebooks while editing
+    only = [o for o in os.environ.get("BROWSER_NOTEBOOKS", "").split(",") if o] or [""]
     return sorted(str(p.relative_to(REPO)) for p in found
-                  if ".ipynb_checkpoints" not in p.parts and only in str(p.relative_to(REPO)))
+                  if ".ipynb_checkpoints" not in p.parts
+                  and any(o in str(p.relative_to(REPO)) for o in only))
 
 
 # --- what the page is asked ---------------------------------------------------------------
@@ -81,11 +88,18 @@ MARK_WIDGETS_JS = """() => {
   return roots.length;
 }"""
 
-STATE_JS = """(root) => {
-  const pre = root.querySelector('.widget-html-content pre');
-  const img = root.querySelector('.jp-OutputArea-output img');
-  return {report: pre ? pre.textContent : null, plot: img ? img.getAttribute('src') : null};
+# A widget's report: the course widgets' live <pre> report, or else the text of every HTML
+# part of the widget (other tracks' widgets, e.g. a quiz page); its plot: the image inside.
+REPORT_JS = """(r) => {
+  const pre = r.querySelector('.widget-html-content pre');
+  if (pre) return pre.textContent;
+  const parts = [...r.querySelectorAll('.widget-html-content')].map(e => e.textContent);
+  return parts.length ? parts.join('\\n') : null;
 }"""
+STATE_JS = f"""(root) => {{
+  const img = root.querySelector('.jp-OutputArea-output img');
+  return {{report: ({REPORT_JS})(root), plot: img ? img.getAttribute('src') : null}};
+}}"""
 
 
 @dataclass
@@ -107,6 +121,7 @@ class NotebookRun:
     path: str
     problems: list[str] = field(default_factory=list)
     widgets: list[WidgetCheck] = field(default_factory=list)
+    seconds: float = 0.0
 
 
 def _open(context: Any, lab: Lab, path: str, slot: int) -> Any:
@@ -149,7 +164,9 @@ def _candidates(root: Any) -> Iterator[tuple[str, str, Any]]:
     """``(name, kind, locator)``: controls of a widget, in the order a learner would try them."""
     for kind, selector, limit in (("slider", ".noUi-handle", 4), ("checkbox", "input[type=checkbox]", 3),
                                   ("toggle", ".widget-toggle-button:not(.mod-active)", 1),
-                                  ("dropdown", "select", 5), ("text", "input[type=text]", 2)):
+                                  ("dropdown", "select", 5),
+                                  ("radio", "input[type=radio]:not(:checked)", 1),
+                                  ("text", "input[type=text]", 2)):
         found = root.locator(selector)
         for i in range(min(found.count(), limit)):
             yield f"{kind} {i}", kind, found.nth(i)
@@ -160,11 +177,15 @@ def _act(kind: str, control: Any) -> None:
     if kind == "slider":
         control.focus()
         control.press("ArrowRight")
-    elif kind in ("checkbox", "toggle"):
+    elif kind in ("checkbox", "toggle", "radio"):
         control.click()
     elif kind == "dropdown":
-        n = control.locator("option").count()
-        control.select_option(index=(control.evaluate("e => e.selectedIndex") + 1) % n)
+        # the next option (a multiple select toggles its first option), as the widget's
+        # own change listener sees it
+        control.evaluate("""e => {
+            if (e.multiple) { e.options[0].selected = !e.options[0].selected; }
+            else { e.selectedIndex = (e.selectedIndex + 1) % e.options.length; }
+            e.dispatchEvent(new Event('change', {bubbles: true})); }""")
     else:
         control.click()
         control.press("End")
@@ -184,10 +205,8 @@ def _exercise_widget(page: Any, index: int, stem: str) -> WidgetCheck:
         _act(kind, control)
         handle = root.element_handle()
         try:
-            page.wait_for_function(
-                "([r, old]) => { const p = r.querySelector('.widget-html-content pre');"
-                " return (p ? p.textContent : null) !== old; }",
-                arg=[handle, before["report"]], timeout=CHANGE_MS)
+            page.wait_for_function(f"([r, old]) => ({REPORT_JS})(r) !== old",
+                                   arg=[handle, before["report"]], timeout=CHANGE_MS)
         except Exception:
             continue
         check.report_changed = True
@@ -223,6 +242,7 @@ def runs(lab: Lab, browser: Any) -> dict[str, NotebookRun]:
     SHOTS.mkdir(exist_ok=True)
     paths = notebooks()
     results = {p: NotebookRun(p) for p in paths}
+    began = time.monotonic()
     for start in range(0, len(paths), PARALLEL):
         batch = paths[start:start + PARALLEL]
         pages = {}
@@ -240,6 +260,10 @@ def runs(lab: Lab, browser: Any) -> dict[str, NotebookRun]:
             finally:
                 page.screenshot(path=str(SHOTS / (path.replace("/", "__") + ".png")))
                 page.close()
+                results[path].seconds = round(time.monotonic() - began, 1)
+    summary = {"total_seconds": round(time.monotonic() - began, 1), "parallel": PARALLEL,
+               "notebooks": [asdict(r) for r in results.values()]}
+    (SHOTS / "summary.json").write_text(json.dumps(summary, indent=1, ensure_ascii=False))
     return results
 
 
