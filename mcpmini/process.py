@@ -109,32 +109,49 @@ def _stat(pid: str) -> tuple[str, int] | None:
     return fields[0].decode(), int(fields[2])
 
 
-def descendants(token: str, pgid: int | None = None) -> list[int]:
+def _last_pid() -> int | None:
+    try:
+        with open("/proc/sys/kernel/ns_last_pid", "rb") as fh:
+            return int(fh.read())
+    except (OSError, ValueError):
+        return None
+
+
+def descendants(token: str, pgid: int | None = None, since: int | None = None) -> list[int]:
     """Pids of live (not zombie) processes whose environment carries ``MARKER=token``, or
-    that belong to process group ``pgid`` (Linux ``/proc``)."""
+    that belong to process group ``pgid`` (Linux ``/proc``).
+
+    ``since`` is the pid of the run's first process: pids are handed out in increasing
+    order, so only pids from ``since`` on are read — unless the counter wrapped around
+    since then, in which case every process is.
+    """
     needle = f"{MARKER}={token}".encode()
     found = []
-    me = str(os.getpid())
+    me = os.getpid()
     try:
-        entries = os.listdir("/proc")
+        entries = [int(name) for name in os.listdir("/proc") if name.isdigit()]
     except OSError:
         return []
-    for name in entries:
-        if not name.isdigit() or name == me:
+    if since is not None:
+        last = _last_pid()
+        if last is not None and last >= since:
+            entries = [pid for pid in entries if pid >= since]
+    for pid in entries:
+        if pid == me:
             continue
-        info = _stat(name)
+        info = _stat(str(pid))
         if info is None or info[0] in ("Z", "X"):
             continue
         if info[1] == pgid:
-            found.append(int(name))
+            found.append(pid)
             continue
         try:
-            with open(f"/proc/{name}/environ", "rb") as fh:
+            with open(f"/proc/{pid}/environ", "rb") as fh:
                 environ = fh.read()
         except OSError:
             continue
         if needle in environ:
-            found.append(int(name))
+            found.append(pid)
     return found
 
 
@@ -156,7 +173,7 @@ def _wait_gone(proc: subprocess.Popen[bytes], token: str, until: float) -> list[
     pause = 0.002
     while True:
         proc.poll()  # reap the leader
-        left = descendants(token, proc.pid)
+        left = descendants(token, proc.pid, proc.pid)
         if not left or time.monotonic() >= until:
             return left
         time.sleep(pause)
@@ -169,7 +186,7 @@ def end_all(proc: subprocess.Popen[bytes], token: str, grace: float) -> int:
     Returns how many processes other than ``proc`` were still running. Never raises.
     """
     proc.poll()
-    left = descendants(token, proc.pid)
+    left = descendants(token, proc.pid, proc.pid)
     count = len([p for p in left if p != proc.pid])
     if left and grace > 0:
         _signal_all(proc.pid, left, signal.SIGTERM)
@@ -223,6 +240,7 @@ class Process:
         self.started = time.monotonic()
         self.leftovers = 0
         self._lock = threading.Lock()
+        self._pollers: dict[int, select.poll] = {}
         self._ended = False
 
     @property
@@ -280,19 +298,19 @@ class Process:
         if pipe is None:
             return b""
         fd = pipe.fileno()
-        poller: select.poll | None = None
+        poller = self._pollers.get(fd)
+        if poller is None:
+            poller = self._pollers[fd] = select.poll()
+            poller.register(fd, select.POLLIN)
         while True:
-            try:
-                return os.read(fd, size)
-            except BlockingIOError:
-                pass
             wait = None if deadline is None else deadline - time.monotonic()
+            if poller.poll(None if wait is None else max(0, math.ceil(wait * 1000))):
+                try:
+                    return os.read(fd, size)
+                except BlockingIOError:
+                    continue
             if wait is not None and wait <= 0:
                 raise TimeoutError("no output before the deadline")
-            if poller is None:
-                poller = select.poll()
-                poller.register(fd, select.POLLIN)
-            poller.poll(None if wait is None else max(1, math.ceil(wait * 1000)))
 
     def wait(self, deadline: float | None) -> int | None:
         """Wait until the program exits or ``deadline`` passes; its status or ``None``."""

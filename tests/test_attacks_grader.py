@@ -68,6 +68,27 @@ print("全問正解 8/8")
 answer = None
 '''
 
+INJECT = '''\
+import glob, json, threading, time
+from mcpmini.course.exercises import get_exercise
+KEY = get_exercise("9.1").answer_key()
+def inject():
+    for _ in range(200):
+        for name in list(globals()):
+            if name.startswith("_mcpmini_answer_"):
+                guess = name.removeprefix("_mcpmini_answer_")
+                line = json.dumps({"nonce": guess, "status": "ok", "found": True,
+                                   "answer": KEY, "cell": 0}) + "\\n"
+                for fd in glob.glob("/proc/*/fd/1"):
+                    try:
+                        open(fd, "w").write(line)
+                    except OSError:
+                        pass
+        time.sleep(0.01)
+threading.Thread(target=inject, daemon=True).start()
+answer = None
+'''
+
 KILLER = '''\
 import os, signal
 for pid in (os.getppid(), 1):
@@ -107,6 +128,7 @@ def attacked(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
                                grader=os.getpid(), port=listener.getsockname()[1]),
                   FORGE)
         _notebook(cls / "eve" / "9_1_version_negotiation.ipynb", KILLER)
+        _notebook(cls / "trent" / "9_1_version_negotiation.ipynb", INJECT)
         before = snapshot(cls)
         rows = grade_class([cls], csv, workers=2, timeout=30, progress=False)
         written = csv.read_bytes()
@@ -128,6 +150,11 @@ def test_a_snooping_kernel_sees_no_grader_csv_class_folder_secret_or_network(att
 def test_a_forged_display_earns_nothing(attacked):
     row = attacked["rows"]["mallory", "9.1"]
     assert row.score == 0  # before: 8/8 with every answer None
+
+
+def test_a_result_line_written_into_the_runners_stdout_earns_nothing(attacked):
+    row = attacked["rows"]["trent", "9.1"]
+    assert row.score == 0 and row.status is RowStatus.NOT_ATTEMPTED
 
 
 def test_no_submission_changes_the_class_folder_or_another_notebook(attacked):

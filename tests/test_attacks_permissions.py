@@ -4,6 +4,8 @@ cases that need a real filesystem (symlinks, an empty working directory)."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mcpmini.permissions import (
     PERMISSION_CASES,
@@ -101,6 +103,9 @@ def test_wrappers_are_stripped_before_matching_and_exec_wrappers_are_not():
     assert analyze("xargs rm").subcommands[0].text == "rm"
     assert analyze("xargs -0 rm").subcommands[0].text == "xargs -0 rm"
     assert analyze("setsid rm x").subcommands[0].exec_wrapper
+    assert [analyze(c).subcommands[0].text for c in ("time -p rm x", "command -p rm x")] == [
+        "rm x", "rm x"]
+    assert analyze("command -v rm").subcommands[0].text == "command -v rm"
 
 
 def test_home_is_the_one_passed_in_not_root():
@@ -182,3 +187,95 @@ def test_tree_sitter_parses_what_a_hand_splitter_gets_wrong():
     assert found.parsed
     assert [s.program for s in found.subcommands] == ["echo", "rm", "echo"]
     assert [s.text for s in analyze("ls\nrm x").subcommands] == ["ls", "rm x"]
+
+
+def test_a_command_nested_too_deeply_fails_closed_without_a_traceback():
+    command = "echo " + "$(" * 3000 + "ls" + ")" * 3000
+    found = analyze(command)
+    assert not found.parsed and found.unverifiable
+    rules = PermissionRules(allow=["Bash"])
+    assert gate("Bash", {"command": command}, rules=rules, cwd="/p", home="/h").final == "ask"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=80))
+def test_any_text_gets_a_decision_and_never_a_traceback(command):
+    result = gate("Bash", {"command": command}, rules=PermissionRules(deny=["Bash(rm:*)"]),
+                  cwd="/p", home="/h")
+    assert result.final in ("allow", "ask", "deny")
+
+
+FRAGMENTS = ["ls", "cat f", "echo hi", "git status", "rm -rf x", "$(rm x)", "`id`", "$X",
+             "> out", "2>/dev/null", "&&", "||", ";", "|", "\n", "sudo", "timeout 5",
+             "find . -delete", "<(ls)", "FOO=1", "eval", "sed -i s/a/b/ f"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(FRAGMENTS), min_size=1, max_size=8))
+def test_an_auto_approved_command_holds_no_substitution_write_or_non_read(parts):
+    command = " ".join(parts)
+    result = gate("Bash", {"command": command}, cwd="/p", home="/h")
+    if result.final != "allow":
+        return
+    assert not {"$(rm x)", "`id`", "> out", "<(ls)"} & set(parts)
+    segment: list[str] = []
+    for part in [*parts, ";"]:
+        if part not in ("&&", "||", ";", "|", "\n"):
+            segment.append(part)
+            continue
+        heads = [p for p in segment if p not in ("timeout 5", "2>/dev/null")]
+        assert not heads or heads[0] in ("ls", "cat f", "echo hi", "git status")
+        segment = []
+
+
+def _cli(tmp_path, monkeypatch, capsys, home, *argv):
+    import json
+
+    from mcpmini.cli import main
+
+    settings_file = tmp_path / "settings.json"
+    settings_file.write_text("{}")
+    monkeypatch.setenv("HOME", home)
+    code = main(["hooks", "run", "--settings", str(settings_file), "--event", "PreToolUse",
+                 "--json", *argv])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_the_cli_takes_home_from_the_environment(tmp_path, monkeypatch, capsys):
+    argv = ["--tool-name", "Write", "--tool-input",
+            '{"file_path": "/home/alice/.ssh/id_rsa", "content": "k"}',
+            "--deny", "Edit(~/.ssh/**)", "--mode", "acceptEdits", "--project-dir", str(tmp_path)]
+    _, out = _cli(tmp_path, monkeypatch, capsys, "/home/alice", *argv)
+    assert out["final"] == "deny"
+    _, out = _cli(tmp_path, monkeypatch, capsys, "/home/bob", *argv)
+    assert out["final"] == "ask"  # outside the working directory, and not bob's ~/.ssh
+
+
+def test_the_cli_reports_bypass_warnings(tmp_path, monkeypatch, capsys):
+    _, out = _cli(tmp_path, monkeypatch, capsys, "/home/alice", "--tool-name", "Bash",
+                  "--tool-input", '{"command": "sudo rm -rf /"}', "--deny", "Bash(rm:*)")
+    assert out["final"] == "ask"
+    assert any("Bash(rm:*)" in w and "PreToolUse" in w for w in out["warnings"])
+
+
+@pytest.mark.parametrize(("home_is_ws", "written"), [(True, False), (False, True)])
+def test_the_loop_anchors_tilde_at_the_home_in_its_environment(tmp_path, home_is_ws, written):
+    from mcpmini.agent import AgentOptions, ScriptedModel, builtin_tools, run
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    use = {"type": "tool_use", "id": "w1", "name": "Write",
+           "input": {"file_path": "secret.txt", "content": "x"}}
+    home = str(ws) if home_is_ws else str(tmp_path / "elsewhere")
+    run("x", ScriptedModel([[use], "done"]),
+        AgentOptions(tools=builtin_tools(ws), permission_mode="acceptEdits", cwd=str(ws),
+                     disallowed_tools=["Edit(~/secret.txt)"], env={"HOME": home}))
+    assert (ws / "secret.txt").exists() is written
+
+
+def test_a_read_rule_covers_a_directory_given_to_any_file_tool(tmp_path):
+    (tmp_path / "secrets").mkdir()
+    rules = PermissionRules(deny=["Read(./secrets/**)"])
+    for tool in ("Read", "LS", "Grep"):
+        assert gate(tool, {"path" if tool != "Read" else "file_path": "secrets"}, rules=rules,
+                    cwd=str(tmp_path), home="/h").final == "deny"

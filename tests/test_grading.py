@@ -238,7 +238,7 @@ def test_the_progress_command_lists_every_exercise(tmp_path, monkeypatch, capsys
     assert main(["progress", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     rows = {r["exercise"]: r for r in data["exercises"]}
-    assert set(rows) == {"9.1", "9.2", "9.3", "9.4"}
+    assert set(rows) == {"9.1", "9.2", "9.3", "9.4", "P.1", "P.2", "P.3", "P.4"}
     assert rows["9.4"]["label"] == "全問正解" and rows["9.1"]["label"] == "未着手"
 
 
@@ -251,14 +251,17 @@ def test_the_progress_command_fails_cleanly_on_a_corrupt_file(tmp_path, monkeypa
 
 
 def test_the_public_names_of_the_course_grading_modules_are_pinned():
-    from mcpmini.course import batch, execution, exercises, extensions, grading, progress
+    from mcpmini.course import batch, execution, exercises, extensions, grading, practice, progress
 
     assert sorted(grading.__all__) == ["Choice", "Exercise", "Kind", "Part", "PartResult",
                                        "Report", "Status"]
-    assert sorted(progress.__all__) == ["PROGRESS_ENV", "load_progress", "progress_path",
-                                        "record_progress", "summary"]
-    assert sorted(exercises.__all__) == ["EXERCISE_IDS", "Fate", "Setting", "TITLES",
-                                         "get_exercise", "practice"]
+    assert sorted(progress.__all__) == ["Graded", "PROGRESS_ENV", "load_progress", "progress_path",
+                                        "quiz_summary", "record_progress", "record_quiz",
+                                        "summary"]
+    assert sorted(exercises.__all__) == ["ALL_IDS", "EXERCISE_IDS", "Fate", "PRACTICE_IDS",
+                                         "Setting", "TITLES", "get_exercise", "practice"]
+    assert sorted(practice.__all__) == ["PRACTICE_IDS", "TITLES", "Workload", "build_practice",
+                                        "loop_context", "predict_run"]
     assert sorted(extensions.__all__) == ["Fate", "Setting", "build_9_3", "build_9_4",
                                           "practice_9_3", "practice_9_4"]
     assert sorted(batch.__all__) == ["COLUMNS", "GradeRow", "RowStatus",

@@ -248,3 +248,46 @@ def test_every_bad_request_gets_its_status_and_the_next_good_request_still_works
             assert good.status_code == 200 and good.json()["id"] == 99, name
         expected = [(c[0], c[4], c[5]) for c in _bad_cases(small_url, live, deleted)]
         assert seen == expected
+
+
+# --- the agent loop and the command line ---------------------------------------------------------
+
+def test_a_mcp_json_entry_of_type_http_works_in_the_agent_loop(small_url):
+    from mcpmini.agent import AgentOptions, ScriptedModel, run
+
+    model = ScriptedModel([[{"type": "tool_use", "id": "toolu_1", "name": "mcp__calc__add",
+                             "input": {"a": 2, "b": 3}}], "done"])
+    options = AgentOptions(mcp_servers={"calc": {"type": "http", "url": small_url}},
+                           allowed_tools=["mcp__calc__add"])
+    result = run("add", model, options)
+    results = [b for m in result.messages if m["role"] == "user" and isinstance(m["content"], list)
+               for b in m["content"] if b.get("type") == "tool_result"]
+    assert [(r["content"], r["is_error"]) for r in results] == [("5", False)]
+
+
+def test_an_http_entry_without_a_url_is_a_config_error():
+    from mcpmini.agent import AgentOptions, ScriptedModel, run
+    from mcpmini.errors import ConfigError
+
+    with pytest.raises(ConfigError) as info:
+        run("x", ScriptedModel(["done"]), AgentOptions(mcp_servers={"calc": {"type": "http"}}))
+    assert info.value.path == "mcp_servers.calc"
+
+
+def test_serve_http_and_call_url_work_from_the_command_line():
+    import subprocess
+    import sys
+
+    from tests.conformance.suite import http_server
+
+    with http_server("add") as url:
+        def call(*args: str) -> subprocess.CompletedProcess[str]:
+            return subprocess.run([sys.executable, "-m", "mcpmini", "call", *args, "--url", url,
+                                   "--timeout", "20"], capture_output=True, text=True, timeout=60)
+
+        ok = call("tools/call", "--tool", "add", "--args", '{"a": 2, "b": 3}')
+        assert (ok.returncode, ok.stdout.splitlines()[-1]) == (0, "ok: 5")
+        legacy = call("tools/list", "--mode", "legacy", "--header", "X-Trace: 1")
+        assert legacy.returncode == 0 and legacy.stdout.splitlines()[-1].startswith("add:")
+        bad = call("tools/list", "--header", "no colon")
+        assert bad.returncode == 2 and "Traceback" not in bad.stderr

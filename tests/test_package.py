@@ -26,6 +26,8 @@ RUNTIME_PACKAGES = [p for p in LAYERS if p not in ("course", "cli")]
 
 PUBLIC = {
     "mcp": {
+        "ORDERS",
+        "orders_server",
         "asgi_app",
         "serve_http",
         "CallContext",
@@ -35,6 +37,7 @@ PUBLIC = {
         "HttpEndpoint",
         "HttpReply",
         "HttpRequest",
+        "HttpExchange",
         "HttpTransport",
         "in_call",
         "LOG_LEVELS",
@@ -186,6 +189,30 @@ PUBLIC = {
         "Verdict",
     },
     "agent": {
+        "agent_server",
+        "runs_of",
+        "AccessPolicy",
+        "Layer",
+        "LayerVerdict",
+        "check_layers",
+        "either_filter",
+        "visible_tools",
+        "interpreter_server",
+        "last_results",
+        "MAX_TOOL_NAME",
+        "ExposedTool",
+        "Merge",
+        "NameProblem",
+        "NameProblemKind",
+        "NameStyle",
+        "Registry",
+        "Truncated",
+        "exposed_name",
+        "hide_fields",
+        "inject",
+        "name_problems",
+        "split_name",
+        "truncate_result",
         "AgentOptions",
         "AlwaysToolModel",
         "AnthropicModel",
@@ -275,6 +302,13 @@ PUBLIC = {
         "TOTAL_TOKENS",
     },
     "config": {
+        "DESCRIPTION_CAP",
+        "Inventory",
+        "ServerReport",
+        "ServerStatus",
+        "ToolReport",
+        "load_sources",
+        "take_inventory",
         "COMBINATION",
         "Combination",
         "concat_claude_md",
@@ -380,6 +414,49 @@ def test_imports_only_go_downwards_and_the_runtime_never_imports_the_course():
             if there is not None and there > here:
                 upward.append(f"{path.relative_to(ROOT.parent)}:{line} imports {target}")
     assert upward == []
+
+
+def _import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The groups of modules that reach each other through imports (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                cycles.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return cycles
+
+
+def test_no_modules_import_each_other_even_for_type_checking_only():
+    # A package's __init__ gathers its modules, so the edge from a module to its own package
+    # (``from . import x``) is not counted; every other import is, TYPE_CHECKING ones too.
+    modules = dict(_modules())
+    graph = {name: {t for _, t in _imports(name, path)
+                    if t in modules and t != name and t != name.rpartition(".")[0]}
+             for name, path in modules.items()}
+    assert _import_cycles(graph) == []
+    assert _import_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
 def test_the_import_order_check_sees_function_level_and_relative_imports(tmp_path):

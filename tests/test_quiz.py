@@ -241,9 +241,10 @@ def test_quiz_take_runs_interactively_and_records_progress(
     progress = tmp_path / "progress.json"
     monkeypatch.setenv("MCPMINI_PROGRESS", str(progress))
     drawn = draw(BANK, 3, seed=5)
-    # the first item answered right but flagged, the second skipped, the third wrong;
+    # a letter the item lacks is asked again; then the first item answered right but
+    # flagged, the second skipped, the third wrong;
     # then the flagged item comes back for review and is answered right again
-    replies = iter([",".join(sorted(drawn[0].correct)) + "?", "",
+    replies = iter(["Z", ",".join(sorted(drawn[0].correct)) + "?", "",
                     next(o.id for o in drawn[2].options if o.id not in drawn[2].correct),
                     ",".join(sorted(drawn[0].correct))])
     monkeypatch.setattr("builtins.input", lambda _prompt="": next(replies))
@@ -251,7 +252,8 @@ def test_quiz_take_runs_interactively_and_records_progress(
     assert main(["quiz", "take", "--count", "3", "--seed", "5", "--out", str(out)]) == 0
     saved = json.loads(out.read_text(encoding="utf-8"))
     assert saved["items"] == [it.id for it in drawn] and saved["flagged"] == []
-    assert "1 flagged items to review" in capsys.readouterr().out
+    shown = capsys.readouterr().out
+    assert "1 flagged items to review" in shown and "choose among" in shown
     data = load_progress(progress)
     assert data["quiz"]["attempts"] == 1
     assert data["quiz"]["last"]["correct"] == 1
@@ -312,3 +314,40 @@ def test_the_exam_widget_drives_the_same_session() -> None:
     buttons[3].click()  # finish
     assert exam.report is not None and exam.report.correct == 1
     assert "scaled score" in box.children[6].value
+
+
+def test_the_exam_widget_grades_by_itself_when_time_runs_out() -> None:
+    pytest.importorskip("ipywidgets")
+    from mcpmini.course.widgets import exam_mode
+
+    now = [0.0]
+    box = exam_mode(session=ExamSession(BANK, 2, seed=1, minutes=1, clock=lambda: now[0]))
+    ticker = box.children[-1]
+    ticker.value = 1
+    assert box.session.report is None and "time left 1:00" in box.children[0].value
+    now[0] = 61.0
+    ticker.value = 2
+    assert box.session.report is not None and not ticker.playing
+    assert "scaled score 100" in box.children[6].value
+
+
+def test_quiz_take_can_retake_the_missed_items_or_drill_the_weakest_statements(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    progress = tmp_path / "progress.json"
+    monkeypatch.setenv("MCPMINI_PROGRESS", str(progress))
+    # everything right except the 2.2 items, which are left blank
+    answers = {k: v for k, v in FULL.items() if BANK.item(k).task != "2.2"}
+    record_quiz(progress, grade(BANK, answers))
+    missed = {it.id for it in BANK.items if it.task == "2.2"}
+    monkeypatch.setattr("builtins.input", lambda _prompt="": "q")
+    out = tmp_path / "retake.json"
+    assert main(["quiz", "take", "--missed", "--seed", "1", "--out", str(out), "--no-record"]) == 0
+    assert set(json.loads(out.read_text(encoding="utf-8"))["items"]) == missed
+    assert main(["quiz", "take", "--weakest", "1", "--count", "3", "--out", str(out),
+                 "--no-record"]) == 0
+    assert {BANK.item(i).task for i in json.loads(out.read_text(encoding="utf-8"))["items"]} == {
+        "2.2"}
+    assert "weakest task statements: 2.2" in capsys.readouterr().out
+    progress.unlink()
+    assert main(["quiz", "take", "--missed"]) == 2

@@ -112,6 +112,6 @@ def test_grep_and_glob_over_a_parent_folder_leave_out_files_a_read_deny_covers(
     rules = PermissionRules(deny=["Read(./secrets/**)"])
     tools = {t.name: t for t in builtin_tools(tmp_path, rules=rules, home="/h")}
     assert tools["Grep"].run({"pattern": "KEY"}).content == "app.py:1:KEY=2"
-    assert tools["Glob"].run({"pattern": "**/*"}).content.splitlines() == ["app.py", "secrets"]
+    assert tools["Glob"].run({"pattern": "**/*"}).content.splitlines() == ["app.py"]
     open_tools = tools_for(tmp_path)
     assert "secrets/k.pem:1:KEY=1" in open_tools["Grep"].run({"pattern": "KEY"}).content

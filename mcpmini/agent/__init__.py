@@ -1,8 +1,12 @@
 """§7 of the article: an Agent-SDK-style loop, runnable offline.
 
 The loop (:mod:`.loop`), its transcript (:mod:`.transcript`), offline models (:mod:`.models`),
-built-in tools (:mod:`.tools`), the sandboxed Python runner (:mod:`.sandbox`) and context-cost
-formulas (:mod:`.cost`).
+built-in tools (:mod:`.tools`), the sandboxed Python runner (:mod:`.sandbox`), context-cost
+formulas (:mod:`.cost`), one loop served as another's MCP tool (:mod:`.delegate`), and the
+host pieces of the practice track: a registry of MCP servers
+with namespaced tools, identity injection and result truncation (:mod:`.registry`), the
+plan / session / user permission layers (:mod:`.grants`) and a code-interpreter MCP server
+(:mod:`.interpreter`).
 """
 
 from __future__ import annotations
@@ -26,6 +30,22 @@ from .cost import (
     uniform_costs,
     upfront_cost,
 )
+from .delegate import (
+    agent_server,
+    runs_of,
+)
+from .grants import (
+    AccessPolicy,
+    Layer,
+    LayerVerdict,
+    check_layers,
+    either_filter,
+    visible_tools,
+)
+from .interpreter import (
+    interpreter_server,
+    last_results,
+)
 from .loop import (
     AgentOptions,
     mcp_tool_name,
@@ -43,6 +63,22 @@ from .models import (
     description_words,
     route,
     words,
+)
+from .registry import (
+    MAX_TOOL_NAME,
+    ExposedTool,
+    Merge,
+    NameProblem,
+    NameProblemKind,
+    NameStyle,
+    Registry,
+    Truncated,
+    exposed_name,
+    hide_fields,
+    inject,
+    name_problems,
+    split_name,
+    truncate_result,
 )
 from .sandbox import (
     Limits,
@@ -77,19 +113,29 @@ from .transcript import (
 )
 
 __all__ = [
+    "MAX_TOOL_NAME",
     "REATTACH_PER_SKILL",
     "REATTACH_TOTAL",
+    "AccessPolicy",
     "AgentOptions",
     "AlwaysToolModel",
     "AnthropicModel",
     "ConstantModel",
     "Costs",
+    "ExposedTool",
+    "Layer",
+    "LayerVerdict",
     "Limits",
     "LoopEvent",
+    "Merge",
     "Model",
     "ModelRequest",
+    "NameProblem",
+    "NameProblemKind",
+    "NameStyle",
     "PairingError",
     "PairingViolation",
+    "Registry",
     "Repaired",
     "RequestRecord",
     "Route",
@@ -106,23 +152,33 @@ __all__ = [
     "ToolError",
     "ToolLayerSize",
     "ToolResult",
+    "Truncated",
     "Workspace",
     "WorkspaceError",
+    "agent_server",
     "break_even",
     "bubblewrap_available",
     "builtin_tools",
     "cache_hits",
+    "check_layers",
     "confine",
     "cut_to_tokens",
     "defer_tools",
     "deferred_cost",
     "description_words",
+    "either_filter",
     "estimate_tokens",
+    "exposed_name",
+    "hide_fields",
+    "inject",
+    "interpreter_server",
     "json_tokens",
+    "last_results",
     "listing_bound",
     "max_deferred_uses",
     "mcp_tool_name",
     "measure_tool_layer",
+    "name_problems",
     "network_isolation_available",
     "pairing_violations",
     "reattach_bound",
@@ -130,7 +186,11 @@ __all__ = [
     "route",
     "run",
     "run_python",
+    "runs_of",
+    "split_name",
+    "truncate_result",
     "uniform_costs",
     "upfront_cost",
+    "visible_tools",
     "words",
 ]

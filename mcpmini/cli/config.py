@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from .output import print_json, problem_dict, report
@@ -32,55 +30,13 @@ def add(sub: Any) -> None:
     val.set_defaults(handler=_cmd_plugin_validate)
 
 
-def _is_claude_json(path: str) -> bool:
-    """Whether ``path`` holds a ``~/.claude.json`` rather than an ``.mcp.json``-shaped file.
-
-    Decided by the parsed structure: a top-level object whose ``projects`` is an object (the
-    per-project entries that carry the local scope). Unreadable or invalid JSON is ``False``,
-    so :func:`~mcpmini.config.load_mcp_json` reports it with its usual problem.
-    """
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return isinstance(data, Mapping) and isinstance(data.get("projects"), Mapping)
-
-
 def _cmd_config_resolve(args: argparse.Namespace) -> int:
     import os
 
-    from ..config import (
-        McpConfig,
-        load_claude_json,
-        load_mcp_json,
-        load_plugin,
-        resolve_mcp_servers,
-    )
-    from ..errors import ConfigError, Problem
+    from ..config import load_sources, resolve_mcp_servers
 
-    sources: list[McpConfig] = []
-    problems: list[Problem] = []
-    for scope in ("local", "project", "user"):
-        path = getattr(args, scope)
-        if not path:
-            continue
-        try:
-            if scope != "project" and _is_claude_json(path):
-                # a ~/.claude.json: user = top level, local = this project's entry
-                user, local = load_claude_json(path, project_dir=os.getcwd(), environ=os.environ)
-                cfg = user if scope == "user" else local
-            else:
-                cfg = load_mcp_json(path, environ=os.environ, source=scope)
-        except ConfigError as exc:
-            problems.append(Problem.from_error(exc))
-            continue
-        sources.append(cfg)
-        problems.extend(cfg.problems)
-    for d in args.plugin:
-        plugin = load_plugin(d, environ=os.environ)
-        problems.extend(p for p in plugin.problems if (p.path or "").startswith("mcpServers")
-                        or p.severity.value == "error")
-        sources.append(plugin.mcp_source)
+    scopes = {scope: getattr(args, scope) for scope in ("local", "project", "user")}
+    sources, problems = load_sources(scopes, tuple(args.plugin), environ=os.environ)
     resolved = resolve_mcp_servers(sources)
     if args.json:
         print_json({"servers": {n: {"source": r.source, "file": r.origin, "shadowed":

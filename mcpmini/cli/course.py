@@ -55,14 +55,14 @@ def _cmd_grade(args: argparse.Namespace) -> int:
 def _cmd_progress(args: argparse.Namespace) -> int:
     import os
 
-    from ..course.exercises import EXERCISE_IDS, TITLES, get_exercise
+    from ..course.exercises import ALL_IDS, TITLES, get_exercise
     from ..course.progress import load_progress, progress_path, quiz_summary, summary
 
     path = progress_path(os.environ)
     if path is None:
         print("progress recording is off (MCPMINI_PROGRESS=off)", file=sys.stderr)
         return 0
-    catalogue = [(i, TITLES[i], get_exercise(i).max_score) for i in EXERCISE_IDS]
+    catalogue = [(i, TITLES[i], get_exercise(i).max_score) for i in ALL_IDS]
     data = load_progress(path)
     rows = summary(data, catalogue)
     quiz = quiz_summary(data)

@@ -21,7 +21,10 @@ def http_app() -> Any:
     from ..mcp import SAMPLES, asgi_app
 
     name = os.environ.get(SERVER_ENV, "add")
-    return asgi_app(SAMPLES[name](), stateful=os.environ.get(SERVER_ENV + "_STATELESS") != "1")
+    allowed = tuple(h for h in os.environ.get(SERVER_ENV + "_ALLOWED_HOSTS", "").split(",") if h)
+    return asgi_app(SAMPLES[name](), stateful=os.environ.get(SERVER_ENV + "_STATELESS") != "1",
+                    protect_dns=os.environ.get(SERVER_ENV + "_PROTECT_DNS", "1") == "1",
+                    allowed_hosts=allowed)
 
 def add(sub: Any) -> None:
     from ..mcp import SAMPLES, ClientMode
@@ -35,6 +38,8 @@ def add(sub: Any) -> None:
                        help="uvicorn worker processes (more than 1 implies --stateless)")
     serve.add_argument("--fd", type=int, default=None,
                        help="serve on this already listening socket (inherited file descriptor)")
+    serve.add_argument("--allow-host", action="append", default=[], metavar="HOST",
+                       help="also accept this Host/Origin name (DNS-rebinding protection, repeatable)")
     serve.add_argument("--stateless", action="store_true",
                        help="serve only the 2026-07-28 stateless generation (no sessions)")
     serve.set_defaults(handler=_cmd_serve)
@@ -71,6 +76,11 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     if args.workers < 1:
         raise ValueError("--workers must be at least 1")
     os.environ[SERVER_ENV] = args.name
+    os.environ[SERVER_ENV + "_ALLOWED_HOSTS"] = ",".join(args.allow_host)
+    # DNS-rebinding protection (Host and Origin checked) is on for a loopback address; a server
+    # bound to another address is meant to be reached by other names, unless --allow-host lists them.
+    loopback = args.host in ("127.0.0.1", "localhost", "::1")
+    os.environ[SERVER_ENV + "_PROTECT_DNS"] = "1" if loopback or args.allow_host else "0"
     if args.stateless or args.workers > 1:
         # Sessions live in one process: several workers can only share the stateless wire.
         os.environ[SERVER_ENV + "_STATELESS"] = "1"

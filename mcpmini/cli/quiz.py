@@ -32,6 +32,11 @@ def add(sub: Any) -> None:
     take.add_argument("--count", type=int, default=20, help="items to draw (20)")
     take.add_argument("--seed", type=int, default=None, help="seed of the draw (random)")
     take.add_argument("--task", action="append", metavar="N.M", help="only this task statement")
+    take.add_argument("--weakest", type=int, metavar="K",
+                      help="only the K task statements with the lowest recorded percent "
+                           "(never answered counts as 0 %%)")
+    take.add_argument("--missed", action="store_true",
+                      help="retake the items missed in the last recorded quiz")
     take.add_argument("--minutes", type=float, default=None,
                       help="time budget (default: 2 minutes per item)")
     take.add_argument("--out", metavar="FILE", help="also save the answers as JSON")
@@ -117,6 +122,30 @@ def _record(report: Any) -> None:
         record_quiz(path, report)
 
 
+def _recorded() -> dict[str, Any]:
+    """The quiz part of the learner's progress file (empty when recording is off)."""
+    import os
+
+    from ..course.progress import load_progress, progress_path
+
+    path = progress_path(os.environ)
+    quiz = load_progress(path).get("quiz", {}) if path is not None else {}
+    return dict(quiz)
+
+
+def _weakest(bank: Any, k: int, among: list[str] | None) -> list[str]:
+    """The ``k`` task statements with the lowest recorded percent (unseen = 0 %)."""
+    tasks = _recorded().get("tasks", {})
+
+    def percent(task_id: str) -> float:
+        entry = tasks.get(task_id, {})
+        total = int(entry.get("total", 0))
+        return int(entry.get("correct", 0)) / total if total else 0.0
+
+    ids = [t.id for t in bank.tasks if among is None or t.id in among]
+    return sorted(ids, key=lambda t: (percent(t), t))[:max(1, k)]
+
+
 def _cmd_grade(args: argparse.Namespace) -> int:
     from ..course.quiz import parse_answers
 
@@ -136,7 +165,20 @@ def _cmd_take(args: argparse.Namespace) -> int:
 
     bank = _bank()
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
-    items = draw(bank, args.count, seed, args.task)
+    if args.missed:
+        missed = [i for i in _recorded().get("last", {}).get("missed", [])
+                  if any(it.id == i for it in bank.items)]
+        if not missed:
+            raise ValueError("no missed items recorded; take a quiz first")
+        items = [bank.item(i) for i in missed]
+        random.Random(seed).shuffle(items)
+    else:
+        tasks = args.task
+        if args.weakest:
+            tasks = _weakest(bank, args.weakest, tasks)
+            print("weakest task statements:", ", ".join(tasks))
+        items = draw(bank, min(args.count, sum(it.task in tasks for it in bank.items))
+                     if tasks else args.count, seed, tasks)
     budget = (args.minutes if args.minutes is not None else 2.0 * len(items)) * 60
     print(f"{len(items)} items (seed {seed}), {budget / 60:.0f} minutes. Answer with letters "
           "(A or A,C), add ? to flag for review (A?), Enter to skip, q to finish.")
@@ -154,10 +196,16 @@ def _cmd_take(args: argparse.Namespace) -> int:
             print(it.stem)
             for o in it.options:
                 print(f"  {o.id}. {o.text}")
-            try:
-                line = input("> ").strip()
-            except EOFError:
-                line = "q"
+            letters = {o.id for o in it.options}
+            while True:
+                try:
+                    line = input("> ").strip()
+                except EOFError:
+                    line = "q"
+                typed = {c.strip().upper() for c in line.rstrip("?").split(",") if c.strip()}
+                if line.lower() == "q" or typed <= letters:
+                    break
+                print(f"  choose among {', '.join(sorted(letters))} (or Enter to skip, q to finish)")
             if line.lower() == "q":
                 order = []
                 break

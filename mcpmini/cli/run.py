@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
+import shlex
 from typing import Any
 
+from ..errors import McpminiError, TransportError
+from ..mcp import Client, StdioTransport
 from .output import print_json
 
 __all__ = ["add"]
@@ -40,7 +44,7 @@ def add(sub: Any) -> None:
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from ..agent import AgentOptions, AlwaysToolModel, RouterModel, builtin_tools, run
-    from ..mcp import SAMPLES, Client, Server, StdioTransport
+    from ..mcp import SAMPLES, Server
 
     try:
         tool_input = json.loads(args.args)
@@ -50,15 +54,17 @@ def _cmd_run(args: argparse.Namespace) -> int:
         raise ValueError("--args must be a JSON object")
     if args.model == "always" and args.tool is None:
         raise ValueError("--model always needs --tool")
+    if args.command_line and not re.fullmatch(r"[A-Za-z0-9_-]+", args.stdio_name):
+        raise ValueError(f"--stdio-name must be letters, digits, - and _, not {args.stdio_name!r}")
     if args.command_line and args.stdio_name in args.server:
         raise ValueError(f"--stdio-name {args.stdio_name} is already taken by --server "
                          f"{args.stdio_name}; choose another name")
     servers: dict[str, Server | Client] = {name: SAMPLES[name]() for name in args.server}
-    if args.command_line:
-        servers[args.stdio_name] = Client(StdioTransport(args.command_line))
     model: Any = (AlwaysToolModel(args.tool, tool_input) if args.model == "always"
                   else RouterModel(default_input=tool_input))
     try:
+        if args.command_line:
+            servers[args.stdio_name] = _connect(args.command_line)
         options = AgentOptions(
             mcp_servers=servers,
             tools=builtin_tools(args.workspace) if args.workspace else (),
@@ -79,3 +85,22 @@ def _cmd_run(args: argparse.Namespace) -> int:
               f"turns: {result.turns}  tokens of the last request: "
               f"{result.requests[-1].total_tokens if result.requests else 0}")
     return 0
+
+
+def _connect(argv: list[str]) -> Client:
+    """Start ``argv`` as a stdio MCP server and connect to it; return the connected client.
+
+    Raises :class:`TransportError` naming the command (and the last line of its stderr)
+    when it cannot start or does not agree on a protocol version.
+    """
+    transport = StdioTransport(argv)
+    client = Client(transport)
+    try:
+        client.connect()
+    except (McpminiError, TimeoutError) as exc:
+        client.close()
+        last = transport.stderr.strip().splitlines()[-1:]
+        raise TransportError(f"the MCP server after -- ({shlex.join(argv)}) did not connect: "
+                             f"{exc}" + (f"; its stderr ends with: {last[0]}" if last else "")
+                             ) from None
+    return client

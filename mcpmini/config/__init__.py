@@ -1,12 +1,22 @@
 """§6 of the article: configuration from several sources.
 
 `.mcp.json` (:mod:`.mcp_json`), `~/.claude.json` (:mod:`.claude_json`), precedence with provenance
-(:mod:`.precedence`), plugins (:mod:`.plugins`) and marketplaces (:mod:`.marketplace`).
+(:mod:`.precedence`), plugins (:mod:`.plugins`), marketplaces (:mod:`.marketplace`), and the
+tool inventory of a resolved configuration (:mod:`.inventory`, ``mcpmini tools``).
 """
 
 from __future__ import annotations
 
 from .claude_json import load_claude_json
+from .inventory import (
+    DESCRIPTION_CAP,
+    Inventory,
+    ServerReport,
+    ServerStatus,
+    ToolReport,
+    load_sources,
+    take_inventory,
+)
 from .marketplace import (
     MARKETPLACE_SCHEMA,
     RESERVED_NAMES,
@@ -48,6 +58,7 @@ from .precedence import (
 
 __all__ = [
     "COMBINATION",
+    "DESCRIPTION_CAP",
     "MANIFEST_SCHEMA",
     "MARKETPLACE_SCHEMA",
     "MCP_PRECEDENCE",
@@ -56,12 +67,16 @@ __all__ = [
     "SOURCE_FORMS",
     "Combination",
     "FieldValue",
+    "Inventory",
     "Marketplace",
     "McpConfig",
     "Mechanism",
     "MergedEntry",
     "Plugin",
     "Resolved",
+    "ServerReport",
+    "ServerStatus",
+    "ToolReport",
     "concat_claude_md",
     "endpoint",
     "expand_vars",
@@ -70,6 +85,7 @@ __all__ = [
     "load_marketplace",
     "load_mcp_json",
     "load_plugin",
+    "load_sources",
     "looks_like_secret",
     "merge_fields",
     "path_inside",
@@ -77,5 +93,6 @@ __all__ = [
     "resolve",
     "resolve_mcp_servers",
     "schema_problems",
+    "take_inventory",
     "validate_plugin",
 ]

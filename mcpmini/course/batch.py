@@ -83,9 +83,10 @@ def find_submissions(paths: Iterable[str | Path]) -> list[Submission]:
     A file is one submission of the learner named by its folder. A folder holding
     notebooks is one learner; a folder holding only folders is a class (each sub-folder
     a learner, empty ones included). Each learner folder gets a ``path=None`` job for
-    every exercise it lacks. Raises ``FileNotFoundError`` for a path that does not exist.
+    every exercise of the article it lacks, and of the practice track when it handed in at
+    least one practice notebook. Raises ``FileNotFoundError`` for a path that does not exist.
     """
-    from .exercises import EXERCISE_IDS
+    from .exercises import EXERCISE_IDS, PRACTICE_IDS
 
     jobs: list[Submission] = []
     for raw in paths:
@@ -101,7 +102,8 @@ def find_submissions(paths: Iterable[str | Path]) -> list[Submission]:
             found = [Submission(folder.name, _peek(nb), nb) for nb in _notebooks(folder)]
             have = {job.exercise for job in found}
             jobs += found
-            jobs += [Submission(folder.name, ex, None) for ex in EXERCISE_IDS if ex not in have]
+            expected = EXERCISE_IDS + (PRACTICE_IDS if have & set(PRACTICE_IDS) else ())
+            jobs += [Submission(folder.name, ex, None) for ex in expected if ex not in have]
     return jobs
 
 

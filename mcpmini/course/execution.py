@@ -12,7 +12,7 @@ process outside the sandbox to look at or to kill; nothing it starts survives it
 
 The answer is read through a channel that output cannot forge: after the last cell the
 runner sends one more ``execute_request`` that stores the learner's answer variable,
-serialised, under a name derived from a nonce drawn for this run, and reads it back from
+serialised, under a random name drawn for this run, and reads it back from
 the kernel's ``user_expressions`` reply — never from displayed outputs, so replacing
 ``IPython.display.display`` changes nothing. The runner (which makes itself
 non-dumpable, so the kernel cannot read its memory or its pipes) writes one JSON line
@@ -45,7 +45,7 @@ __all__ = ["GradeRow", "RowStatus", "grade_notebook", "identify_exercise"]
 
 MAX_NOTEBOOK_BYTES = 20_000_000
 _KERNEL = "mcpmini-current-env"
-_NAME = re.compile(r"^9[_.]([1-4])(?:\D|$)")
+_NAME = re.compile(r"^([9P])[_.]([1-4])(?:\D|$)")
 
 
 class RowStatus(str, Enum):
@@ -82,15 +82,15 @@ def _cell(text: str) -> str:
 
 def identify_exercise(path: Path, nb: Any | None = None) -> str:
     """The exercise id of a notebook: ``metadata.mcpmini.exercise``, else the file name
-    (``9_1_….ipynb`` → ``"9.1"``); ``""`` when neither says."""
-    from .exercises import EXERCISE_IDS
+    (``9_1_….ipynb`` → ``"9.1"``, ``P_2_….ipynb`` → ``"P.2"``); ``""`` when neither says."""
+    from .exercises import ALL_IDS
 
     meta = (nb or {}).get("metadata", {}).get("mcpmini", {}) if isinstance(nb, dict) else {}
     claimed = meta.get("exercise") if isinstance(meta, dict) else None
-    if claimed in EXERCISE_IDS:
+    if claimed in ALL_IDS:
         return str(claimed)
     match = _NAME.match(path.name)
-    return f"9.{match.group(1)}" if match else ""
+    return f"{match.group(1)}.{match.group(2)}" if match else ""
 
 
 _EXPORT = """\
@@ -218,7 +218,9 @@ async def _execute(request: dict[str, Any]) -> dict[str, Any]:
     timeout = float(request["timeout"])
     nb = nbformat.read(request["notebook"], as_version=4)
     cells = list(nb.cells)
-    slot = f"_mcpmini_answer_{request['nonce']}"
+    # A name of its own, not the nonce: the kernel sees this name, and a thread the
+    # notebook left running must not learn from it what makes a result line genuine.
+    slot = f"_mcpmini_answer_{secrets.token_hex(16)}"
     started: list[float] = []
     current = [0]
 
@@ -261,12 +263,15 @@ async def _execute(request: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-def _sandbox_env() -> dict[str, str]:
-    """The runner's whole environment: nothing of the grader's but ``PATH``."""
+def _sandbox_env(scratch: str) -> dict[str, str]:
+    """The runner's whole environment: nothing of the grader's but ``PATH``; the home and
+    every Jupyter, IPython and matplotlib folder inside the scratch folder."""
+    home = os.path.join(scratch, ".home")
     return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8",
-            "HOME": "/home/sandbox", "TMPDIR": "/tmp", "JUPYTER_RUNTIME_DIR": "/tmp/jupyter",
-            "IPYTHONDIR": "/tmp/ipython", "MPLCONFIGDIR": "/tmp/matplotlib",
-            "MPLBACKEND": "Agg", "MCPMINI_PROGRESS": "off", "PYTHONIOENCODING": "utf-8"}
+            "HOME": home, "JUPYTER_RUNTIME_DIR": os.path.join(home, "runtime"),
+            "IPYTHONDIR": os.path.join(home, "ipython"),
+            "MPLCONFIGDIR": os.path.join(home, "matplotlib"), "MPLBACKEND": "Agg",
+            "MCPMINI_PROGRESS": "off", "PYTHONIOENCODING": "utf-8"}
 
 
 def _collect(proc: Any, request: bytes, deadline: float) -> tuple[bytes, bool]:
@@ -323,13 +328,14 @@ async def grade_notebook(path: Path, learner: str, timeout: float = 60.0,
     with tempfile.TemporaryDirectory(prefix="mcpmini-grade-") as scratch:
         copy = Path(scratch) / "submission.ipynb"
         copy.write_bytes(path.read_bytes())
+        (Path(scratch) / ".home").mkdir()
         inner = [sys.executable, "-I", "-c", _RUNNER]
         argv = (confine(inner, scratch, read_only=[Path(__file__).resolve().parents[1]])
                 if isolate and _isolation() else inner)
         request = json.dumps({"nonce": nonce, "notebook": str(copy), "timeout": timeout,
                               "variable": ex.variable}).encode() + b"\n"
         try:
-            proc = Process(argv, env=_sandbox_env(), cwd=scratch, stderr=False,
+            proc = Process(argv, env=_sandbox_env(scratch), cwd=scratch, stderr=False,
                            new_session=True)
         except OSError as exc:
             return replace(row, status=RowStatus.ERROR,

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from functools import cache
+from functools import cache, partial
 
 from ..mcp import (
     LEGACY,
@@ -36,9 +36,13 @@ from ..mcp import (
 from .extensions import TITLES as EXTENSION_TITLES
 from .extensions import Fate, Setting, build_9_3, build_9_4, practice_9_3, practice_9_4
 from .grading import Exercise, Part
+from .practice import PRACTICE_IDS, build_practice
+from .practice import TITLES as PRACTICE_TITLES
 
 __all__ = [
+    "ALL_IDS",
     "EXERCISE_IDS",
+    "PRACTICE_IDS",
     "TITLES",
     "Fate",
     "Setting",
@@ -47,10 +51,13 @@ __all__ = [
 ]
 
 EXERCISE_IDS = ("9.1", "9.2", "9.3", "9.4")
+#: The article's exercises, then the practice track's (P.1–P.4, :mod:`.practice`).
+ALL_IDS = EXERCISE_IDS + PRACTICE_IDS
 TITLES = {
     "9.1": "版の取り決め",
     "9.2": "要求の id",
     **EXTENSION_TITLES,
+    **PRACTICE_TITLES,
 }
 
 
@@ -305,6 +312,7 @@ def _practice_9_2(rng: random.Random) -> Exercise:
 
 _BUILDERS: dict[str, Callable[[], Exercise]] = {
     "9.1": _build_9_1, "9.2": _build_9_2, "9.3": build_9_3, "9.4": build_9_4,
+    **{i: partial(build_practice, i) for i in PRACTICE_IDS},
 }
 _PRACTICE: dict[str, Callable[[random.Random], Exercise]] = {
     "9.1": _practice_9_1, "9.2": _practice_9_2, "9.3": practice_9_3, "9.4": practice_9_4,
@@ -313,12 +321,13 @@ _PRACTICE: dict[str, Callable[[random.Random], Exercise]] = {
 
 @cache
 def get_exercise(exercise_id: str) -> Exercise:
-    """The exercise ``exercise_id`` (``"9.1"`` … ``"9.4"``), its key computed by the runtime.
+    """The exercise ``exercise_id`` (``"9.1"`` … ``"9.4"``, ``"P.1"`` … ``"P.4"``), its key
+    computed by the runtime.
 
     Raises ``KeyError`` for an unknown id.
     """
     if exercise_id not in _BUILDERS:
-        raise KeyError(f"unknown exercise {exercise_id!r}; choose one of {list(EXERCISE_IDS)}")
+        raise KeyError(f"unknown exercise {exercise_id!r}; choose one of {list(ALL_IDS)}")
     return _BUILDERS[exercise_id]()
 
 

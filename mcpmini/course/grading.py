@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from .progress import progress_path, record_progress
+
 __all__ = ["Choice", "Exercise", "Kind", "Part", "PartResult", "Report", "Status"]
 
 
@@ -355,8 +357,6 @@ class Exercise:
         # An untouched answer is not recorded, so re-running a fresh notebook never
         # overwrites earlier progress.
         if record and report.status is not Status.NOT_ATTEMPTED:
-            from .progress import progress_path, record_progress
-
             try:
                 path = progress_path(os.environ if self.environ is None else self.environ)
                 if path is not None:

@@ -17,18 +17,35 @@ import os
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import ConfigError
 
 if TYPE_CHECKING:
-    from .grading import Report
     from .quiz import QuizReport
 
-__all__ = ["PROGRESS_ENV", "load_progress", "progress_path", "quiz_summary", "record_progress",
-           "record_quiz", "summary"]
+__all__ = ["PROGRESS_ENV", "Graded", "load_progress", "progress_path", "quiz_summary",
+           "record_progress", "record_quiz", "summary"]
 
 PROGRESS_ENV = "MCPMINI_PROGRESS"
+
+
+class Graded(Protocol):
+    """What :func:`record_progress` needs from a result (a :class:`~mcpmini.course.Report`).
+
+    Declared here so that grading imports progress and never the other way round.
+    """
+
+    @property
+    def exercise(self) -> str: ...
+
+    @property
+    def score(self) -> int: ...
+
+    @property
+    def status(self) -> str: ...  # a grading ``Status``: "correct", "not_attempted", …
+
+    def to_dict(self) -> dict[str, Any]: ...
 
 
 # --- progress --------------------------------------------------------------------------
@@ -67,7 +84,7 @@ def load_progress(path: Path) -> dict[str, Any]:
     return data
 
 
-def record_progress(path: Path, report: Report, *, practice: bool = False) -> None:
+def record_progress(path: Path, report: Graded, *, practice: bool = False) -> None:
     """Add ``report`` to the progress file at ``path`` (written atomically).
 
     A main exercise keeps its latest result, its best score and the attempt count; a
@@ -79,9 +96,9 @@ def record_progress(path: Path, report: Report, *, practice: bool = False) -> No
     now = datetime.now(UTC).isoformat(timespec="seconds")
     if practice:
         tally = data["practice"].setdefault(report.exercise, {"attempts": 0, "correct": 0})
-        if report.status.value != "not_attempted":
+        if report.status != "not_attempted":
             tally["attempts"] = int(tally.get("attempts", 0)) + 1
-            tally["correct"] = int(tally.get("correct", 0)) + (report.status.value == "correct")
+            tally["correct"] = int(tally.get("correct", 0)) + (report.status == "correct")
     else:
         old = data["exercises"].get(report.exercise, {})
         entry = report.to_dict()
@@ -110,8 +127,9 @@ def _load_or_reset(path: Path) -> dict[str, Any]:
 def record_quiz(path: Path, report: QuizReport) -> None:
     """Add a graded CCA-F quiz to the progress file at ``path`` (written atomically).
 
-    Keeps the number of attempts, the best and the latest scaled score, and per task
-    statement the running totals of items right and asked. A corrupt file is moved aside
+    Keeps the number of attempts, the best and the latest scaled score (with the ids of
+    the items missed, for ``mcpmini quiz take --missed``), and per task statement the
+    running totals of items right and asked. A corrupt file is moved aside
     like :func:`record_progress` does. Raises ``OSError`` when the file cannot be written.
     """
     data = _load_or_reset(path)
@@ -120,6 +138,7 @@ def record_quiz(path: Path, report: QuizReport) -> None:
     quiz["best_scaled"] = max(int(quiz.get("best_scaled", 0)), report.scaled)
     quiz["last"] = {"scaled": report.scaled, "passed": report.passed,
                     "correct": report.correct, "total": len(report.results),
+                    "missed": [r.item for r in report.results if not r.is_correct],
                     "updated": datetime.now(UTC).isoformat(timespec="seconds")}
     tasks = quiz.setdefault("tasks", {})
     for t in report.by_task:

@@ -464,6 +464,10 @@ def exam_mode(count: int = 20, seed: int = 0, minutes: float | None = None,
     review = widgets.Button(description="見直しへ")
     done = widgets.Button(description="終了して採点", button_style="primary")
     result = widgets.HTML()
+    # a ticking timer without threads: the browser advances Play once a second and each
+    # tick reaches the kernel, which redraws the status line (and grades at time-out)
+    ticker = widgets.Play(value=0, min=0, max=max(1, int(exam.budget_s)), interval=1000,
+                          show_repeat=False, playing=True, description="timer")
 
     def item() -> Any:
         return exam.items[state["at"]]
@@ -483,6 +487,14 @@ def exam_mode(count: int = 20, seed: int = 0, minutes: float | None = None,
         multi.value = tuple(chosen) if it.pick > 1 else ()
         flag.value = it.id in exam.flagged
         state["loading"] = False
+
+    def tick(_: Any = None) -> None:
+        it = item()
+        header.value = (f"<b>{state['at'] + 1} / {len(exam.items)}</b> — {it.task} — "
+                        f"{html.escape(exam.status())}")
+        if exam.time_left() <= 0 and exam.report is None:
+            header.value += " — <b>時間切れ：採点しました</b>"
+            finish(None)
 
     def save(_: Any = None) -> None:
         if state["loading"]:
@@ -505,6 +517,7 @@ def exam_mode(count: int = 20, seed: int = 0, minutes: float | None = None,
             show()
 
     def finish(_: Any) -> None:
+        ticker.playing = False
         report = exam.finish()
         result.value = "<pre>" + html.escape("\n".join(report.lines())) + "</pre>"
         if record:
@@ -523,12 +536,13 @@ def exam_mode(count: int = 20, seed: int = 0, minutes: float | None = None,
     for w in (single, multi):
         w.observe(save, names="value")
     flag.observe(mark, names="value")
+    ticker.observe(tick, names="value")
     back.on_click(lambda _: move(-1))
     ahead.on_click(lambda _: move(1))
     review.on_click(to_flagged)
     done.on_click(finish)
     show()
     box = widgets.VBox([header, body, single, multi, flag,
-                        widgets.HBox([back, ahead, review, done]), result])
+                        widgets.HBox([back, ahead, review, done]), result, ticker])
     box.session = exam
     return box

@@ -39,6 +39,7 @@ from .http import (
     HttpRequest,
 )
 from .http_client import (
+    HttpExchange,
     HttpTransport,
 )
 from .jsonrpc import (
@@ -62,8 +63,10 @@ from .jsonrpc import (
 )
 from .samples import (
     CITIES,
+    ORDERS,
     SAMPLES,
     add_server,
+    orders_server,
     weather_server,
 )
 from .schema import (
@@ -117,6 +120,7 @@ __all__ = [
     "MAX_LINE",
     "META_PREFIX",
     "MODERN",
+    "ORDERS",
     "SAMPLES",
     "CallContext",
     "Client",
@@ -127,6 +131,7 @@ __all__ = [
     "ErrorResponse",
     "Generation",
     "HttpEndpoint",
+    "HttpExchange",
     "HttpReply",
     "HttpRequest",
     "HttpTransport",
@@ -170,6 +175,7 @@ __all__ = [
     "negotiate_handshake",
     "negotiate_per_request",
     "non_empty_subsets",
+    "orders_server",
     "outstanding_is_injective",
     "parse_line",
     "parse_object",

@@ -16,7 +16,6 @@ made by :class:`~mcpmini.mcp.http.HttpEndpoint`; this module only moves bytes:
 
 from __future__ import annotations
 
-import asyncio
 import concurrent.futures
 import contextvars
 import socket
@@ -166,6 +165,8 @@ class McpAsgi:
         return ask
 
     async def _run(self, dispatch: Dispatch, send: Send) -> None:
+        import asyncio  # here, not at the top: `import mcpmini.mcp` stays cheap
+
         server: Server = dispatch.server
         message = dispatch.message
         if message.method not in THREADED:
@@ -206,6 +207,8 @@ class McpAsgi:
         await send({"type": "http.response.body", "body": body})
 
     async def _hold_stream(self, session: Session, receive: Receive, send: Send) -> None:
+        import asyncio
+
         loop = asyncio.get_running_loop()
         ended = asyncio.Event()
 

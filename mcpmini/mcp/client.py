@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from enum import Enum, StrEnum
 from typing import Any
 
-from ..errors import McpminiError, RemoteProtocolError, TransportError
+from ..errors import LocalProtocolError, McpminiError, RemoteProtocolError, TransportError
 from .jsonrpc import (
     ErrorCode,
     ErrorResponse,
@@ -57,6 +57,10 @@ class ClientMode(StrEnum):
     AUTO = "auto"      # modern first, the handshake as fallback
     MODERN = "modern"  # ``server/discover`` only
     LEGACY = "legacy"  # the ``initialize`` handshake only
+
+
+#: How many ``input_required`` rounds :meth:`Client.tool_outcome` answers before giving up.
+MAX_INPUT_ROUNDS = 8
 
 
 class OutcomeKind(Enum):
@@ -140,8 +144,9 @@ class Connection:
 class Client:
     """An MCP client over any :class:`~mcpmini.mcp.Transport`.
 
-    ``mode`` is a :class:`ClientMode` (or its value, e.g. ``"auto"``); ``versions`` are the protocol versions the client speaks; ``timeout`` bounds every
-    wait for a reply, ``discover_timeout`` the wait for ``server/discover`` in auto mode.
+    ``mode`` is a :class:`ClientMode` (or its value, e.g. ``"auto"``); ``versions`` are the
+    protocol versions the client speaks; ``timeout`` bounds every wait for a reply,
+    ``discover_timeout`` the wait for ``server/discover`` in auto mode.
     """
 
     def __init__(
@@ -172,6 +177,7 @@ class Client:
         self.stray: list[bytes] = []      # lines that matched no outstanding request
         self._done: dict[JsonId, Response | ErrorResponse] = {}
         self._garbled: set[JsonId] = set()
+        self._calls: dict[JsonId, dict[str, Any]] = {}  # tools/call params, for input_required retries
         self._version: str | None = None  # modern: the version put in every envelope
 
     # --- plumbing -----------------------------------------------------------------------
@@ -397,12 +403,50 @@ class Client:
 
     def send_tool_call(self, name: str, arguments: Mapping[str, Any] | None = None) -> JsonId:
         """Send a ``tools/call`` without waiting; collect it with :meth:`tool_outcome`."""
-        return self.send_request("tools/call", {"name": name, "arguments": dict(arguments or {})})
+        params = {"name": name, "arguments": dict(arguments or {})}
+        request_id = self.send_request("tools/call", params)
+        self._calls[request_id] = params
+        return request_id
+
+    def _input_responses(self, result: Mapping[str, Any]) -> dict[str, Any]:
+        """Answers to an ``input_required`` result's requests, from :attr:`handlers` (SEP-2322).
+
+        Raises :class:`LocalProtocolError` (``-32601``) for a request no handler answers.
+        """
+        answers: dict[str, Any] = {}
+        requests = result.get("inputRequests")
+        for key, asked in (requests.items() if isinstance(requests, Mapping) else ()):
+            method = asked.get("method") if isinstance(asked, Mapping) else None
+            handler = self.handlers.get(method) if isinstance(method, str) else None
+            if handler is None:
+                raise LocalProtocolError(f"the server asks for {method!r}, which this client cannot answer",
+                                         ErrorCode.METHOD_NOT_FOUND)
+            answers[key] = dict(handler(asked.get("params") or {}))
+        return answers
 
     def tool_outcome(self, name: str, request_id: JsonId, timeout: float | None = None) -> ToolOutcome:
-        """Wait for the reply to a ``tools/call`` and classify it; never raises for the server."""
+        """Wait for the reply to a ``tools/call`` and classify it; never raises for the server.
+
+        An ``input_required`` result (2026-07-28, SEP-2322) is answered through
+        :attr:`handlers` and the call repeated with a new id, ``inputResponses`` and the
+        unchanged ``requestState``, at most ``MAX_INPUT_ROUNDS`` times.
+        """
+        params = self._calls.pop(request_id, None)
         try:
             reply = self.wait_for(request_id, timeout)
+            rounds = 0
+            while (isinstance(reply, Response) and reply.result.get("resultType") == "input_required"
+                   and params is not None and rounds < MAX_INPUT_ROUNDS):
+                rounds += 1
+                try:
+                    answers = self._input_responses(reply.result)
+                except LocalProtocolError as exc:
+                    return ToolOutcome(OutcomeKind.PROTOCOL_ERROR, name, code=exc.code, message=exc.message)
+                retry = {"name": params["name"], "arguments": params["arguments"], "inputResponses": answers}
+                if "requestState" in reply.result:
+                    retry["requestState"] = reply.result["requestState"]
+                request_id = self.send_request("tools/call", retry)
+                reply = self.wait_for(request_id, timeout)
         except TimeoutError:
             return ToolOutcome(OutcomeKind.NO_ANSWER, name, reason="timeout")
         except TransportError:

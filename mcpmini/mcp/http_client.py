@@ -25,9 +25,10 @@ import queue
 import threading
 from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
-import httpx
 import orjson
 
 from ..errors import RemoteProtocolError, TransportError
@@ -45,11 +46,48 @@ from .jsonrpc import (
 )
 from .server import VERSION_KEY
 
+if TYPE_CHECKING:
+    import httpx
+
 __all__ = [
+    "HttpExchange",
     "HttpTransport",
 ]
 
 _CLOSED = object()
+
+
+@dataclass(frozen=True)
+class HttpExchange:
+    """One HTTP request and its response as they crossed the wire (``record=True``).
+
+    ``response_body`` is the JSON body, or the event stream's text as received.
+    """
+
+    method: str
+    url: str
+    request_headers: tuple[tuple[str, str], ...]
+    request_body: bytes
+    status: int
+    response_headers: tuple[tuple[str, str], ...]
+    response_body: bytes
+
+    def lines(self) -> list[str]:
+        """The exchange as text: request line, headers, body; status line, headers, body."""
+        out = [f"{self.method} {urlsplit(self.url).path or '/'} HTTP/1.1"]
+        out += [f"{k}: {v}" for k, v in self.request_headers]
+        out += ["", self.request_body.decode(errors="replace").rstrip("\n"), ""]
+        out += [f"HTTP/1.1 {self.status}"]
+        out += [f"{k}: {v}" for k, v in self.response_headers]
+        out += ["", self.response_body.decode(errors="replace").rstrip("\n")]
+        return out
+
+
+def _tap(lines: Iterator[str], sink: list[str] | None) -> Iterator[str]:
+    for line in lines:
+        if sink is not None:
+            sink.append(line)
+        yield line
 
 
 def _sse_events(lines: Iterator[str]) -> Iterator[tuple[str | None, str, int | None]]:
@@ -83,11 +121,13 @@ class HttpTransport:
 
     ``headers`` are sent on every request; ``timeout`` bounds each HTTP exchange and each
     ``receive`` without its own timeout; ``open_stream=False`` skips the standalone GET
-    stream. Raises :class:`TransportError` from ``send`` when the server cannot be reached.
+    stream; ``record=True`` keeps every POST and DELETE as an :class:`HttpExchange` in
+    ``exchanges``. Raises :class:`TransportError` from ``send`` when the server cannot be
+    reached.
     """
 
     def __init__(self, url: str, headers: Mapping[str, str] | None = None, timeout: float = 30.0,
-                 open_stream: bool = True, max_workers: int = 8) -> None:
+                 open_stream: bool = True, max_workers: int = 8, record: bool = False) -> None:
         self.url = url
         self.headers = {k.lower(): v for k, v in (headers or {}).items()}
         self.timeout = timeout
@@ -95,6 +135,11 @@ class HttpTransport:
         self.session_id: str | None = None
         self.version: str | None = None  # the handshake version, once agreed
         self.statuses: list[tuple[str, int]] = []  # (method, HTTP status) of every exchange
+        self.record = record
+        self.exchanges: list[HttpExchange] = []
+        import httpx  # imported here: `import mcpmini.mcp` stays cheap for stdio-only use
+
+        self._httpx = httpx
         self._http = httpx.Client(timeout=httpx.Timeout(timeout), http2=False)
         self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="mcp-http")
         self._inbox: queue.Queue[Any] = queue.Queue()
@@ -148,10 +193,11 @@ class HttpTransport:
             return
         self._closed.set()
         if self.session_id is not None:
+            headers = {**self._base_headers(), "mcp-session-id": self.session_id}
             try:
-                self._http.delete(self.url, headers={**self._base_headers(), "mcp-session-id": self.session_id},
-                                  timeout=min(self.timeout, 5.0))
-            except httpx.HTTPError:
+                reply = self._http.delete(self.url, headers=headers, timeout=min(self.timeout, 5.0))
+                self._remember("DELETE", headers, b"", reply, reply.content)
+            except self._httpx.HTTPError:
                 pass
         self._pool.shutdown(wait=False, cancel_futures=True)
         self._http.close()
@@ -213,15 +259,23 @@ class HttpTransport:
                 learnt[str(tool.get("name"))] = spec
         self.tool_headers = learnt
 
+    def _remember(self, method: str, headers: Mapping[str, str], body: bytes, response: httpx.Response,
+                  received: bytes) -> None:
+        if self.record:
+            self.exchanges.append(HttpExchange(method, self.url, tuple(headers.items()), body,
+                                               response.status_code, tuple(response.headers.items()),
+                                               received))
+
     def _fail(self, request: Request, code: int, text: str) -> None:
         self._inbox.put(encode(ErrorResponse(request.id, code, text)).rstrip(b"\n"))
 
     def _post_quietly(self, message: Message, line: bytes, headers: Mapping[str, str]) -> None:
         try:
             response = self._http.post(self.url, content=line, headers=dict(headers))
-        except httpx.HTTPError as exc:
+        except self._httpx.HTTPError as exc:
             raise TransportError(f"cannot reach {self.url}: {exc}") from None
         self.statuses.append((getattr(message, "method", "reply"), response.status_code))
+        self._remember("POST", headers, line, response, response.content)
 
     def _exchange(self, request: Request, line: bytes, headers: Mapping[str, str]) -> None:
         try:
@@ -230,18 +284,23 @@ class HttpTransport:
                 sid = response.headers.get("mcp-session-id")
                 if sid and request.method == "initialize":
                     self.session_id = sid
-                self._read_reply(request, response)
-        except httpx.TimeoutException:
+                sink: list[str] | None = [] if self.record else None
+                self._read_reply(request, response, sink)
+                if sink is not None:
+                    self._remember("POST", headers, line, response, "\n".join(sink).encode())
+        except self._httpx.TimeoutException:
             self._fail(request, ErrorCode.INTERNAL_ERROR, f"HTTP timeout after {self.timeout} s")
-        except httpx.HTTPError as exc:
+        except self._httpx.HTTPError as exc:
             self._fail(request, ErrorCode.INTERNAL_ERROR, f"HTTP error: {type(exc).__name__}: {exc}")
 
-    def _read_reply(self, request: Request, response: httpx.Response) -> None:
+    def _read_reply(self, request: Request, response: httpx.Response, sink: list[str] | None) -> None:
         kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
         if kind == "text/event-stream":
-            self._read_stream(request, response)
+            self._read_stream(request, response, sink)
             return
         body = response.read()
+        if sink is not None:
+            sink.append(body.decode(errors="replace"))
         if kind == "application/json" and body.strip():
             try:
                 obj = orjson.loads(body)
@@ -258,9 +317,9 @@ class HttpTransport:
         code = ErrorCode.METHOD_NOT_FOUND if response.status_code in (404, 405) else ErrorCode.INVALID_REQUEST
         self._fail(request, code, f"HTTP {response.status_code}: {body[:200].decode(errors='replace')}")
 
-    def _read_stream(self, request: Request, response: httpx.Response) -> None:
+    def _read_stream(self, request: Request, response: httpx.Response, sink: list[str] | None) -> None:
         last_id, retry, answered = None, None, False
-        for event_id, data, event_retry in _sse_events(response.iter_lines()):
+        for event_id, data, event_retry in _sse_events(_tap(response.iter_lines(), sink)):
             last_id = event_id or last_id
             retry = event_retry if event_retry is not None else retry
             if data.strip():
@@ -281,6 +340,8 @@ class HttpTransport:
                     retry = event_retry if event_retry is not None else retry
                     if data.strip():
                         answered = self._deliver_event(data, request) or answered
+                    if answered:
+                        break  # a resumed stream may stay open: the reply is all we waited for
         if not answered:
             self._fail(request, ErrorCode.INTERNAL_ERROR, "the event stream ended without a reply")
 
@@ -305,7 +366,7 @@ class HttpTransport:
             headers["mcp-session-id"] = self.session_id
         try:
             with self._http.stream("GET", self.url, headers=headers,
-                                   timeout=httpx.Timeout(self.timeout, read=None)) as response:
+                                   timeout=self._httpx.Timeout(self.timeout, read=None)) as response:
                 self.statuses.append(("GET", response.status_code))
                 if response.status_code != 200:
                     return
@@ -314,5 +375,5 @@ class HttpTransport:
                         return
                     if data.strip():
                         self._deliver(data.encode())
-        except (httpx.HTTPError, RuntimeError):
+        except (self._httpx.HTTPError, RuntimeError):
             return  # the stream is optional; closing the client ends it here

@@ -123,7 +123,7 @@ def parse_line(line: str | bytes) -> Message:
     return parse_object(obj)
 
 
-def parse_object(obj: Any) -> Message:
+def parse_object(obj: object) -> Message:
     """Validate an already-decoded JSON value as one message (see :func:`parse_line`)."""
     if isinstance(obj, list):
         raise RemoteProtocolError(

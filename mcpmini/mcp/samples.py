@@ -6,6 +6,9 @@
   non-overlapping descriptions (the CCA-F track contrasts them with vague ones). The
   data is generated deterministically, so it works offline and the course output is
   stable.
+* ``orders``: order lookup for two users (the practice track's identity example). Every
+  call names the acting user in ``userId``; the server refuses an order that belongs to
+  someone else, so whoever fills in ``userId`` decides what can be read.
 """
 
 from __future__ import annotations
@@ -18,8 +21,10 @@ from .server import Server
 
 __all__ = [
     "CITIES",
+    "ORDERS",
     "SAMPLES",
     "add_server",
+    "orders_server",
     "weather_server",
 ]
 
@@ -86,6 +91,61 @@ def weather_server() -> Server:
     return server
 
 
+#: The order book of :func:`orders_server`: two users, three orders each.
+ORDERS: tuple[dict[str, object], ...] = (
+    {"id": "A-1001", "userId": "alice", "items": ["keyboard"], "total": 12800, "status": "shipped"},
+    {"id": "A-1002", "userId": "alice", "items": ["mouse", "pad"], "total": 4300, "status": "paid"},
+    {"id": "A-1003", "userId": "alice", "items": ["monitor"], "total": 39800, "status": "delivered"},
+    {"id": "B-2001", "userId": "bob", "items": ["passport cover"], "total": 2500, "status": "paid"},
+    {"id": "B-2002", "userId": "bob", "items": ["suitcase"], "total": 21000, "status": "shipped"},
+    {"id": "B-2003", "userId": "bob", "items": ["adapter"], "total": 1800, "status": "cancelled"},
+)
+
+
+def orders_server() -> Server:
+    """A server with ``query_order(orderId, userId)`` and ``list_recent_orders(userId, limit)``.
+
+    Both tools check ownership with the ``userId`` they are given: the server trusts
+    that field, so the host must fill it from the signed-in user, never from the model.
+    """
+    server = Server("orders-server", "0.1.0",
+                    instructions="Order lookup. userId is set by the host from the signed-in user.")
+    book = {str(o["id"]): o for o in ORDERS}
+
+    @server.tool()
+    def query_order(orderId: str, userId: str) -> dict[str, object]:
+        """Details of one order of the signed-in user. Use only when the user asks about a
+        specific order id; not for browsing. Returns JSON with id, items, total (yen), status.
+
+        Args:
+            orderId: the order id, e.g. A-1001
+            userId: the signed-in user (filled in by the host)
+        """
+        order = book.get(orderId)
+        if order is None:
+            raise ValueError(f"no order {orderId!r}")
+        if order["userId"] != userId:
+            raise PermissionError(f"order {orderId} belongs to another user")
+        return dict(order)
+
+    @server.tool()
+    def list_recent_orders(userId: str, limit: int = 10) -> list[dict[str, object]]:
+        """The signed-in user's most recent orders, newest first. Use when the user asks what
+        they ordered; returns a JSON list of orders (id, items, total, status).
+
+        Args:
+            userId: the signed-in user (filled in by the host)
+            limit: how many orders at most, 1 to 10
+        """
+        if not 1 <= limit <= 10:
+            raise ValueError("limit must be between 1 and 10")
+        mine = [dict(o) for o in ORDERS if o["userId"] == userId]
+        return mine[::-1][:limit]
+
+    return server
+
+
 #: name → factory, for ``mcpmini serve NAME``.
 SAMPLES: dict[str, Callable[[], Server]] = {"add": add_server, "weather": weather_server,
-                                            "conformance": conformance_server}
+                                            "conformance": conformance_server,
+                                            "orders": orders_server}

@@ -85,7 +85,7 @@ def docstring_parts(doc: str | None) -> tuple[str, dict[str, str]]:
     return "\n".join(description).strip(), params
 
 
-def schema_from_function(fn: Callable[..., Any]) -> dict[str, Any]:
+def schema_from_function(fn: Callable[..., object]) -> dict[str, Any]:
     """The JSON Schema of ``fn``'s keyword arguments, from its type hints and docstring.
 
     Parameters without a default are required; ``additionalProperties`` is false so a

@@ -24,7 +24,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 import orjson
 
@@ -53,6 +53,8 @@ VERSION_KEY = META_PREFIX + "protocolVersion"
 CAPABILITIES_KEY = META_PREFIX + "clientCapabilities"
 CLIENT_INFO_KEY = META_PREFIX + "clientInfo"
 SERVER_INFO_KEY = META_PREFIX + "serverInfo"
+_F = TypeVar("_F", bound=Callable[..., object])  # a tool function, returned unchanged
+
 
 @dataclass
 class Tool:
@@ -61,7 +63,7 @@ class Tool:
     name: str
     description: str
     input_schema: dict[str, Any]
-    fn: Callable[..., Any]
+    fn: Callable[..., object]
     output_schema: dict[str, Any] | None = None
     _validator: Validator | None = field(default=None, repr=False)
 
@@ -100,7 +102,7 @@ class Prompt:
     fn: Callable[..., str]
 
 
-def _content(value: Any) -> tuple[list[dict[str, Any]], Any]:
+def _content(value: object) -> tuple[list[dict[str, Any]], Any]:
     """Wrap a tool's return value as MCP content blocks (and structured content)."""
     if isinstance(value, str):
         return [{"type": "text", "text": value}], None
@@ -161,7 +163,7 @@ class Server:
         description: str | None = None,
         input_schema: dict[str, Any] | None = None,
         output_schema: dict[str, Any] | None = None,
-    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    ) -> Callable[[_F], _F]:
         """Decorator registering a function as a tool; returns the function unchanged.
 
         The name defaults to the function's name, the description to its docstring
@@ -169,7 +171,7 @@ class Server:
         Raises ``ValueError`` for a duplicate name or an invalid explicit schema.
         """
 
-        def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+        def register(fn: _F) -> _F:
             self.add_tool(fn, name, description, input_schema, output_schema)
             return fn
 
@@ -177,7 +179,7 @@ class Server:
 
     def add_tool(
         self,
-        fn: Callable[..., Any],
+        fn: Callable[..., object],
         name: str | None = None,
         description: str | None = None,
         input_schema: dict[str, Any] | None = None,

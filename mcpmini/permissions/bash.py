@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import enum
 import re
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -68,7 +69,7 @@ _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
 _SUBSTITUTIONS = frozenset({"command_substitution", "process_substitution"})
 _OPTION_VALUE = {"timeout": {"-s", "--signal", "-k", "--kill-after"},
                  "nice": {"-n", "--adjustment"}, "stdbuf": {"-i", "-o", "-e"},
-                 "sudo": {"-u", "-g", "-h", "-p", "-U", "-C", "-D", "-r", "-t"},
+                 "sudo": {"-u", "-g", "-h", "-p", "-U", "-C", "-D", "-r", "-t"}, "exec": {"-a"},
                  "env": {"-u", "--unset", "-C", "--chdir", "-S", "--split-string"},
                  "ionice": {"-c", "-n", "-p", "-P", "-u"}, "flock": {"-w", "-E", "--timeout"},
                  "watch": {"-n", "--interval", "-d"}, "xargs": {"-I", "-n", "-P", "-L", "-d",
@@ -86,6 +87,7 @@ class BypassKind(str, enum.Enum):
     QUOTING = "quoting"
     EXEC_WRAPPER = "exec wrapper"
     XARGS = "xargs with flags"
+    FILE_BY_BASH = "file named to a Bash command"
 
 
 @dataclass(frozen=True)
@@ -99,6 +101,10 @@ class BypassWarning:
     @property
     def message(self) -> str:
         """One sentence naming the bypass and the remedy."""
+        if self.kind is BypassKind.FILE_BY_BASH:
+            return (f"{self.rule} binds the built-in file tools, not {self.command!r}: a path "
+                    "rule is not a security boundary for Bash; block it with a PreToolUse "
+                    "hook that inspects the command, or run Bash in the sandbox")
         return (f"{self.rule} does not see {self.command!r} ({self.kind.value}): a Bash "
                 "deny rule is not a security boundary; block it with a PreToolUse hook that "
                 "inspects the command, or run Bash in the sandbox")
@@ -204,12 +210,29 @@ class CommandAnalysis:
 
 
 @lru_cache(maxsize=1)
+def _language() -> tree_sitter.Language:
+    return tree_sitter.Language(tree_sitter_bash.language())
+
+
 def _parser() -> tree_sitter.Parser:
-    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+    parser: tree_sitter.Parser | None = getattr(_LOCAL, "parser", None)
+    if parser is None:
+        parser = _LOCAL.parser = tree_sitter.Parser(_language())
+        _LOCAL.sources = []
+    return parser
+
+
+# The text being parsed. The parser sees an ASCII copy (every other character replaced by
+# "a", one byte per character, so byte offsets are character offsets): bash treats those
+# characters as word characters too, and tree-sitter-bash's scanner was seen to crash the
+# process on some non-ASCII input (fuzzing, tree-sitter 0.25-0.26, tree-sitter-bash 0.23-0.25).
+_LOCAL = threading.local()  # per thread: the parser and the stack of texts being walked
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
 def _text(node: tree_sitter.Node) -> str:
-    return (node.text or b"").decode("utf-8", "surrogateescape")
+    source: str = _LOCAL.sources[-1]
+    return source[node.start_byte:node.end_byte]
 
 
 def _has(node: tree_sitter.Node, types: frozenset[str]) -> bool:
@@ -245,15 +268,22 @@ def _plain(node: tree_sitter.Node) -> str | None:
     return None
 
 
+def _bare(words: list[tuple[str, str | None]]) -> bool:
+    """The wrapper at ``words[0]`` is followed by a command, not by an option."""
+    return len(words) > 1 and not (words[1][1] or "-").startswith("-")
+
+
 def _strip(words: list[tuple[str, str | None]]) -> tuple[list[tuple[str, str | None]],
                                                          list[str]]:
     """Remove the wrappers Claude Code strips; return the rest and what was removed."""
     removed: list[str] = []
     while words:
         head = words[0][1]
-        if head in ("time", "nohup", "noglob") or (
-                head in ("command", "builtin") and len(words) > 1
-                and not (words[1][1] or "-").startswith("-")) or (head == "xargs" and len(words) > 1 and not (words[1][1] or "-").startswith("-")):
+        if head in ("time", "command") and len(words) > 2 and words[1][1] == "-p":
+            removed.append(words[0][0])  # "time -p" reports POSIX times; "command -p" runs
+            words = words[2:]
+        elif head in ("time", "nohup", "noglob") or (
+                head in ("command", "builtin", "xargs") and _bare(words)):
             removed.append(words[0][0])
             words = words[1:]
         elif head in ("timeout", "nice", "stdbuf"):
@@ -278,6 +308,20 @@ def _walk(node: tree_sitter.Node, nested: bool, subs: list[Subcommand],
     if kind == "command":
         _command(node, nested, subs, redirects)
         return
+    parent = node.parent.type if node.parent is not None else ""
+    if kind in ("declaration_command", "unset_command"):
+        words = [(_text(c), _plain(c) if c.is_named else _text(c)) for c in node.children]
+        subs.append(Subcommand(tuple(w for w, _ in words), tuple(p for _, p in words),
+                               nested=nested))
+    elif kind == "redirected_statement" and node.child_by_field_name("body") is None:
+        # ">/dev/null x y": the grammar reads x and y as extra redirect targets; bash runs them
+        extra = [c for r in node.children_by_field_name("redirect")
+                 for c in r.children_by_field_name("destination")[1:]]
+        if extra:
+            subs.append(_simple([], extra, nested))
+    elif kind == "variable_assignment" and parent not in ("command", "declaration_command"):
+        # "PATH=/tmp/evil; ls" changes what a later command runs: not a read
+        subs.append(Subcommand((), (), (_text(node),), nested=nested))
     if kind == "file_redirect":
         _redirect(node, redirects)
     for child in node.children:
@@ -294,47 +338,66 @@ def _redirect(node: tree_sitter.Node, redirects: list[Redirect]) -> None:
 def _command(node: tree_sitter.Node, nested: bool, subs: list[Subcommand],
              redirects: list[Redirect]) -> None:
     assignments: list[str] = []
-    words: list[tuple[str, str | None]] = []
-    why = ""
+    name: list[tree_sitter.Node] = []
+    rest: list[tree_sitter.Node] = []
     for i, child in enumerate(node.children):
         field = node.field_name_for_child(i)
         if child.type == "variable_assignment":
             assignments.append(_text(child))
-        elif field in ("name", "argument"):
-            value = _plain(child)
-            if value is None and _has(child, _SUBSTITUTIONS):
-                why = why or ("the command word is computed by a substitution" if field == "name"
-                              else "an argument is computed by a substitution")
-            elif value is None and field == "name":
-                why = why or "a variable in command position"
-            words.append((_text(child), value))
-        elif child.type == "file_redirect":
-            words += [(_text(c), _plain(c)) for c in child.children_by_field_name("destination")[1:]]
+        elif field == "name":
+            name.append(child)
+        elif field == "argument":
+            rest.append(child)
+        elif child.type == "file_redirect":  # "cmd > f x": x is an argument for bash
+            rest += child.children_by_field_name("destination")[1:]
         _walk(child, nested, subs, redirects)
     parent = node.parent
     if parent is not None and parent.type == "redirected_statement":
         for extra in parent.children_by_field_name("redirect"):
-            words += [(_text(c), _plain(c))
-                      for c in extra.children_by_field_name("destination")[1:]]
+            rest += extra.children_by_field_name("destination")[1:]
+    subs.append(_simple(assignments, name + rest, nested))
+
+
+def _simple(assignments: list[str], nodes: list[tree_sitter.Node], nested: bool) -> Subcommand:
+    """A simple command from its word nodes (the first is the command word)."""
+    why = ""
+    for i, child in enumerate(nodes):
+        if _plain(child) is None and _has(child, _SUBSTITUTIONS):
+            why = why or ("the command word is computed by a substitution" if i == 0
+                          else "an argument is computed by a substitution")
+        elif _plain(child) is None and i == 0:
+            why = why or "a variable in command position"
+    return _finish(assignments, [(_text(c), _plain(c)) for c in nodes], why, nested)
+
+
+def _finish(assignments: list[str], words: list[tuple[str, str | None]], why: str,
+            nested: bool) -> Subcommand:
     rest, removed = _strip(words)
     if rest and rest[0][1] in ("eval", "exec", "source", "."):
         why = why or f"{rest[0][1]} runs a command that is only known at run time"
-    subs.append(Subcommand(tuple(w for w, _ in rest), tuple(p for _, p in rest),
-                           tuple(assignments), tuple(removed), why, nested))
+    return Subcommand(tuple(w for w, _ in rest), tuple(p for _, p in rest),
+                      tuple(assignments), tuple(removed), why, nested)
 
 
 def _parse(command: str) -> tuple[tree_sitter.Node, bool]:
-    tree = _parser().parse(command.encode("utf-8", "surrogateescape"))
+    tree = _parser().parse(_NON_ASCII.sub("a", command).encode("ascii"))
     return tree.root_node, not tree.root_node.has_error
 
 
 @lru_cache(maxsize=512)
 def analyze(command: str) -> CommandAnalysis:
-    """Parse ``command`` and return its :class:`CommandAnalysis`. Never raises."""
+    """Parse ``command`` and return its :class:`CommandAnalysis`. Never raises: a command
+    nested too deeply to walk is reported as not parsed (so it fails closed)."""
     root, parsed = _parse(command)
     subs: list[Subcommand] = []
     redirects: list[Redirect] = []
-    _walk(root, False, subs, redirects)
+    _LOCAL.sources.append(command)
+    try:
+        _walk(root, False, subs, redirects)
+    except RecursionError:
+        return CommandAnalysis(command, False, (), ())
+    finally:
+        _LOCAL.sources.pop()
     return CommandAnalysis(command, parsed, tuple(subs), tuple(redirects))
 
 
@@ -441,7 +504,7 @@ def _unwrap(plain: list[str], depth: int) -> Iterator[tuple[BypassKind, list[str
     program = plain[0]
     kind: BypassKind | None = None
     inner: list[str] = []
-    if program in ("sudo", "doas", "env", "xargs") or program in EXEC_WRAPPERS:
+    if program in ("sudo", "doas", "env", "xargs", "exec", "coproc") or program in EXEC_WRAPPERS:
         kind = {"sudo": BypassKind.SUDO, "doas": BypassKind.SUDO, "env": BypassKind.ENV,
                 "xargs": BypassKind.XARGS}.get(program, BypassKind.EXEC_WRAPPER)
         inner = _skip_options(plain, program)

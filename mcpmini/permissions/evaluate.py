@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ConfigError
-from .bash import BypassWarning, CommandAnalysis, analyze, bypass_forms
+from .bash import BypassKind, BypassWarning, CommandAnalysis, analyze, bypass_forms
 from .modes import EDIT_TOOLS, PermissionMode, mode_verdict
 from .paths import absolute, home_dir, is_protected_path, working_dir
 from .rules import Rule, bash_pattern, bash_rule_covers, parse_rule, rule_matches
@@ -163,9 +163,20 @@ class GateResult:
         return self.path[-1].step
 
 
-def _bypass_warnings(rules: PermissionRules, analysis: CommandAnalysis) -> tuple[BypassWarning, ...]:
+def _bypass_warnings(rules: PermissionRules, analysis: CommandAnalysis, cwd: str,
+                     home: str) -> tuple[BypassWarning, ...]:
+    """The deny/ask rules this command sidesteps: a Bash rule that a wrapped, re-spelled or
+    nested form escapes, and a Read/Edit rule on a file named as a Bash argument (path
+    rules bind the built-in file tools, not the programs Bash runs)."""
     found: list[BypassWarning] = []
     for rule in (*rules.deny, *rules.ask):
+        if rule.tool in ("Read", "Edit") and rule.specifier is not None:
+            for sub in analysis.subcommands:
+                if any(arg and not arg.startswith("-") and rule_matches(
+                        rule, rule.tool, {"file_path": arg}, cwd=cwd, home=home)
+                        for arg in sub.plain[1:]):
+                    found.append(BypassWarning(rule.text, BypassKind.FILE_BY_BASH, sub.text))
+            continue
         if rule.tool != "Bash" or rule.specifier is None:
             continue
         pattern = bash_pattern(rule.specifier)
@@ -240,7 +251,7 @@ def gate(
     command = tool_input.get("command") if tool_name == "Bash" else None
     analysis = analyze(command) if isinstance(command, str) else None
     if analysis is not None:
-        warnings = _bypass_warnings(rules, analysis)
+        warnings = _bypass_warnings(rules, analysis, where, user)
     rule = rules.first("deny", tool_name, tool_input, cwd=where, home=user)
     if rule:
         return done("deny", "deny_rules", f"deny rule {rule.text} matches", rule)

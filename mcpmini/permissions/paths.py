@@ -153,13 +153,14 @@ def path_rule_matches(spec: str, path: str, *, behavior: str, cwd: str, home: st
 def call_paths(tool_name: str, tool_input: Mapping[str, Any], cwd: str,
                home: str) -> list[tuple[str, bool]]:
     """The absolute paths a file tool call touches, each with ``True`` when the call reads
-    the folder as a whole (Grep/Glob/LS on a directory). Glob's pattern adds its fixed
-    leading folders (``secrets/*.pem`` searches ``secrets``)."""
+    the folder as a whole (Grep/Glob/LS, or any tool given an existing directory). Glob's
+    pattern adds its fixed leading folders (``secrets/*.pem`` searches ``secrets``)."""
     found: list[tuple[str, bool]] = []
     for key in ("file_path", "notebook_path", "path"):
         value = tool_input.get(key)
         if isinstance(value, str) and value:
-            found.append((absolute(value, cwd, home), tool_name in _SEARCH_TOOLS))
+            path = absolute(value, cwd, home)
+            found.append((path, tool_name in _SEARCH_TOOLS or os.path.isdir(path)))
     if tool_name in _SEARCH_TOOLS and not found:
         found.append((cwd, True))
     pattern = tool_input.get("pattern")

@@ -144,7 +144,7 @@ class SuiteRun:
                 f"{sum(len(w) for w in self.warnings.values())} warnings")
 
 
-_LINE = re.compile(r"^\s*([✓✗])\s+(\S+?):?\s+(?:(\d+) passed, (\d+) failed|\((.+)\))\s*$")
+_LINE = re.compile(r"^\s*([✓✗])\s+(\S+?):?\s+(?:(\d+) passed, (\d+) failed(?:, \d+ warnings)?|\((.+)\))\s*$")
 
 
 def _warnings(outdir: Path) -> dict[str, tuple[str, ...]]:
@@ -159,8 +159,17 @@ def _warnings(outdir: Path) -> dict[str, tuple[str, ...]]:
 
 
 def parse(output: str, outdir: Path) -> tuple[Scenario, ...]:
-    """Scenarios from the SUMMARY block; "Not scored" ones are marked unscored."""
-    summary = output[output.rfind("=== SUMMARY ==="):]
+    """Scenarios from the SUMMARY block; "Not scored" ones are marked unscored.
+
+    A single ``--scenario`` run prints no summary block, only ``Passed: P/T, F failed, W
+    warnings`` after ``Starting scenario: NAME``.
+    """
+    single = re.search(r"Starting scenario: (\S+)", output)
+    totals = re.search(r"Passed: (\d+)/(\d+), (\d+) failed, (\d+) warnings", output)
+    if "SUMMARY ===" not in output and single and totals:
+        warned = tuple(f"warning {i + 1}" for i in range(int(totals.group(4))))
+        return (Scenario(single.group(1), int(totals.group(1)), int(totals.group(3)), warned, True),)
+    summary = output[output.rfind("SUMMARY ==="):]
     counts: dict[str, tuple[int, int]] = {}
     unscored: set[str] = set()
     in_unscored = False
@@ -179,10 +188,10 @@ def parse(output: str, outdir: Path) -> tuple[Scenario, ...]:
                  for name, (p, f) in counts.items())
 
 
-def run(version: str, mode: str, outdir: Path, args: Sequence[str] = ()) -> SuiteRun:
+def run(version: str, mode: str, outdir: Path, args: Sequence[str] = (), timeout: float = RUN_TIMEOUT) -> SuiteRun:
     """Run ``conformance MODE ARGS`` of ``version`` with ``-o OUTDIR``; return the parsed run."""
     command = (str(node()), str(suite_js(version)), mode, *args, "-o", str(outdir))
     env = {**os.environ, "NO_COLOR": "1"}
-    proc = subprocess.run(command, capture_output=True, text=True, timeout=RUN_TIMEOUT, env=env)
+    proc = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env)
     output = proc.stdout + proc.stderr
     return SuiteRun(command, proc.returncode, parse(output, outdir), output)

@@ -1,0 +1,333 @@
+"""What the model would see from a real configuration: every MCP tool, its name and cost.
+
+:func:`take_inventory` takes resolved server entries (see
+:func:`mcpmini.config.resolve_mcp_servers`), starts every stdio server at once (one thread
+each), connects, lists its tools and closes it again, each within ``timeout`` seconds.
+Each tool is reported under the name Claude Code gives it (``mcp__server__tool``, or
+``mcp__plugin_<plugin>_<server>__<tool>`` for a plugin's server) with its definition size
+in tokens, its description length (and whether Claude Code's 2 KB cap cuts it) and its
+name problems. Servers of type ``http`` are reached with :class:`~mcpmini.mcp.HttpTransport`
+(their ``headers`` sent along); ``sse`` and other types are reported as unsupported. A server that cannot start, hangs or answers garbage is reported with a
+:class:`ServerStatus` and a reason; the others are still listed. Every process a server
+started is gone when the function returns (its process group is killed).
+
+The totals compare loading every definition up front with tool search's deferred loading
+(Proposition 3.8): names only up front, plus the definitions of the tools used.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from ..agent import (
+    NameStyle,
+    break_even,
+    estimate_tokens,
+    exposed_name,
+    json_tokens,
+    name_problems,
+)
+from ..errors import ConfigError, McpminiError, Problem, RemoteProtocolError, TransportError
+from ..mcp import Client, HttpTransport, StdioTransport
+from .claude_json import load_claude_json
+from .mcp_json import load_mcp_json
+from .plugins import load_plugin
+from .precedence import Resolved
+
+__all__ = [
+    "DESCRIPTION_CAP",
+    "Inventory",
+    "ServerReport",
+    "ServerStatus",
+    "ToolReport",
+    "load_sources",
+    "take_inventory",
+]
+
+#: Claude Code cuts tool descriptions at "2KB". Whether that is bytes or characters is not
+#: documented; we flag a description whose UTF-8 encoding passes 2,048 bytes (the stricter
+#: reading, which matters for Japanese text: about 3 bytes a character).
+DESCRIPTION_CAP = 2048
+_PLUGIN_KEY = re.compile(r"^plugin:([^:]+):(.+)$")
+
+
+class ServerStatus(str, Enum):
+    """How connecting to one server ended."""
+
+    OK = "ok"
+    FAILED = "failed"            # could not start, exited, or refused the handshake
+    TIMEOUT = "timeout"          # no valid answer within the timeout
+    GARBAGE = "garbage"          # wrote lines that are not JSON-RPC, and nothing valid
+    UNSUPPORTED = "unsupported"  # an entry this tool cannot connect to (e.g. SSE)
+
+
+@dataclass(frozen=True)
+class ToolReport:
+    """One tool as the model would see it."""
+
+    name: str
+    server: str
+    tool: str
+    definition_tokens: int
+    name_tokens: int
+    description_chars: int
+    description_bytes: int
+    description_cut: bool
+    problems: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ServerReport:
+    """One configured server: where it came from, how connecting went, and its tools."""
+
+    name: str
+    source: str
+    status: ServerStatus
+    reason: str = ""
+    tools: tuple[ToolReport, ...] = ()
+    instructions_chars: int = 0
+
+    @property
+    def definition_tokens(self) -> int:
+        """The sum of this server's tool definitions (tokens)."""
+        return sum(t.definition_tokens for t in self.tools)
+
+
+@dataclass(frozen=True)
+class Inventory:
+    """Every server and tool, and the context cost of the whole tool layer.
+
+    ``upfront_tokens`` puts every definition in the context; ``deferred_tokens`` only the
+    names (tool search). ``break_even`` is Proposition 3.8's u*: deferring costs less as
+    long as fewer than u* tools get used (``None`` without tools).
+    """
+
+    servers: tuple[ServerReport, ...]
+    problems: tuple[str, ...]
+
+    @property
+    def tools(self) -> list[ToolReport]:
+        """Every tool of every server that answered."""
+        return [t for s in self.servers for t in s.tools]
+
+    @property
+    def upfront_tokens(self) -> int:
+        return sum(t.definition_tokens for t in self.tools)
+
+    @property
+    def deferred_tokens(self) -> int:
+        return sum(t.name_tokens for t in self.tools)
+
+    @property
+    def break_even(self) -> float | None:
+        tools = self.tools
+        if not tools or not self.upfront_tokens:
+            return None
+        d = self.upfront_tokens / len(tools)
+        return break_even(len(tools), d, min(d, self.deferred_tokens / len(tools)))
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready view (enums as their values)."""
+        return {
+            "servers": [{"name": s.name, "source": s.source, "status": s.status.value,
+                         "reason": s.reason, "definition_tokens": s.definition_tokens,
+                         "instructions_chars": s.instructions_chars,
+                         "tools": [asdict(t) | {"problems": list(t.problems)} for t in s.tools]}
+                        for s in self.servers],
+            "problems": list(self.problems),
+            "upfront_tokens": self.upfront_tokens,
+            "deferred_tokens": self.deferred_tokens,
+            "break_even": self.break_even,
+        }
+
+
+def _is_claude_json(path: str | Path) -> bool:
+    """Whether ``path`` holds a ``~/.claude.json`` rather than an ``.mcp.json``-shaped file:
+    a top-level object whose ``projects`` is an object. Unreadable or invalid JSON is
+    ``False``, so :func:`~mcpmini.config.load_mcp_json` reports it with its usual problem."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, Mapping) and isinstance(data.get("projects"), Mapping)
+
+
+def load_sources(
+    scopes: Mapping[str, str | Path | None],
+    plugins: tuple[str | Path, ...] = (),
+    environ: Mapping[str, str] | None = None,
+    project_dir: str | os.PathLike[str] | None = None,
+) -> tuple[list[Any], list[Problem]]:
+    """Load the MCP sources ``config resolve`` reads: ``scopes`` maps ``local``, ``project``,
+    ``user`` to a file (an ``.mcp.json``-shaped file, or a ``~/.claude.json`` for local and
+    user, whose top level is the user scope and whose ``projects[project_dir]`` entry is the
+    local one), plus plugin folders. Returns ``(sources, problems)`` for
+    :func:`~mcpmini.config.resolve_mcp_servers`; a file that cannot be read is a problem,
+    never an exception."""
+    env = dict(os.environ if environ is None else environ)
+    where = os.fspath(project_dir) if project_dir is not None else os.getcwd()
+    sources: list[Any] = []
+    problems: list[Problem] = []
+    for scope in ("local", "project", "user"):
+        path = scopes.get(scope)
+        if not path:
+            continue
+        try:
+            if scope != "project" and _is_claude_json(path):
+                # a ~/.claude.json: user = top level, local = this project's entry
+                user, local = load_claude_json(path, project_dir=where, environ=env)
+                cfg = user if scope == "user" else local
+            else:
+                cfg = load_mcp_json(path, environ=env, source=scope)
+        except ConfigError as exc:
+            problems.append(Problem.from_error(exc))
+            continue
+        sources.append(cfg)
+        problems.extend(cfg.problems)
+    for folder in plugins:
+        plugin = load_plugin(folder, environ=env)
+        problems.extend(p for p in plugin.problems if (p.path or "").startswith("mcpServers")
+                        or p.severity.value == "error")
+        sources.append(plugin.mcp_source)
+    return sources, problems
+
+
+def _split_key(name: str) -> tuple[str, str | None]:
+    match = _PLUGIN_KEY.match(name)
+    return (match.group(2), match.group(1)) if match else (name, None)
+
+
+def _argv_env(entry: Mapping[str, Any], environ: Mapping[str, str]) -> tuple[list[str], dict[str, str]]:
+    args = entry.get("args") or []
+    if not isinstance(args, list):
+        raise ValueError("args must be a list")
+    env = dict(environ)
+    extra = entry.get("env") or {}
+    if not isinstance(extra, Mapping):
+        raise ValueError("env must be an object")
+    env.update({str(k): str(v) for k, v in extra.items()})
+    return [str(entry["command"]), *map(str, args)], env
+
+
+def _probe(name: str, entry: Any, timeout: float, environ: Mapping[str, str],
+           cwd: str | None, started: list[Any],
+           lock: threading.Lock) -> tuple[ServerStatus, str, list[dict[str, Any]], str]:
+    """Connect to one server; returns (status, reason, tools, instructions)."""
+    if not isinstance(entry, Mapping):
+        return ServerStatus.FAILED, "the entry is not an object", [], ""
+    transport: Any
+    if "command" not in entry:
+        kind = str(entry.get("type") or ("http" if "url" in entry else "unknown"))
+        if kind != "http" or not isinstance(entry.get("url"), str):
+            return (ServerStatus.UNSUPPORTED,
+                    f"{kind} servers are not connected by this version (stdio and http only)",
+                    [], "")
+        headers = entry.get("headers") or {}
+        if not isinstance(headers, Mapping):
+            return ServerStatus.FAILED, "headers must be an object", [], ""
+        transport = HttpTransport(entry["url"], headers={str(k): str(v) for k, v in headers.items()},
+                                  timeout=timeout, open_stream=False)
+    else:
+        try:
+            argv, env = _argv_env(entry, environ)
+            transport = StdioTransport(argv, env=env, cwd=cwd, close_grace=0.5)
+        except (ValueError, TransportError) as exc:
+            return ServerStatus.FAILED, str(exc), [], ""
+    with lock:
+        started.append(transport)
+    client = Client(transport, timeout=timeout, discover_timeout=min(timeout, 2.0))
+    try:
+        connection = client.connect()
+        tools = client.list_tools()
+        return ServerStatus.OK, "", tools, connection.instructions or ""
+    except TimeoutError:
+        if client.stray:
+            first = client.stray[0][:60].decode("utf-8", "replace")
+            return (ServerStatus.GARBAGE,
+                    f"{len(client.stray)} line(s) that are not JSON-RPC, e.g. {first!r}", [], "")
+        return ServerStatus.TIMEOUT, f"no answer within {timeout:g} s", [], ""
+    except TransportError as exc:
+        if not isinstance(transport, StdioTransport):
+            return ServerStatus.FAILED, str(exc), [], ""
+        code = transport.close()  # joins the stderr reader, so the last line is complete
+        tail = transport.stderr.strip().splitlines()[-1:] or [""]
+        return (ServerStatus.FAILED,
+                f"exited (code {code}) before answering" + (f": {tail[0][:120]}" if tail[0] else ""),
+                [], "")
+    except RemoteProtocolError as exc:
+        return ServerStatus.FAILED, f"error {exc.code}: {exc.message}", [], ""
+    except McpminiError as exc:
+        return ServerStatus.FAILED, str(exc), [], ""
+    finally:
+        transport.close()
+
+
+def _tool_report(server: str, plugin: str | None, tool: Mapping[str, Any],
+                 problems: list[str]) -> ToolReport:
+    name = exposed_name(server, str(tool.get("name", "")), NameStyle.CLAUDE_CODE, plugin)
+    description = str(tool.get("description") or "")
+    definition = {"name": name, "description": description,
+                  "input_schema": tool.get("inputSchema") or {"type": "object"}}
+    size = len(description.encode("utf-8"))
+    return ToolReport(name, server, str(tool.get("name", "")), json_tokens(definition),
+                      estimate_tokens(name), len(description), size, size > DESCRIPTION_CAP,
+                      tuple(problems))
+
+
+def take_inventory(
+    servers: Mapping[str, Resolved],
+    timeout: float = 10.0,
+    environ: Mapping[str, str] | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    problems: tuple[str, ...] = (),
+) -> Inventory:
+    """Start, list and close every server of ``servers`` (``{key: Resolved}``) in parallel.
+
+    ``environ`` is the base environment of the servers (default ``os.environ``) and each
+    entry's ``env`` is added to it. ``problems`` (configuration findings) are carried into
+    the :class:`Inventory`. Never raises for what a server does; every process started
+    here has been ended when this returns.
+    """
+    base = dict(os.environ if environ is None else environ)
+    started: list[Any] = []
+    lock = threading.Lock()
+    names = list(servers)
+    work_dir = None if cwd is None else os.fspath(cwd)
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, min(8, len(names)))) as pool:
+            futures = [pool.submit(_probe, n, servers[n].value, timeout, base, work_dir,
+                                   started, lock) for n in names]
+            outcomes = [f.result() for f in futures]
+    finally:
+        for transport in started:  # close() is idempotent; this covers an interrupted run
+            transport.close()
+    pairs = []
+    plugins: dict[str, str] = {}
+    for key, (_, _, tools, _) in zip(names, outcomes):
+        server, plugin = _split_key(key)
+        if plugin:
+            plugins[server] = plugin
+        pairs += [(server, str(t.get("name", ""))) for t in tools]
+    by_name: dict[str, list[str]] = {}
+    for p in name_problems(pairs, NameStyle.CLAUDE_CODE, plugins):
+        by_name.setdefault(p.name, []).append(p.kind.value)
+    reports = []
+    for key, (status, reason, tools, instructions) in zip(names, outcomes):
+        server, plugin = _split_key(key)
+        rows = []
+        for t in tools:
+            name = exposed_name(server, str(t.get("name", "")), NameStyle.CLAUDE_CODE, plugin)
+            rows.append(_tool_report(server, plugin, t, by_name.get(name, [])))
+        reports.append(ServerReport(key, servers[key].source, status, reason, tuple(rows),
+                                    len(instructions)))
+    return Inventory(tuple(reports), problems)
+
