@@ -9,7 +9,9 @@
    from 1 to 2 workers on two cores.
 
 Each side runs for a fixed time after a warm-up; the sides alternate (A, B, A, B …) so a load
-change on the machine hits both, and the medians are compared.
+change on the machine hits both, and the medians are compared. For the first comparison the
+server processes' CPU time per call is printed too: the SDK client spends several times the
+CPU of either server, so on a busy machine the calls per second mostly measure the client.
 
 Run: ``.venv/bin/python bench/http.py [--seconds S] [--repeat N]`` (or ``make bench``).
 """
@@ -40,6 +42,24 @@ from mcpmini.mcp import Client, HttpTransport
 from mcpmini.mcp.asgi import listening_socket
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process ``pid`` and its children (the uvicorn workers)."""
+    import psutil
+
+    proc = psutil.Process(pid)
+    total = 0.0
+    for p in [proc, *proc.children(recursive=True)]:
+        try:
+            times = p.cpu_times()
+        except psutil.Error:
+            continue
+        total += times.user + times.system
+    return total
+
+
+SERVER_PIDS: dict[str, int] = {}
+
+
 @contextmanager
 def server(argv: list[str]) -> Iterator[str]:
     """Start ``argv + ["--fd", N]`` on a listening socket; yield the URL; stop it."""
@@ -49,8 +69,10 @@ def server(argv: list[str]) -> Iterator[str]:
     proc = subprocess.Popen([*argv, "--fd", str(sock.fileno())], pass_fds=[sock.fileno()],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
     sock.close()
+    url = f"http://127.0.0.1:{port}/mcp"
+    SERVER_PIDS[url] = proc.pid
     try:
-        yield f"http://127.0.0.1:{port}/mcp"
+        yield url
     finally:
         proc.terminate()
         try:
@@ -71,17 +93,24 @@ def mcpmini_server(workers: int = 1, stateless: bool = False) -> list[str]:
 
 # --- 1. the official SDK client against both servers --------------------------------------------
 
+#: server CPU milliseconds per call of each run, by URL (the client cost cannot hide it)
+SERVER_MS: dict[str, list[float]] = {}
+
+
 async def _sdk_calls(url: str, seconds: float) -> float:
     from mcp import Client as SdkClient
 
     async with SdkClient(url) as client:
         for _ in range(20):  # warm-up: connection, caches, the first list_tools
             await client.call_tool("add", {"a": 1, "b": 2})
+        cpu0 = cpu_seconds(SERVER_PIDS[url])
         calls, start = 0, time.perf_counter()
         while time.perf_counter() - start < seconds:
             await client.call_tool("add", {"a": calls, "b": 1})
             calls += 1
-        return calls / (time.perf_counter() - start)
+        rate = calls / (time.perf_counter() - start)
+        SERVER_MS.setdefault(url, []).append((cpu_seconds(SERVER_PIDS[url]) - cpu0) * 1000 / max(calls, 1))
+        return rate
 
 
 def sdk_client_rate(url: str, seconds: float) -> float:
@@ -136,6 +165,7 @@ def main() -> int:
         sdk, mini = side_by_side("SDK server", lambda: sdk_client_rate(sdk_url, args.seconds),
                                  "mcpmini server", lambda: sdk_client_rate(mini_url, args.seconds),
                                  args.repeat)
+        sdk_ms, mini_ms = statistics.median(SERVER_MS[sdk_url]), statistics.median(SERVER_MS[mini_url])
 
     print("2. mcpmini clients (4 processes x 8 pipelined calls), stateless mcpmini server")
     with server(mcpmini_server(1, True)) as one_url, server(mcpmini_server(2, True)) as two_url:
@@ -150,6 +180,10 @@ def main() -> int:
           f"{mini / sdk:.2f}x | >= 3x |")
     print(f"| mcpmini clients: 1 worker (A) vs 2 workers (B), stateless | {one:.0f} | {two:.0f} | "
           f"{two / one:.2f}x | >= 1.6x |")
+    print()
+    print("Server CPU per call (the client's own cost cannot hide it; calls per server CPU-second):")
+    print(f"  SDK server {sdk_ms:.2f} ms, mcpmini server {mini_ms:.2f} ms: "
+          f"{sdk_ms / mini_ms:.2f}x the calls per CPU-second")
     return 0
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 __all__ = [
@@ -87,7 +87,7 @@ class TransportError(McpminiError):
     """A transport could not start, write or read (server missing, pipe closed…)."""
 
 
-class Severity(str, Enum):
+class Severity(StrEnum):
     """How bad a :class:`Problem` is: an ``error`` skips the thing, a ``warning`` does not."""
 
     ERROR = "error"

@@ -36,7 +36,7 @@ import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 __all__ = [
@@ -54,7 +54,7 @@ MARKER = "MCPMINI_PROCESS_RUN"
 _CHUNK = 1 << 16
 
 
-class Ending(str, Enum):
+class Ending(StrEnum):
     """How :func:`run` ended."""
 
     EXITED = "exited"          # the program exited by itself (any exit code or signal)

@@ -116,7 +116,7 @@ def test_the_cost_curve_crosses_at_the_break_even_point() -> None:
     assert max(u for u, up, de in rows if de < up) == 193
     assert [r[0] for r in measured_layer_rows((5, 10))] == [5, 10]
     fig = plot_context_cost(200, 300, 10, u=3)
-    assert fig.dpi == 72
+    assert fig.dpi == 100 and fig.axes[0].get_title().startswith("命題 3.8")
 
 
 def test_enable_tool_search_settings_decide_deferral() -> None:

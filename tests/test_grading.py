@@ -14,7 +14,7 @@ from mcpmini.course.progress import load_progress, progress_path, record_progres
 from mcpmini.errors import ConfigError
 
 
-class Colour(str, Enum):
+class Colour(str, Enum):  # noqa: UP042 (a learner may write a plain str mix-in)
     RED = "red"
     BLUE = "blue"
 
@@ -60,7 +60,7 @@ def test_a_partial_answer_is_never_labelled_all_correct(tmp_path):
 
 def test_values_of_the_wrong_type_are_incorrect_with_their_own_message(tmp_path):
     ex = small_exercise(tmp_path)
-    wrong_type = ex.grade({**FULL, "a": {"ok": "True"}, "n": True, "colour": "green"})
+    wrong_type = ex.grade({**FULL, "a": {"ok": "yes"}, "n": True, "colour": "green"})
     wrong_value = ex.grade({**FULL, "a": {"ok": False}})
     by_key = {r.key: r for r in wrong_type.results}
     assert by_key["a.ok"].status is Status.INCORRECT
@@ -71,10 +71,18 @@ def test_values_of_the_wrong_type_are_incorrect_with_their_own_message(tmp_path)
 
 
 def test_readable_variants_of_the_right_value_are_accepted(tmp_path):
-    variants = {"a": {"ok": True}, "n": "25,000", "colour": Colour.RED, "why": " b ",
+    variants = {"a": {"ok": " true "}, "n": "25,000", "colour": Colour.RED, "why": " b ",
                 "names": ("x", "y")}
     assert small_exercise(tmp_path).grade(variants).status is Status.CORRECT
     assert small_exercise(tmp_path).grade({**FULL, "n": 25_000.0}).status is Status.CORRECT
+
+
+def test_text_is_read_alike_for_every_kind_and_unreadable_values_share_one_message(tmp_path):
+    ex = small_exercise(tmp_path)
+    assert ex.grade({**FULL, "a": {"ok": "True"}, "n": "25000", "why": "b"}).status is Status.CORRECT
+    bad = {r.key: r.message for r in ex.grade({**FULL, "a": {"ok": "yes"}, "n": "many"}).results}
+    # one template: only the expected kind and the value differ
+    assert bad["a.ok"].replace("True か False", "X") == bad["n"].replace("整数", "X").replace("many", "yes")
 
 
 def test_each_wrong_choice_and_each_known_mistake_gets_its_own_message(tmp_path):

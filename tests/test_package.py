@@ -41,6 +41,7 @@ PUBLIC = {
         "HttpTransport",
         "in_call",
         "LOG_LEVELS",
+        "NO_CALL",
         "McpAsgi",
         "add_server",
         "check_schema",

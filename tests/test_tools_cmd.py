@@ -73,11 +73,13 @@ def test_the_fixture_project_lists_every_tool_under_claude_codes_names(env, caps
 
 def test_the_table_names_the_broken_server_and_still_lists_the_others(env, capsys):
     code = main(["tools", "--project", str(FIXTURE / "project" / ".mcp.json"),
-                 "--timeout", "20"])
+                 "--user", str(FIXTURE / "user.json"),
+                 "--plugin", str(FIXTURE / "shop-plugin"), "--timeout", "20"])
     text = capsys.readouterr().out
     assert code == 1
     assert "broken [project] failed" in text and "mcp__add__add" in text
-    assert "3 tools from 2 of 3 servers" in text and "break-even" in text
+    assert "old-events [user] unsupported" in text
+    assert "5 tools from 3 of 6 servers" in text and "break-even" in text
 
 
 def test_a_hung_server_times_out_and_its_children_are_killed():
@@ -85,18 +87,15 @@ def test_a_hung_server_times_out_and_its_children_are_killed():
     hang = ("import subprocess, sys, time; "
             "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)']); "
             "time.sleep(120)")
-    inv = take_inventory({"hang": _entry(hang), "add": Resolved(
-        "add", {"command": PY, "args": ["-m", "mcpmini", "serve", "add"]}, "project")},
-        timeout=3)
-    by = {s.name: s for s in inv.servers}
-    assert by["hang"].status is ServerStatus.TIMEOUT and by["add"].status is ServerStatus.OK
+    inv = take_inventory({"hang": _entry(hang)}, timeout=3)
+    assert inv.servers[0].status is ServerStatus.TIMEOUT and inv.tools == []
     assert _descendants() <= before
 
 
 def test_a_server_answering_garbage_is_reported_as_such():
     before = _descendants()
     garbage = "import sys\nprint('Welcome to my server!', flush=True)\nsys.stdin.read()"
-    inv = take_inventory({"noisy": _entry(garbage)}, timeout=2)
+    inv = take_inventory({"noisy": _entry(garbage)}, timeout=5)
     report = inv.servers[0]
     assert report.status is ServerStatus.GARBAGE and "Welcome" in report.reason
     assert inv.tools == [] and inv.break_even is None

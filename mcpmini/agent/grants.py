@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 
 __all__ = [
     "AccessPolicy",
@@ -30,7 +30,7 @@ __all__ = [
 ]
 
 
-class Layer(str, Enum):
+class Layer(StrEnum):
     """The three layers, in the order a call meets them."""
 
     PLAN = "plan"

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +51,7 @@ _VALID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _OUTSIDE = re.compile(r"[^A-Za-z0-9_-]")
 
 
-class NameStyle(str, Enum):
+class NameStyle(StrEnum):
     """How a host turns ``(server, tool)`` into the name the model sees."""
 
     PLAIN = "plain"              # the bare tool name, no namespace (what collides)
@@ -87,7 +87,7 @@ def split_name(name: str, style: NameStyle = NameStyle.DOUBLE_UNDERSCORE) -> tup
     return server, tool
 
 
-class NameProblemKind(str, Enum):
+class NameProblemKind(StrEnum):
     """What can be wrong with an exposed tool name."""
 
     COLLISION = "collision"              # two (server, tool) pairs give the same name
@@ -146,7 +146,7 @@ def name_problems(pairs: Iterable[tuple[str, str]],
 
 # --- identity -----------------------------------------------------------------------------
 
-class Merge(str, Enum):
+class Merge(StrEnum):
     """Who wins when the model's arguments and the host's identity set the same key."""
 
     MODEL_WINS = "model_wins"  # {**identity, **arguments}: a prompt can name another user

@@ -70,8 +70,8 @@ def _cmd_tools(args: argparse.Namespace) -> int:
             print(f"    {t.name:<48} {t.definition_tokens:>6} tokens  "
                   f"{t.description_chars:>5} chars{flags}")
     tools = inventory.tools
-    print(f"{len(tools)} tools from {len(inventory.servers) - len(bad)} of "
-          f"{len(inventory.servers)} servers")
+    answered = sum(1 for s in inventory.servers if s.status is ServerStatus.OK)
+    print(f"{len(tools)} tools from {answered} of {len(inventory.servers)} servers")
     print(f"up front: {inventory.upfront_tokens} tokens; deferred (tool search): "
           f"{inventory.deferred_tokens} tokens of names + the definitions of the tools used")
     if inventory.break_even is not None:

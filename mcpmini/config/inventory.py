@@ -24,7 +24,7 @@ import threading
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +60,7 @@ DESCRIPTION_CAP = 2048
 _PLUGIN_KEY = re.compile(r"^plugin:([^:]+):(.+)$")
 
 
-class ServerStatus(str, Enum):
+class ServerStatus(StrEnum):
     """How connecting to one server ended."""
 
     OK = "ok"

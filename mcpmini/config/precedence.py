@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from ..errors import ConfigError
@@ -38,7 +38,7 @@ __all__ = [
 ]
 
 
-class Mechanism(str, Enum):
+class Mechanism(StrEnum):
     """The extension mechanisms whose definitions can come from several sources."""
 
     MCP_SERVERS = "mcp_servers"
@@ -48,7 +48,7 @@ class Mechanism(str, Enum):
     CLAUDE_MD = "claude_md"
 
 
-class Combination(str, Enum):
+class Combination(StrEnum):
     """How definitions from several sources combine (article §2, §6)."""
 
     OVERRIDE = "override"  # one definition per name wins, taken whole

@@ -24,7 +24,7 @@ import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -303,7 +303,7 @@ def selection_accuracy(counts: Sequence[int] = (5, 8, 12, 18), seeds: int = 20,
 
 # --- 2.2: structured errors and a retry policy -----------------------------------------
 
-class ErrorCategory(str, Enum):
+class ErrorCategory(StrEnum):
     """The four kinds of tool failure (a convention carried inside the result content)."""
 
     TRANSIENT = "transient"    # timeout, service down: may work if tried again later

@@ -36,7 +36,7 @@ import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from enum import Enum
+from enum import StrEnum
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -48,7 +48,7 @@ _KERNEL = "mcpmini-current-env"
 _NAME = re.compile(r"^([9P])[_.]([1-4])(?:\D|$)")
 
 
-class RowStatus(str, Enum):
+class RowStatus(StrEnum):
     """How a learner's exercise ended in the batch."""
 
     GRADED = "graded"

@@ -98,14 +98,30 @@ def _per_request_story(c: Sequence[str], s: Sequence[str]) -> str:
             f"{_fmt(common)} から {n.agreed} を選んで再試行し、2 回目で成立します。")
 
 
+def _handshake_pointer(c: Sequence[str], s: Sequence[str]) -> str:
+    """Where to look when the handshake answer is wrong; the reasoning is left to a hint."""
+    n = negotiate_handshake(c, s)
+    answer = n.messages[1][1]["result"]["protocolVersion"]
+    if n.ok:
+        return f"成立します。クライアントが出す版 max C = {max(c)} を S と見比べましょう。"
+    return f"成立しません。サーバが返す版 {answer} を C と見比べましょう（hint(1)）。"
+
+
+def _per_request_pointer(c: Sequence[str], s: Sequence[str]) -> str:
+    """Where to look when the per-request answer is wrong (C ∩ S decides it)."""
+    if negotiate_per_request(c, s).ok:
+        return "成立します。-32022 のエラーで S を知ったあと、C ∩ S を見ましょう（hint(2)）。"
+    return "成立しません。C ∩ S を書き出してみましょう（hint(2)）。"
+
+
 def _negotiation_parts(prefix: str, c: Sequence[str], s: Sequence[str]) -> list[Part]:
     hs, pr = negotiate_handshake(c, s), negotiate_per_request(c, s)
     label = f"({prefix[:-1]}) " if prefix else ""
     return [
         Part.boolean(f"{prefix}handshake", f"{label}握手による方式で成立するか", hs.ok,
-                     otherwise=_handshake_story(c, s)),
+                     otherwise=_handshake_pointer(c, s)),
         Part.boolean(f"{prefix}per_request", f"{label}要求ごとに版を示す方式で成立するか", pr.ok,
-                     otherwise=_per_request_story(c, s)),
+                     otherwise=_per_request_pointer(c, s)),
     ]
 
 
@@ -126,8 +142,8 @@ def _build_9_1() -> Exercise:
             continue
         parts.append(Part.integer(
             "b.requests", "(b) 要求ごとの方式で、クライアントが送る要求の数", pr_b.requests,
-            mistakes={1: "1 回目の要求の版 v4 は S にないので、-32022 が返ってから再試行します。"},
-            otherwise=_per_request_story(cb, sb)))
+            mistakes={1: "1 回目の要求の版 v4 は S にあるでしょうか。"},
+            otherwise="1 回目の要求が断られたあと、何回目で通るかを数えましょう（hint(2)）。"))
     offer = hs_b.messages[0][1]["params"]["protocolVersion"]
     answer = hs_b.messages[1][1]["result"]["protocolVersion"]
     common = sorted(set(cb) & set(sb))

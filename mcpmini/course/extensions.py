@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import random
 import tempfile
-from enum import Enum
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from .grading import Exercise, Part
@@ -27,14 +27,14 @@ __all__ = ["Fate", "Setting", "build_9_3", "build_9_4", "practice_9_3", "practic
 TITLES = {"9.3": "起動できないフック", "9.4": "スキルの再添付"}
 
 
-class Fate(str, Enum):
+class Fate(StrEnum):
     """What happens to a matching tool call (exercise 9.3)."""
 
     PROCEEDS = "proceeds"  # goes on to the permission check
     BLOCKED = "blocked"  # is not executed
 
 
-class Setting(str, Enum):
+class Setting(StrEnum):
     """A value of a hook handler's ``onFailure`` (exercise 9.3)."""
 
     CONTINUE = "continue"

@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import Enum, StrEnum
 from typing import Any
 
 from .progress import progress_path, record_progress
@@ -33,7 +33,7 @@ from .progress import progress_path, record_progress
 __all__ = ["Choice", "Exercise", "Kind", "Part", "PartResult", "Report", "Status"]
 
 
-class Status(str, Enum):
+class Status(StrEnum):
     """The state of one part (and, summarised, of a whole exercise)."""
 
     CORRECT = "correct"
@@ -41,7 +41,7 @@ class Status(str, Enum):
     NOT_ATTEMPTED = "not_attempted"
 
 
-class Kind(str, Enum):
+class Kind(StrEnum):
     """What kind of value a part expects."""
 
     BOOL = "bool"
@@ -132,20 +132,25 @@ class Part:
     def read(self, value: Any) -> Any:
         """Normalise a learner's value. Raises ``_Unreadable`` with a specific message."""
         value = _plain(value)
+        # One rule for every kind: a value of the right type, or text that spells one
+        # ("2", "25,000", "True", " b "), is read; anything else gets the same message.
         if self.kind is Kind.BOOL:
             if isinstance(value, bool):
                 return value
-            raise _Unreadable(f"True か False（引用符なし）で答えてください（いまの値: {value!r}）")
+            if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+                return value.strip().lower() == "true"
+            raise _Unreadable(_unreadable("True か False", value))
         if self.kind is Kind.INT:
             if isinstance(value, bool):
-                raise _Unreadable(f"数（整数）で答えてください（いまの値: {value!r}）")
+                raise _Unreadable(_unreadable("整数", value))
             if isinstance(value, float) and value.is_integer():
                 return int(value)
             if isinstance(value, int):
                 return value
-            if isinstance(value, str) and value.replace(",", "").replace("_", "").strip().isdigit():
-                return int(value.replace(",", "").replace("_", ""))
-            raise _Unreadable(f"整数で答えてください（いまの値: {value!r}）")
+            digits = value.replace(",", "").replace("_", "").strip() if isinstance(value, str) else ""
+            if digits.isdigit():
+                return int(digits)
+            raise _Unreadable(_unreadable("整数", value))
         if self.kind in (Kind.OPTION, Kind.CHOICE):
             if isinstance(value, str):
                 wanted = value.strip()
@@ -153,12 +158,12 @@ class Part:
                     if opt.lower() == wanted.lower():
                         return opt
             listed = "、".join(repr(o) for o in self.options)
-            raise _Unreadable(f"次のどれか 1 つで答えてください: {listed}（いまの値: {value!r}）")
+            raise _Unreadable(_unreadable(f"{listed} のどれか 1 つ", value))
         if isinstance(value, (list, tuple, set, frozenset)) and all(
             isinstance(v, str) for v in value
         ):
             return frozenset(v.strip() for v in value)
-        raise _Unreadable(f"名前（文字列）のリストか集合で答えてください（いまの値: {value!r}）")
+        raise _Unreadable(_unreadable("名前（文字列）のリストか集合", value))
 
     def diagnose(self, value: Any) -> str:
         """The message for a readable but wrong ``value``."""
@@ -195,6 +200,11 @@ class Part:
         except Exception as exc:
             return PartResult(self.key, Status.INCORRECT,
                               f"この値は読めませんでした（{type(exc).__name__}）。", 0, self.points)
+
+
+def _unreadable(what: str, value: Any) -> str:
+    """The one message for a value that cannot be read as the kind a part expects."""
+    return f"{what}で答えてください（いまの値: {value!r}）"
 
 
 def _plain(value: Any) -> Any:

@@ -172,7 +172,8 @@ def prop_4_3_rows(environ: Mapping[str, str] | None = None) -> list[dict[str, An
     """Every combination of exit code x onFailure x other hook x rules x mode, run for real.
 
     Returns one dict per combination: the inputs, the hook ``outcome`` of Definition 4.2
-    (before onFailure) and the ``reported`` one (after it), the ``final`` decision,
+    (before onFailure) and the ``reported`` one (after it), the ``final`` decision and
+    ``deferred`` (a hook's defer won: the runtime reports it as ``final="ask"``),
     ``stopped_at_hooks`` (the gate decided at its first station) and ``final_without_h``
     (the gate with only the other hook: what happens when H contributes nothing).
     """
@@ -194,7 +195,7 @@ def prop_4_3_rows(environ: Mapping[str, str] | None = None) -> list[dict[str, An
             rows.append({"exit_code": code, "on_failure": on_failure, "other": other or "-",
                          "rules": label, "mode": mode.value,
                          "outcome": sim.article_outcome, "reported": sim.outcome,
-                         "final": verdict.final.value,
+                         "final": verdict.final.value, "deferred": verdict.deferred,
                          "stopped_at_hooks": verdict.decided_by == "hooks",
                          "final_without_h": baseline.final.value})
     return rows

@@ -22,8 +22,13 @@ from ..mcp import (
 
 
 def _figure(ax: Any, size: tuple[float, float], dpi: int) -> tuple[Any, Any]:
-    """``(figure, axes)``: the given axes and their figure, or a new figure of ``size``."""
+    """``(figure, axes)``: the given axes and their figure, or a new figure of ``size``.
+
+    Importing ``matplotlib_fontja`` registers its bundled IPAex Gothic font and makes it the
+    default family, so the Japanese titles and labels render the same on every machine.
+    """
     import matplotlib.pyplot as plt
+    import matplotlib_fontja  # noqa: F401  (registers the Japanese font on import)
 
     if ax is None:
         return plt.subplots(figsize=size, dpi=dpi)
@@ -57,6 +62,11 @@ class GridCell(Enum):
     PER_REQUEST_ONLY = "handshake fails, per-request succeeds"
     HANDSHAKE_ONLY = "handshake succeeds, per-request fails"
     NEITHER = "both fail"
+
+    @property
+    def ja(self) -> str:
+        """The Japanese legend text for this kind of cell."""
+        return _GRID_JA[self]
 
 
 @dataclass(frozen=True)
@@ -102,30 +112,35 @@ def negotiation_grid(universe: Sequence[str] = KNOWN_VERSIONS) -> NegotiationGri
     return NegotiationGrid(versions, subsets, tuple(rows))
 
 
+_GRID_JA = {GridCell.BOTH: "両方とも成立", GridCell.PER_REQUEST_ONLY: "握手は失敗、要求ごとは成立",
+            GridCell.HANDSHAKE_ONLY: "握手は成立、要求ごとは失敗", GridCell.NEITHER: "両方とも失敗"}
+
 _COLOURS = {GridCell.BOTH: "#4c9f70", GridCell.PER_REQUEST_ONLY: "#f2a541",
             GridCell.HANDSHAKE_ONLY: "#7b2cbf", GridCell.NEITHER: "#d9d9d9"}
 
 
-def plot_negotiation_grid(grid: NegotiationGrid, ax: Any = None, dpi: int = 72) -> Any:
+def plot_negotiation_grid(grid: NegotiationGrid, ax: Any = None, dpi: int = 100) -> Any:
     """Draw ``grid`` as a coloured matrix (rows C, columns S); return the figure."""
     from matplotlib.colors import ListedColormap
     from matplotlib.patches import Patch
 
     kinds = list(GridCell)
-    size = 3 + 0.16 * len(grid.subsets)
-    fig, ax = _figure(ax, (size, size + 1.2), dpi)
+    size = 3.5 + 0.2 * len(grid.subsets)
+    fig, ax = _figure(ax, (size, size + 1.6), dpi)
     matrix = [[kinds.index(cell) for cell in row] for row in grid.cells]
     ax.imshow(matrix, cmap=ListedColormap([_COLOURS[k] for k in kinds]),
               vmin=0, vmax=len(kinds) - 1, interpolation="nearest")
     labels = [grid.label(s) for s in grid.subsets]
-    ax.set_xticks(range(len(labels)), labels, rotation=90, fontsize=6, family="monospace")
-    ax.set_yticks(range(len(labels)), labels, fontsize=6, family="monospace")
-    ax.set_xlabel("server set S")
-    ax.set_ylabel("client set C")
+    ax.set_xticks(range(len(labels)), labels, rotation=90, fontsize=9, family="monospace")
+    ax.set_yticks(range(len(labels)), labels, fontsize=9, family="monospace")
+    ax.set_xlabel("サーバの版の集合 S", fontsize=11)
+    ax.set_ylabel("クライアントの版の集合 C", fontsize=11)
     names = ", ".join(f"{'abcdefghijklmnopqrstuvwxyz'[i]}={v}" for i, v in enumerate(grid.universe))
-    ax.set_title(names, fontsize=7)
-    ax.legend(handles=[Patch(color=_COLOURS[k], label=f"{k.value} ({grid.count(k)})")
-                       for k in kinds], loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2, fontsize=7)
+    ax.set_title(f"命題 3.4：{len(grid.subsets) ** 2} 組の (C, S) での 2 つの方式\n{names}",
+                 fontsize=11)
+    ax.legend(handles=[Patch(color=_COLOURS[k], label=f"{k.ja}（{grid.count(k)}）")
+                       for k in kinds], loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2,
+              fontsize=10)
     fig.tight_layout()
     return fig
 
@@ -149,15 +164,16 @@ def reattach_curve(body_tokens: int = 6000, per_skill_tokens: int = 5000,
 
 
 def plot_reattach_curve(rows: Sequence[tuple[int, int, int]], ax: Any = None,
-                        dpi: int = 72) -> Any:
+                        dpi: int = 100) -> Any:
     """Draw the attached total and the bound min(k·a, A) against k; return the figure."""
 
-    fig, ax = _figure(ax, (5, 3), dpi)
+    fig, ax = _figure(ax, (6, 3.6), dpi)
     ks = [r[0] for r in rows]
-    ax.plot(ks, [r[2] for r in rows], "--", color="grey", label="min(k·a, A)")
-    ax.plot(ks, [r[1] for r in rows], "o-", label="reattach()")
-    ax.set_xlabel("k (distinct skills invoked)")
-    ax.set_ylabel("tokens re-attached")
+    ax.plot(ks, [r[2] for r in rows], "--", color="grey", label="上界 min(k·a, A)")
+    ax.plot(ks, [r[1] for r in rows], "o-", label="reattach() の実測")
+    ax.set_title("命題 5.2：圧縮のあとに再び添付されるスキルの量")
+    ax.set_xlabel("呼び出した異なるスキルの数 k")
+    ax.set_ylabel("再添付されるトークン数")
     ax.legend()
     fig.tight_layout()
     return fig
@@ -179,23 +195,24 @@ def context_cost_curve(n: int, d: float, m: float,
 
 
 def plot_context_cost(n: int, d: float, m: float, u: int | None = None, ax: Any = None,
-                      dpi: int = 72) -> Any:
+                      dpi: int = 100) -> Any:
     """Both costs against u with the break-even line u* = N(d − m)/d; return the figure."""
 
     from ..agent import break_even
 
-    fig, ax = _figure(ax, (5.5, 3.2), dpi)
+    fig, ax = _figure(ax, (6.5, 3.8), dpi)
     rows = context_cost_curve(n, d, m)
     us = [r[0] for r in rows]
-    ax.plot(us, [r[1] for r in rows], label="up front  N·d")
-    ax.plot(us, [r[2] for r in rows], label="deferred  N·m + u·d")
+    ax.plot(us, [r[1] for r in rows], label="前もって全部  N·d")
+    ax.plot(us, [r[2] for r in rows], label="遅延読み込み  N·m + u·d")
     star = break_even(n, d, m)
-    ax.axvline(star, color="grey", linestyle="--", label=f"u* = {star:.1f}")
+    ax.axvline(star, color="grey", linestyle="--", label=f"損益分岐点 u* = {star:.1f}")
     if u is not None:
-        ax.plot([u], [n * m + u * d], "o", color="C1")
-    ax.set_xlabel("u (tools used)")
-    ax.set_ylabel("tokens in context")
-    ax.legend(fontsize=8)
+        ax.plot([u], [n * m + u * d], "o", color="C1", label=f"いまの u = {u}")
+    ax.set_title(f"命題 3.8：ツール定義の置き方と文脈のコスト（N={n}, d={d:g}, m={m:g}）")
+    ax.set_xlabel("会話で使うツールの数 u")
+    ax.set_ylabel("文脈に置かれるトークン数")
+    ax.legend(fontsize=9)
     fig.tight_layout()
     return fig
 
@@ -208,16 +225,17 @@ def measured_layer_rows(ns: Sequence[int] = (10, 25, 50, 100, 200)) -> list[tupl
 
 
 def plot_measured_layer(rows: Sequence[tuple[int, int, int]], ax: Any = None,
-                        dpi: int = 72) -> Any:
+                        dpi: int = 100) -> Any:
     """Measured definition and name sizes against N; return the figure."""
 
-    fig, ax = _figure(ax, (5.5, 3.2), dpi)
+    fig, ax = _figure(ax, (6.5, 3.8), dpi)
     ns = [r[0] for r in rows]
-    ax.plot(ns, [r[1] for r in rows], "o-", label="tools/list (definitions)")
-    ax.plot(ns, [r[2] for r in rows], "s-", label="names only")
-    ax.set_xlabel("N (tools on the server)")
-    ax.set_ylabel("estimated tokens")
-    ax.legend(fontsize=8)
+    ax.plot(ns, [r[1] for r in rows], "o-", label="tools/list（定義すべて）")
+    ax.plot(ns, [r[2] for r in rows], "s-", label="名前だけ")
+    ax.set_title("実測：サーバのツール数とツール層の大きさ")
+    ax.set_xlabel("サーバのツールの数 N")
+    ax.set_ylabel("推定トークン数")
+    ax.legend(fontsize=9)
     fig.tight_layout()
     return fig
 
@@ -241,16 +259,17 @@ def turns_curve(limits: Sequence[int] = tuple(range(9))) -> list[tuple[int, int,
     return rows
 
 
-def plot_turns_curve(rows: Sequence[tuple[int, int, str]], ax: Any = None, dpi: int = 72) -> Any:
+def plot_turns_curve(rows: Sequence[tuple[int, int, str]], ax: Any = None, dpi: int = 100) -> Any:
     """Measured model calls against T with the bound T + 1; return the figure."""
 
-    fig, ax = _figure(ax, (4.5, 3), dpi)
+    fig, ax = _figure(ax, (6, 3.6), dpi)
     ts = [r[0] for r in rows]
-    ax.plot(ts, [t + 1 for t in ts], "--", color="grey", label="bound T + 1")
-    ax.plot(ts, [r[1] for r in rows], "o", label="measured model calls")
-    ax.set_xlabel("max_turns T")
-    ax.set_ylabel("model calls")
-    ax.legend(fontsize=8)
+    ax.plot(ts, [t + 1 for t in ts], "--", color="grey", label="上界 T + 1")
+    ax.plot(ts, [r[1] for r in rows], "o", label="実測したモデルの呼び出し回数")
+    ax.set_title("命題 7.1：いつもツールを呼ぶモデルと max_turns")
+    ax.set_xlabel("max_turns の値 T")
+    ax.set_ylabel("モデルの呼び出し回数")
+    ax.legend(fontsize=9)
     fig.tight_layout()
     return fig
 
@@ -262,48 +281,58 @@ GATE_STATIONS = ("hooks", "deny_rules", "ask_rules", "hook_decision", "mode", "a
 _VERDICT_COLOURS = {"deny": "#d9534f", "ask": "#f0ad4e", "allow": "#5cb85c"}
 
 
-def plot_gate_path(result: Any, ax: Any = None, dpi: int = 72) -> Any:
+_STATION_JA = {"hooks": "フック", "deny_rules": "deny 規則", "ask_rules": "ask 規則",
+               "hook_decision": "フックの決定", "mode": "権限モード", "allow_rules": "allow 規則",
+               "fallback": "どれにも\n当たらない"}
+_VERDICT_JA = {"deny": "拒否 (deny)", "ask": "確認 (ask)", "allow": "許可 (allow)",
+               "defer": "呼び出し側へ (defer)"}
+
+
+def plot_gate_path(result: Any, ax: Any = None, dpi: int = 100) -> Any:
     """Draw the gate's stations left to right; the visited ones filled, the deciding one in
     the colour of its verdict (red deny, orange ask, green allow). Returns the figure."""
     from matplotlib.patches import Rectangle
 
-    fig, ax = _figure(ax, (7.5, 1.6), dpi)
+    fig, ax = _figure(ax, (10, 2.4), dpi)
     visited = {step.step: step.verdict for step in result.path}
     for i, station in enumerate(GATE_STATIONS):
         verdict = visited.get(station)
         seen = station in visited
         colour = _VERDICT_COLOURS.get(verdict or "", "#dddddd" if seen else "white")
-        ax.add_patch(Rectangle((i * 1.1, 0), 1, 1, facecolor=colour, edgecolor="black",
-                                   linestyle="-" if seen else ":"))
-        ax.text(i * 1.1 + 0.5, 0.5, station.replace("_", "\n"), ha="center", va="center",
-                fontsize=7)
+        ax.add_patch(Rectangle((i * 1.25, 0), 1, 1, facecolor=colour, edgecolor="black",
+                               linestyle="-" if seen else ":"))
+        ax.text(i * 1.25 + 0.5, 0.5, _STATION_JA.get(station, station), ha="center",
+                va="center", fontsize=11)
         if i:
-            ax.annotate("", (i * 1.1, 0.5), (i * 1.1 - 0.1, 0.5),
-                        arrowprops={"arrowstyle": "->", "lw": 0.8})
-    ax.set_xlim(-0.1, len(GATE_STATIONS) * 1.1)
+            ax.annotate("", (i * 1.25, 0.5), (i * 1.25 - 0.25, 0.5),
+                        arrowprops={"arrowstyle": "->", "lw": 1.2})
+    ax.set_xlim(-0.1, len(GATE_STATIONS) * 1.25)
     ax.set_ylim(-0.1, 1.1)
     ax.axis("off")
-    ax.set_title(f"final: {result.final}", fontsize=9)
+    verdict = "defer" if getattr(result, "deferred", False) else str(result.final)
+    final = _VERDICT_JA.get(verdict, verdict)
+    ax.set_title(f"関門の通り道：最終の判定は {final}", fontsize=12)
     fig.tight_layout()
     return fig
 
 
-def plot_prop_4_5(groups: dict[str, Sequence[Any]], ax: Any = None, dpi: int = 72) -> Any:
+def plot_prop_4_5(groups: dict[str, Sequence[Any]], ax: Any = None, dpi: int = 100) -> Any:
     """Bars per group of :class:`~mcpmini.course.hooklab.Trial`: executed calls, executed
     calls the hook had not seen first, and executed ``.env`` writes. Returns the figure."""
 
-    fig, ax = _figure(ax, (5.5, 3), dpi)
-    measures = [("executed calls", "executed"), ("not seen by the hook first", "violations"),
-                (".env writes executed", "env_writes")]
+    fig, ax = _figure(ax, (6.5, 3.8), dpi)
+    measures = [("実行された呼び出し", "executed"), ("フックを先に通らなかったもの", "violations"),
+                ("実行された .env への書き込み", "env_writes")]
     width = 0.8 / len(measures)
     for j, (label, attr) in enumerate(measures):
         values = [sum(getattr(t, attr) for t in trials) for trials in groups.values()]
         xs = [i + j * width for i in range(len(groups))]
         ax.bar(xs, values, width, label=label)
         for x, v in zip(xs, values, strict=True):
-            ax.text(x, v, str(v), ha="center", va="bottom", fontsize=7)
-    ax.set_xticks([i + width for i in range(len(groups))], list(groups), fontsize=8)
-    ax.set_ylabel("count over all trials")
-    ax.legend(fontsize=7)
+            ax.text(x, v, str(v), ha="center", va="bottom", fontsize=9)
+    ax.set_xticks([i + width for i in range(len(groups))], list(groups), fontsize=10)
+    ax.set_title("命題 4.5：フックと指示、実行された呼び出しの数")
+    ax.set_ylabel("全試行での回数")
+    ax.legend(fontsize=9)
     fig.tight_layout()
     return fig

@@ -17,20 +17,62 @@ from typing import Any
 from ..mcp import KNOWN_VERSIONS, Negotiation, negotiate_handshake, negotiate_per_request
 
 __all__ = [
+    "LIVE_LABEL",
+    "STATIC_LABEL",
     "VersionComparison",
     "VersionPicker",
     "compare_versions",
     "context_cost_explorer",
     "context_cost_lines",
     "hook_gate_lab",
+    "live_html",
     "matcher_playground",
     "negotiation_lines",
     "reattach_explorer",
     "reattach_lines",
+    "report_text",
     "resolution_lines",
     "resolution_switch",
+    "static_report",
     "version_picker",
 ]
+
+
+LIVE_LABEL = "ウィジェットの報告（操作に合わせて更新）"
+STATIC_LABEL = "最初の状態の報告（静的な文字。ウィジェットを動かしても変わりません）"
+
+
+def live_html(text: str) -> str:
+    """``text`` as the HTML a widget shows: escaped, preformatted, under :data:`LIVE_LABEL`.
+
+    Escaping matters: matcher strings such as ``(?<tool>Notebook)Edit`` hold ``<``/``>``.
+    """
+    from html import escape
+
+    return f"<b>{escape(LIVE_LABEL)}</b><pre>{escape(text)}</pre>"
+
+
+def static_report(text: str) -> str:
+    """``text`` under :data:`STATIC_LABEL`, for the ``print`` beside a widget (headless runs)."""
+    return f"{STATIC_LABEL}\n{text}"
+
+
+def report_text(widget: Any) -> str:
+    """The live report a widget box currently shows, as plain text (for tests and checks).
+
+    Walks ``widget``'s children for the HTML report made by :func:`live_html`. Raises
+    ``LookupError`` when there is none.
+    """
+    from html import unescape
+
+    stack = [widget]
+    while stack:
+        node = stack.pop(0)
+        value = getattr(node, "value", None)
+        if isinstance(value, str) and value.startswith("<b>") and "<pre>" in value:
+            return unescape(value.split("<pre>", 1)[1].rsplit("</pre>", 1)[0])
+        stack.extend(getattr(node, "children", ()))
+    raise LookupError("the widget shows no report")
 
 
 # --- notebook 03: the client's and the server's version sets (Proposition 3.4) ---------
@@ -144,8 +186,6 @@ def version_picker(universe: Sequence[str] = KNOWN_VERSIONS,
     so instead of negotiating. Raises ``ValueError`` when an initial version is not in
     ``universe``.
     """
-    from html import escape
-
     import ipywidgets as widgets
 
     versions = sorted(set(universe))
@@ -167,7 +207,7 @@ def version_picker(universe: Sequence[str] = KNOWN_VERSIONS,
     picker = VersionPicker(box, c_boxes, s_boxes)
 
     def refresh(_: Any = None) -> None:
-        output.value = f"<pre>{escape(picker.report())}</pre>"
+        output.value = live_html(picker.report())
 
     for checkbox in c_boxes + s_boxes:
         checkbox.observe(refresh, names="value")
@@ -218,8 +258,8 @@ def reattach_explorer(sizes: Sequence[int] = (6000,) * 7, per_skill_tokens: int 
     out = widgets.HTML()
 
     def refresh(_: Any = None) -> None:
-        text = "\n".join(reattach_lines([body.value] * k.value, a.value, big_a.value))
-        out.value = f"<pre>{text}</pre>"
+        out.value = live_html("\n".join(reattach_lines([body.value] * k.value, a.value,
+                                                         big_a.value)))
 
     for w in (k, body, a, big_a):
         w.observe(refresh, names="value")
@@ -257,7 +297,7 @@ def resolution_switch(sources: Any, name: str) -> Any:
     out = widgets.HTML()
 
     def refresh(_: Any = None) -> None:
-        out.value = "<pre>" + "\n".join(resolution_lines(sources, name, toggle.value)) + "</pre>"
+        out.value = live_html("\n".join(resolution_lines(sources, name, toggle.value)))
 
     toggle.observe(refresh, names="value")
     refresh()
@@ -300,7 +340,8 @@ def context_cost_explorer(n: int = 200, u: int = 3, d: int = 300, m: int = 10) -
 
     sn = widgets.IntSlider(value=n, min=1, max=500, description="N")
     su = widgets.IntSlider(value=u, min=0, max=n, description="u")
-    sd = widgets.IntSlider(value=d, min=1, max=1000, step=10, description="d")
+    # step 1: an IntSlider snaps its value to min + k·step, so min=1, step=10 turned 300 into 301
+    sd = widgets.IntSlider(value=d, min=1, max=1000, step=1, description="d")
     sm = widgets.IntSlider(value=m, min=0, max=100, description="m")
     text = widgets.HTML()
     figure = widgets.Output()
@@ -308,8 +349,8 @@ def context_cost_explorer(n: int = 200, u: int = 3, d: int = 300, m: int = 10) -
     def refresh(_: Any = None) -> None:
         su.max = sn.value
         sm.max = min(100, sd.value)
-        text.value = "<pre>" + "\n".join(
-            context_cost_lines(sn.value, su.value, sd.value, sm.value)) + "</pre>"
+        text.value = live_html("\n".join(
+            context_cost_lines(sn.value, su.value, sd.value, sm.value)))
         with figure:
             figure.clear_output(wait=True)
             fig = plot_context_cost(sn.value, sd.value, sm.value, su.value)
@@ -339,7 +380,7 @@ def matcher_playground(matcher: str = "Edit|Write", name: str = "NotebookEdit") 
     out = widgets.HTML()
 
     def refresh(_: Any = None) -> None:
-        out.value = "<pre>" + explain_matcher(box_matcher.value, box_name.value).text() + "</pre>"
+        out.value = live_html(explain_matcher(box_matcher.value, box_name.value).text())
 
     for w in (box_matcher, box_name):
         w.observe(refresh, names="value")
@@ -375,7 +416,7 @@ def hook_gate_lab(exit_code: int | str = 2, stdout: str = "", on_failure: str = 
     def refresh(_: Any = None) -> None:
         sim = simulate_hook(code.value, text.value, failure.value, RULE_SETS[rules.value],
                             modes.value)
-        report.value = "<pre>" + sim.text() + "</pre>"
+        report.value = live_html(sim.text())
         with figure:
             figure.clear_output(wait=True)
             fig = plot_gate_path(sim.gate)

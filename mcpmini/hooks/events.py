@@ -35,7 +35,7 @@ DEFAULT_TIMEOUT = 600.0  # seconds, command / http / mcp_tool handlers
 MODEL_TIMEOUTS = {"prompt": 30.0, "agent": 60.0}  # reference §1.8, whatever the event
 
 
-class ExitTwo(str, enum.Enum):
+class ExitTwo(enum.StrEnum):
     """What exit code 2 (a blocking error) does on an event."""
 
     BLOCKS = "blocks"  # the action is stopped (or, for Stop, the stop is prevented)
@@ -47,7 +47,7 @@ class ExitTwo(str, enum.Enum):
         return self.value
 
 
-class DecisionField(str, enum.Enum):
+class DecisionField(enum.StrEnum):
     """An output field an event reads a decision from (reference §1.2, §1.7)."""
 
     PERMISSION = "hookSpecificOutput.permissionDecision"  # allow / deny / ask / defer

@@ -49,7 +49,7 @@ __all__ = [
 STRING_CAP = 10_000  # characters per additionalContext / plain-stdout string (reference §1.7)
 
 
-class Decision(str, enum.Enum):
+class Decision(enum.StrEnum):
     """A permission decision a hook can return (``str``: JSON carries the value)."""
 
     ALLOW = "allow"
@@ -61,7 +61,7 @@ class Decision(str, enum.Enum):
         return self.value
 
 
-class OnFailure(str, enum.Enum):
+class OnFailure(enum.StrEnum):
     """What a failed run means: ``continue`` (no decision) or ``block`` (like exit 2)."""
 
     CONTINUE = "continue"
@@ -74,7 +74,7 @@ class OnFailure(str, enum.Enum):
 DECISION_RANK = {Decision.DENY: 3, Decision.DEFER: 2, Decision.ASK: 1, Decision.ALLOW: 0}
 
 
-class HookOutcome(str, enum.Enum):
+class HookOutcome(enum.StrEnum):
     """The three outcomes of one handler run (article Definition 4.2)."""
 
     SUCCESS = "success"
@@ -85,7 +85,7 @@ class HookOutcome(str, enum.Enum):
         return self.value
 
 
-class FailureKind(str, enum.Enum):
+class FailureKind(enum.StrEnum):
     """Why a run counts as a failure (``None`` on a run that did not fail)."""
 
     NOT_STARTED = "not_started"  # missing or not executable (also shell exit 126/127)

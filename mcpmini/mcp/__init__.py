@@ -29,6 +29,7 @@ from .conformance import (
 )
 from .context import (
     LOG_LEVELS,
+    NO_CALL,
     CallContext,
     current_call,
     in_call,
@@ -120,6 +121,7 @@ __all__ = [
     "MAX_LINE",
     "META_PREFIX",
     "MODERN",
+    "NO_CALL",
     "ORDERS",
     "SAMPLES",
     "CallContext",

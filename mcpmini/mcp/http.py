@@ -30,7 +30,7 @@ import secrets
 import threading
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -82,7 +82,7 @@ STATEFUL_HEADER_VERSIONS = frozenset(v for v in KNOWN_VERSIONS if not is_modern(
 _JSON = (("content-type", "application/json"),)
 
 
-class Route(str, Enum):
+class Route(StrEnum):
     """Which generation's rules apply to a request."""
 
     STATEFUL = "stateful"

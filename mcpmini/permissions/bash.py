@@ -76,7 +76,7 @@ _OPTION_VALUE = {"timeout": {"-s", "--signal", "-k", "--kill-after"},
                                                                  "-E", "-s", "-a"}}
 
 
-class BypassKind(str, enum.Enum):
+class BypassKind(enum.StrEnum):
     """A form that sidesteps a Bash deny rule because Claude Code does not strip it."""
 
     SUDO = "sudo"

@@ -42,8 +42,8 @@ __all__ = [
 ]
 
 
-class GateStage(str, enum.Enum):
-    """A station of the gate, in the order a call meets them (``str``: JSON carries the value)."""
+class GateStage(enum.StrEnum):
+    """A station of the gate, in the order a call meets them (JSON carries the value)."""
 
     HOOKS = "hooks"
     DENY_RULES = "deny_rules"
@@ -52,9 +52,6 @@ class GateStage(str, enum.Enum):
     MODE = "mode"
     ALLOW_RULES = "allow_rules"
     FALLBACK = "fallback"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 class PreToolUseResult(Protocol):

@@ -29,15 +29,12 @@ READ_TOOLS = frozenset({"Read", "Grep", "Glob", "LS", "NotebookRead"})
 ACCEPT_EDITS_COMMANDS = frozenset({"mkdir", "touch", "rm", "rmdir", "mv", "cp", "sed"})
 
 
-class Behavior(str, enum.Enum):
+class Behavior(enum.StrEnum):
     """A rule list and a gate verdict: ``allow`` / ``ask`` / ``deny`` (JSON carries the value)."""
 
     ALLOW = "allow"
     ASK = "ask"
     DENY = "deny"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 class PermissionMode(enum.Enum):

@@ -20,7 +20,7 @@ import re
 import shlex
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from .. import process
@@ -53,7 +53,7 @@ _FENCE = re.compile(r"^```!\s*\n(.*?)^```\s*$", re.MULTILINE | re.DOTALL)
 _INLINE = re.compile(r"(?:(?<=\s)|^)!`([^`\n]+)`", re.MULTILINE)
 
 
-class InvocationStatus(str, Enum):
+class InvocationStatus(StrEnum):
     OK = "ok"
     ABORTED = "aborted"
 
@@ -237,7 +237,7 @@ def skill_permits(skill: Any, *, extra_allow: Sequence[str] = ()) -> Callable[[s
     return permit
 
 
-class ReattachStatus(str, Enum):
+class ReattachStatus(StrEnum):
     WHOLE = "whole"
     CUT = "cut"
     DROPPED = "dropped"

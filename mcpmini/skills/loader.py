@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -57,7 +57,7 @@ _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}
 
 
-class Level(str, Enum):
+class Level(StrEnum):
     """Where a skill was found; the first three override by name in this order."""
 
     ENTERPRISE = "enterprise"
