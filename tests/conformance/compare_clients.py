@@ -1,6 +1,10 @@
 """Client mode side by side: the mcpmini client and the official SDK client on every scenario.
 
-    .venv/bin/python -m tests.conformance.compare_clients
+    .venv/bin/python -m tests.conformance.compare_clients [--sdk-client PATH]
+
+``--sdk-client`` names the official Python SDK's own conformance client script (in a checkout
+of modelcontextprotocol/python-sdk: ``.github/actions/conformance/client.py``); it is not part
+of this repository, so without it the table has the mcpmini column only.
 
 Runs every client scenario of both suite versions (``conformance list --client``) one at a
 time with ``--scenario`` (a parallel ``--suite all`` run times out on a loaded machine) for
@@ -20,10 +24,7 @@ from pathlib import Path
 from tests.conformance import suite
 
 HERE = Path(__file__).resolve().parent
-CLIENTS = {
-    "mcpmini": f"{sys.executable} {HERE / 'client.py'}",
-    "official SDK": f"{sys.executable} {HERE.parent / 'peers' / 'sdk_conformance_client.py'}",
-}
+CLIENTS = {"mcpmini": f"{sys.executable} {HERE / 'client.py'}"}
 
 
 def cell(s: suite.Scenario | None) -> str:
@@ -33,6 +34,12 @@ def cell(s: suite.Scenario | None) -> str:
 
 
 def main() -> int:
+    if "--sdk-client" in sys.argv:
+        script = Path(sys.argv[sys.argv.index("--sdk-client") + 1]).resolve()
+        if not script.is_file():
+            print(f"--sdk-client: no such file: {script}", file=sys.stderr)
+            return 2
+        CLIENTS["official SDK"] = f"{sys.executable} {script}"
     suite.ensure_installed()
     for version in (suite.STABLE, suite.ALPHA):
         listing = subprocess.run([str(suite.node()), str(suite.suite_js(version)), "list", "--client"],
