@@ -306,3 +306,38 @@ def test_weather_server_answers_known_cities_and_rejects_unknown_ones():
     history = server.call_tool("get_weather_history", {"city": "Naha", "days": 2})
     assert len(history["structuredContent"]["result"]) == 2
     assert server.call_tool("get_weather_history", {"city": "Naha", "days": 99})["isError"] is True
+
+
+def test_a_non_finite_result_is_a_tool_error_not_a_silent_null():
+    from mcpmini.mcp import Client, add_server, memory_pair
+
+    client = Client(memory_pair(add_server()))
+    client.connect()
+    outcome = client.call_tool("add", {"a": 1e308, "b": 1e308})
+    assert outcome.kind.value == "tool_error"
+    assert "result" in outcome.content[0]["text"]
+    assert client.call_tool("add", {"a": 1, "b": 2}).structured == {"result": 3}
+
+
+def test_an_empty_list_is_sent_as_json_with_structured_content_like_the_sdk():
+    from mcpmini.mcp import Client, Server, memory_pair
+
+    server = Server("lists")
+
+    @server.tool()
+    def nothing() -> list[int]:
+        """Return an empty list."""
+        return []
+
+    @server.tool()
+    def nested() -> dict[str, list[float]]:
+        """Return a NaN deep inside."""
+        return {"xs": [1.0, float("nan")]}
+
+    client = Client(memory_pair(server))
+    client.connect()
+    empty = client.call_tool("nothing", {})
+    assert empty.kind.value == "ok" and empty.structured == {"result": []}
+    assert empty.content == ({"type": "text", "text": "[]"},)
+    bad = client.call_tool("nested", {})
+    assert bad.kind.value == "tool_error" and "result.xs[1]" in bad.content[0]["text"]

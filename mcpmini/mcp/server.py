@@ -22,7 +22,8 @@ article's Definition 3.6 puts it (the official SDK returns ``isError`` instead).
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Mapping, Sequence
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
@@ -102,12 +103,39 @@ class Prompt:
     fn: Callable[..., str]
 
 
+def _non_finite(value: object, where: str = "result") -> str | None:
+    """The path of the first NaN or infinity inside ``value`` (JSON has neither), else None."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return where
+    if isinstance(value, Mapping):
+        items: Iterable[tuple[object, object]] = value.items()
+    elif isinstance(value, (list, tuple)):
+        items = enumerate(value)
+    else:
+        return None
+    for key, item in items:
+        found = _non_finite(item, f"{where}[{key}]" if isinstance(key, int) else f"{where}.{key}")
+        if found:
+            return found
+    return None
+
+
 def _content(value: object) -> tuple[list[dict[str, Any]], Any]:
-    """Wrap a tool's return value as MCP content blocks (and structured content)."""
+    """Wrap a tool's return value as MCP content blocks (and structured content).
+
+    A list of content blocks passes through; any other value is sent as its JSON text plus
+    ``structuredContent`` (wrapped as ``{"result": …}`` unless it is an object, as the
+    official SDK does, an empty list included). Raises ``TypeError`` for a value that is
+    not JSON and ``ValueError`` for a NaN or infinity (orjson would silently send ``null``).
+    """
     if isinstance(value, str):
         return [{"type": "text", "text": value}], None
-    if isinstance(value, list) and all(isinstance(b, dict) and "type" in b for b in value):
+    if (isinstance(value, list) and value
+            and all(isinstance(b, dict) and "type" in b for b in value)):
         return value, None
+    bad = _non_finite(value)
+    if bad:
+        raise ValueError(f"{bad} is not a finite number, which JSON cannot carry")
     text = orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()  # TypeError if not JSON
     structured = value if isinstance(value, dict) else {"result": value}
     return [{"type": "text", "text": text}], structured
