@@ -87,7 +87,7 @@ def test_a_hung_server_times_out_and_its_children_are_killed():
     hang = ("import subprocess, sys, time; "
             "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)']); "
             "time.sleep(120)")
-    inv = take_inventory({"hang": _entry(hang)}, timeout=3)
+    inv = take_inventory({"hang": _entry(hang)}, timeout=1.5)
     assert inv.servers[0].status is ServerStatus.TIMEOUT and inv.tools == []
     assert _descendants() <= before
 
@@ -95,7 +95,7 @@ def test_a_hung_server_times_out_and_its_children_are_killed():
 def test_a_server_answering_garbage_is_reported_as_such():
     before = _descendants()
     garbage = "import sys\nprint('Welcome to my server!', flush=True)\nsys.stdin.read()"
-    inv = take_inventory({"noisy": _entry(garbage)}, timeout=5)
+    inv = take_inventory({"noisy": _entry(garbage)}, timeout=2.5)
     report = inv.servers[0]
     assert report.status is ServerStatus.GARBAGE and "Welcome" in report.reason
     assert inv.tools == [] and inv.break_even is None
