@@ -7,6 +7,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from exercise_support import answer_of
 
 from mcpmini.course.exercises import (
     EXERCISE_IDS,
@@ -120,13 +121,7 @@ def test_unknown_exercises_are_a_key_error():
 
 
 def _answer(path: Path) -> object:
-    nb = nbformat.read(path, as_version=4)
-    cells = [c for c in nb.cells if "answer" in c.metadata.get("tags", [])]
-    assert len(cells) == 1, path
-    namespace: dict[str, object] = {}
-    exec(cells[0].source, namespace)
-    assert nb.metadata["mcpmini"]["exercise"] in EXERCISE_IDS
-    return namespace["answer"]
+    return answer_of(path, EXERCISE_IDS)
 
 
 @pytest.mark.parametrize("exercise_id", EXERCISE_IDS)

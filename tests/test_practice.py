@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import nbformat
 import pytest
+from exercise_support import answer_of
 
 from mcpmini.agent import Limits, SandboxOutcome, run_python
 from mcpmini.course.execution import identify_exercise
@@ -86,13 +86,7 @@ def test_practice_notebooks_are_identified_by_metadata_or_file_name(tmp_path):
 
 
 def _answer(path: Path) -> object:
-    nb = nbformat.read(path, as_version=4)
-    cells = [c for c in nb.cells if "answer" in c.metadata.get("tags", [])]
-    assert len(cells) == 1, path
-    namespace: dict[str, object] = {}
-    exec(cells[0].source, namespace)
-    assert nb.metadata["mcpmini"]["exercise"] in PRACTICE_IDS
-    return namespace["answer"]
+    return answer_of(path, PRACTICE_IDS)
 
 
 @pytest.mark.parametrize("exercise_id", PRACTICE_IDS)

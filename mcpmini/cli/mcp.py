@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from typing import Any
 
-from .output import print_json
+from .output import json_object, print_json
 
 __all__ = ["add", "http_app"]
 
@@ -118,12 +117,7 @@ def _cmd_call(args: argparse.Namespace) -> int:
         if not sep or not name.strip():
             raise ValueError(f"--header {item!r} is not 'Name: value'")
         headers[name.strip()] = value.strip()
-    try:
-        params = json.loads(args.args)
-    except ValueError as exc:
-        raise ValueError(f"--args is not valid JSON: {exc}") from None
-    if not isinstance(params, dict):
-        raise ValueError("--args must be a JSON object")
+    params = json_object(args.args, "--args")
     if args.method == "tools/call" and not args.tool:
         raise ValueError("tools/call needs --tool NAME")
     if args.url:

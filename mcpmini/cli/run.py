@@ -10,7 +10,7 @@ from typing import Any
 
 from ..errors import McpminiError, TransportError
 from ..mcp import Client, StdioTransport
-from .output import print_json
+from .output import json_object, print_json
 
 __all__ = ["add"]
 
@@ -46,12 +46,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from ..agent import AgentOptions, AlwaysToolModel, RouterModel, builtin_tools, run
     from ..mcp import SAMPLES, Server
 
-    try:
-        tool_input = json.loads(args.args)
-    except ValueError as exc:
-        raise ValueError(f"--args is not valid JSON: {exc}") from None
-    if not isinstance(tool_input, dict):
-        raise ValueError("--args must be a JSON object")
+    tool_input = json_object(args.args, "--args")
     if args.model == "always" and args.tool is None:
         raise ValueError("--model always needs --tool")
     if args.command_line and not re.fullmatch(r"[A-Za-z0-9_-]+", args.stdio_name):

@@ -117,12 +117,6 @@ del _mcpmini_export
 """
 
 
-def _code_cell(source: str) -> Any:
-    import nbformat
-
-    return nbformat.v4.new_code_cell(source)
-
-
 @cache
 def _kernel_manager_class() -> type:
     import ipykernel.kernelspec

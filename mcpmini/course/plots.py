@@ -19,6 +19,7 @@ from ..mcp import (
     negotiate_per_request,
     non_empty_subsets,
 )
+from ..permissions import GateStage
 
 
 def _figure(ax: Any, size: tuple[float, float], dpi: int) -> tuple[Any, Any]:
@@ -276,8 +277,8 @@ def plot_turns_curve(rows: Sequence[tuple[int, int, str]], ax: Any = None, dpi: 
 
 # --- notebook 07-08: the permission gate and Proposition 4.5 ------------------------------
 
-GATE_STATIONS = ("hooks", "deny_rules", "ask_rules", "hook_decision", "mode", "allow_rules",
-                 "fallback")
+# the gate's stations, left to right, in the order a call meets them
+GATE_STATIONS = tuple(stage.value for stage in GateStage)
 _VERDICT_COLOURS = {"deny": "#d9534f", "ask": "#f0ad4e", "allow": "#5cb85c"}
 
 

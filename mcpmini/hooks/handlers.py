@@ -26,9 +26,12 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from .. import process
+
+if TYPE_CHECKING:
+    from ..mcp import Client
 
 __all__ = [
     "OUTPUT_CAP",
@@ -58,7 +61,6 @@ class CommandHandler:
     async_: bool = False
     shell: str | None = None
     if_: str | None = None
-    status_message: str | None = None
     once: bool = False
     type: ClassVar[str] = "command"
 
@@ -77,7 +79,6 @@ class HttpHandler:
     timeout: float | None = None
     on_failure: str = "continue"
     if_: str | None = None
-    status_message: str | None = None
     once: bool = False
     type: ClassVar[str] = "http"
 
@@ -94,7 +95,6 @@ class McpToolHandler:
     input: Mapping[str, Any] = field(default_factory=dict)
     timeout: float | None = None
     if_: str | None = None
-    status_message: str | None = None
     once: bool = False
     on_failure: str = "continue"
     type: ClassVar[str] = "mcp_tool"
@@ -112,7 +112,6 @@ class ModelHandler:
     model: str | None = None
     timeout: float | None = None
     if_: str | None = None
-    status_message: str | None = None
     once: bool = False
     on_failure: str = "continue"
 
@@ -322,7 +321,7 @@ async def _awaited(value: Any) -> Any:
 def execute(
     handler: Handler, payload: Mapping[str, Any], *, tool_use_id: str | None,
     env: Mapping[str, str], cwd: str | None, timeout: float,
-    mcp_clients: Mapping[str, Any] | None = None, body: bytes | None = None,
+    mcp_clients: Mapping[str, Client] | None = None, body: bytes | None = None,
 ) -> Execution:
     """Run ``handler`` once on ``payload`` (the hook input) and return the raw facts.
 

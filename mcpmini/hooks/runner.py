@@ -21,7 +21,7 @@ import time
 from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
 from ..permissions import PermissionRules, parse_rule, rule_matches, split_command
@@ -38,6 +38,9 @@ from .outcomes import (
     combine_decisions,
 )
 from .sources import SETTINGS_KINDS, RawSource, read_source
+
+if TYPE_CHECKING:
+    from ..mcp import Client
 
 __all__ = [
     "STOP_BLOCK_CAP",
@@ -353,7 +356,7 @@ def _unmatchable(run: HandlerRun, problem: str, spec: EventSpec) -> HandlerRun:
 
 
 def _execute(job: _Job, inp: _Input, tool_use_id: str | None, timeout: float | None,
-             mcp_clients: Mapping[str, Any] | None) -> tuple[int, Execution, Verdict]:
+             mcp_clients: Mapping[str, Client] | None) -> tuple[int, Execution, Verdict]:
     handler, group, spec = job.handler, job.group, inp.spec
     kind = handler_type(handler)
     limit = (getattr(handler, "timeout", None) or group.timeout or timeout
@@ -370,7 +373,7 @@ def _execute(job: _Job, inp: _Input, tool_use_id: str | None, timeout: float | N
 def run_hooks(
     hooks: Hooks, event: str, payload: Mapping[str, Any], *, tool_use_id: str | None = None,
     project_dir: str | os.PathLike[str] | None = None, environ: Mapping[str, str] | None = None,
-    timeout: float | None = None, mcp_clients: Mapping[str, Any] | None = None,
+    timeout: float | None = None, mcp_clients: Mapping[str, Client] | None = None,
 ) -> EventResult:
     """Run every handler of ``event`` whose matcher fires on ``payload``; return the result.
 

@@ -22,7 +22,7 @@ import jsonschema
 from ..errors import ConfigError, json_path
 from ..frontmatter import parse_front_matter, read_markdown
 from .events import EventSpec
-from .handlers import CommandHandler, HttpHandler, McpToolHandler, ModelHandler
+from .handlers import CommandHandler, Handler, HttpHandler, McpToolHandler, ModelHandler
 
 __all__ = [
     "SETTINGS_KINDS",
@@ -91,11 +91,11 @@ class RawSource:
     data: Mapping[str, Any]
     plugin_root: str | None = None
 
-    def handler(self, raw: Mapping[str, Any], where: str, spec: EventSpec) -> Any:
+    def handler(self, raw: Mapping[str, Any], where: str, spec: EventSpec) -> Handler:
         """Build the handler dataclass of one validated settings entry."""
+        # statusMessage is accepted (the schema checks it) but only labels Claude Code's spinner
         common: dict[str, Any] = {"timeout": raw.get("timeout"), "if_": raw.get("if"),
-                  "status_message": raw.get("statusMessage"),
-                  "once": bool(raw.get("once")) and self.kind == "skill"}
+                                  "once": bool(raw.get("once")) and self.kind == "skill"}
         kind = raw["type"]
         if kind == "command":
             args = raw.get("args")

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import copy
 import secrets
 import threading
 from collections.abc import Callable, Collection, Iterable, Mapping
@@ -282,13 +281,6 @@ class HttpEndpoint:
 
     # --- helpers ------------------------------------------------------------------------
 
-    def fresh_server(self) -> Server:
-        """A copy of the server for one connection (tools shared, connection state reset)."""
-        clone = copy.copy(self.server)
-        clone.generation = None
-        clone.negotiated = None
-        return clone
-
     def _host_ok(self, headers: Mapping[str, str]) -> bool:
         if not self.protect_dns:
             return True
@@ -412,9 +404,7 @@ class HttpEndpoint:
             return _error(404, ErrorCode.METHOD_NOT_FOUND,
                           f"Method not found: {message.method} (removed in the stateless generation)",
                           message.id)
-        server = self.fresh_server()
-        server.generation = Generation.MODERN
-        return Dispatch(message, Route.STATELESS, server, None,
+        return Dispatch(message, Route.STATELESS, self.server.connection(Generation.MODERN), None,
                         str(body_version or header_version or ""), _accepts(headers.get("accept", ""),
                                                                             "text/event-stream"))
 
@@ -474,7 +464,7 @@ class HttpEndpoint:
             if sid is not None and sid in self.sessions:
                 return _error(400, ErrorCode.INVALID_REQUEST,
                               "Bad Request: this session is already initialized", message.id)
-            return Dispatch(message, Route.STATEFUL, self.fresh_server(), None,
+            return Dispatch(message, Route.STATEFUL, self.server.connection(), None,
                             header_version or "", sse)
         session = self._session(headers)
         if isinstance(session, HttpReply):

@@ -21,6 +21,7 @@ article's Definition 3.6 puts it (the official SDK returns ``isError`` instead).
 
 from __future__ import annotations
 
+import copy
 import inspect
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -172,6 +173,14 @@ class Server:
         #: None until the first request fixes the generation of the connection.
         self.generation: Generation | None = None
         self.negotiated: str | None = None
+
+    def connection(self, generation: Generation | None = None) -> Server:
+        """A server for one more connection: the same tools, resources and prompts (shared),
+        none of this connection's state; ``generation`` fixes it up front (stateless HTTP)."""
+        other = copy.copy(self)
+        other.generation = generation
+        other.negotiated = None
+        return other
 
     # --- registration -------------------------------------------------------------------
 

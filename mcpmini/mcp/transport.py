@@ -24,10 +24,13 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from typing import IO, Any, Protocol
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from ..errors import TransportError
 from ..process import Process
+
+if TYPE_CHECKING:  # the server's type only; importing it would load the schema validator
+    from .server import Server
 
 __all__ = [
     "MAX_LINE",
@@ -300,7 +303,7 @@ class MemoryTransport:
         self.closed = True
 
 
-def memory_pair(server: Any, seed: int | None = None) -> MemoryTransport:
+def memory_pair(server: Server, seed: int | None = None) -> MemoryTransport:
     """A :class:`MemoryTransport` connected to ``server.handle_line``."""
     return MemoryTransport(server.handle_line, seed)
 
