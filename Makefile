@@ -32,7 +32,8 @@ lab: $(STAMP) $(LAB_OVERRIDES)
 
 # ruff and mypy first: a lint or type error fails fast, before the long notebook run.
 lint: $(STAMP)
-	$(BIN)/ruff check mcpmini tests bench
+	$(BIN)/ruff check mcpmini tests bench examples conftest.py
+	$(BIN)/ruff format --check mcpmini tests bench examples conftest.py
 	$(BIN)/mypy
 
 test: lint

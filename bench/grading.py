@@ -69,8 +69,10 @@ def main() -> int:
     one, two = statistics.median(times[1]), statistics.median(times[2])
     # Other processes take cores from the two-worker run first, so say how busy it was.
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    print(f"{submissions} submissions, cpus={os.cpu_count()}, load average {load}: "
-          f"1 worker {one:.1f} s, 2 workers {two:.1f} s, ratio {two / one:.2f} (target <= 0.65)")
+    print(
+        f"{submissions} submissions, cpus={os.cpu_count()}, load average {load}: "
+        f"1 worker {one:.1f} s, 2 workers {two:.1f} s, ratio {two / one:.2f} (target <= 0.65)"
+    )
     return 0 if two / one <= 0.65 else 1
 
 

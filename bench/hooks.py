@@ -51,20 +51,30 @@ def parallel(repeat: int = 5) -> float:
         t1 += median_time(lambda: run_hooks(one, "PreToolUse", PAYLOAD, environ=ENV), 1)
         t8 += median_time(lambda: run_hooks(eight, "PreToolUse", PAYLOAD, environ=ENV), 1)
     t1, t8 = t1 / repeat, t8 / repeat
-    print(f"parallel: 1 hook {t1 * 1000:7.1f} ms | 8 hooks {t8 * 1000:7.1f} ms | "
-          f"ratio {t8 / t1:.2f} (target <= 1.30)")
+    print(
+        f"parallel: 1 hook {t1 * 1000:7.1f} ms | 8 hooks {t8 * 1000:7.1f} ms | "
+        f"ratio {t8 / t1:.2f} (target <= 1.30)"
+    )
     return t8 / t1
 
 
 def overhead(label: str, command: str, repeat: int) -> float:
     hooks = hooks_of([command])
-    body = json.dumps({"session_id": "mcpmini", "transcript_path": "", "cwd": str(ROOT),
-                       "hook_event_name": "PreToolUse", **PAYLOAD}).encode()
+    body = json.dumps(
+        {
+            "session_id": "mcpmini",
+            "transcript_path": "",
+            "cwd": str(ROOT),
+            "hook_event_name": "PreToolUse",
+            **PAYLOAD,
+        }
+    ).encode()
     env = {**ENV, "CLAUDE_PROJECT_DIR": str(ROOT)}
 
     def bare() -> None:
-        subprocess.run(["sh", "-c", command], input=body, capture_output=True, env=env,
-                       cwd=ROOT, check=False)
+        subprocess.run(
+            ["sh", "-c", command], input=body, capture_output=True, env=env, cwd=ROOT, check=False
+        )
 
     def runner() -> None:
         run_hooks(hooks, "PreToolUse", PAYLOAD, environ=ENV, project_dir=ROOT)
@@ -78,8 +88,10 @@ def overhead(label: str, command: str, repeat: int) -> float:
     b, r = statistics.median(bare_times), statistics.median(runner_times)
     # The median of per-pair ratios resists load drift better than a ratio of medians.
     ratio = statistics.median(x / y for x, y in zip(runner_times, bare_times, strict=True))
-    print(f"overhead [{label}]: subprocess.run {b * 1000:6.2f} ms | run_hooks {r * 1000:6.2f} ms"
-          f" | ratio {ratio:.2f} (target <= 1.20)")
+    print(
+        f"overhead [{label}]: subprocess.run {b * 1000:6.2f} ms | run_hooks {r * 1000:6.2f} ms"
+        f" | ratio {ratio:.2f} (target <= 1.20)"
+    )
     return ratio
 
 

@@ -50,7 +50,7 @@ def main() -> int:
     long_line = b"x" * (16 << 20) + b"\n"
     small = b"".join(b'{"jsonrpc":"2.0","id":%d,"result":{}}\n' % i for i in range(200_000))
     for name, data in (("one 16 MiB line", long_line), ("200k small lines", small)):
-        chunks = [data[i:i + CHUNK] for i in range(0, len(data), CHUNK)]
+        chunks = [data[i : i + CHUNK] for i in range(0, len(data), CHUNK)]
         old = min(timed(QuadraticLineBuffer, chunks) for _ in range(2))
         new = min(timed(LineBuffer, chunks) for _ in range(3))
         print(f"{name:18s} old {old:8.3f} s   new {new:8.3f} s   old/new {old / new:7.1f}x")

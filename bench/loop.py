@@ -37,22 +37,35 @@ def _loop_with(options: AgentOptions, tool: str) -> float:
 
 
 def tool_placement(repeat: int) -> None:
-    add = Tool("add", "Add two numbers", {"type": "object", "properties": {
-        "a": {"type": "number"}, "b": {"type": "number"}}}, lambda i: str(i["a"] + i["b"]))
-    script = ("import sys; sys.modules['rfc3987_syntax'] = None\n"
-              "from mcpmini.mcp.samples import add_server\nfrom mcpmini.mcp.transport import serve_stdio\n"
-              "serve_stdio(add_server())\n")
+    add = Tool(
+        "add",
+        "Add two numbers",
+        {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}},
+        lambda i: str(i["a"] + i["b"]),
+    )
+    script = (
+        "import sys; sys.modules['rfc3987_syntax'] = None\n"
+        "from mcpmini.mcp.samples import add_server\nfrom mcpmini.mcp.transport import serve_stdio\n"
+        "serve_stdio(add_server())\n"
+    )
     stdio = Client(StdioTransport([sys.executable, "-c", script]), mode="modern")
     memory = Client(memory_pair(add_server()), mode="modern")  # connected once, like stdio
     sides: dict[str, Callable[[], float]] = {
         "in-process Tool": lambda: _loop_with(
-            AgentOptions(tools=[add], allowed_tools=["add"], max_turns=TURNS), "add"),
+            AgentOptions(tools=[add], allowed_tools=["add"], max_turns=TURNS), "add"
+        ),
         "MCP Server (memory)": lambda: _loop_with(
-            AgentOptions(mcp_servers={"calc": memory}, allowed_tools=["mcp__calc__add"],
-                         max_turns=TURNS), "mcp__calc__add"),
+            AgentOptions(
+                mcp_servers={"calc": memory}, allowed_tools=["mcp__calc__add"], max_turns=TURNS
+            ),
+            "mcp__calc__add",
+        ),
         "MCP server (stdio)": lambda: _loop_with(
-            AgentOptions(mcp_servers={"calc": stdio}, allowed_tools=["mcp__calc__add"],
-                         max_turns=TURNS), "mcp__calc__add"),
+            AgentOptions(
+                mcp_servers={"calc": stdio}, allowed_tools=["mcp__calc__add"], max_turns=TURNS
+            ),
+            "mcp__calc__add",
+        ),
     }
     try:
         times: dict[str, list[float]] = {name: [] for name in sides}
@@ -86,30 +99,45 @@ def sandbox(repeat: int) -> None:
             sink.append(r.elapsed)
             confined = confined or r.isolated
     a, b = statistics.median(isolated), statistics.median(plain)
-    print(f"2. sandbox start-up (median of {repeat}): bubblewrap {a * 1e3:.1f} ms, "
-          f"plain {b * 1e3:.1f} ms, isolation costs {a / b:.2f}x"
-          + ("" if confined else " (no bubblewrap here: the isolated side fell back to limits)"))
+    print(
+        f"2. sandbox start-up (median of {repeat}): bubblewrap {a * 1e3:.1f} ms, "
+        f"plain {b * 1e3:.1f} ms, isolation costs {a / b:.2f}x"
+        + ("" if confined else " (no bubblewrap here: the isolated side fell back to limits)")
+    )
 
 
 def _many_tools() -> Server:
     server = Server("many")
     for i in range(200):
-        server.add_tool(lambda a=0: str(a), name=f"tool_{i}",
-                        description=f"Tool number {i}: does task {i} on the records of team {i % 7}.")
+        server.add_tool(
+            lambda a=0: str(a),
+            name=f"tool_{i}",
+            description=f"Tool number {i}: does task {i} on the records of team {i % 7}.",
+        )
     return server
 
 
 def context_cost() -> None:
-    uses = [[{"type": "tool_use", "id": f"u{k}", "name": f"mcp__many__tool_{k}", "input": {}}]
-            for k in range(3)]
+    uses = [
+        [{"type": "tool_use", "id": f"u{k}", "name": f"mcp__many__tool_{k}", "input": {}}]
+        for k in range(3)
+    ]
     totals = {}
     for search in (False, True):
-        r = run("go", ScriptedModel([*uses, "done"]),
-                AgentOptions(mcp_servers={"many": _many_tools()}, tool_search=search,
-                             permission_mode="bypassPermissions"))
+        r = run(
+            "go",
+            ScriptedModel([*uses, "done"]),
+            AgentOptions(
+                mcp_servers={"many": _many_tools()},
+                tool_search=search,
+                permission_mode="bypassPermissions",
+            ),
+        )
         totals[search] = sum(q.total_tokens for q in r.requests)
-    print(f"3. 200 tools, 3 used, 4 requests: up front {totals[False]:,} tokens, "
-          f"tool search {totals[True]:,} tokens, ratio {totals[True] / totals[False]:.3f}")
+    print(
+        f"3. 200 tools, 3 used, 4 requests: up front {totals[False]:,} tokens, "
+        f"tool search {totals[True]:,} tokens, ratio {totals[True] / totals[False]:.3f}"
+    )
 
 
 def main() -> None:

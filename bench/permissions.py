@@ -33,11 +33,14 @@ def _re2_seconds(n: int) -> float:
 
 
 def _python_re_seconds(n: int, limit: float) -> float | None:
-    code = (f"import re, time; line = 'a' * {n} + 'b'; t = time.perf_counter(); "
-            "re.search(r'^(a+)+$', line); print(time.perf_counter() - t)")
+    code = (
+        f"import re, time; line = 'a' * {n} + 'b'; t = time.perf_counter(); "
+        "re.search(r'^(a+)+$', line); print(time.perf_counter() - t)"
+    )
     try:
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                              timeout=limit, check=True)
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=limit, check=True
+        )
     except subprocess.TimeoutExpired:
         return None
     return float(done.stdout)
@@ -69,9 +72,11 @@ def main() -> None:
         split_times.append((time.perf_counter() - start) / len(commands))
     gate_us = statistics.median(gate_times) * 1e6
     split_us = statistics.median(split_times) * 1e6
-    print(f"\ngate per Bash call (tree-sitter analysis, uncached): {gate_us:.0f} us; "
-          f"str.split: {split_us:.2f} us; ratio {gate_us / split_us:,.0f}x "
-          f"({len(commands)} commands, median of 5)")
+    print(
+        f"\ngate per Bash call (tree-sitter analysis, uncached): {gate_us:.0f} us; "
+        f"str.split: {split_us:.2f} us; ratio {gate_us / split_us:,.0f}x "
+        f"({len(commands)} commands, median of 5)"
+    )
 
 
 if __name__ == "__main__":

@@ -27,11 +27,14 @@ sys.path.insert(0, str(ROOT))
 from mcpmini.mcp import Client, StdioTransport  # noqa: E402
 
 FAST = [sys.executable, "-m", "mcpmini", "serve", "add"]
-PLAIN = [sys.executable, "-c",
-         "import mcpmini.mcp.schema as s\n"
-         "s._same_in_both = lambda schema: False  # no compiled fast path: jsonschema only\n"
-         "from mcpmini.cli import main\n"
-         "main(['serve', 'add'])"]
+PLAIN = [
+    sys.executable,
+    "-c",
+    "import mcpmini.mcp.schema as s\n"
+    "s._same_in_both = lambda schema: False  # no compiled fast path: jsonschema only\n"
+    "from mcpmini.cli import main\n"
+    "main(['serve', 'add'])",
+]
 SECONDS = float(os.environ.get("BENCH_SECONDS", "1.0"))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "5"))
 PIPE_DEPTH = 64
@@ -65,13 +68,15 @@ def measure(argv: list[str], pipelined: bool) -> tuple[float, float]:
 
 def main() -> None:
     rows: dict[str, dict[str, list[tuple[float, float]]]] = {
-        "seq": {"fast": [], "plain": []}, f"pipe x{PIPE_DEPTH}": {"fast": [], "plain": []}}
+        "seq": {"fast": [], "plain": []},
+        f"pipe x{PIPE_DEPTH}": {"fast": [], "plain": []},
+    }
     runs: list[tuple[str, str, Callable[[], tuple[float, float]]]] = []
     for shape, pipelined in (("seq", False), (f"pipe x{PIPE_DEPTH}", True)):
         runs.append((shape, "fast", lambda p=pipelined: measure(FAST, p)))
         runs.append((shape, "plain", lambda p=pipelined: measure(PLAIN, p)))
     for round_ in range(ROUNDS):
-        for shape, kind, run in (runs if round_ % 2 == 0 else runs[::-1]):
+        for shape, kind, run in runs if round_ % 2 == 0 else runs[::-1]:
             rows[shape][kind].append(run())
     print(f"{'calls':<10}{'validation':<22}{'calls/s':>10}{'server CPU ms/call':>22}")
     for shape, kinds in rows.items():
@@ -82,7 +87,8 @@ def main() -> None:
     print()
     for shape, kinds in rows.items():
         ratio = statistics.median(r for r, _ in kinds["fast"]) / statistics.median(
-            r for r, _ in kinds["plain"])
+            r for r, _ in kinds["plain"]
+        )
         verdict = "keep fastjsonschema" if ratio >= 1.3 else "jsonschema alone would do"
         print(f"{shape:<10} fast / plain end to end {ratio:6.2f}x   target >= 1.3   {verdict}")
 

@@ -34,9 +34,12 @@ from mcpmini.mcp import (  # noqa: E402
 
 SDK_SERVER = [sys.executable, str(ROOT / "tests" / "peers" / "sdk_add_server.py")]
 MCPMINI_SERVER = [sys.executable, "-m", "mcpmini", "serve", "add"]
-ECHO = [sys.executable, "-c",
-        "import sys\nr, w = sys.stdin.buffer, sys.stdout.buffer\nfor line in r:\n"
-        "    w.write(line); w.flush()"]
+ECHO = [
+    sys.executable,
+    "-c",
+    "import sys\nr, w = sys.stdin.buffer, sys.stdout.buffer\nfor line in r:\n"
+    "    w.write(line); w.flush()",
+]
 SECONDS = float(os.environ.get("BENCH_SECONDS", "1.5"))
 PIPE_DEPTH = 64
 
@@ -59,14 +62,25 @@ def timed(run_batch, pid: int | None) -> tuple[float, float | None]:
 
 
 def bench_echo() -> tuple[float, float | None]:
-    line = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                       "params": {"name": "add", "arguments": {"a": 2, "b": 3}}}).encode() + b"\n"
+    line = (
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {"name": "add", "arguments": {"a": 2, "b": 3}},
+            }
+        ).encode()
+        + b"\n"
+    )
     with StdioTransport(ECHO) as transport:
+
         def batch() -> int:
             for _ in range(200):
                 transport.send(line)
                 transport.receive(10)
             return 200
+
         return timed(batch, transport.pid)
 
 
@@ -75,16 +89,19 @@ def bench_mcpmini(pipelined: bool) -> tuple[float, float | None]:
     with Client(transport, mode="modern", timeout=10) as client:
         client.connect()
         if pipelined:
+
             def batch() -> int:
                 ids = [client.send_tool_call("add", {"a": i, "b": 1}) for i in range(PIPE_DEPTH)]
                 for rid in ids:
                     client.tool_outcome("add", rid)
                 return PIPE_DEPTH
         else:
+
             def batch() -> int:
                 for i in range(200):
                     client.call_tool("add", {"a": i, "b": 1})
                 return 200
+
         return timed(batch, transport.pid)
 
 
@@ -141,7 +158,9 @@ def main() -> None:
         ("mcpmini pipe / SDK->SDK", pipe / sdk, ">= 60", pipe / sdk >= 60),
     ]
     if sdk_cpu and our_cpu:
-        checks.append(("server CPU mcpmini / SDK", our_cpu / sdk_cpu, "<= 0.10", our_cpu / sdk_cpu <= 0.10))
+        checks.append(
+            ("server CPU mcpmini / SDK", our_cpu / sdk_cpu, "<= 0.10", our_cpu / sdk_cpu <= 0.10)
+        )
     for name, value, target, ok in checks:
         print(f"{name:<28}{value:>9.3f}   target {target:<8} {'met' if ok else 'MISSED'}")
 

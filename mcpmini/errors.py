@@ -113,8 +113,10 @@ class Problem:
         where = ":".join(str(p) for p in (self.source, self.line) if p is not None)
         if self.path:
             where = f"{where} at {self.path}" if where else f"at {self.path}"
-        return f"{self.severity.value}: {where}: {self.message}" if where else (
-            f"{self.severity.value}: {self.message}"
+        return (
+            f"{self.severity.value}: {where}: {self.message}"
+            if where
+            else (f"{self.severity.value}: {self.message}")
         )
 
 

@@ -103,24 +103,29 @@ def _split(text: str, source: str | None) -> tuple[list[str] | None, str]:
     size = 0
     for i in range(1, len(lines)):
         if lines[i].rstrip("\r\n").rstrip() in ("---", "..."):
-            return [ln.rstrip("\r\n") for ln in lines[1:i]], "".join(lines[i + 1:])
+            return [ln.rstrip("\r\n") for ln in lines[1:i]], "".join(lines[i + 1 :])
         size += len(lines[i].encode("utf-8"))
         if size > MAX_FRONT_MATTER_BYTES:
             break
     if size > MAX_FRONT_MATTER_BYTES:
-        raise ConfigError(f"front matter larger than {MAX_FRONT_MATTER_BYTES} bytes; not loaded",
-                          source, line=1)
-    raise ConfigError("front matter opened with '---' is never closed (end it with a '---' "
-                      "line)", source, line=1)
+        raise ConfigError(
+            f"front matter larger than {MAX_FRONT_MATTER_BYTES} bytes; not loaded", source, line=1
+        )
+    raise ConfigError(
+        "front matter opened with '---' is never closed (end it with a '---' line)", source, line=1
+    )
 
 
 def _refuse_anchors(text: str, source: str | None) -> None:
     """Raise on any YAML anchor or alias (checked on the event stream, before any object)."""
     for event in yaml.parse(text, Loader=yaml.SafeLoader):
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
-            raise ConfigError("YAML anchors and aliases (&name, *name) are not allowed in front "
-                              "matter; write the value out", source,
-                              line=event.start_mark.line + 2)
+            raise ConfigError(
+                "YAML anchors and aliases (&name, *name) are not allowed in front "
+                "matter; write the value out",
+                source,
+                line=event.start_mark.line + 2,
+            )
 
 
 def _quote(value: str) -> str:
@@ -128,8 +133,14 @@ def _quote(value: str) -> str:
 
 
 def _warn_text(source: str | None, key: str, line: int, why: str) -> Problem:
-    return Problem(Severity.WARNING, f"{why}; read as the plain text written. Quote the value "
-                   f"({key}: \"...\") so every YAML reader agrees", source, key, line)
+    return Problem(
+        Severity.WARNING,
+        f"{why}; read as the plain text written. Quote the value "
+        f'({key}: "...") so every YAML reader agrees',
+        source,
+        key,
+        line,
+    )
 
 
 def _load(lines: list[str], source: str | None) -> tuple[Any, yaml.Node | None, list[Problem]]:
@@ -147,21 +158,28 @@ def _load(lines: list[str], source: str | None) -> tuple[Any, yaml.Node | None, 
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
             index = mark.line if mark is not None else None
-            found = (_KEY_LINE.match(lines[index])
-                     if index is not None and index < len(lines) else None)
-            if (found is None or index in repaired
-                    or found.group(2).startswith(_INDICATORS)):
+            found = (
+                _KEY_LINE.match(lines[index]) if index is not None and index < len(lines) else None
+            )
+            if found is None or index in repaired or found.group(2).startswith(_INDICATORS):
                 problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
                 raise FrontMatterSyntaxError(
-                    f"malformed YAML front matter: {problem}", source,
-                    line=(index + 2) if index is not None else 1) from None
+                    f"malformed YAML front matter: {problem}",
+                    source,
+                    line=(index + 2) if index is not None else 1,
+                ) from None
             assert index is not None
             key, value = found.group(1), found.group(2)
-            lines = [*lines[:index], f"{key}: {_quote(value)}", *lines[index + 1:]]
+            lines = [*lines[:index], f"{key}: {_quote(value)}", *lines[index + 1 :]]
             repaired.add(index)
-            problems.append(_warn_text(source, key, index + 2,
-                                       f"the value of {key!r} is not valid YAML (an unquoted "
-                                       "': ' or similar)"))
+            problems.append(
+                _warn_text(
+                    source,
+                    key,
+                    index + 2,
+                    f"the value of {key!r} is not valid YAML (an unquoted ': ' or similar)",
+                )
+            )
 
 
 def parse_front_matter(
@@ -187,8 +205,9 @@ def parse_front_matter(
     if data is None:
         return FrontMatter({}, body, problems=tuple(problems))
     if not isinstance(data, Mapping) or not isinstance(node, yaml.MappingNode):
-        raise ConfigError("front matter must be a mapping of fields (key: value lines)",
-                          source, line=2)
+        raise ConfigError(
+            "front matter must be a mapping of fields (key: value lines)", source, line=2
+        )
     fields = dict(data)
     where: dict[str, int] = {}
     for key_node, value_node in node.value:
@@ -196,15 +215,26 @@ def parse_front_matter(
             continue
         key, line = key_node.value, key_node.start_mark.line + 2
         if key in where:
-            raise ConfigError(f"field {key!r} is written twice (first on line {where[key]})",
-                              source, key, line)
+            raise ConfigError(
+                f"field {key!r} is written twice (first on line {where[key]})", source, key, line
+            )
         where[key] = line
         one_line = value_node.start_mark.line == value_node.end_mark.line
-        if (key in text_fields and one_line and not isinstance(fields.get(key), str)
-                and fields.get(key) is not None):
+        if (
+            key in text_fields
+            and one_line
+            and not isinstance(fields.get(key), str)
+            and fields.get(key) is not None
+        ):
             raw = lines[key_node.start_mark.line]
             written = raw.split(":", 1)[1].strip() if ":" in raw else str(fields[key])
             fields[key] = written
-            problems.append(_warn_text(source, key, line, f"{key!r} is text, but YAML reads "
-                                       f"{written!r} as a {type(data[key]).__name__}"))
+            problems.append(
+                _warn_text(
+                    source,
+                    key,
+                    line,
+                    f"{key!r} is text, but YAML reads {written!r} as a {type(data[key]).__name__}",
+                )
+            )
     return FrontMatter(fields, body, where, tuple(problems))

@@ -57,10 +57,10 @@ _CHUNK = 1 << 16
 class Ending(StrEnum):
     """How :func:`run` ended."""
 
-    EXITED = "exited"          # the program exited by itself (any exit code or signal)
-    TIMEOUT = "timeout"        # the deadline passed; we ended it
+    EXITED = "exited"  # the program exited by itself (any exit code or signal)
+    TIMEOUT = "timeout"  # the deadline passed; we ended it
     OUTPUT_LIMIT = "output_limit"  # it wrote past the cap with ``stop_at_cap``; we ended it
-    START_ERROR = "start_error"    # it could not be started
+    START_ERROR = "start_error"  # it could not be started
 
 
 @dataclass(frozen=True)
@@ -95,7 +95,7 @@ class Completed:
     @property
     def truncated(self) -> bool:
         """True when some output was read and dropped (over the cap)."""
-        return (self.stdout_bytes > len(self.stdout) or self.stderr_bytes > len(self.stderr))
+        return self.stdout_bytes > len(self.stdout) or self.stderr_bytes > len(self.stderr)
 
 
 def _stat(pid: str) -> tuple[str, int] | None:
@@ -105,7 +105,7 @@ def _stat(pid: str) -> tuple[str, int] | None:
             stat = fh.read()
     except OSError:
         return None
-    fields = stat[stat.rfind(b")") + 2:].split()
+    fields = stat[stat.rfind(b")") + 2 :].split()
     return fields[0].decode(), int(fields[2])
 
 
@@ -229,11 +229,19 @@ class Process:
         environ[MARKER] = self.token
         pipe, null = subprocess.PIPE, subprocess.DEVNULL
         options: dict[str, Any] = (
-            {"start_new_session": True} if new_session else {"process_group": 0})
+            {"start_new_session": True} if new_session else {"process_group": 0}
+        )
         self.popen = subprocess.Popen(
-            list(argv), stdin=pipe if stdin else null, stdout=pipe if stdout else null,
-            stderr=pipe if stderr else null, env=environ, cwd=cwd, bufsize=0,
-            pass_fds=tuple(pass_fds), **options)
+            list(argv),
+            stdin=pipe if stdin else null,
+            stdout=pipe if stdout else null,
+            stderr=pipe if stderr else null,
+            env=environ,
+            cwd=cwd,
+            bufsize=0,
+            pass_fds=tuple(pass_fds),
+            **options,
+        )
         for stream in (self.popen.stdin, self.popen.stdout, self.popen.stderr):
             if stream is not None:
                 os.set_blocking(stream.fileno(), False)
@@ -266,7 +274,7 @@ class Process:
         poller: select.poll | None = None
         while written < len(view):
             try:
-                written += os.write(fd, view[written:written + _CHUNK])
+                written += os.write(fd, view[written : written + _CHUNK])
                 continue
             except BlockingIOError:
                 pass
@@ -384,8 +392,13 @@ def run(
         proc = Process(argv, env=env, cwd=cwd, stdin=bool(stdin), new_session=new_session)
     except OSError as exc:
         reason = f"{type(exc).__name__}: {exc.strerror or exc}"
-        return Completed(tuple(argv), Ending.START_ERROR, None, start_error=reason,
-                         elapsed=time.monotonic() - started)
+        return Completed(
+            tuple(argv),
+            Ending.START_ERROR,
+            None,
+            start_error=reason,
+            elapsed=time.monotonic() - started,
+        )
     kept: dict[int, list[bytes]] = {fd: [] for fd, _ in _streams(proc)}
     seen = dict.fromkeys(kept, 0)
     room = dict.fromkeys(kept, cap)
@@ -427,7 +440,7 @@ def run(
                         deadline = min(deadline, time.monotonic() + after_exit)
                     elif fd == stdin_fd:
                         try:
-                            view = view[os.write(fd, view[:_CHUNK]):]
+                            view = view[os.write(fd, view[:_CHUNK]) :]
                         except BlockingIOError:
                             continue
                         except OSError:
@@ -466,7 +479,14 @@ def run(
         ending = Ending.EXITED
     out_fd, err_fd = [*kept, -1, -1][:2]
     return Completed(
-        proc.argv, ending, code,
-        stdout=b"".join(kept.get(out_fd, [])), stderr=b"".join(kept.get(err_fd, [])),
-        stdout_bytes=seen.get(out_fd, 0), stderr_bytes=seen.get(err_fd, 0),
-        pid=proc.pid, elapsed=time.monotonic() - started, leftovers=proc.leftovers)
+        proc.argv,
+        ending,
+        code,
+        stdout=b"".join(kept.get(out_fd, [])),
+        stderr=b"".join(kept.get(err_fd, [])),
+        stdout_bytes=seen.get(out_fd, 0),
+        stderr_bytes=seen.get(err_fd, 0),
+        pid=proc.pid,
+        elapsed=time.monotonic() - started,
+        leftovers=proc.leftovers,
+    )

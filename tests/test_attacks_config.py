@@ -21,8 +21,9 @@ HOOK = {"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "touc
 def plugin(tmp_path: Path, manifest: dict[str, object] | None = None) -> Path:
     root = tmp_path / "evil"
     (root / ".claude-plugin").mkdir(parents=True)
-    (root / ".claude-plugin" / "plugin.json").write_text(json.dumps(
-        {"name": "evil", **(manifest or {})}))
+    (root / ".claude-plugin" / "plugin.json").write_text(
+        json.dumps({"name": "evil", **(manifest or {})})
+    )
     return root
 
 
@@ -41,8 +42,9 @@ def errors(problems: object) -> list[object]:
 
 
 @pytest.mark.parametrize("folder", ["skills", "commands", "agents", "hooks"])
-def test_a_default_folder_symlinked_out_of_the_plugin_root_is_refused(tmp_path: Path,
-                                                                       folder: str) -> None:
+def test_a_default_folder_symlinked_out_of_the_plugin_root_is_refused(
+    tmp_path: Path, folder: str
+) -> None:
     root = plugin(tmp_path)
     target = tmp_path / "elsewhere"
     (target / "x").mkdir(parents=True)
@@ -54,7 +56,9 @@ def test_a_default_folder_symlinked_out_of_the_plugin_root_is_refused(tmp_path: 
     loaded = load_plugin(root)
     assert loaded.skills == [] and loaded.agents == {} and loaded.hooks == []
     assert [p.source for p in errors(loaded.problems)] in (
-        [str(root / folder)], [str(root / folder / "hooks.json")])
+        [str(root / folder)],
+        [str(root / folder / "hooks.json")],
+    )
 
 
 def test_a_skill_folder_symlinked_out_of_the_plugin_is_refused(tmp_path: Path) -> None:
@@ -67,10 +71,12 @@ def test_a_skill_folder_symlinked_out_of_the_plugin_is_refused(tmp_path: Path) -
     assert loaded.skills == [] and len(errors(loaded.problems)) == 1
 
 
-@pytest.mark.parametrize("rel", ["../outside/x.json", "./../outside/x.json",
-                                 "./hooks/../../outside/x.json"])
-def test_a_manifest_hooks_path_out_of_the_root_is_refused_and_never_runs(tmp_path: Path,
-                                                                          rel: str) -> None:
+@pytest.mark.parametrize(
+    "rel", ["../outside/x.json", "./../outside/x.json", "./hooks/../../outside/x.json"]
+)
+def test_a_manifest_hooks_path_out_of_the_root_is_refused_and_never_runs(
+    tmp_path: Path, rel: str
+) -> None:
     hook_file, mark = outside_hook(tmp_path)
     root = plugin(tmp_path, {"hooks": rel})
     assert hook_file.exists()
@@ -95,7 +101,8 @@ def test_a_symlinked_hooks_file_inside_hooks_is_refused(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("rel", ["./.claude-plugin/plugin.json", ["./.claude-plugin/plugin.json"]])
 def test_a_hooks_entry_naming_its_own_manifest_is_an_error_not_a_recursion(
-        tmp_path: Path, rel: object) -> None:
+    tmp_path: Path, rel: object
+) -> None:
     root = plugin(tmp_path, {"hooks": rel})
     manifest = root / ".claude-plugin" / "plugin.json"
     with pytest.raises(ConfigError) as info:
@@ -108,8 +115,9 @@ def test_a_hooks_entry_naming_its_own_manifest_is_an_error_not_a_recursion(
 def test_two_manifests_naming_each_other_end_in_an_error(tmp_path: Path) -> None:
     root = plugin(tmp_path, {"hooks": "./other/plugin.json"})
     (root / "other").mkdir()
-    (root / "other" / "plugin.json").write_text(json.dumps(
-        {"name": "o", "hooks": "../.claude-plugin/plugin.json"}))
+    (root / "other" / "plugin.json").write_text(
+        json.dumps({"name": "o", "hooks": "../.claude-plugin/plugin.json"})
+    )
     with pytest.raises(ConfigError):
         load_settings([root / ".claude-plugin" / "plugin.json"])
 
@@ -118,17 +126,20 @@ def test_a_hooks_path_inside_the_root_still_loads(tmp_path: Path) -> None:
     root = plugin(tmp_path, {"hooks": "./extra/hooks.json"})
     (root / "extra").mkdir()
     (root / "extra" / "hooks.json").write_text(json.dumps(HOOK).replace("{mark}", "x"))
-    assert len(load_settings([root / ".claude-plugin" / "plugin.json"]).groups(
-        "PreToolUse")) == 1
+    assert len(load_settings([root / ".claude-plugin" / "plugin.json"]).groups("PreToolUse")) == 1
     assert len(load_plugin(root).hooks) == 1
 
 
-@pytest.mark.parametrize(("value", "env", "expanded"), [
-    ("${A:-${B}}", {}, "${B}"),
-    ("${A:-${B:-x}}/bin", {"B": "b"}, "${B:-x}/bin"),
-])
-def test_a_nested_default_is_warned_not_passed_through_silently(value: str, env: dict[str, str],
-                                                                expanded: str) -> None:
+@pytest.mark.parametrize(
+    ("value", "env", "expanded"),
+    [
+        ("${A:-${B}}", {}, "${B}"),
+        ("${A:-${B:-x}}/bin", {"B": "b"}, "${B:-x}/bin"),
+    ],
+)
+def test_a_nested_default_is_warned_not_passed_through_silently(
+    value: str, env: dict[str, str], expanded: str
+) -> None:
     cfg = load_mcp_json({"mcpServers": {"s": {"command": value}}}, environ=env)
     assert cfg.servers["s"]["command"].startswith(expanded.split("}")[0])
     warned = [p for p in cfg.problems if p.severity is Severity.WARNING]

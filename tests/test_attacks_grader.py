@@ -17,7 +17,7 @@ from mcpmini.course.batch import RowStatus, grade_class
 
 ROOT = Path(__file__).resolve().parents[1]
 
-SNOOP = '''\
+SNOOP = """\
 import glob, os, socket, subprocess
 CSV, CLASS, SECRET, ALICE, GRADER, PORT = {csv!r}, {cls!r}, {secret!r}, {alice!r}, {grader}, {port}
 class Leak(Exception):
@@ -53,9 +53,9 @@ subprocess.Popen(["sh", "-c", f"sleep 44.1; echo hacked > {{CSV}}"], start_new_s
                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 if seen:
     raise Leak(";".join(seen))
-'''
+"""
 
-FORGE = '''\
+FORGE = """\
 import IPython.display, IPython.core.display_functions
 from mcpmini.course.exercises import get_exercise
 KEY = get_exercise("9.1").answer_key()
@@ -66,9 +66,9 @@ IPython.core.display_functions._real = IPython.core.display_functions.display
 IPython.display.display = IPython.core.display_functions.display = forged
 print("全問正解 8/8")
 answer = None
-'''
+"""
 
-INJECT = '''\
+INJECT = """\
 import glob, json, threading, time
 from mcpmini.course.exercises import get_exercise
 KEY = get_exercise("9.1").answer_key()
@@ -87,9 +87,9 @@ def inject():
         time.sleep(0.01)
 threading.Thread(target=inject, daemon=True).start()
 answer = None
-'''
+"""
 
-KILLER = '''\
+KILLER = """\
 import os, signal
 for pid in (os.getppid(), 1):
     try:
@@ -97,7 +97,7 @@ for pid in (os.getppid(), 1):
     except OSError:
         pass
 answer = {"why_b": "B"}
-'''
+"""
 
 
 def _notebook(path: Path, *sources: str) -> None:
@@ -123,10 +123,18 @@ def attacked(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     secret = "mcpmini-attack-secret-7f3a"
     os.environ["MCPMINI_ATTACK_SECRET"] = secret
     try:
-        _notebook(cls / "mallory" / "9_1_version_negotiation.ipynb",
-                  SNOOP.format(csv=str(csv), cls=str(cls), secret=secret, alice=str(alice),
-                               grader=os.getpid(), port=listener.getsockname()[1]),
-                  FORGE)
+        _notebook(
+            cls / "mallory" / "9_1_version_negotiation.ipynb",
+            SNOOP.format(
+                csv=str(csv),
+                cls=str(cls),
+                secret=secret,
+                alice=str(alice),
+                grader=os.getpid(),
+                port=listener.getsockname()[1],
+            ),
+            FORGE,
+        )
         _notebook(cls / "eve" / "9_1_version_negotiation.ipynb", KILLER)
         _notebook(cls / "trent" / "9_1_version_negotiation.ipynb", INJECT)
         before = snapshot(cls)
@@ -137,8 +145,13 @@ def attacked(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     finally:
         os.environ.pop("MCPMINI_ATTACK_SECRET", None)
         listener.close()
-    return {"rows": {(r.learner, r.exercise): r for r in rows}, "before": before,
-            "after": snapshot(cls), "csv": csv, "written": written}
+    return {
+        "rows": {(r.learner, r.exercise): r for r in rows},
+        "before": before,
+        "after": snapshot(cls),
+        "csv": csv,
+        "written": written,
+    }
 
 
 def test_a_snooping_kernel_sees_no_grader_csv_class_folder_secret_or_network(attacked):

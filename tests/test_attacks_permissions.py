@@ -35,11 +35,19 @@ def test_no_attack_case_is_auto_approved():
 
 
 def test_every_bypass_warning_names_the_rule_and_its_remedy():
-    result = gate("Bash", {"command": "sudo rm -rf /"}, rules=PermissionRules(deny=["Bash(rm:*)"]),
-                  cwd="/p", home="/h")
+    result = gate(
+        "Bash",
+        {"command": "sudo rm -rf /"},
+        rules=PermissionRules(deny=["Bash(rm:*)"]),
+        cwd="/p",
+        home="/h",
+    )
     (warning,) = result.warnings
-    assert (warning.rule, warning.kind, warning.command) == ("Bash(rm:*)", BypassKind.SUDO,
-                                                            "sudo rm -rf /")
+    assert (warning.rule, warning.kind, warning.command) == (
+        "Bash(rm:*)",
+        BypassKind.SUDO,
+        "sudo rm -rf /",
+    )
     assert "PreToolUse" in warning.message and "sandbox" in warning.message
 
 
@@ -50,20 +58,42 @@ def test_case_rows_are_computed_live_and_agree_with_the_table():
     assert {r["group"] for r in case_rows("bypass")} == {"bypass"}
 
 
-@pytest.mark.parametrize("command", [
-    "echo $(rm -rf ~)", "echo `rm -rf ~`", "echo \"$(rm -rf ~)\"", "cat <(rm x)",
-    "cat <<EOF\n$(rm x)\nEOF\n", "(rm x)", "{ rm x; }", "for f in a; do rm $f; done",
-    "X=$(rm x) ls", "ls ${A:-$(rm x)}", "if true; then rm x; fi",
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo $(rm -rf ~)",
+        "echo `rm -rf ~`",
+        'echo "$(rm -rf ~)"',
+        "cat <(rm x)",
+        "cat <<EOF\n$(rm x)\nEOF\n",
+        "(rm x)",
+        "{ rm x; }",
+        "for f in a; do rm $f; done",
+        "X=$(rm x) ls",
+        "ls ${A:-$(rm x)}",
+        "if true; then rm x; fi",
+    ],
+)
 def test_a_deny_rule_sees_rm_wherever_bash_would_run_it(command):
     rules = PermissionRules(deny=["Bash(rm:*)"])
     assert gate("Bash", {"command": command}, rules=rules, cwd="/p", home="/h").final == "deny"
 
 
-@pytest.mark.parametrize("command", [
-    "$CMD x", "${CMD} x", "$(echo rm) x", "`echo ls`", "eval ls", "ls $(pwd)", "exec ls",
-    "source x.sh", "cat > $(echo f)", "echo 'open",
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "$CMD x",
+        "${CMD} x",
+        "$(echo rm) x",
+        "`echo ls`",
+        "eval ls",
+        "ls $(pwd)",
+        "exec ls",
+        "source x.sh",
+        "cat > $(echo f)",
+        "echo 'open",
+    ],
+)
 def test_commands_that_cannot_be_verified_statically_fail_closed(command):
     found = analyze(command)
     assert found.unverifiable
@@ -72,24 +102,65 @@ def test_commands_that_cannot_be_verified_statically_fail_closed(command):
     assert gate("Bash", {"command": command}, mode="dontAsk", cwd="/p", home="/h").final == "deny"
 
 
-@pytest.mark.parametrize(("command", "read_only"), [
-    ("ls -la", True), ("cat a b", True), ("echo hi", True), ("pwd", True), ("head -n 3 f", True),
-    ("tail -f log", True), ("grep -rn x .", True), ("find . -name '*.py'", True), ("wc -l f", True),
-    ("which python", True), ("diff a b", True), ("stat f", True), ("du -sh .", True),
-    ("cd src", True), ("git status", True), ("git log --oneline", True), ("git diff HEAD", True),
-    ("git show HEAD", True), ("git branch -a", True), ("git rev-parse HEAD", True),
-    ("git ls-files", True), ("git blame f", True), ("sed -n 1,5p f", True),
-    ("sed 's/a/b/g' f", True), ("sed -e 's/a/b/' -e 5q f", True),
-    ("find . -delete", False), ("find . -exec rm {} ;", False), ("find . -execdir ls ;", False),
-    ("find . -fprint out", False), ("git diff --output=x", False), ("git log --output x", False),
-    ("git branch newname", False), ("git branch -D main", False), ("git push", False),
-    ("git -c core.pager=sh log", False), ("git diff --ext-diff", False), ("git commit", False),
-    ("sed -i 's/a/b/' f", False), ("sed -ni p f", False), ("sed --in-place p f", False),
-    ("sed 's/a/b/w out' f", False), ("sed 's/a/b/e' f", False), ("sed 'w out' f", False),
-    ("sed '1e id' f", False), ("sed -f script.sed f", False), ("ls > out", False),
-    ("ls >> out", False), ("ls &> out", False), ("ls 2>/dev/null", True), ("echo x >&2", True),
-    ("rm x", False), ("curl x", False), ("python -c 1", False), ("lsof", False),
-])
+@pytest.mark.parametrize(
+    ("command", "read_only"),
+    [
+        ("ls -la", True),
+        ("cat a b", True),
+        ("echo hi", True),
+        ("pwd", True),
+        ("head -n 3 f", True),
+        ("tail -f log", True),
+        ("grep -rn x .", True),
+        ("find . -name '*.py'", True),
+        ("wc -l f", True),
+        ("which python", True),
+        ("diff a b", True),
+        ("stat f", True),
+        ("du -sh .", True),
+        ("cd src", True),
+        ("git status", True),
+        ("git log --oneline", True),
+        ("git diff HEAD", True),
+        ("git show HEAD", True),
+        ("git branch -a", True),
+        ("git rev-parse HEAD", True),
+        ("git ls-files", True),
+        ("git blame f", True),
+        ("sed -n 1,5p f", True),
+        ("sed 's/a/b/g' f", True),
+        ("sed -e 's/a/b/' -e 5q f", True),
+        ("find . -delete", False),
+        ("find . -exec rm {} ;", False),
+        ("find . -execdir ls ;", False),
+        ("find . -fprint out", False),
+        ("git diff --output=x", False),
+        ("git log --output x", False),
+        ("git branch newname", False),
+        ("git branch -D main", False),
+        ("git push", False),
+        ("git -c core.pager=sh log", False),
+        ("git diff --ext-diff", False),
+        ("git commit", False),
+        ("sed -i 's/a/b/' f", False),
+        ("sed -ni p f", False),
+        ("sed --in-place p f", False),
+        ("sed 's/a/b/w out' f", False),
+        ("sed 's/a/b/e' f", False),
+        ("sed 'w out' f", False),
+        ("sed '1e id' f", False),
+        ("sed -f script.sed f", False),
+        ("ls > out", False),
+        ("ls >> out", False),
+        ("ls &> out", False),
+        ("ls 2>/dev/null", True),
+        ("echo x >&2", True),
+        ("rm x", False),
+        ("curl x", False),
+        ("python -c 1", False),
+        ("lsof", False),
+    ],
+)
 def test_the_read_only_set_command_by_command(command, read_only):
     assert is_read_only_command(command) is read_only
     final = gate("Bash", {"command": command}, cwd="/p", home="/h").final
@@ -104,23 +175,40 @@ def test_wrappers_are_stripped_before_matching_and_exec_wrappers_are_not():
     assert analyze("xargs -0 rm").subcommands[0].text == "xargs -0 rm"
     assert analyze("setsid rm x").subcommands[0].exec_wrapper
     assert [analyze(c).subcommands[0].text for c in ("time -p rm x", "command -p rm x")] == [
-        "rm x", "rm x"]
+        "rm x",
+        "rm x",
+    ]
     assert analyze("command -v rm").subcommands[0].text == "command -v rm"
 
 
 def test_home_is_the_one_passed_in_not_root():
     rules = PermissionRules(deny=["Edit(~/.ssh/**)"])
     call = {"file_path": "/home/alice/.ssh/id_rsa", "content": "x"}
-    assert gate("Write", call, rules=rules, mode="acceptEdits", cwd="/home/alice",
-                home="/home/alice").final == "deny"
-    assert gate("Write", {"file_path": "/root/.ssh/id_rsa", "content": "x"}, rules=rules,
-                mode="bypassPermissions", cwd="/home/alice", home="/home/alice").final == "allow"
+    assert (
+        gate(
+            "Write", call, rules=rules, mode="acceptEdits", cwd="/home/alice", home="/home/alice"
+        ).final
+        == "deny"
+    )
+    assert (
+        gate(
+            "Write",
+            {"file_path": "/root/.ssh/id_rsa", "content": "x"},
+            rules=rules,
+            mode="bypassPermissions",
+            cwd="/home/alice",
+            home="/home/alice",
+        ).final
+        == "allow"
+    )
 
 
 def test_path_anchors_double_slash_settings_root_and_dot_slash():
     def hit(spec: str, path: str, **kw: str) -> bool:
-        return rule_matches(parse_rule(f"Read({spec})"), "Read", {"file_path": path},
-                            cwd="/p/sub", home="/h", **kw)
+        return rule_matches(
+            parse_rule(f"Read({spec})"), "Read", {"file_path": path}, cwd="/p/sub", home="/h", **kw
+        )
+
     assert hit("//etc/passwd", "/etc/passwd")
     assert hit("/docs/*.md", "/p/docs/a.md", root="/p")
     assert not hit("/docs/*.md", "/p/sub/docs/a.md", root="/p")
@@ -144,18 +232,26 @@ def test_a_symlink_into_a_denied_folder_is_denied(tmp_path):
     rules = PermissionRules(deny=["Read(./secrets/**)"])
     for call in ({"file_path": "link/k"}, {"file_path": "alias"}):
         assert gate("Read", call, rules=rules, cwd=str(tmp_path), home="/h").final == "deny"
-    assert gate("Grep", {"pattern": "K", "path": "link"}, rules=rules, cwd=str(tmp_path),
-                home="/h").final == "deny"
+    assert (
+        gate(
+            "Grep", {"pattern": "K", "path": "link"}, rules=rules, cwd=str(tmp_path), home="/h"
+        ).final
+        == "deny"
+    )
 
 
 def test_a_symlink_out_of_an_allowed_folder_is_not_allowed(tmp_path):
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "out").symlink_to("/etc/passwd")
     rules = PermissionRules(allow=["Edit(./src/**)"])
-    assert gate("Edit", {"file_path": "src/out"}, rules=rules, cwd=str(tmp_path),
-                home="/h").final == "ask"
-    assert gate("Edit", {"file_path": "src/ok.py"}, rules=rules, cwd=str(tmp_path),
-                home="/h").final == "allow"
+    assert (
+        gate("Edit", {"file_path": "src/out"}, rules=rules, cwd=str(tmp_path), home="/h").final
+        == "ask"
+    )
+    assert (
+        gate("Edit", {"file_path": "src/ok.py"}, rules=rules, cwd=str(tmp_path), home="/h").final
+        == "allow"
+    )
 
 
 def test_accept_edits_stays_inside_the_working_and_additional_directories(tmp_path):
@@ -163,14 +259,32 @@ def test_accept_edits_stays_inside_the_working_and_additional_directories(tmp_pa
     work = tmp_path / "work"
     call = {"command": f"touch {other}/x"}
     assert gate("Bash", call, mode="acceptEdits", cwd=str(work), home="/h").final == "ask"
-    assert gate("Bash", call, mode="acceptEdits", cwd=str(work), home="/h",
-                additional_dirs=[str(other)]).final == "allow"
-    assert gate("Bash", {"command": "rm -rf ."}, mode="acceptEdits", cwd=str(work),
-                home="/h").final == "ask"
-    assert gate("Bash", {"command": "echo x > out.txt"}, mode="acceptEdits", cwd=str(work),
-                home="/h").final == "allow"
-    assert gate("Bash", {"command": "echo x > .git/config"}, mode="acceptEdits",
-                cwd=str(work), home="/h").final == "ask"
+    assert (
+        gate(
+            "Bash", call, mode="acceptEdits", cwd=str(work), home="/h", additional_dirs=[str(other)]
+        ).final
+        == "allow"
+    )
+    assert (
+        gate("Bash", {"command": "rm -rf ."}, mode="acceptEdits", cwd=str(work), home="/h").final
+        == "ask"
+    )
+    assert (
+        gate(
+            "Bash", {"command": "echo x > out.txt"}, mode="acceptEdits", cwd=str(work), home="/h"
+        ).final
+        == "allow"
+    )
+    assert (
+        gate(
+            "Bash",
+            {"command": "echo x > .git/config"},
+            mode="acceptEdits",
+            cwd=str(work),
+            home="/h",
+        ).final
+        == "ask"
+    )
 
 
 def test_redirect_targets_are_judged_as_file_writes_and_input_files_as_reads():
@@ -200,14 +314,40 @@ def test_a_command_nested_too_deeply_fails_closed_without_a_traceback():
 @settings(max_examples=300, deadline=None)
 @given(st.text(max_size=80))
 def test_any_text_gets_a_decision_and_never_a_traceback(command):
-    result = gate("Bash", {"command": command}, rules=PermissionRules(deny=["Bash(rm:*)"]),
-                  cwd="/p", home="/h")
+    result = gate(
+        "Bash",
+        {"command": command},
+        rules=PermissionRules(deny=["Bash(rm:*)"]),
+        cwd="/p",
+        home="/h",
+    )
     assert result.final in ("allow", "ask", "deny")
 
 
-FRAGMENTS = ["ls", "cat f", "echo hi", "git status", "rm -rf x", "$(rm x)", "`id`", "$X",
-             "> out", "2>/dev/null", "&&", "||", ";", "|", "\n", "sudo", "timeout 5",
-             "find . -delete", "<(ls)", "FOO=1", "eval", "sed -i s/a/b/ f"]
+FRAGMENTS = [
+    "ls",
+    "cat f",
+    "echo hi",
+    "git status",
+    "rm -rf x",
+    "$(rm x)",
+    "`id`",
+    "$X",
+    "> out",
+    "2>/dev/null",
+    "&&",
+    "||",
+    ";",
+    "|",
+    "\n",
+    "sudo",
+    "timeout 5",
+    "find . -delete",
+    "<(ls)",
+    "FOO=1",
+    "eval",
+    "sed -i s/a/b/ f",
+]
 
 
 @settings(max_examples=400, deadline=None)
@@ -236,15 +376,25 @@ def _cli(tmp_path, monkeypatch, capsys, home, *argv):
     settings_file = tmp_path / "settings.json"
     settings_file.write_text("{}")
     monkeypatch.setenv("HOME", home)
-    code = main(["hooks", "run", "--settings", str(settings_file), "--event", "PreToolUse",
-                 "--json", *argv])
+    code = main(
+        ["hooks", "run", "--settings", str(settings_file), "--event", "PreToolUse", "--json", *argv]
+    )
     return code, json.loads(capsys.readouterr().out)
 
 
 def test_the_cli_takes_home_from_the_environment(tmp_path, monkeypatch, capsys):
-    argv = ["--tool-name", "Write", "--tool-input",
-            '{"file_path": "/home/alice/.ssh/id_rsa", "content": "k"}',
-            "--deny", "Edit(~/.ssh/**)", "--mode", "acceptEdits", "--project-dir", str(tmp_path)]
+    argv = [
+        "--tool-name",
+        "Write",
+        "--tool-input",
+        '{"file_path": "/home/alice/.ssh/id_rsa", "content": "k"}',
+        "--deny",
+        "Edit(~/.ssh/**)",
+        "--mode",
+        "acceptEdits",
+        "--project-dir",
+        str(tmp_path),
+    ]
     _, out = _cli(tmp_path, monkeypatch, capsys, "/home/alice", *argv)
     assert out["final"] == "deny"
     _, out = _cli(tmp_path, monkeypatch, capsys, "/home/bob", *argv)
@@ -252,8 +402,18 @@ def test_the_cli_takes_home_from_the_environment(tmp_path, monkeypatch, capsys):
 
 
 def test_the_cli_reports_bypass_warnings(tmp_path, monkeypatch, capsys):
-    _, out = _cli(tmp_path, monkeypatch, capsys, "/home/alice", "--tool-name", "Bash",
-                  "--tool-input", '{"command": "sudo rm -rf /"}', "--deny", "Bash(rm:*)")
+    _, out = _cli(
+        tmp_path,
+        monkeypatch,
+        capsys,
+        "/home/alice",
+        "--tool-name",
+        "Bash",
+        "--tool-input",
+        '{"command": "sudo rm -rf /"}',
+        "--deny",
+        "Bash(rm:*)",
+    )
     assert out["final"] == "ask"
     assert any("Bash(rm:*)" in w and "PreToolUse" in w for w in out["warnings"])
 
@@ -264,12 +424,24 @@ def test_the_loop_anchors_tilde_at_the_home_in_its_environment(tmp_path, home_is
 
     ws = tmp_path / "ws"
     ws.mkdir()
-    use = {"type": "tool_use", "id": "w1", "name": "Write",
-           "input": {"file_path": "secret.txt", "content": "x"}}
+    use = {
+        "type": "tool_use",
+        "id": "w1",
+        "name": "Write",
+        "input": {"file_path": "secret.txt", "content": "x"},
+    }
     home = str(ws) if home_is_ws else str(tmp_path / "elsewhere")
-    run("x", ScriptedModel([[use], "done"]),
-        AgentOptions(tools=builtin_tools(ws), permission_mode="acceptEdits", cwd=str(ws),
-                     disallowed_tools=["Edit(~/secret.txt)"], env={"HOME": home}))
+    run(
+        "x",
+        ScriptedModel([[use], "done"]),
+        AgentOptions(
+            tools=builtin_tools(ws),
+            permission_mode="acceptEdits",
+            cwd=str(ws),
+            disallowed_tools=["Edit(~/secret.txt)"],
+            env={"HOME": home},
+        ),
+    )
     assert (ws / "secret.txt").exists() is written
 
 
@@ -277,5 +449,13 @@ def test_a_read_rule_covers_a_directory_given_to_any_file_tool(tmp_path):
     (tmp_path / "secrets").mkdir()
     rules = PermissionRules(deny=["Read(./secrets/**)"])
     for tool in ("Read", "LS", "Grep"):
-        assert gate(tool, {"path" if tool != "Read" else "file_path": "secrets"}, rules=rules,
-                    cwd=str(tmp_path), home="/h").final == "deny"
+        assert (
+            gate(
+                tool,
+                {"path" if tool != "Read" else "file_path": "secrets"},
+                rules=rules,
+                cwd=str(tmp_path),
+                home="/h",
+            ).final
+            == "deny"
+        )

@@ -34,10 +34,12 @@ def area(tmp_path: Path) -> tuple[Path, Path]:
 def test_killing_the_parent_does_not_reach_the_caller(area: tuple[Path, Path]) -> None:
     workspace, outside = area
     before = snapshot(outside)
-    code = ("import os, signal\n"
-            "for pid in {os.getppid(), 1}:\n"
-            "    try:\n        os.kill(pid, signal.SIGKILL)\n    except OSError:\n        pass\n"
-            "print('alive')\n")
+    code = (
+        "import os, signal\n"
+        "for pid in {os.getppid(), 1}:\n"
+        "    try:\n        os.kill(pid, signal.SIGKILL)\n    except OSError:\n        pass\n"
+        "print('alive')\n"
+    )
     result = run_python(code, workspace, LIMITS)
     assert result.isolated
     assert result.outcome is SandboxOutcome.OK and result.stdout == "alive\n"
@@ -46,8 +48,10 @@ def test_killing_the_parent_does_not_reach_the_caller(area: tuple[Path, Path]) -
 
 def test_etc_shadow_cannot_be_read(area: tuple[Path, Path]) -> None:
     workspace, _ = area
-    code = ("import errno\ntry:\n    open('/etc/shadow').read()\n    print('read')\n"
-            "except OSError as e:\n    print(errno.errorcode[e.errno])\n")
+    code = (
+        "import errno\ntry:\n    open('/etc/shadow').read()\n    print('read')\n"
+        "except OSError as e:\n    print(errno.errorcode[e.errno])\n"
+    )
     result = run_python(code, workspace, LIMITS)
     assert result.ok and result.stdout.strip() in {"EACCES", "ENOENT", "EPERM"}
 
@@ -57,10 +61,12 @@ def test_files_outside_the_workspace_cannot_be_written(area: tuple[Path, Path]) 
     before = snapshot(outside)
     probe = Path(tempfile.gettempdir()) / f"mcpmini-evil-{os.getpid()}.txt"
     targets = [outside / "keep.txt", outside / "new.txt", probe, Path.home() / ".mcpmini-evil"]
-    code = (f"import sys\nfor target in sys.argv[1:] or {[str(t) for t in targets]!r}:\n"
-            "    try:\n        open(target, 'w').write('pwned')\n        print('wrote', target)\n"
-            "    except OSError:\n        print('refused')\n"
-            "open('inside.txt', 'w').write('fine')\n")
+    code = (
+        f"import sys\nfor target in sys.argv[1:] or {[str(t) for t in targets]!r}:\n"
+        "    try:\n        open(target, 'w').write('pwned')\n        print('wrote', target)\n"
+        "    except OSError:\n        print('refused')\n"
+        "open('inside.txt', 'w').write('fine')\n"
+    )
     result = run_python(code, workspace, LIMITS)
     assert result.ok
     # The host folders are refused; /tmp and the home folder are private (writes land in
@@ -84,10 +90,12 @@ def test_a_unix_socket_cannot_reach_a_listener_on_the_host(area: tuple[Path, Pat
         server.setblocking(False)
         listeners.append(server)
     try:
-        code = (f"import socket\nfor address in {[str(path), abstract]!r}:\n"
-                "    s = socket.socket(socket.AF_UNIX)\n"
-                "    try:\n        s.connect(address)\n        print('connected')\n"
-                "    except OSError:\n        print('refused')\n")
+        code = (
+            f"import socket\nfor address in {[str(path), abstract]!r}:\n"
+            "    s = socket.socket(socket.AF_UNIX)\n"
+            "    try:\n        s.connect(address)\n        print('connected')\n"
+            "    except OSError:\n        print('refused')\n"
+        )
         result = run_python(code, workspace, LIMITS)
         assert result.ok and result.stdout.split() == ["refused", "refused"]
         for server in listeners:
@@ -106,8 +114,10 @@ def test_a_tcp_listener_on_the_host_loopback_is_unreachable(area: tuple[Path, Pa
     server.setblocking(False)
     port = server.getsockname()[1]
     try:
-        code = (f"import socket\ntry:\n    socket.create_connection(('127.0.0.1', {port}), timeout=2)\n"
-                "    print('connected')\nexcept OSError:\n    print('refused')\n")
+        code = (
+            f"import socket\ntry:\n    socket.create_connection(('127.0.0.1', {port}), timeout=2)\n"
+            "    print('connected')\nexcept OSError:\n    print('refused')\n"
+        )
         result = run_python(code, workspace, LIMITS)
         assert result.ok and result.stdout.strip() == "refused"
         with pytest.raises(BlockingIOError):
@@ -119,11 +129,13 @@ def test_a_tcp_listener_on_the_host_loopback_is_unreachable(area: tuple[Path, Pa
 def test_a_setsid_daemon_dies_with_the_run_which_is_not_a_timeout(area: tuple[Path, Path]) -> None:
     workspace, outside = area
     late = outside / "late.txt"
-    code = ("import subprocess\n"
-            f"subprocess.Popen(['sh', '-c', 'sleep 41.5; echo late > {late}'], start_new_session=True,\n"
-            "                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
-            "subprocess.Popen(['sh', '-c', 'sleep 41.6'], start_new_session=True)\n"
-            "print('started')\n")
+    code = (
+        "import subprocess\n"
+        f"subprocess.Popen(['sh', '-c', 'sleep 41.5; echo late > {late}'], start_new_session=True,\n"
+        "                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+        "subprocess.Popen(['sh', '-c', 'sleep 41.6'], start_new_session=True)\n"
+        "print('started')\n"
+    )
     result = run_python(code, workspace, LIMITS)
     assert result.outcome is SandboxOutcome.OK  # not misreported as a timeout
     assert result.stdout == "started\n"
@@ -132,11 +144,14 @@ def test_a_setsid_daemon_dies_with_the_run_which_is_not_a_timeout(area: tuple[Pa
 
 
 def test_the_environment_and_home_of_the_caller_are_not_visible(
-        area: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    area: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     workspace, _ = area
     monkeypatch.setenv("MCPMINI_ATTACK_SECRET", "s3cr3t")
-    code = ("import os\nprint(os.environ.get('MCPMINI_ATTACK_SECRET'))\n"
-            "print(sorted(os.listdir(os.path.expanduser('~'))))\nprint(os.listdir('/tmp'))\n")
+    code = (
+        "import os\nprint(os.environ.get('MCPMINI_ATTACK_SECRET'))\n"
+        "print(sorted(os.listdir(os.path.expanduser('~'))))\nprint(os.listdir('/tmp'))\n"
+    )
     result = run_python(code, workspace, LIMITS)
     secret, home, tmp = result.stdout.split("\n")[:3]
     assert result.ok and secret == "None" and home == "[]"
@@ -148,7 +163,8 @@ def test_the_environment_and_home_of_the_caller_are_not_visible(
 
 
 def test_without_bubblewrap_the_result_says_so_and_warns(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(sandbox_module, "bubblewrap_available", lambda: False)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

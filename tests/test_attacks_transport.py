@@ -13,11 +13,15 @@ from mcpmini.errors import McpminiError, TransportError
 from mcpmini.mcp import Client, StdioTransport
 
 # Each server sleeps a length no other test uses, so leftovers can be found by command line.
-STREAMER = ("import sys, time\nmarker = 'sleep 43.1'\n"
-            "while True:\n    sys.stdout.write('x' * 512); sys.stdout.flush(); time.sleep(0.005)\n")
+STREAMER = (
+    "import sys, time\nmarker = 'sleep 43.1'\n"
+    "while True:\n    sys.stdout.write('x' * 512); sys.stdout.flush(); time.sleep(0.005)\n"
+)
 NEVER_READS = "import time\nmarker = 'sleep 43.2'\ntime.sleep(60)\n"
-HUGE = ("import sys\nmarker = 'sleep 43.3'\nsys.stdout.write('y' * (3 << 20) + '\\n')\n"
-        "sys.stdout.write('{\"ok\": 1}\\n'); sys.stdout.flush()\nimport time; time.sleep(60)\n")
+HUGE = (
+    "import sys\nmarker = 'sleep 43.3'\nsys.stdout.write('y' * (3 << 20) + '\\n')\n"
+    "sys.stdout.write('{\"ok\": 1}\\n'); sys.stdout.flush()\nimport time; time.sleep(60)\n"
+)
 
 
 def test_a_server_streaming_without_a_newline_cannot_outlast_the_timeout() -> None:
@@ -33,8 +37,10 @@ def test_a_server_streaming_without_a_newline_cannot_outlast_the_timeout() -> No
 def test_the_client_timeout_holds_against_a_streaming_server() -> None:
     transport = StdioTransport([sys.executable, "-c", STREAMER], close_grace=0.1)
     started = time.monotonic()
-    with Client(transport, timeout=0.5, discover_timeout=0.5) as client, \
-            pytest.raises((TimeoutError, TransportError, McpminiError)):
+    with (
+        Client(transport, timeout=0.5, discover_timeout=0.5) as client,
+        pytest.raises((TimeoutError, TransportError, McpminiError)),
+    ):
         client.connect()
     assert time.monotonic() - started < 15
     assert running_with("sleep 43.1") == []
@@ -51,8 +57,9 @@ def test_a_reply_over_the_size_cap_is_refused_and_skipped() -> None:
 
 
 def test_a_server_that_never_reads_cannot_block_a_write() -> None:
-    transport = StdioTransport([sys.executable, "-c", NEVER_READS], close_grace=0.1,
-                               write_timeout=0.3)
+    transport = StdioTransport(
+        [sys.executable, "-c", NEVER_READS], close_grace=0.1, write_timeout=0.3
+    )
     started = time.monotonic()
     with pytest.raises(TimeoutError):
         for _ in range(1000):  # 64 MiB: far more than any pipe buffer

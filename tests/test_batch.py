@@ -29,27 +29,49 @@ CLASS = Path(__file__).resolve().parent / "fixtures" / "class"
 # (learner, exercise) -> (status, score) for every notebook handed in; the rest of each
 # learner's four exercises must be "not_attempted" rows saying nothing was handed in.
 EXPECTED = {
-    ("ada", "9.1"): ("graded", 8), ("ada", "9.2"): ("graded", 5),
-    ("ada", "9.3"): ("graded", 6), ("ada", "9.4"): ("graded", 5),
+    ("ada", "9.1"): ("graded", 8),
+    ("ada", "9.2"): ("graded", 5),
+    ("ada", "9.3"): ("graded", 6),
+    ("ada", "9.4"): ("graded", 5),
     ("ben", "9.1"): ("not_attempted", 0),
-    ("chen", "9.1"): ("graded", 4), ("chen", "9.2"): ("graded", 0),
+    ("chen", "9.1"): ("graded", 4),
+    ("chen", "9.2"): ("graded", 0),
     ("dora", "9.4"): ("graded", 2),
     ("emil", "9.1"): ("error", 0),  # the kernel dies
     ("emil", "9.2"): ("error", 5),  # a cell raises, the answers after it still count
     ("fay", "9.3"): ("timeout", 0),
-    ("gus", "9.1"): ("invalid", 0), ("gus", "9.2"): ("invalid", 0),
-    ("hana", "9.3"): ("not_attempted", 0), ("hana", "9.4"): ("invalid", 0),
+    ("gus", "9.1"): ("invalid", 0),
+    ("gus", "9.2"): ("invalid", 0),
+    ("hana", "9.3"): ("not_attempted", 0),
+    ("hana", "9.4"): ("invalid", 0),
     ("ivan", "9.1"): ("graded", 0),  # prints "全問正解" and forges an answer bundle
     ("ivan", "9.2"): ("not_attempted", 0),  # deletes its answer
-    ("jun", "9.3"): ("graded", 6), ("jun", "9.4"): ("graded", 5),
-    ("kai", "9.1"): ("graded", 0), ("kai", "9.2"): ("not_attempted", 0),
+    ("jun", "9.3"): ("graded", 6),
+    ("jun", "9.4"): ("graded", 5),
+    ("kai", "9.1"): ("graded", 0),
+    ("kai", "9.2"): ("not_attempted", 0),
     ("lea", "9.1"): ("graded", 8),  # an untouched copy and a solved one: best kept
     ("mo", "9.2"): ("graded", 5),  # known from metadata only
     ("mo", ""): ("invalid", 0),  # a notebook that is no exercise
     ("omar", "9.4"): ("graded", 0),
 }
-LEARNERS = {"ada", "ben", "chen", "dora", "emil", "fay", "gus", "hana", "ivan", "jun", "kai",
-            "lea", "mo", "nia", "omar"}
+LEARNERS = {
+    "ada",
+    "ben",
+    "chen",
+    "dora",
+    "emil",
+    "fay",
+    "gus",
+    "hana",
+    "ivan",
+    "jun",
+    "kai",
+    "lea",
+    "mo",
+    "nia",
+    "omar",
+}
 
 
 @pytest.fixture(scope="module")
@@ -122,10 +144,15 @@ def test_submissions_are_found_in_classes_learner_folders_and_files(tmp_path):
     jobs = find_submissions([CLASS])
     assert {j.learner for j in jobs} == LEARNERS
     assert [j for j in jobs if j.learner == "nia"] == [
-        batch.Submission("nia", e, None) for e in ("9.1", "9.2", "9.3", "9.4")]
+        batch.Submission("nia", e, None) for e in ("9.1", "9.2", "9.3", "9.4")
+    ]
     one = find_submissions([CLASS / "jun"])
     assert {(j.exercise, j.path is None) for j in one} == {
-        ("9.3", False), ("9.4", False), ("9.1", True), ("9.2", True)}
+        ("9.3", False),
+        ("9.4", False),
+        ("9.1", True),
+        ("9.2", True),
+    }
     single = find_submissions([CLASS / "mo" / "homework.ipynb"])
     assert single == [batch.Submission("mo", "9.2", CLASS / "mo" / "homework.ipynb")]
     with pytest.raises(FileNotFoundError):
@@ -134,7 +161,10 @@ def test_submissions_are_found_in_classes_learner_folders_and_files(tmp_path):
 
 def test_the_exercise_comes_from_metadata_before_the_file_name():
     assert identify_exercise(Path("9_3_x.ipynb")) == "9.3"
-    assert identify_exercise(Path("9_3_x.ipynb"), {"metadata": {"mcpmini": {"exercise": "9.1"}}}) == "9.1"
+    assert (
+        identify_exercise(Path("9_3_x.ipynb"), {"metadata": {"mcpmini": {"exercise": "9.1"}}})
+        == "9.1"
+    )
     assert identify_exercise(Path("notes.ipynb")) == ""
     assert identify_exercise(Path("9_9.ipynb"), {"metadata": {"mcpmini": {"exercise": "7"}}}) == ""
 
@@ -164,7 +194,9 @@ def test_a_bug_in_the_grader_is_one_error_row_and_the_batch_goes_on(tmp_path, mo
     monkeypatch.setattr(batch, "grade_notebook", broken)
     rows = grade_class([_copy(tmp_path, "gus", "nia")], tmp_path / "g.csv", progress=False)
     assert [r.status for r in rows if r.learner == "gus" and r.exercise in ("9.1", "9.2")] == [
-        RowStatus.ERROR, RowStatus.ERROR]
+        RowStatus.ERROR,
+        RowStatus.ERROR,
+    ]
     assert sum(1 for r in rows if r.learner == "nia") == 4
 
 
@@ -181,7 +213,8 @@ def python_sigint_handler():
 
 
 def test_ctrl_c_cancels_the_running_jobs_and_still_writes_every_row(
-        tmp_path, monkeypatch, python_sigint_handler):
+    tmp_path, monkeypatch, python_sigint_handler
+):
     import _thread
 
     cancelled = []
@@ -202,21 +235,38 @@ def test_ctrl_c_cancels_the_running_jobs_and_still_writes_every_row(
     with out.open(encoding="utf-8", newline="") as fh:
         table = list(csv.DictReader(fh))
     assert len(table) == 8 and {r["learner"] for r in table} == {"gus", "nia"}
-    assert {r["status"] for r in table if r["learner"] == "gus" and r["exercise"] in ("9.1", "9.2")
-            } == {"error"}
+    assert {
+        r["status"] for r in table if r["learner"] == "gus" and r["exercise"] in ("9.1", "9.2")
+    } == {"error"}
 
 
 def test_invalid_files_are_graded_without_a_kernel(tmp_path):
     rows = grade_class([_copy(tmp_path, "gus")], tmp_path / "g.csv", progress=False)
     got = {r.exercise: r.status for r in rows}
-    assert got == {"9.1": RowStatus.INVALID, "9.2": RowStatus.INVALID,
-                   "9.3": RowStatus.NOT_ATTEMPTED, "9.4": RowStatus.NOT_ATTEMPTED}
+    assert got == {
+        "9.1": RowStatus.INVALID,
+        "9.2": RowStatus.INVALID,
+        "9.3": RowStatus.NOT_ATTEMPTED,
+        "9.4": RowStatus.NOT_ATTEMPTED,
+    }
 
 
 def test_the_grade_command_writes_the_csv_and_exits_zero(tmp_path, capsys):
     out = tmp_path / "grades.csv"
-    code = main(["grade", str(CLASS / "gus"), str(CLASS / "nia"), "--out", str(out),
-                 "--workers", "1", "--timeout", "3", "--no-progress"])
+    code = main(
+        [
+            "grade",
+            str(CLASS / "gus"),
+            str(CLASS / "nia"),
+            "--out",
+            str(out),
+            "--workers",
+            "1",
+            "--timeout",
+            "3",
+            "--no-progress",
+        ]
+    )
     assert code == 0
     assert "8 rows" in capsys.readouterr().out
     assert out.read_text(encoding="utf-8").splitlines()[0] == ",".join(COLUMNS)

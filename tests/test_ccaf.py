@@ -57,10 +57,20 @@ def test_an_error_result_carries_the_category_inside_the_content() -> None:
     result = error_result(ErrorCategory.TRANSIENT, "timed out", attempts=1)
     assert result["isError"] is True
     body = json.loads(result["content"][0]["text"])
-    assert body == {"errorCategory": "transient", "isRetryable": True, "message": "timed out",
-                    "attempts": 1} == result["structuredContent"]
-    assert json.loads(error_result(ErrorCategory.BUSINESS, "x")["content"][0]["text"])[
-        "isRetryable"] is False
+    assert (
+        body
+        == {
+            "errorCategory": "transient",
+            "isRetryable": True,
+            "message": "timed out",
+            "attempts": 1,
+        }
+        == result["structuredContent"]
+    )
+    assert (
+        json.loads(error_result(ErrorCategory.BUSINESS, "x")["content"][0]["text"])["isRetryable"]
+        is False
+    )
 
 
 def test_only_transient_errors_are_retried() -> None:
@@ -73,24 +83,37 @@ def test_the_structured_policy_spends_fewer_calls_than_blind_retries_and_loses_n
     assert structured.calls < naive.calls and structured.wait_s < naive.wait_s
     outcomes = {o for _, o in structured.outcomes}
     assert "gave up: generic failure" not in outcomes
-    assert {"fixed by the model", "explained to the user", "escalated to a human",
-            "recovered by retry"} <= outcomes
+    assert {
+        "fixed by the model",
+        "explained to the user",
+        "escalated to a human",
+        "recovered by retry",
+    } <= outcomes
     # the same faults are drawn whatever the policy, so the totals agree
     assert sum(structured.outcomes.values()) == sum(naive.outcomes.values()) == 300
-    assert structured.outcomes[("empty", "answered: no results")] == naive.outcomes[
-        ("empty", "answered: no results")]
+    assert (
+        structured.outcomes[("empty", "answered: no results")]
+        == naive.outcomes[("empty", "answered: no results")]
+    )
     with pytest.raises(ValueError):
         simulate_retries(policy="sometimes")
 
 
 def test_grep_finds_contents_glob_finds_names_in_the_sample_repo(tmp_path: Path) -> None:
     tools = {t.name: t for t in builtin_tools(make_sample_repo(tmp_path))}
-    assert tools["Grep"].run({"pattern": "Payment declined"}).content.startswith(
-        "src/shop/payment.py:")
+    assert (
+        tools["Grep"]
+        .run({"pattern": "Payment declined"})
+        .content.startswith("src/shop/payment.py:")
+    )
     assert tools["Glob"].run({"pattern": "tests/test_*.py"}).content.splitlines() == [
-        "tests/test_login.py", "tests/test_payment.py", "tests/test_refund.py"]
-    edit = tools["Edit"].run({"file_path": "config/app.yaml", "old_string": "timeout: 30",
-                              "new_string": "timeout: 60"})
+        "tests/test_login.py",
+        "tests/test_payment.py",
+        "tests/test_refund.py",
+    ]
+    edit = tools["Edit"].run(
+        {"file_path": "config/app.yaml", "old_string": "timeout: 30", "new_string": "timeout: 60"}
+    )
     assert edit.is_error
 
 

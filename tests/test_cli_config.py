@@ -25,8 +25,11 @@ def test_an_mcp_json_that_mentions_projects_stays_an_mcp_json(capsys, in_project
     # A server named "projects" and a description with the word in quotes: still an .mcp.json,
     # so its servers are the local scope (a text search took it for ~/.claude.json and lost them).
     local = in_project / "local.json"
-    local.write_text(json.dumps({"mcpServers": {
-        "projects": {"command": "projects-server", "args": ['"projects"']}}}))
+    local.write_text(
+        json.dumps(
+            {"mcpServers": {"projects": {"command": "projects-server", "args": ['"projects"']}}}
+        )
+    )
     servers = resolve(capsys, "--local", str(local))["servers"]
     assert servers["projects"]["definition"]["command"] == "projects-server"
     assert servers["projects"]["source"] == "local"
@@ -36,8 +39,9 @@ def test_a_claude_json_is_recognised_without_the_word_projects_in_its_text(capsy
     # The key is spelt with a JSON escape: the text never says "projects", the structure does.
     entry = json.dumps({str(in_project.resolve()): {"mcpServers": {"db": {"command": "local-db"}}}})
     claude_json = in_project / ".claude.json"
-    claude_json.write_text('{"mcpServers": {"db": {"command": "user-db"}}, '
-                           '"\\u0070rojects": ' + entry + "}")
+    claude_json.write_text(
+        '{"mcpServers": {"db": {"command": "user-db"}}, "\\u0070rojects": ' + entry + "}"
+    )
     assert '"projects"' not in claude_json.read_text()
     local = resolve(capsys, "--local", str(claude_json))["servers"]
     user = resolve(capsys, "--user", str(claude_json))["servers"]
@@ -46,11 +50,17 @@ def test_a_claude_json_is_recognised_without_the_word_projects_in_its_text(capsy
 
 
 def test_a_claude_json_without_an_entry_for_this_project_gives_an_empty_local_scope(
-        capsys, in_project):
+    capsys, in_project
+):
     claude_json = in_project / ".claude.json"
-    claude_json.write_text(json.dumps({"mcpServers": {"db": {"command": "user-db"}},
-                                       "projects": {"/elsewhere": {"mcpServers": {
-                                           "other": {"command": "x"}}}}}))
+    claude_json.write_text(
+        json.dumps(
+            {
+                "mcpServers": {"db": {"command": "user-db"}},
+                "projects": {"/elsewhere": {"mcpServers": {"other": {"command": "x"}}}},
+            }
+        )
+    )
     assert resolve(capsys, "--local", str(claude_json))["servers"] == {}
 
 

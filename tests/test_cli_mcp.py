@@ -20,8 +20,22 @@ def test_call_tools_list_prints_each_tool(capsys):
 
 @pytest.mark.parametrize("mode, generation", [("modern", "2026-07-28"), ("legacy", "2025-11-25")])
 def test_call_tools_call_json_prints_the_raw_result(capsys, mode, generation):
-    code = main(["call", "tools/call", "--tool", "add", "--args", '{"a": 2, "b": 3}',
-                 "--mode", mode, "--json", "--trace", *SERVE, "add"])
+    code = main(
+        [
+            "call",
+            "tools/call",
+            "--tool",
+            "add",
+            "--args",
+            '{"a": 2, "b": 3}',
+            "--mode",
+            mode,
+            "--json",
+            "--trace",
+            *SERVE,
+            "add",
+        ]
+    )
     captured = capsys.readouterr()
     assert code == 0
     result = json.loads(captured.out)
@@ -38,12 +52,15 @@ def test_an_unknown_tool_is_reported_with_exit_code_1(capsys):
     assert "protocol_error" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("argv", [
-    ["call", "tools/call", "--args", "{}"],                    # no --tool
-    ["call", "tools/call", "--tool", "add", "--args", "{oops"],  # invalid JSON
-    ["call", "tools/call", "--tool", "add", "--args", "[1]"],    # not an object
-    ["call", "tools/list"],                                    # no server command
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["call", "tools/call", "--args", "{}"],  # no --tool
+        ["call", "tools/call", "--tool", "add", "--args", "{oops"],  # invalid JSON
+        ["call", "tools/call", "--tool", "add", "--args", "[1]"],  # not an object
+        ["call", "tools/list"],  # no server command
+    ],
+)
 def test_bad_arguments_exit_2_with_one_line(capsys, argv):
     extra = [*SERVE, "add"] if argv[-1] != "tools/list" else []
     assert main(argv + extra) == 2

@@ -33,8 +33,9 @@ def connected(mode="auto", server=None, seed=None) -> Client:
     return client
 
 
-@pytest.mark.parametrize("mode, generation", [("auto", "modern"), ("modern", "modern"),
-                                              ("legacy", "legacy")])
+@pytest.mark.parametrize(
+    "mode, generation", [("auto", "modern"), ("modern", "modern"), ("legacy", "legacy")]
+)
 def test_every_mode_connects_lists_and_calls(mode, generation):
     client = connected(mode)
     assert client.connection.generation == generation
@@ -69,14 +70,17 @@ def test_modern_retries_once_with_the_intersection_after_32022():
 
 
 def test_no_common_modern_version_is_an_error():
-    client = Client(memory_pair(Server("s", versions=(MODERN,))), mode="auto", versions=("2027-01-01",))
+    client = Client(
+        memory_pair(Server("s", versions=(MODERN,))), mode="auto", versions=("2027-01-01",)
+    )
     with pytest.raises(McpminiError):
         client.connect()
 
 
 def test_legacy_client_disconnects_when_the_server_answers_an_unknown_version():
-    client = Client(memory_pair(Server("s", versions=(LEGACY,))), mode="legacy",
-                    versions=("2024-11-05",))
+    client = Client(
+        memory_pair(Server("s", versions=(LEGACY,))), mode="legacy", versions=("2024-11-05",)
+    )
     with pytest.raises(McpminiError):
         client.connect()
 
@@ -101,8 +105,9 @@ def test_hundred_pipelined_calls_answered_in_shuffled_order_all_match():
 
 def test_gather_returns_replies_in_request_order():
     client = connected(seed=7)
-    replies = client.gather([("tools/call", {"name": "add", "arguments": {"a": i, "b": 0}})
-                             for i in range(20)])
+    replies = client.gather(
+        [("tools/call", {"name": "add", "arguments": {"a": i, "b": 0}}) for i in range(20)]
+    )
     assert [r.result["content"][0]["text"] for r in replies] == [str(i) for i in range(20)]
 
 
@@ -114,6 +119,7 @@ def test_request_raises_remote_error_with_the_server_code():
 
 
 # --- outcomes (i)–(iv) -------------------------------------------------------------------
+
 
 def test_outcome_ok_tool_error_and_protocol_error():
     client = connected()
@@ -149,8 +155,15 @@ def faulty(fault: str):
     return client
 
 
-@pytest.mark.parametrize("fault, reason", [("silent", "timeout"), ("garbled", "garbled reply"),
-                                           ("no content", "garbled reply"), ("exit", "server exited")])
+@pytest.mark.parametrize(
+    "fault, reason",
+    [
+        ("silent", "timeout"),
+        ("garbled", "garbled reply"),
+        ("no content", "garbled reply"),
+        ("exit", "server exited"),
+    ],
+)
 def test_no_answer_outcomes_say_why(fault, reason):
     outcome = faulty(fault).call_tool("add", {"a": 1, "b": 2}, timeout=0.5)
     assert outcome.kind is OutcomeKind.NO_ANSWER and outcome.reason == reason
@@ -173,8 +186,9 @@ def test_server_gone_while_sending_is_no_answer():
 @given(st.sampled_from(list(OutcomeKind)), st.text(max_size=20), st.text(min_size=1, max_size=8))
 def test_theta_maps_every_outcome_to_exactly_one_tool_result(kind, text, tool_use_id):
     # Proposition 3.7, part 2: θ is total, so the pairing invariant holds for all outcomes.
-    outcome = ToolOutcome(kind, "t", ({"type": "text", "text": text},), code=-32602,
-                          message="m", reason="timeout")
+    outcome = ToolOutcome(
+        kind, "t", ({"type": "text", "text": text},), code=-32602, message="m", reason="timeout"
+    )
     result = to_tool_result(outcome, tool_use_id)
     assert result["type"] == "tool_result" and result["tool_use_id"] == tool_use_id
     assert isinstance(result["content"], str)
@@ -221,8 +235,13 @@ def test_auto_recovers_when_a_slow_server_answers_discover_after_the_fallback_be
 
 
 def test_non_text_content_is_not_dropped_from_the_tool_result():
-    outcome = ToolOutcome(OutcomeKind.OK, "shot", ({"type": "image", "data": "AAAA",
-                                                     "mimeType": "image/png"},
-                                                    {"type": "text", "text": "a cat"}))
+    outcome = ToolOutcome(
+        OutcomeKind.OK,
+        "shot",
+        (
+            {"type": "image", "data": "AAAA", "mimeType": "image/png"},
+            {"type": "text", "text": "a cat"},
+        ),
+    )
     result = to_tool_result(outcome, "tu")
     assert "image/png" in result["content"] and "a cat" in result["content"]

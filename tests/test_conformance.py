@@ -43,10 +43,14 @@ RUNS = [
 ]
 
 
-@pytest.mark.parametrize("version, args, scored, ran", RUNS,
-                         ids=["0.1.16", "alpha12-default", "alpha12-2025-11-25", "alpha12-2026-07-28"])
+@pytest.mark.parametrize(
+    "version, args, scored, ran",
+    RUNS,
+    ids=["0.1.16", "alpha12-default", "alpha12-2025-11-25", "alpha12-2026-07-28"],
+)
 def test_the_server_passes_every_scored_scenario_of_the_official_suite_without_warnings(
-        url, tmp_path, version, args, scored, ran):
+    url, tmp_path, version, args, scored, ran
+):
     result = suite.run(version, "server", tmp_path, ["--url", url, *args])
     print(version, *args, "->", result.line())
     assert len(result.scenarios) == ran, result.output[-3000:]
@@ -62,17 +66,29 @@ def test_the_server_passes_every_scored_scenario_of_the_official_suite_without_w
 
 CLIENT_SCENARIOS = {
     suite.STABLE: ["initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry"],
-    suite.ALPHA: ["initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry",
-                  "request-metadata", "sep-2322-client-request-state", "http-standard-headers",
-                  "http-custom-headers", "http-invalid-tool-headers", "json-schema-ref-no-deref",
-                  "json-schema-2020-12-preservation"],
+    suite.ALPHA: [
+        "initialize",
+        "tools_call",
+        "elicitation-sep1034-client-defaults",
+        "sse-retry",
+        "request-metadata",
+        "sep-2322-client-request-state",
+        "http-standard-headers",
+        "http-custom-headers",
+        "http-invalid-tool-headers",
+        "json-schema-ref-no-deref",
+        "json-schema-2020-12-preservation",
+    ],
 }
 CLIENT = f"{sys.executable} {Path(__file__).parent / 'conformance' / 'client.py'}"
 
 
-@pytest.mark.parametrize("version, scenario",
-                         [(v, s) for v, names in CLIENT_SCENARIOS.items() for s in names])
-def test_the_mcpmini_client_passes_every_non_oauth_client_scenario(installed, tmp_path, version, scenario):
+@pytest.mark.parametrize(
+    "version, scenario", [(v, s) for v, names in CLIENT_SCENARIOS.items() for s in names]
+)
+def test_the_mcpmini_client_passes_every_non_oauth_client_scenario(
+    installed, tmp_path, version, scenario
+):
     # OAuth (auth/*) is out of scope: mcpmini has no OAuth client. compare_clients.py runs
     # every scenario, side by side with the official SDK client.
     result = suite.run(version, "client", tmp_path, ["--scenario", scenario, "--command", CLIENT])

@@ -49,7 +49,9 @@ def test_the_difference_formula_of_prop_3_8_holds_for_any_sizes(sizes, data) -> 
     defs = [d for _, d in sizes]
     used = data.draw(st.sets(st.integers(0, len(defs) - 1)))
     diff = upfront_cost(defs) - deferred_cost(names, defs, used)
-    expected = sum(defs[i] - names[i] for i in range(len(defs)) if i not in used) - sum(names[i] for i in used)
+    expected = sum(defs[i] - names[i] for i in range(len(defs)) if i not in used) - sum(
+        names[i] for i in used
+    )
     assert diff == expected
 
 
@@ -124,7 +126,7 @@ def test_enable_tool_search_settings_decide_deferral() -> None:
 
     assert defer_tools(None, 10) and defer_tools("", 10) and defer_tools("true", 10)
     assert not defer_tools("false", 10**6)
-    assert not defer_tools("auto", 19_999) and defer_tools("auto", 20_000)   # 10 % of 200k
+    assert not defer_tools("auto", 19_999) and defer_tools("auto", 20_000)  # 10 % of 200k
     assert defer_tools("auto:5", 10_000) and not defer_tools("auto:5", 9_999)
     assert defer_tools("AUTO:0", 0)
     for bad in ("yes", "auto:x", "auto:101", "auto:-1"):

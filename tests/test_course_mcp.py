@@ -67,7 +67,7 @@ def test_version_picker_refuses_initial_versions_outside_the_universe():
 def test_grid_covers_every_pair_once():
     universe = [A, B, C, D]
     grid = negotiation_grid(universe)
-    assert len(grid.subsets) == 2 ** 4 - 1
+    assert len(grid.subsets) == 2**4 - 1
     pairs = {pair for kind in GridCell for pair in grid.pairs(kind)}
     assert pairs == set(set_pairs(universe))
     assert sum(grid.count(kind) for kind in GridCell) == 15 * 15
@@ -79,11 +79,11 @@ def test_grid_cells_follow_proposition_3_4():
     for kind in GridCell:
         for c, s in grid.pairs(kind):
             common = set(c) & set(s)
-            handshake_ok = max(c) in s or max(s) in c        # part 1 with the newest offers
+            handshake_ok = max(c) in s or max(s) in c  # part 1 with the newest offers
             assert (kind in (GridCell.BOTH, GridCell.PER_REQUEST_ONLY)) == bool(common)
             assert (kind is GridCell.BOTH) == handshake_ok
             if common and is_interval(c, KNOWN_VERSIONS) and is_interval(s, KNOWN_VERSIONS):
-                assert kind is GridCell.BOTH                   # part 3
+                assert kind is GridCell.BOTH  # part 3
 
 
 def test_grid_places_the_counterexample_in_the_orange_cells():

@@ -11,22 +11,32 @@ from mcpmini.permissions import PermissionRules
 
 def says(decision: str) -> Any:
     def hook(input_data: Any, tool_use_id: Any, context: Any) -> dict[str, Any]:
-        return {"hookSpecificOutput": {"hookEventName": "PreToolUse",
-                                       "permissionDecision": decision}}
+        return {
+            "hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": decision}
+        }
+
     return hook
 
 
 def test_a_hook_deny_stops_the_call_before_any_rule() -> None:
-    decided = decide({"PreToolUse": [HookMatcher("Write", [says("deny")])]}, "Write",
-                     {"file_path": "/repo/a"}, rules=PermissionRules(allow=("Write",)))
+    decided = decide(
+        {"PreToolUse": [HookMatcher("Write", [says("deny")])]},
+        "Write",
+        {"file_path": "/repo/a"},
+        rules=PermissionRules(allow=("Write",)),
+    )
     assert decided.final == "deny" and decided.gate is not None
     assert decided.gate.decided_by == "hooks"
     assert decided.hooks is not None and decided.hooks.blocked
 
 
 def test_a_hook_allow_never_beats_a_deny_rule() -> None:
-    decided = decide({"PreToolUse": [HookMatcher("*", [says("allow")])]}, "Write",
-                     {"file_path": "/repo/a"}, rules=PermissionRules(deny=("Write",)))
+    decided = decide(
+        {"PreToolUse": [HookMatcher("*", [says("allow")])]},
+        "Write",
+        {"file_path": "/repo/a"},
+        rules=PermissionRules(deny=("Write",)),
+    )
     assert (decided.final, decided.gate and decided.gate.decided_by) == ("deny", "deny_rules")
 
 
@@ -38,10 +48,21 @@ def test_without_hooks_only_the_gate_decides() -> None:
 
 def test_ungated_runs_only_the_hooks_and_the_summary_is_json() -> None:
     def note(input_data: Any, tool_use_id: Any, context: Any) -> dict[str, Any]:
-        return {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
-                                       "additionalContext": input_data["prompt"]}}
-    decided = decide({"UserPromptSubmit": [HookMatcher(None, [note])]}, "", {},
-                     event="UserPromptSubmit", payload={"prompt": "hi"}, gated=False)
+        return {
+            "hookSpecificOutput": {
+                "hookEventName": "UserPromptSubmit",
+                "additionalContext": input_data["prompt"],
+            }
+        }
+
+    decided = decide(
+        {"UserPromptSubmit": [HookMatcher(None, [note])]},
+        "",
+        {},
+        event="UserPromptSubmit",
+        payload={"prompt": "hi"},
+        gated=False,
+    )
     assert isinstance(decided, Decided) and decided.gate is None
     out = json.loads(json.dumps(decided.to_dict()))
     assert out["additional_context"] == ["hi"] and "final" not in out
@@ -49,10 +70,18 @@ def test_ungated_runs_only_the_hooks_and_the_summary_is_json() -> None:
 
 def test_updated_input_reaches_the_rules_and_the_result() -> None:
     def rewrite(input_data: Any, tool_use_id: Any, context: Any) -> dict[str, Any]:
-        return {"hookSpecificOutput": {"hookEventName": "PreToolUse",
-                                       "updatedInput": {"file_path": "/repo/safe"}}}
-    decided = decide({"PreToolUse": [HookMatcher("*", [rewrite])]}, "Write",
-                     {"file_path": "/repo/.env"},
-                     rules=PermissionRules(allow=("Write(/repo/safe)",),
-                                           deny=("Write(/repo/.env)",)), cwd="/repo")
+        return {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "updatedInput": {"file_path": "/repo/safe"},
+            }
+        }
+
+    decided = decide(
+        {"PreToolUse": [HookMatcher("*", [rewrite])]},
+        "Write",
+        {"file_path": "/repo/.env"},
+        rules=PermissionRules(allow=("Write(/repo/safe)",), deny=("Write(/repo/.env)",)),
+        cwd="/repo",
+    )
     assert decided.tool_input == {"file_path": "/repo/safe"}

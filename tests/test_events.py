@@ -26,18 +26,34 @@ HOOKS_DIR = Path(mcpmini.hooks.__file__).parent
 def test_the_catalogue_has_the_33_events_of_the_reference() -> None:
     assert len(EVENTS) == 33
     assert all(name == spec.name for name, spec in EVENTS.items())
-    assert ARTICLE_EVENTS == ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse",
-                              "SubagentStart", "SubagentStop", "Stop", "PreCompact")
+    assert ARTICLE_EVENTS == (
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreToolUse",
+        "PostToolUse",
+        "SubagentStart",
+        "SubagentStop",
+        "Stop",
+        "PreCompact",
+    )
 
 
-@pytest.mark.parametrize(("event", "handler", "seconds"), [
-    ("PreToolUse", "command", 600.0), ("PreToolUse", "http", 600.0),
-    ("UserPromptSubmit", "command", 30.0), ("MessageDisplay", "mcp_tool", 10.0),
-    ("PreModelSwitch", "command", 30.0), ("PreToolUse", "prompt", 30.0),
-    ("Stop", "agent", 60.0), ("UserPromptSubmit", "agent", 60.0),
-])
-def test_default_timeouts_depend_on_the_event_and_the_handler_type(event: str, handler: str,
-                                                                    seconds: float) -> None:
+@pytest.mark.parametrize(
+    ("event", "handler", "seconds"),
+    [
+        ("PreToolUse", "command", 600.0),
+        ("PreToolUse", "http", 600.0),
+        ("UserPromptSubmit", "command", 30.0),
+        ("MessageDisplay", "mcp_tool", 10.0),
+        ("PreModelSwitch", "command", 30.0),
+        ("PreToolUse", "prompt", 30.0),
+        ("Stop", "agent", 60.0),
+        ("UserPromptSubmit", "agent", 60.0),
+    ],
+)
+def test_default_timeouts_depend_on_the_event_and_the_handler_type(
+    event: str, handler: str, seconds: float
+) -> None:
     assert EVENTS[event].default_timeout(handler) == seconds
 
 
@@ -55,10 +71,19 @@ def test_decision_fields_and_derived_sets_come_from_the_rows() -> None:
     assert EVENTS["PermissionRequest"].decisions == {DecisionField.BEHAVIOR}
     assert DecisionField.BLOCK in EVENTS["Stop"].decisions
     assert DecisionField.BLOCK not in EVENTS["Notification"].decisions
-    assert {"UserPromptSubmit", "UserPromptExpansion", "SessionStart",
-                                     "PostModelSwitch"} == CONTEXT_STDOUT_EVENTS
-    assert {"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest",
-                         "PermissionDenied"} == IF_EVENTS
+    assert {
+        "UserPromptSubmit",
+        "UserPromptExpansion",
+        "SessionStart",
+        "PostModelSwitch",
+    } == CONTEXT_STDOUT_EVENTS
+    assert {
+        "PreToolUse",
+        "PostToolUse",
+        "PostToolUseFailure",
+        "PermissionRequest",
+        "PermissionDenied",
+    } == IF_EVENTS
 
 
 def test_exit_two_blocks_only_where_the_reference_says_it_blocks() -> None:
@@ -70,7 +95,11 @@ def test_exit_two_blocks_only_where_the_reference_says_it_blocks() -> None:
 
 def test_events_without_matchers_have_no_matcher_field() -> None:
     assert {n for n, s in EVENTS.items() if s.matcher_field is None} >= {
-        "UserPromptSubmit", "Stop", "PostToolBatch", "CwdChanged"}
+        "UserPromptSubmit",
+        "Stop",
+        "PostToolBatch",
+        "CwdChanged",
+    }
     assert EVENTS["FileChanged"].narrow and EVENTS["FileChanged"].match_basename
 
 
@@ -95,10 +124,16 @@ def test_no_module_but_the_catalogue_names_an_event_to_decide_behaviour() -> Non
 def test_load_warns_where_the_catalogue_says_a_key_is_ignored() -> None:
     from mcpmini.hooks import load_settings
 
-    group = {"hooks": [{"type": "command", "command": "x", "onFailure": "block"},
-                       {"type": "command", "command": "y", "if": "Bash(rm *)"}]}
+    group = {
+        "hooks": [
+            {"type": "command", "command": "x", "onFailure": "block"},
+            {"type": "command", "command": "y", "if": "Bash(rm *)"},
+        ]
+    }
     stop = load_settings([("project", {"hooks": {"Stop": [group]}})])
     assert [w.split(" at ", 1)[1].split(":", 1)[0] for w in stop.warnings] == [
-        "hooks.Stop[0].hooks[0].onFailure", "hooks.Stop[0].hooks[1].if"]
+        "hooks.Stop[0].hooks[0].onFailure",
+        "hooks.Stop[0].hooks[1].if",
+    ]
     pre = load_settings([("project", {"hooks": {"PreToolUse": [group]}})])
     assert pre.warnings == []

@@ -27,8 +27,12 @@ from mcpmini.mcp import (
 )
 
 ROOT = Path(__file__).resolve().parent.parent
-SLUGS = {"9.1": "9_1_version_negotiation", "9.2": "9_2_request_ids",
-         "9.3": "9_3_hook_failure", "9.4": "9_4_skill_reattach"}
+SLUGS = {
+    "9.1": "9_1_version_negotiation",
+    "9.2": "9_2_request_ids",
+    "9.3": "9_3_hook_failure",
+    "9.4": "9_4_skill_reattach",
+}
 
 
 def test_the_9_1_key_matches_the_articles_answers():
@@ -41,8 +45,13 @@ def test_the_9_1_key_matches_the_articles_answers():
 
 def test_the_9_2_key_matches_the_articles_answers():
     key = get_exercise("9.2").answer_key()
-    assert key == {"violates_2025_11_25": True, "violates_2026_07_28": False,
-                   "hypothesis_holds": True, "outstanding_after": 1, "why": "B"}
+    assert key == {
+        "violates_2025_11_25": True,
+        "violates_2026_07_28": False,
+        "hypothesis_holds": True,
+        "outstanding_after": 1,
+        "why": "B",
+    }
 
 
 def test_the_9_3_key_comes_from_a_real_hook_registration():
@@ -72,8 +81,10 @@ def test_every_exercise_grades_its_key_full_and_its_template_not_attempted(exerc
 
 def test_common_mistakes_get_different_messages():
     ex = get_exercise("9.4")
-    msgs = {v: {r.key: r for r in ex.grade({"upper_bound": v}).results}["upper_bound"]
-            for v in (35_000, 42_000, 30_000)}
+    msgs = {
+        v: {r.key: r for r in ex.grade({"upper_bound": v}).results}["upper_bound"]
+        for v in (35_000, 42_000, 30_000)
+    }
     assert all(r.status is Status.INCORRECT for r in msgs.values())
     assert len({r.message for r in msgs.values()}) == 3
     ex1 = get_exercise("9.1")
@@ -82,8 +93,9 @@ def test_common_mistakes_get_different_messages():
     assert wrong_a.message != wrong_b.message
 
 
-@pytest.mark.parametrize("exercise_id,seeds", [("9.1", 150), ("9.2", 150), ("9.3", 12),
-                                                ("9.4", 150)])
+@pytest.mark.parametrize(
+    "exercise_id,seeds", [("9.1", 150), ("9.2", 150), ("9.3", 12), ("9.4", 150)]
+)
 def test_practice_instances_grade_their_key_full_and_their_template_empty(exercise_id, seeds):
     for seed in range(seeds):
         p = practice(exercise_id, seed)
@@ -102,14 +114,20 @@ def test_practice_data_lets_a_solver_recompute_the_key_with_the_runtime():
         p = practice("9.1", seed)
         c, s = p.data["C"], p.data["S"]
         hs, pr = negotiate_handshake(c, s), negotiate_per_request(c, s)
-        answer = {"handshake": hs.ok, "per_request": pr.ok, "requests": pr.requests,
-                  "handshake_version": hs.agreed or "none"}
+        answer = {
+            "handshake": hs.ok,
+            "per_request": pr.ok,
+            "requests": pr.requests,
+            "handshake_version": hs.agreed or "none",
+        }
         assert p.grade(answer).status is Status.CORRECT
         q = practice("9.2", seed)
         h = q.data["history"]
-        answer = {"violates_2025_11_25": bool(id_violations(h, LEGACY)),
-                  "violates_2026_07_28": bool(id_violations(h, MODERN)),
-                  "hypothesis_holds": outstanding_is_injective(h)}
+        answer = {
+            "violates_2025_11_25": bool(id_violations(h, LEGACY)),
+            "violates_2026_07_28": bool(id_violations(h, MODERN)),
+            "hypothesis_holds": outstanding_is_injective(h),
+        }
         assert q.grade(answer).status is Status.CORRECT
 
 
@@ -140,7 +158,9 @@ def _code(path: Path) -> list[str]:
 def test_the_fixture_class_copies_are_the_current_notebooks():
     fixtures = ROOT / "tests" / "fixtures" / "class"
     for slug in SLUGS.values():
-        assert _code(fixtures / "ada" / f"{slug}.ipynb") == _code(ROOT / "solutions" / f"{slug}.ipynb")
+        assert _code(fixtures / "ada" / f"{slug}.ipynb") == _code(
+            ROOT / "solutions" / f"{slug}.ipynb"
+        )
     exercise_91 = _code(ROOT / "exercises" / f"{SLUGS['9.1']}.ipynb")
     assert _code(fixtures / "ben" / f"{SLUGS['9.1']}.ipynb") == exercise_91
     assert _code(fixtures / "lea" / f"{SLUGS['9.1']}-Copy1.ipynb") == exercise_91

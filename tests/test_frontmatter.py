@@ -19,8 +19,10 @@ from mcpmini.frontmatter import (
 from mcpmini.hooks import load_settings
 from mcpmini.skills import load_skills, parse_skill
 
-HOOKS = ("hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n"
-         "          command: ./guard.sh\n")
+HOOKS = (
+    "hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n"
+    "          command: ./guard.sh\n"
+)
 
 
 def test_fields_body_and_the_file_line_of_each_key() -> None:
@@ -36,28 +38,42 @@ def test_no_front_matter_gives_empty_fields_and_the_whole_text_as_body() -> None
     assert (dict(front.fields), front.body, front.present) == ({}, "# Title\n\ntext\n", False)
 
 
-@pytest.mark.parametrize("text", [
-    "\ufeff---\ndescription: d\n---\nbody\n",  # byte-order mark
-    "---\ndescription: d\n...\nbody\n",  # YAML document end marker
-    "---\r\ndescription: d\r\n---\r\nbody\r\n",  # CRLF line ends
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\ufeff---\ndescription: d\n---\nbody\n",  # byte-order mark
+        "---\ndescription: d\n...\nbody\n",  # YAML document end marker
+        "---\r\ndescription: d\r\n---\r\nbody\r\n",  # CRLF line ends
+    ],
+)
 def test_bom_dots_and_crlf_are_read_by_every_loader_alike(tmp_path: Path, text: str) -> None:
     assert parse_front_matter(text).fields["description"] == "d"
     skill = tmp_path / "s" / "SKILL.md"
     skill.parent.mkdir()
-    skill.write_text(text.replace("description: d", "description: d\n" + HOOKS.replace(
-        "\n", "\r\n" if "\r\n" in text else "\n")), encoding="utf-8", newline="")
+    skill.write_text(
+        text.replace(
+            "description: d",
+            "description: d\n" + HOOKS.replace("\n", "\r\n" if "\r\n" in text else "\n"),
+        ),
+        encoding="utf-8",
+        newline="",
+    )
     assert len(load_settings([skill]).groups("PreToolUse")) == 1
     assert load_skills([skill]).skills["s"].description == "d"
 
 
 def test_an_unquoted_colon_in_a_one_line_value_is_read_as_text_with_a_warning() -> None:
-    front = parse_front_matter("---\nname: x\ndescription: Use when: the user asks\n---\n",
-                               "a/SKILL.md")
+    front = parse_front_matter(
+        "---\nname: x\ndescription: Use when: the user asks\n---\n", "a/SKILL.md"
+    )
     assert front.fields["description"] == "Use when: the user asks"
     (warning,) = front.problems
     assert (warning.severity, warning.source, warning.path, warning.line) == (
-        Severity.WARNING, "a/SKILL.md", "description", 3)
+        Severity.WARNING,
+        "a/SKILL.md",
+        "description",
+        3,
+    )
     assert "Quote" in warning.message
 
 
@@ -81,10 +97,15 @@ def test_a_value_opened_as_deliberate_yaml_syntax_is_not_repaired() -> None:
 
 
 def test_anchors_and_aliases_are_refused_before_anything_is_built(tmp_path: Path) -> None:
-    bomb = "---\na: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
-        f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, "
-        f"*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n"
-        for i in range(9)) + "---\n"
+    bomb = (
+        "---\na: &a [x, x, x, x, x, x, x, x, x]\n"
+        + "".join(
+            f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, "
+            f"*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n"
+            for i in range(9)
+        )
+        + "---\n"
+    )
     with pytest.raises(ConfigError) as info:
         parse_front_matter(bomb, "bomb.md")
     assert (info.value.source, info.value.line) == ("bomb.md", 2)
@@ -92,14 +113,19 @@ def test_anchors_and_aliases_are_refused_before_anything_is_built(tmp_path: Path
         parse_front_matter("---\nx: &keep 1\n---\n")
 
 
-def test_the_546_byte_alias_bomb_under_a_hook_input_is_refused_by_hooks_run(
-        tmp_path: Path) -> None:
-    levels = "".join(f"          l{i}: &l{i} [*l{i - 1},*l{i - 1},*l{i - 1},*l{i - 1},"
-                     f"*l{i - 1},*l{i - 1},*l{i - 1},*l{i - 1},*l{i - 1}]\n" for i in range(1, 9))
-    text = ("---\nname: bomb\nhooks:\n  PreToolUse:\n    - hooks:\n        - type: mcp_tool\n"
-            "          server: s\n          tool: t\n          input:\n"
-            "            l0: &l0 [lol]\n" + levels.replace("          l", "            l")
-            + "---\nbody\n")
+def test_the_546_byte_alias_bomb_under_a_hook_input_is_refused_by_hooks_run(tmp_path: Path) -> None:
+    levels = "".join(
+        f"          l{i}: &l{i} [*l{i - 1},*l{i - 1},*l{i - 1},*l{i - 1},"
+        f"*l{i - 1},*l{i - 1},*l{i - 1},*l{i - 1},*l{i - 1}]\n"
+        for i in range(1, 9)
+    )
+    text = (
+        "---\nname: bomb\nhooks:\n  PreToolUse:\n    - hooks:\n        - type: mcp_tool\n"
+        "          server: s\n          tool: t\n          input:\n"
+        "            l0: &l0 [lol]\n"
+        + levels.replace("          l", "            l")
+        + "---\nbody\n"
+    )
     skill = tmp_path / "bomb" / "SKILL.md"
     skill.parent.mkdir()
     skill.write_text(text)
@@ -132,13 +158,17 @@ def test_an_unparseable_plugin_agent_is_registered_with_the_placeholder(tmp_path
     assert plugin.agents["team:broken"]["prompt"] == "Prompt.\n"
     assert plugin.agents["team:colon"]["description"] == "Reviews: code"
     assert plugin.ok
-    lines = {(Path(p.source or "").name, p.line) for p in plugin.problems
-             if p.severity is Severity.WARNING}
+    lines = {
+        (Path(p.source or "").name, p.line)
+        for p in plugin.problems
+        if p.severity is Severity.WARNING
+    }
     assert lines == {("broken.md", 2), ("colon.md", 2)}
 
 
 def test_a_command_and_a_skill_with_one_name_is_a_warning_and_the_skill_wins(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     claude = tmp_path / ".claude"
     (claude / "skills" / "deploy").mkdir(parents=True)
     (claude / "skills" / "deploy" / "SKILL.md").write_text("---\ndescription: skill\n---\n")
@@ -163,8 +193,17 @@ def test_a_repeated_key_and_a_non_mapping_are_errors_with_lines() -> None:
 def test_the_json_hook_file_and_the_skill_front_matter_give_one_hook_set(tmp_path: Path) -> None:
     (tmp_path / "s").mkdir()
     (tmp_path / "s" / "SKILL.md").write_text("---\n" + HOOKS + "---\n")
-    (tmp_path / "hooks.json").write_text(json.dumps({"hooks": {"PreToolUse": [
-        {"matcher": "Bash", "hooks": [{"type": "command", "command": "./guard.sh"}]}]}}))
+    (tmp_path / "hooks.json").write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "PreToolUse": [
+                        {"matcher": "Bash", "hooks": [{"type": "command", "command": "./guard.sh"}]}
+                    ]
+                }
+            }
+        )
+    )
     from_md = load_settings([tmp_path / "s" / "SKILL.md"]).groups("PreToolUse")
     from_json = load_settings([tmp_path / "hooks.json"]).groups("PreToolUse")
     assert [g.hooks for g in from_md] == [g.hooks for g in from_json]

@@ -47,7 +47,9 @@ def test_every_entry_has_a_term_an_english_term_a_note_and_a_list_of_variants():
         assert isinstance(e.get("ja"), str) and e["ja"], e
         assert isinstance(e.get("en"), str) and e["en"], e
         assert isinstance(e.get("note"), str) and e["note"], e
-        assert isinstance(e.get("avoid"), list) and all(isinstance(v, str) and v for v in e["avoid"]), e
+        assert isinstance(e.get("avoid"), list) and all(
+            isinstance(v, str) and v for v in e["avoid"]
+        ), e
 
 
 def test_each_concept_has_one_term_and_no_term_is_another_ones_variant():
@@ -59,6 +61,10 @@ def test_each_concept_has_one_term_and_no_term_is_another_ones_variant():
 
 @pytest.mark.parametrize("entry", entries(), ids=lambda e: f"{e['section']}:{e['ja']}")
 def test_no_notebook_or_widget_uses_a_variant_the_glossary_rules_out(entry):
-    hits = [f"{where}: {variant!r} (use {entry['ja']!r})"
-            for variant in entry["avoid"] for where, text in texts() if variant in text]
+    hits = [
+        f"{where}: {variant!r} (use {entry['ja']!r})"
+        for variant in entry["avoid"]
+        for where, text in texts()
+        if variant in text
+    ]
     assert hits == []

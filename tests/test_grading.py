@@ -21,15 +21,29 @@ class Colour(str, Enum):  # noqa: UP042 (a learner may write a plain str mix-in)
 
 def small_exercise(tmp_path: Path, practice: bool = False) -> Exercise:
     return Exercise(
-        "9.9", "test", "statement",
-        [Part.boolean("a.ok", "q", True, otherwise="because"),
-         Part.integer("n", "q", 25_000, mistakes={35_000: "per-skill cap only"}),
-         Part.option("colour", "q", Colour.RED, Colour),
-         Part.choice("why", "q", [("wrong one", False, "why A is wrong"), ("right", True, ""),
-                                  ("also wrong", False, "why C is wrong")]),
-         Part.names("names", "q", ["x", "y"])],
-        hints=["first", "second"], solution_text=lambda: "worked solution",
-        practice=practice, environ={"MCPMINI_PROGRESS": str(tmp_path / "progress.json")})
+        "9.9",
+        "test",
+        "statement",
+        [
+            Part.boolean("a.ok", "q", True, otherwise="because"),
+            Part.integer("n", "q", 25_000, mistakes={35_000: "per-skill cap only"}),
+            Part.option("colour", "q", Colour.RED, Colour),
+            Part.choice(
+                "why",
+                "q",
+                [
+                    ("wrong one", False, "why A is wrong"),
+                    ("right", True, ""),
+                    ("also wrong", False, "why C is wrong"),
+                ],
+            ),
+            Part.names("names", "q", ["x", "y"]),
+        ],
+        hints=["first", "second"],
+        solution_text=lambda: "worked solution",
+        practice=practice,
+        environ={"MCPMINI_PROGRESS": str(tmp_path / "progress.json")},
+    )
 
 
 FULL = {"a": {"ok": True}, "n": 25_000, "colour": "red", "why": "B", "names": ["y", "x"]}
@@ -71,24 +85,35 @@ def test_values_of_the_wrong_type_are_incorrect_with_their_own_message(tmp_path)
 
 
 def test_readable_variants_of_the_right_value_are_accepted(tmp_path):
-    variants = {"a": {"ok": " true "}, "n": "25,000", "colour": Colour.RED, "why": " b ",
-                "names": ("x", "y")}
+    variants = {
+        "a": {"ok": " true "},
+        "n": "25,000",
+        "colour": Colour.RED,
+        "why": " b ",
+        "names": ("x", "y"),
+    }
     assert small_exercise(tmp_path).grade(variants).status is Status.CORRECT
     assert small_exercise(tmp_path).grade({**FULL, "n": 25_000.0}).status is Status.CORRECT
 
 
 def test_text_is_read_alike_for_every_kind_and_unreadable_values_share_one_message(tmp_path):
     ex = small_exercise(tmp_path)
-    assert ex.grade({**FULL, "a": {"ok": "True"}, "n": "25000", "why": "b"}).status is Status.CORRECT
+    assert (
+        ex.grade({**FULL, "a": {"ok": "True"}, "n": "25000", "why": "b"}).status is Status.CORRECT
+    )
     bad = {r.key: r.message for r in ex.grade({**FULL, "a": {"ok": "yes"}, "n": "many"}).results}
     # one template: only the expected kind and the value differ
-    assert bad["a.ok"].replace("True か False", "X") == bad["n"].replace("整数", "X").replace("many", "yes")
+    assert bad["a.ok"].replace("True か False", "X") == bad["n"].replace("整数", "X").replace(
+        "many", "yes"
+    )
 
 
 def test_each_wrong_choice_and_each_known_mistake_gets_its_own_message(tmp_path):
     ex = small_exercise(tmp_path)
-    msg = {label: {r.key: r.message for r in ex.grade({**FULL, "why": label}).results}["why"]
-           for label in "AC"}
+    msg = {
+        label: {r.key: r.message for r in ex.grade({**FULL, "why": label}).results}["why"]
+        for label in "AC"
+    }
     assert msg["A"] != msg["C"] and "why A is wrong" in msg["A"]
     n_msg = {r.key: r.message for r in ex.grade({**FULL, "n": 35_000}).results}["n"]
     assert n_msg == "per-skill cap only"
@@ -110,8 +135,9 @@ def test_a_value_that_breaks_comparison_is_incorrect_and_does_not_raise(tmp_path
         def __hash__(self):
             raise RuntimeError("boom")
 
-    report = small_exercise(tmp_path).grade({"a": {"ok": Hostile()}, "n": Hostile(),
-                                             "colour": Hostile(), "names": [Hostile()]})
+    report = small_exercise(tmp_path).grade(
+        {"a": {"ok": Hostile()}, "n": Hostile(), "colour": Hostile(), "names": [Hostile()]}
+    )
     assert all(r.status is Status.INCORRECT for r in report.results if r.key != "why")
 
 
@@ -132,8 +158,13 @@ def test_building_parts_with_an_inconsistent_key_is_refused():
 
 def test_template_and_answer_key_follow_the_dotted_keys(tmp_path):
     ex = small_exercise(tmp_path)
-    assert ex.template() == {"a": {"ok": None}, "n": None, "colour": None, "why": None,
-                             "names": None}
+    assert ex.template() == {
+        "a": {"ok": None},
+        "n": None,
+        "colour": None,
+        "why": None,
+        "names": None,
+    }
     assert ex.grade(ex.answer_key()).status is Status.CORRECT
     assert ex.grade(ex.template()).status is Status.NOT_ATTEMPTED
     assert ex.parts[2].kind is Kind.OPTION
@@ -220,8 +251,10 @@ def test_the_summary_is_honest_about_unchecked_and_partial_exercises(tmp_path):
     half = Report("2", "two", tuple(p.grade({"x": True}) for p in parts))
     record_progress(path, full)
     record_progress(path, half)
-    rows = {r["exercise"]: r for r in summary(load_progress(path),
-                                               [("1", "one", 2), ("2", "two", 2), ("3", "x", 4)])}
+    rows = {
+        r["exercise"]: r
+        for r in summary(load_progress(path), [("1", "one", 2), ("2", "two", 2), ("3", "x", 4)])
+    }
     assert rows["1"]["label"] == "全問正解"
     assert rows["2"]["label"] != "全問正解" and rows["2"]["score"] == 1
     assert rows["3"]["label"] == "未着手" and rows["3"]["attempts"] == 0
@@ -253,21 +286,68 @@ def test_the_progress_command_fails_cleanly_on_a_corrupt_file(tmp_path, monkeypa
 def test_the_public_names_of_the_course_grading_modules_are_pinned():
     from mcpmini.course import batch, execution, exercises, extensions, grading, practice, progress
 
-    assert sorted(grading.__all__) == ["Choice", "Exercise", "Kind", "Part", "PartResult",
-                                       "Report", "Status"]
-    assert sorted(progress.__all__) == ["Graded", "PROGRESS_ENV", "load_progress", "progress_path",
-                                        "quiz_summary", "record_progress", "record_quiz",
-                                        "summary"]
-    assert sorted(exercises.__all__) == ["ALL_IDS", "EXERCISE_IDS", "Fate", "PRACTICE_IDS",
-                                         "Setting", "TITLES", "get_exercise", "practice"]
-    assert sorted(practice.__all__) == ["PRACTICE_IDS", "TITLES", "Workload", "build_practice",
-                                        "loop_context", "predict_run"]
-    assert sorted(extensions.__all__) == ["Fate", "Setting", "build_9_3", "build_9_4",
-                                          "practice_9_3", "practice_9_4"]
-    assert sorted(batch.__all__) == ["COLUMNS", "GradeRow", "RowStatus",
-                                     "Submission", "find_submissions", "grade_class",
-                                     "grade_notebook", "identify_exercise", "read_csv", "write_csv"]
-    assert sorted(execution.__all__) == ["GradeRow", "RowStatus",
-                                         "grade_notebook", "identify_exercise"]
+    assert sorted(grading.__all__) == [
+        "Choice",
+        "Exercise",
+        "Kind",
+        "Part",
+        "PartResult",
+        "Report",
+        "Status",
+    ]
+    assert sorted(progress.__all__) == [
+        "Graded",
+        "PROGRESS_ENV",
+        "load_progress",
+        "progress_path",
+        "quiz_summary",
+        "record_progress",
+        "record_quiz",
+        "summary",
+    ]
+    assert sorted(exercises.__all__) == [
+        "ALL_IDS",
+        "EXERCISE_IDS",
+        "Fate",
+        "PRACTICE_IDS",
+        "Setting",
+        "TITLES",
+        "get_exercise",
+        "practice",
+    ]
+    assert sorted(practice.__all__) == [
+        "PRACTICE_IDS",
+        "TITLES",
+        "Workload",
+        "build_practice",
+        "loop_context",
+        "predict_run",
+    ]
+    assert sorted(extensions.__all__) == [
+        "Fate",
+        "Setting",
+        "build_9_3",
+        "build_9_4",
+        "practice_9_3",
+        "practice_9_4",
+    ]
+    assert sorted(batch.__all__) == [
+        "COLUMNS",
+        "GradeRow",
+        "RowStatus",
+        "Submission",
+        "find_submissions",
+        "grade_class",
+        "grade_notebook",
+        "identify_exercise",
+        "read_csv",
+        "write_csv",
+    ]
+    assert sorted(execution.__all__) == [
+        "GradeRow",
+        "RowStatus",
+        "grade_notebook",
+        "identify_exercise",
+    ]
     for module in (batch, execution, exercises, extensions, grading, progress):
         assert all(hasattr(module, name) for name in module.__all__)

@@ -36,11 +36,19 @@ def test_hooks_from_every_source_add_up(tmp_path):
     plugin.write_text(json.dumps({"description": "formatter", **settings(command="echo p")}))
     skill = tmp_path / "skills" / "review" / "SKILL.md"
     skill.parent.mkdir(parents=True)
-    skill.write_text("---\nname: review\nhooks:\n  PreToolUse:\n    - matcher: Write\n"
-                     "      hooks:\n        - type: command\n"
-                     "          command: echo s\n---\nBody\n")
-    merged = load_settings([("user", settings(command="echo u")),
-                            ("project", settings(command="echo p1")), plugin, skill])
+    skill.write_text(
+        "---\nname: review\nhooks:\n  PreToolUse:\n    - matcher: Write\n"
+        "      hooks:\n        - type: command\n"
+        "          command: echo s\n---\nBody\n"
+    )
+    merged = load_settings(
+        [
+            ("user", settings(command="echo u")),
+            ("project", settings(command="echo p1")),
+            plugin,
+            skill,
+        ]
+    )
     kinds = [g.kind for g in merged.groups("PreToolUse")]
     assert kinds == ["user", "project", "plugin", "skill"]
     assert merged.groups("PreToolUse")[2].plugin_root == str(tmp_path / "fmt")
@@ -49,10 +57,12 @@ def test_hooks_from_every_source_add_up(tmp_path):
 def test_the_kind_of_a_file_is_inferred_from_its_name(tmp_path):
     home = tmp_path / "home"
     (home / ".claude").mkdir(parents=True)
-    files = {home / ".claude" / "settings.json": "user",
-             tmp_path / ".claude" / "settings.json": "project",
-             tmp_path / ".claude" / "settings.local.json": "local",
-             tmp_path / "managed-settings.json": "managed"}
+    files = {
+        home / ".claude" / "settings.json": "user",
+        tmp_path / ".claude" / "settings.json": "project",
+        tmp_path / ".claude" / "settings.local.json": "local",
+        tmp_path / "managed-settings.json": "managed",
+    }
     for path in files:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(settings()))
@@ -62,19 +72,38 @@ def test_the_kind_of_a_file_is_inferred_from_its_name(tmp_path):
 
 @pytest.mark.parametrize(
     ("data", "path"),
-    [({"hooks": {"PreToolUse": [{"matcher": "Write", "hooks": [
-        {"type": "command", "command": "x", "timeout": "10"}]}]}},
-      "hooks.PreToolUse[0].hooks[0].timeout"),
-     ({"hooks": {"PreToolUse": [{"matcher": 3, "hooks": []}]}}, "hooks.PreToolUse[0].matcher"),
-     ({"hooks": {"PreToolUse": {"matcher": "Write"}}}, "hooks.PreToolUse"),
-     ({"hooks": {"Stop": [{"hooks": [{"type": "command"}]}]}}, "hooks.Stop[0].hooks[0]"),
-     ({"hooks": {"Stop": [{"hooks": [{"type": "shell", "command": "x"}]}]}},
-      "hooks.Stop[0].hooks[0].type"),
-     ({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x",
-                                      "onFailure": "stop"}]}]}},
-      "hooks.Stop[0].hooks[0].onFailure"),
-     ({"permissions": {"allow": "Bash"}}, "permissions.allow"),
-     ({"disableAllHooks": "yes"}, "disableAllHooks")],
+    [
+        (
+            {
+                "hooks": {
+                    "PreToolUse": [
+                        {
+                            "matcher": "Write",
+                            "hooks": [{"type": "command", "command": "x", "timeout": "10"}],
+                        }
+                    ]
+                }
+            },
+            "hooks.PreToolUse[0].hooks[0].timeout",
+        ),
+        ({"hooks": {"PreToolUse": [{"matcher": 3, "hooks": []}]}}, "hooks.PreToolUse[0].matcher"),
+        ({"hooks": {"PreToolUse": {"matcher": "Write"}}}, "hooks.PreToolUse"),
+        ({"hooks": {"Stop": [{"hooks": [{"type": "command"}]}]}}, "hooks.Stop[0].hooks[0]"),
+        (
+            {"hooks": {"Stop": [{"hooks": [{"type": "shell", "command": "x"}]}]}},
+            "hooks.Stop[0].hooks[0].type",
+        ),
+        (
+            {
+                "hooks": {
+                    "Stop": [{"hooks": [{"type": "command", "command": "x", "onFailure": "stop"}]}]
+                }
+            },
+            "hooks.Stop[0].hooks[0].onFailure",
+        ),
+        ({"permissions": {"allow": "Bash"}}, "permissions.allow"),
+        ({"disableAllHooks": "yes"}, "disableAllHooks"),
+    ],
 )
 def test_wrong_types_name_the_file_and_the_json_path(tmp_path, data, path):
     file = tmp_path / "settings.json"
@@ -120,19 +149,26 @@ def test_unknown_labels_are_refused():
 
 
 def test_disable_all_hooks_follows_precedence_and_spares_managed_hooks():
-    user_off = load_settings([("user", {"disableAllHooks": True}), ("managed", settings()),
-                              ("project", settings())])
+    user_off = load_settings(
+        [("user", {"disableAllHooks": True}), ("managed", settings()), ("project", settings())]
+    )
     assert [g.kind for g in user_off.groups("PreToolUse")] == ["managed"]
-    overridden = load_settings([("user", {"disableAllHooks": True}),
-                                ("project", {"disableAllHooks": False, **settings()})])
+    overridden = load_settings(
+        [("user", {"disableAllHooks": True}), ("project", {"disableAllHooks": False, **settings()})]
+    )
     assert len(overridden.groups("PreToolUse")) == 1
     managed_off = load_settings([("managed", {"disableAllHooks": True, **settings()})])
     assert managed_off.groups("PreToolUse") == [] and managed_off.disabled
 
 
 def test_allow_managed_hooks_only_keeps_managed_hooks():
-    merged = load_settings([("managed", {"allowManagedHooksOnly": True, **settings()}),
-                            ("project", settings()), ("plugin:x", settings())])
+    merged = load_settings(
+        [
+            ("managed", {"allowManagedHooksOnly": True, **settings()}),
+            ("project", settings()),
+            ("plugin:x", settings()),
+        ]
+    )
     assert [g.kind for g in merged.groups("PreToolUse")] == ["managed"]
 
 
@@ -142,9 +178,12 @@ def test_a_subagent_stop_hook_becomes_subagent_stop():
 
 
 def test_permission_blocks_are_pooled_and_the_highest_default_mode_wins():
-    merged = load_settings([
-        ("user", {"permissions": {"allow": ["Bash(ls *)"], "defaultMode": "plan"}}),
-        ("project", {"permissions": {"deny": ["Bash(rm *)"], "defaultMode": "acceptEdits"}})])
+    merged = load_settings(
+        [
+            ("user", {"permissions": {"allow": ["Bash(ls *)"], "defaultMode": "plan"}}),
+            ("project", {"permissions": {"deny": ["Bash(rm *)"], "defaultMode": "acceptEdits"}}),
+        ]
+    )
     assert [r.text for r in merged.permissions.allow] == ["Bash(ls *)"]
     assert [r.text for r in merged.permissions.deny] == ["Bash(rm *)"]
     assert merged.default_mode == "acceptEdits"
@@ -157,9 +196,12 @@ def test_handler_fields_are_read_from_settings():
 
 
 def test_warnings_for_matchers_on_events_without_matchers_and_wrong_handler_types():
-    data = {"hooks": {"Stop": [{"matcher": "Bash", "hooks": [{"type": "command",
-                                                              "command": "x"}]}],
-                      "SessionStart": [{"hooks": [{"type": "http", "url": "http://x"}]}]}}
+    data = {
+        "hooks": {
+            "Stop": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "x"}]}],
+            "SessionStart": [{"hooks": [{"type": "http", "url": "http://x"}]}],
+        }
+    }
     assert len(load_settings([("project", data)]).warnings) == 2
 
 
@@ -167,12 +209,12 @@ def test_identical_handlers_in_two_settings_files_run_once(tmp_path):
     log = tmp_path / "log"
     same = settings(command=f"echo x >> {log}")
     merged = load_settings([("user", same), ("local", same), ("plugin:p", same)])
-    result = run_hooks(merged, "PreToolUse", {"tool_name": "Write", "tool_input": {}},
-                       environ=ENV)
+    result = run_hooks(merged, "PreToolUse", {"tool_name": "Write", "tool_input": {}}, environ=ENV)
     assert len(result.ran) == 2 and len(log.read_text().split()) == 2
 
 
 # --- http and mcp_tool handlers ------------------------------------------------------------------
+
 
 class _Hook(BaseHTTPRequestHandler):
     replies: ClassVar[dict[str, tuple[int, bytes]]] = {}
@@ -202,31 +244,48 @@ def http_url():
     server.server_close()
 
 
-DENY = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                               "permissionDecisionReason": "no"}}
+DENY = {
+    "hookSpecificOutput": {
+        "hookEventName": "PreToolUse",
+        "permissionDecision": "deny",
+        "permissionDecisionReason": "no",
+    }
+}
 
 
 @pytest.mark.parametrize(
     ("path", "status", "body", "outcome", "decision"),
-    [("/deny", 200, json.dumps(DENY).encode(), HookOutcome.SUCCESS, "deny"),
-     ("/empty", 200, b"", HookOutcome.SUCCESS, None),
-     ("/text", 200, b"hello", HookOutcome.NON_BLOCKING_ERROR, None),
-     ("/error", 500, b"", HookOutcome.NON_BLOCKING_ERROR, None)],
+    [
+        ("/deny", 200, json.dumps(DENY).encode(), HookOutcome.SUCCESS, "deny"),
+        ("/empty", 200, b"", HookOutcome.SUCCESS, None),
+        ("/text", 200, b"hello", HookOutcome.NON_BLOCKING_ERROR, None),
+        ("/error", 500, b"", HookOutcome.NON_BLOCKING_ERROR, None),
+    ],
 )
-def test_http_hooks_follow_the_status_and_body_rules(http_url, path, status, body, outcome,
-                                                      decision):
+def test_http_hooks_follow_the_status_and_body_rules(
+    http_url, path, status, body, outcome, decision
+):
     _Hook.replies[path] = (status, body)
-    result = run_hooks({"PreToolUse": [HookMatcher(None, [HttpHandler(http_url + path)])]},
-                       "PreToolUse", {"tool_name": "Write", "tool_input": {}}, environ=ENV)
+    result = run_hooks(
+        {"PreToolUse": [HookMatcher(None, [HttpHandler(http_url + path)])]},
+        "PreToolUse",
+        {"tool_name": "Write", "tool_input": {}},
+        environ=ENV,
+    )
     assert result.runs[0].outcome is outcome and result.decision == decision
 
 
 def test_http_headers_expand_only_allowed_variables(http_url):
     _Hook.replies["/echo-auth"] = (200, b"")
-    handler = HttpHandler(http_url + "/echo-auth",
-                          (("Authorization", "Bearer $TOKEN $SECRET"),), ("TOKEN",))
-    result = run_hooks({"Stop": [HookMatcher(None, [handler])]}, "Stop", {},
-                       environ={**ENV, "TOKEN": "t1", "SECRET": "s1"})
+    handler = HttpHandler(
+        http_url + "/echo-auth", (("Authorization", "Bearer $TOKEN $SECRET"),), ("TOKEN",)
+    )
+    result = run_hooks(
+        {"Stop": [HookMatcher(None, [handler])]},
+        "Stop",
+        {},
+        environ={**ENV, "TOKEN": "t1", "SECRET": "s1"},
+    )
     assert result.runs[0].outcome is HookOutcome.SUCCESS
 
 
@@ -234,8 +293,11 @@ def test_http_connection_failures_fail_open_or_closed():
     dead = HttpHandler("http://127.0.0.1:9/", timeout=2)
     hooks = {"PreToolUse": [HookMatcher(None, [dead])]}
     assert not run_hooks(hooks, "PreToolUse", {"tool_name": "W"}, environ=ENV).blocked
-    closed = {"PreToolUse": [HookMatcher(None, [HttpHandler("http://127.0.0.1:9/", timeout=2,
-                                                            on_failure="block")])]}
+    closed = {
+        "PreToolUse": [
+            HookMatcher(None, [HttpHandler("http://127.0.0.1:9/", timeout=2, on_failure="block")])
+        ]
+    }
     assert run_hooks(closed, "PreToolUse", {"tool_name": "W"}, environ=ENV).blocked
 
 
@@ -252,8 +314,9 @@ def test_mcp_tool_hooks_call_a_connected_server():
             path: the file path
         """
         decision = "deny" if path.endswith(".env") else "allow"
-        return json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse",
-                                                  "permissionDecision": decision}})
+        return json.dumps(
+            {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": decision}}
+        )
 
     client = Client(memory_pair(server))
     client.connect()
@@ -261,9 +324,13 @@ def test_mcp_tool_hooks_call_a_connected_server():
     hooks = {"PreToolUse": [HookMatcher("Write", [handler])]}
 
     def decide(path: str, clients):
-        return run_hooks(hooks, "PreToolUse", {"tool_name": "Write",
-                                               "tool_input": {"file_path": path}},
-                         environ=ENV, mcp_clients=clients)
+        return run_hooks(
+            hooks,
+            "PreToolUse",
+            {"tool_name": "Write", "tool_input": {"file_path": path}},
+            environ=ENV,
+            mcp_clients=clients,
+        )
 
     assert decide("/r/.env", {"guard": client}).decision == "deny"
     assert decide("/r/a.py", {"guard": client}).decision == "allow"
@@ -289,8 +356,13 @@ def test_the_plugin_root_reaches_the_hook_environment(tmp_path):
     root = tmp_path / "p"
     (root / "hooks").mkdir(parents=True)
     hooks_file = root / "hooks" / "hooks.json"
-    hooks_file.write_text(json.dumps(settings(command='test "$CLAUDE_PLUGIN_ROOT" = '
-                                              f'"{root}" || exit 2')))
-    result = run_hooks(load_settings([hooks_file]), "PreToolUse",
-                       {"tool_name": "Write", "tool_input": {}}, environ=ENV)
+    hooks_file.write_text(
+        json.dumps(settings(command=f'test "$CLAUDE_PLUGIN_ROOT" = "{root}" || exit 2'))
+    )
+    result = run_hooks(
+        load_settings([hooks_file]),
+        "PreToolUse",
+        {"tool_name": "Write", "tool_input": {}},
+        environ=ENV,
+    )
     assert result.runs[0].outcome is HookOutcome.SUCCESS

@@ -26,10 +26,14 @@ def test_explain_matcher_reports_rule_and_verdict():
 
 @pytest.mark.parametrize(
     ("exit_code", "on_failure", "outcome", "final"),
-    [(0, "continue", "success", "allow"), (2, "continue", "blocking_error", "deny"),
-     (1, "continue", "non_blocking_error", "allow"), (1, "block", "blocking_error", "deny"),
-     (MISSING, "continue", "non_blocking_error", "allow"),
-     (MISSING, "block", "blocking_error", "deny")],
+    [
+        (0, "continue", "success", "allow"),
+        (2, "continue", "blocking_error", "deny"),
+        (1, "continue", "non_blocking_error", "allow"),
+        (1, "block", "blocking_error", "deny"),
+        (MISSING, "continue", "non_blocking_error", "allow"),
+        (MISSING, "block", "blocking_error", "deny"),
+    ],
 )
 def test_simulate_hook_runs_a_real_hook_then_the_gate(exit_code, on_failure, outcome, final):
     sim = simulate_hook(exit_code, "", on_failure, {"allow": ["Write"]}, "default")
@@ -37,8 +41,7 @@ def test_simulate_hook_runs_a_real_hook_then_the_gate(exit_code, on_failure, out
 
 
 def test_simulated_stdout_json_decides_on_exit_zero():
-    stdout = ('{"hookSpecificOutput": {"hookEventName": "PreToolUse", '
-              '"permissionDecision": "ask"}}')
+    stdout = '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask"}}'
     sim = simulate_hook(0, stdout, rules={"allow": ["Write"]})
     assert sim.hooks.decision == "ask" and sim.gate.final == "ask"
     assert "final: ask" in sim.text()
@@ -62,8 +65,10 @@ def test_the_proposition_checker_catches_a_counterexample():
         if r["outcome"] == "blocking_error" and r["rules"] == "allow Write":
             r["final"], r["stopped_at_hooks"] = "allow", False  # a gate that let it through
     assert check_prop_4_3(broken)["4.3.1"] is False
-    leaky = [dict(r, final="deny") if r["exit_code"] == 1 and r["on_failure"] == "continue"
-             else r for r in rows]
+    leaky = [
+        dict(r, final="deny") if r["exit_code"] == 1 and r["on_failure"] == "continue" else r
+        for r in rows
+    ]
     assert check_prop_4_3(leaky)["4.3.2"] is False
 
 

@@ -70,8 +70,12 @@ def gone(pid: int, within: float = 2.0) -> bool:
 
 @pytest.mark.parametrize(
     ("code", "outcome", "blocked"),
-    [(0, HookOutcome.SUCCESS, False), (2, HookOutcome.BLOCKING_ERROR, True),
-     (1, HookOutcome.NON_BLOCKING_ERROR, False), (3, HookOutcome.NON_BLOCKING_ERROR, False)],
+    [
+        (0, HookOutcome.SUCCESS, False),
+        (2, HookOutcome.BLOCKING_ERROR, True),
+        (1, HookOutcome.NON_BLOCKING_ERROR, False),
+        (3, HookOutcome.NON_BLOCKING_ERROR, False),
+    ],
 )
 def test_exit_codes_give_the_three_outcomes(tmp_path, code, outcome, blocked):
     result = run(pre(CommandHandler(script(tmp_path, "h.sh", f"exit {code}"))))
@@ -80,9 +84,11 @@ def test_exit_codes_give_the_three_outcomes(tmp_path, code, outcome, blocked):
 
 
 def test_the_guard_blocks_env_writes_and_passes_others(tmp_path):
-    guard = script(tmp_path, "guard.sh",
-                   'grep -q \'"file_path": "[^"]*\\.env"\' && { echo "no .env" >&2; exit 2; }\n'
-                   'exit 0')
+    guard = script(
+        tmp_path,
+        "guard.sh",
+        'grep -q \'"file_path": "[^"]*\\.env"\' && { echo "no .env" >&2; exit 2; }\nexit 0',
+    )
     hooks = pre(CommandHandler(guard), matcher="Edit|Write")
     blocked = run(hooks, WRITE_ENV)
     assert blocked.blocked and blocked.decision == "deny" and blocked.reason == "no .env"
@@ -101,28 +107,35 @@ def test_the_hook_reads_the_common_fields_and_sees_the_project_dir(tmp_path):
 
 def test_exec_form_substitutes_the_project_dir_without_a_shell(tmp_path):
     hook = script(tmp_path, "h.sh", 'echo "$1" >&2; exit 2')
-    result = run(pre(CommandHandler(hook, args=("${CLAUDE_PROJECT_DIR}/x",))),
-                 project_dir=tmp_path)
+    result = run(pre(CommandHandler(hook, args=("${CLAUDE_PROJECT_DIR}/x",))), project_dir=tmp_path)
     assert result.reason == f"{tmp_path}/x"
 
 
 def test_otel_variables_are_removed_from_the_hook_environment(tmp_path):
     hook = script(tmp_path, "h.sh", 'test -z "$OTEL_EXPORTER_OTLP_ENDPOINT" || exit 2')
-    result = run_hooks(pre(CommandHandler(hook)), "PreToolUse", WRITE_APP,
-                       environ={**ENV, "OTEL_EXPORTER_OTLP_ENDPOINT": "x"})
+    result = run_hooks(
+        pre(CommandHandler(hook)),
+        "PreToolUse",
+        WRITE_APP,
+        environ={**ENV, "OTEL_EXPORTER_OTLP_ENDPOINT": "x"},
+    )
     assert result.runs[0].outcome is HookOutcome.SUCCESS
 
 
 def test_exit_two_blocks_even_when_its_json_says_allow(tmp_path):
-    body = ('echo \'{"hookSpecificOutput": {"hookEventName": "PreToolUse", '
-            '"permissionDecision": "allow"}}\'; exit 2')
+    body = (
+        'echo \'{"hookSpecificOutput": {"hookEventName": "PreToolUse", '
+        '"permissionDecision": "allow"}}\'; exit 2'
+    )
     result = run(pre(CommandHandler(script(tmp_path, "h.sh", body))))
     assert result.blocked and result.decision == "deny"
 
 
 def test_schema_valid_json_on_another_exit_code_decides_alone(tmp_path):
-    body = ('echo \'{"hookSpecificOutput": {"hookEventName": "PreToolUse", '
-            '"permissionDecision": "ask"}}\'; exit 1')
+    body = (
+        'echo \'{"hookSpecificOutput": {"hookEventName": "PreToolUse", '
+        '"permissionDecision": "ask"}}\'; exit 1'
+    )
     hook = script(tmp_path, "h.sh", body)
     result = run(pre(CommandHandler(hook)))
     assert result.runs[0].outcome is HookOutcome.SUCCESS and result.decision == "ask"
@@ -133,11 +146,15 @@ def test_schema_valid_json_on_another_exit_code_decides_alone(tmp_path):
 
 @pytest.mark.parametrize(
     ("stdout", "failure"),
-    [("{not json", FailureKind.INVALID_JSON),
-     ('{"continue": "yes"}', FailureKind.SCHEMA),
-     ('{"hookSpecificOutput": {"hookEventName": "Stop"}}', FailureKind.SCHEMA),
-     ('{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ok"}}',
-      FailureKind.SCHEMA)],
+    [
+        ("{not json", FailureKind.INVALID_JSON),
+        ('{"continue": "yes"}', FailureKind.SCHEMA),
+        ('{"hookSpecificOutput": {"hookEventName": "Stop"}}', FailureKind.SCHEMA),
+        (
+            '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ok"}}',
+            FailureKind.SCHEMA,
+        ),
+    ],
 )
 def test_bad_json_on_exit_zero_is_a_non_blocking_error(tmp_path, stdout, failure):
     hook = script(tmp_path, "h.sh", f"echo '{stdout}'")
@@ -148,15 +165,20 @@ def test_bad_json_on_exit_zero_is_a_non_blocking_error(tmp_path, stdout, failure
 
 def test_plain_text_stdout_is_context_only_on_prompt_and_session_events(tmp_path):
     hook = CommandHandler(script(tmp_path, "h.sh", "echo remember the style guide"))
-    prompt = run({"UserPromptSubmit": [HookMatcher(None, [hook])]}, {"prompt": "hi"},
-                 event="UserPromptSubmit")
+    prompt = run(
+        {"UserPromptSubmit": [HookMatcher(None, [hook])]},
+        {"prompt": "hi"},
+        event="UserPromptSubmit",
+    )
     assert prompt.additional_context == ("remember the style guide",)
     assert run(pre(hook)).additional_context == ()
 
 
 def test_json_fields_are_collected(tmp_path):
-    body = ('echo \'{"hookSpecificOutput": {"hookEventName": "PreToolUse", '
-            '"updatedInput": {"file_path": "/repo/b.py"}, "additionalContext": "note"}}\'')
+    body = (
+        'echo \'{"hookSpecificOutput": {"hookEventName": "PreToolUse", '
+        '"updatedInput": {"file_path": "/repo/b.py"}, "additionalContext": "note"}}\''
+    )
     result = run(pre(CommandHandler(script(tmp_path, "h.sh", body))))
     assert result.updated_input == {"file_path": "/repo/b.py"}
     assert result.additional_context == ("note",)
@@ -169,6 +191,7 @@ def test_continue_false_asks_to_stop_claude(tmp_path):
 
 
 # --- onFailure and exercise 9.3 --------------------------------------------------------------
+
 
 def test_a_missing_script_fails_open_by_default(tmp_path):
     result = run(pre(CommandHandler(str(tmp_path / "missing.py"))), WRITE_ENV)
@@ -205,12 +228,16 @@ def test_on_failure_is_ignored_on_the_events_that_ignore_it(tmp_path, event):
 
 def test_post_tool_use_cannot_block_even_on_exit_two(tmp_path):
     hook = CommandHandler(script(tmp_path, "fmt.sh", "echo formatter broke >&2; exit 2"))
-    result = run({"PostToolUse": [HookMatcher("Write", [hook])]},
-                 {**WRITE_APP, "tool_response": {}}, event="PostToolUse")
+    result = run(
+        {"PostToolUse": [HookMatcher("Write", [hook])]},
+        {**WRITE_APP, "tool_response": {}},
+        event="PostToolUse",
+    )
     assert result.runs[0].outcome is HookOutcome.BLOCKING_ERROR and not result.blocked
 
 
 # --- bad hooks: huge output, hangs, children, bytes ----------------------------------------------
+
 
 def test_ten_megabytes_of_output_are_capped_and_do_not_stall(tmp_path):
     hook = script(tmp_path, "big.sh", "head -c 10000000 /dev/zero | tr '\\0' x; exit 0")
@@ -248,8 +275,9 @@ def test_children_that_outlive_the_hook_are_ended_with_it(tmp_path):
 
 def test_children_that_close_their_pipes_are_ended_too(tmp_path):
     pid_file = tmp_path / "child"
-    hook = script(tmp_path, "spawn.sh",
-                  f"sleep 60 >/dev/null 2>&1 </dev/null & echo $! > {pid_file}; exit 2")
+    hook = script(
+        tmp_path, "spawn.sh", f"sleep 60 >/dev/null 2>&1 </dev/null & echo $! > {pid_file}; exit 2"
+    )
     assert run(pre(CommandHandler(hook))).blocked
     assert gone(int(pid_file.read_text()))
 
@@ -262,18 +290,29 @@ def test_non_utf8_output_is_decoded_with_replacement(tmp_path):
 
 # --- several handlers: parallel, combined, deduplicated -----------------------------------------
 
+
 def decision_cb(decision):
     def cb(input_data, tool_use_id, context):
-        return {"hookSpecificOutput": {"hookEventName": "PreToolUse",
-                                       "permissionDecision": decision,
-                                       "permissionDecisionReason": decision}}
+        return {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": decision,
+                "permissionDecisionReason": decision,
+            }
+        }
+
     return cb
 
 
 @pytest.mark.parametrize(
     ("decisions", "combined"),
-    [(["allow", "ask"], "ask"), (["allow", "deny", "ask"], "deny"), (["allow", "allow"], "allow"),
-     (["ask", "defer"], "defer"), ([], None)],
+    [
+        (["allow", "ask"], "ask"),
+        (["allow", "deny", "ask"], "deny"),
+        (["allow", "allow"], "allow"),
+        (["ask", "defer"], "defer"),
+        ([], None),
+    ],
 )
 def test_decisions_combine_deny_defer_ask_allow(decisions, combined):
     assert combine_decisions(decisions) == combined
@@ -302,8 +341,9 @@ def test_a_raising_callback_is_a_failure_not_a_crash():
     def cb(*args):
         raise RuntimeError("bug")
 
-    assert run({"PreToolUse": [HookMatcher(None, [cb])]}).runs[0].failure is \
-        FailureKind.CALLBACK_ERROR
+    assert (
+        run({"PreToolUse": [HookMatcher(None, [cb])]}).runs[0].failure is FailureKind.CALLBACK_ERROR
+    )
 
 
 def test_a_callback_that_times_out_blocks_on_pre_tool_use_but_not_on_stop():
@@ -319,9 +359,10 @@ def test_a_callback_that_times_out_blocks_on_pre_tool_use_but_not_on_stop():
 
 def test_matching_handlers_run_in_parallel(tmp_path):
     hooks = pre(CommandHandler(script(tmp_path, "s.sh", "sleep 0.3")))
-    hooks["PreToolUse"] += [HookMatcher("Write", [CommandHandler(script(tmp_path, f"s{i}.sh",
-                                                                         "sleep 0.3"))])
-                            for i in range(5)]
+    hooks["PreToolUse"] += [
+        HookMatcher("Write", [CommandHandler(script(tmp_path, f"s{i}.sh", "sleep 0.3"))])
+        for i in range(5)
+    ]
     started = time.perf_counter()
     result = run(hooks)
     assert len(result.ran) == 6 and time.perf_counter() - started < 1.5
@@ -330,9 +371,13 @@ def test_matching_handlers_run_in_parallel(tmp_path):
 def test_settings_file_duplicates_run_once_but_plugin_copies_run_again(tmp_path):
     log = tmp_path / "log"
     hook = CommandHandler(script(tmp_path, "h.sh", f"echo x >> {log}"))
-    hooks = {"PreToolUse": [HookMatcher("Write", [hook], source="user", kind="user"),
-                            HookMatcher("Write|Edit", [hook], source="project", kind="project"),
-                            HookMatcher("Write", [hook], source="plugin:fmt", kind="plugin")]}
+    hooks = {
+        "PreToolUse": [
+            HookMatcher("Write", [hook], source="user", kind="user"),
+            HookMatcher("Write|Edit", [hook], source="project", kind="project"),
+            HookMatcher("Write", [hook], source="plugin:fmt", kind="plugin"),
+        ]
+    }
     result = run(hooks)
     assert len(result.ran) == 2 and len(log.read_text().split()) == 2
     assert "duplicate" in (result.runs[1].skipped or "")
@@ -383,11 +428,16 @@ def test_raw_settings_groups_are_accepted_and_validated(tmp_path):
 
 def test_permission_request_hooks_answer_with_a_behavior():
     def cb(*args):
-        return {"hookSpecificOutput": {"hookEventName": "PermissionRequest",
-                                       "decision": {"behavior": "deny", "message": "no"}}}
+        return {
+            "hookSpecificOutput": {
+                "hookEventName": "PermissionRequest",
+                "decision": {"behavior": "deny", "message": "no"},
+            }
+        }
 
-    result = run({"PermissionRequest": [HookMatcher("Write", [cb])]}, WRITE_APP,
-                 event="PermissionRequest")
+    result = run(
+        {"PermissionRequest": [HookMatcher("Write", [cb])]}, WRITE_APP, event="PermissionRequest"
+    )
     assert result.decision == "deny" and result.reason == "no"
 
 

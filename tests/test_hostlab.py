@@ -46,13 +46,21 @@ def test_an_agent_served_as_a_tool_runs_a_fresh_inner_loop_per_call():
     research = agent_server(
         "research",
         make_model=lambda: RouterModel({"mcp__weather__get_current_weather": {"city": "Osaka"}}),
-        make_options=lambda: AgentOptions(mcp_servers={"weather": weather_server()},
-                                          allowed_tools=["mcp__weather"]),
-        description="Current weather in a Japanese city.")
-    use = {"type": "tool_use", "name": "mcp__research__ask",
-           "input": {"prompt": "What is the current weather in Osaka now?"}}
-    outer = run("umbrella?", ScriptedModel([[dict(use, id="t1")], [dict(use, id="t2")], "ok"]),
-                AgentOptions(mcp_servers={"research": research}, allowed_tools=["mcp__research"]))
+        make_options=lambda: AgentOptions(
+            mcp_servers={"weather": weather_server()}, allowed_tools=["mcp__weather"]
+        ),
+        description="Current weather in a Japanese city.",
+    )
+    use = {
+        "type": "tool_use",
+        "name": "mcp__research__ask",
+        "input": {"prompt": "What is the current weather in Osaka now?"},
+    }
+    outer = run(
+        "umbrella?",
+        ScriptedModel([[dict(use, id="t1")], [dict(use, id="t2")], "ok"]),
+        AgentOptions(mcp_servers={"research": research}, allowed_tools=["mcp__research"]),
+    )
     inner = runs_of(research)
     assert len(inner) == 2 and all(r.model_calls == 2 for r in inner)
     assert '"city":"Osaka"' in outer.messages[2]["content"][0]["content"]

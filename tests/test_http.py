@@ -24,8 +24,10 @@ from mcpmini.mcp.http import decode_header_value, encode_header_value, request_h
 from mcpmini.mcp.jsonrpc import Notification, Request
 
 MODERN = "2026-07-28"
-META = {"io.modelcontextprotocol/protocolVersion": MODERN,
-        "io.modelcontextprotocol/clientCapabilities": {}}
+META = {
+    "io.modelcontextprotocol/protocolVersion": MODERN,
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
 BOTH = "application/json, text/event-stream"
 
 
@@ -41,17 +43,26 @@ def modern(method: str, id: int = 1, **params: object) -> dict:
 
 
 def initialize(id: int = 1) -> dict:
-    return {"jsonrpc": "2.0", "id": id, "method": "initialize",
-            "params": {"protocolVersion": "2025-11-25", "capabilities": {},
-                       "clientInfo": {"name": "t", "version": "1"}}}
+    return {
+        "jsonrpc": "2.0",
+        "id": id,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
+    }
 
 
 # --- sans-I/O ------------------------------------------------------------------------------
 
+
 def test_a_stateless_request_is_dispatched_to_a_fresh_server_with_no_session():
     endpoint = HttpEndpoint(add_server())
-    decision = endpoint.receive(post(modern("tools/list"), mcp_protocol_version=MODERN,
-                                     mcp_method="tools/list"))
+    decision = endpoint.receive(
+        post(modern("tools/list"), mcp_protocol_version=MODERN, mcp_method="tools/list")
+    )
     assert decision.route.value == "stateless" and decision.session is None
     reply = endpoint.reply(decision, decision.server.handle(decision.message))
     assert reply.status == 200 and reply.json()["result"]["resultType"] == "complete"
@@ -64,34 +75,65 @@ def test_initialize_opens_a_session_and_delete_ends_it_so_a_later_request_gets_4
     reply = endpoint.reply(decision, decision.server.handle(decision.message))
     sid = dict(reply.headers)["mcp-session-id"]
     assert reply.status == 200 and sid in endpoint.sessions and sid.isascii() and sid.isprintable()
-    note = endpoint.receive(post({"jsonrpc": "2.0", "method": "notifications/initialized"},
-                                 mcp_session_id=sid, mcp_protocol_version="2025-11-25"))
+    note = endpoint.receive(
+        post(
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            mcp_session_id=sid,
+            mcp_protocol_version="2025-11-25",
+        )
+    )
     assert note.status == 202
-    gone = endpoint.receive(HttpRequest.build("DELETE", {"host": "localhost", "mcp-session-id": sid}))
+    gone = endpoint.receive(
+        HttpRequest.build("DELETE", {"host": "localhost", "mcp-session-id": sid})
+    )
     assert gone.status == 200
-    later = endpoint.receive(post({"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-                                  mcp_session_id=sid, mcp_protocol_version="2025-11-25"))
+    later = endpoint.receive(
+        post(
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+            mcp_session_id=sid,
+            mcp_protocol_version="2025-11-25",
+        )
+    )
     assert later.status == 404
 
 
 def test_the_removed_methods_answer_404_and_header_disagreements_400_on_the_stateless_wire():
     endpoint = HttpEndpoint(conformance_server())
     for method in ("initialize", "ping", "logging/setLevel", "resources/subscribe"):
-        reply = endpoint.receive(post(modern(method), mcp_protocol_version=MODERN, mcp_method=method))
+        reply = endpoint.receive(
+            post(modern(method), mcp_protocol_version=MODERN, mcp_method=method)
+        )
         assert (reply.status, reply.json()["error"]["code"]) == (404, -32601)
-    mismatch = endpoint.receive(post(modern("tools/list"), mcp_protocol_version=MODERN, mcp_method="tools/call"))
+    mismatch = endpoint.receive(
+        post(modern("tools/list"), mcp_protocol_version=MODERN, mcp_method="tools/call")
+    )
     assert (mismatch.status, mismatch.json()["error"]["code"]) == (400, -32020)
-    name = endpoint.receive(post(modern("tools/call", name="test_simple_text"), mcp_protocol_version=MODERN,
-                                 mcp_method="tools/call", mcp_name="other"))
+    name = endpoint.receive(
+        post(
+            modern("tools/call", name="test_simple_text"),
+            mcp_protocol_version=MODERN,
+            mcp_method="tools/call",
+            mcp_name="other",
+        )
+    )
     assert (name.status, name.json()["error"]["code"], name.json()["id"]) == (400, -32020, 1)
-    version = endpoint.receive(post(modern("tools/list"), mcp_protocol_version="2099-01-01",
-                                    mcp_method="tools/list"))
+    version = endpoint.receive(
+        post(modern("tools/list"), mcp_protocol_version="2099-01-01", mcp_method="tools/list")
+    )
     assert version.json()["error"]["code"] == -32020
 
 
-@pytest.mark.parametrize("value, header", [("Hello", "Hello"), ("  padded ", "=?base64?ICBwYWRkZWQg?="),
-                                           ("日本", "=?base64?5pel5pys?="), (True, "true"), (3, "3"),
-                                           (None, None)])
+@pytest.mark.parametrize(
+    "value, header",
+    [
+        ("Hello", "Hello"),
+        ("  padded ", "=?base64?ICBwYWRkZWQg?="),
+        ("日本", "=?base64?5pel5pys?="),
+        (True, "true"),
+        (3, "3"),
+        (None, None),
+    ],
+)
 def test_parameter_header_values_are_plain_ascii_or_base64_and_decode_back(value, header):
     assert encode_header_value(value) == header
     if isinstance(value, str):
@@ -108,7 +150,12 @@ def test_a_client_puts_method_and_name_headers_only_on_the_stateless_wire():
     call = Request(1, "tools/call", {"name": "add"})
     assert request_headers(call, MODERN)["mcp-name"] == "add"
     assert "mcp-method" not in request_headers(call, "2025-11-25", "abc")
-    assert request_headers(Notification("notifications/initialized"), "2025-11-25", "abc")["mcp-session-id"] == "abc"
+    assert (
+        request_headers(Notification("notifications/initialized"), "2025-11-25", "abc")[
+            "mcp-session-id"
+        ]
+        == "abc"
+    )
 
 
 def test_an_event_carries_one_message_on_one_data_line():
@@ -118,6 +165,7 @@ def test_an_event_carries_one_message_on_one_data_line():
 
 
 # --- over a real socket ----------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def conformance_url():
@@ -131,7 +179,9 @@ def small_url():
         yield url
 
 
-@pytest.mark.parametrize("mode, generation", [("auto", "modern"), ("modern", "modern"), ("legacy", "legacy")])
+@pytest.mark.parametrize(
+    "mode, generation", [("auto", "modern"), ("modern", "modern"), ("legacy", "legacy")]
+)
 def test_the_mcpmini_client_calls_tools_over_http_in_every_mode(small_url, mode, generation):
     with Client(HttpTransport(small_url, timeout=10), mode=mode, timeout=10) as client:
         assert client.connect().generation == generation
@@ -139,12 +189,15 @@ def test_the_mcpmini_client_calls_tools_over_http_in_every_mode(small_url, mode,
         assert client.call_tool("add", {"a": 2, "b": 3}).text == "5"
         assert client.call_tool("add", {"a": 2, "b": "x"}).kind is OutcomeKind.TOOL_ERROR
         assert client.call_tool("mul", {}).kind is OutcomeKind.PROTOCOL_ERROR
-        replies = client.gather([("tools/call", {"name": "add", "arguments": {"a": i, "b": 1}})
-                                 for i in range(20)])
+        replies = client.gather(
+            [("tools/call", {"name": "add", "arguments": {"a": i, "b": 1}}) for i in range(20)]
+        )
         assert [r.result["content"][0]["text"] for r in replies] == [str(i + 1) for i in range(20)]
 
 
-def test_progress_logs_and_elicitation_travel_on_the_event_stream_before_the_result(conformance_url):
+def test_progress_logs_and_elicitation_travel_on_the_event_stream_before_the_result(
+    conformance_url,
+):
     asked = []
 
     def elicit(params):
@@ -152,20 +205,31 @@ def test_progress_logs_and_elicitation_travel_on_the_event_stream_before_the_res
         return {"action": "accept", "content": {"response": "yes"}}
 
     transport = Traced(HttpTransport(conformance_url, timeout=10))
-    with Client(transport, mode="legacy", timeout=10, capabilities={"elicitation": {}},
-                handlers={"elicitation/create": elicit}) as client:
+    with Client(
+        transport,
+        mode="legacy",
+        timeout=10,
+        capabilities={"elicitation": {}},
+        handlers={"elicitation/create": elicit},
+    ) as client:
         client.connect()
         client.request("logging/setLevel", {"level": "debug"})
         assert client.call_tool("test_tool_with_logging", {}).kind is OutcomeKind.OK
         outcome = client.call_tool("test_elicitation", {"message": "Continue?"})
         assert asked == ["Continue?"] and "action=accept" in outcome.text
-        progress = client.request("tools/call", {"name": "test_tool_with_progress", "arguments": {},
-                                                 "_meta": {"progressToken": 7}})
+        progress = client.request(
+            "tools/call",
+            {"name": "test_tool_with_progress", "arguments": {}, "_meta": {"progressToken": 7}},
+        )
         assert progress["isError"] is False
     received = [e.json() for e in transport.trace.events if e.direction == "recv"]
     methods = [m.get("method") for m in received]
     assert methods.count("notifications/message") == 3
-    tokens = [m["params"]["progressToken"] for m in received if m.get("method") == "notifications/progress"]
+    tokens = [
+        m["params"]["progressToken"]
+        for m in received
+        if m.get("method") == "notifications/progress"
+    ]
     assert tokens == [7, 7, 7]
     assert methods.index("elicitation/create") < len(methods)
 
@@ -176,8 +240,11 @@ def test_a_session_ends_when_the_client_closes_it(conformance_url):
     client.connect()
     sid = transport.session_id
     client.close()
-    again = httpx.post(conformance_url, json={"jsonrpc": "2.0", "id": 9, "method": "tools/list"},
-                       headers={"accept": BOTH, "mcp-session-id": sid, "mcp-protocol-version": "2025-11-25"})
+    again = httpx.post(
+        conformance_url,
+        json={"jsonrpc": "2.0", "id": 9, "method": "tools/list"},
+        headers={"accept": BOTH, "mcp-session-id": sid, "mcp-protocol-version": "2025-11-25"},
+    )
     assert again.status_code == 404
 
 
@@ -185,9 +252,17 @@ def test_three_concurrent_posts_are_all_answered(small_url):
     statuses = []
 
     def one(i):
-        reply = httpx.post(small_url, content=orjson.dumps(modern("tools/list", i)), timeout=10,
-                           headers={"content-type": "application/json", "accept": BOTH,
-                                    "mcp-protocol-version": MODERN, "mcp-method": "tools/list"})
+        reply = httpx.post(
+            small_url,
+            content=orjson.dumps(modern("tools/list", i)),
+            timeout=10,
+            headers={
+                "content-type": "application/json",
+                "accept": BOTH,
+                "mcp-protocol-version": MODERN,
+                "mcp-method": "tools/list",
+            },
+        )
         statuses.append(reply.status_code)
 
     threads = [threading.Thread(target=one, args=(i,)) for i in range(3)]
@@ -200,19 +275,41 @@ def test_three_concurrent_posts_are_all_answered(small_url):
 
 # --- the bad-input table ---------------------------------------------------------------------
 
-GOOD = {"content-type": "application/json", "accept": BOTH, "mcp-protocol-version": MODERN,
-        "mcp-method": "tools/list"}
+GOOD = {
+    "content-type": "application/json",
+    "accept": BOTH,
+    "mcp-protocol-version": MODERN,
+    "mcp-method": "tools/list",
+}
 
 
 def _bad_cases(url: str, session: str, deleted: str):
     body = orjson.dumps(modern("tools/list"))
-    stateful = {"content-type": "application/json", "accept": BOTH, "mcp-protocol-version": "2025-11-25"}
+    stateful = {
+        "content-type": "application/json",
+        "accept": BOTH,
+        "mcp-protocol-version": "2025-11-25",
+    }
     plain = orjson.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/list"})
     return [
         ("wrong Content-Type", "POST", {**GOOD, "content-type": "text/plain"}, body, 415, None),
-        ("missing Content-Type", "POST", {k: v for k, v in GOOD.items() if k != "content-type"}, body, 415, None),
+        (
+            "missing Content-Type",
+            "POST",
+            {k: v for k, v in GOOD.items() if k != "content-type"},
+            body,
+            415,
+            None,
+        ),
         ("wrong Accept", "POST", {**GOOD, "accept": "text/html"}, body, 406, None),
-        ("Accept without event-stream", "POST", {**GOOD, "accept": "application/json"}, body, 406, None),
+        (
+            "Accept without event-stream",
+            "POST",
+            {**GOOD, "accept": "application/json"},
+            body,
+            406,
+            None,
+        ),
         ("missing Accept", "POST", {**GOOD, "accept": ""}, body, 406, None),
         ("invalid JSON", "POST", GOOD, b'{"jsonrpc": "2.0", "id": 1,', 400, -32700),
         ("body over the cap", "POST", GOOD, b" " * 2048, 413, None),
@@ -221,9 +318,22 @@ def _bad_cases(url: str, session: str, deleted: str):
         ("deleted session id", "POST", {**stateful, "mcp-session-id": deleted}, plain, 404, None),
         ("wrong Host", "POST", {**GOOD, "host": "evil.example.com"}, body, 403, None),
         ("wrong Origin", "POST", {**GOOD, "origin": "http://evil.example.com"}, body, 403, None),
-        ("unsupported MCP-Protocol-Version", "POST",
-         {**stateful, "mcp-session-id": session, "mcp-protocol-version": "1999-01-01"}, plain, 400, None),
-        ("a notification", "POST", GOOD, orjson.dumps({"jsonrpc": "2.0", "method": "notifications/x"}), 202, None),
+        (
+            "unsupported MCP-Protocol-Version",
+            "POST",
+            {**stateful, "mcp-session-id": session, "mcp-protocol-version": "1999-01-01"},
+            plain,
+            400,
+            None,
+        ),
+        (
+            "a notification",
+            "POST",
+            GOOD,
+            orjson.dumps({"jsonrpc": "2.0", "method": "notifications/x"}),
+            202,
+            None,
+        ),
         ("PUT", "PUT", GOOD, body, 405, None),
         ("GET without a session", "GET", {"accept": "text/event-stream"}, b"", 405, None),
         ("DELETE of an unknown session", "DELETE", {"mcp-session-id": "nope"}, b"", 404, None),
@@ -232,9 +342,13 @@ def _bad_cases(url: str, session: str, deleted: str):
 
 def test_every_bad_request_gets_its_status_and_the_next_good_request_still_works(small_url):
     with httpx.Client(timeout=10) as http:
+
         def session() -> str:
-            reply = http.post(small_url, content=orjson.dumps(initialize()),
-                              headers={"content-type": "application/json", "accept": BOTH})
+            reply = http.post(
+                small_url,
+                content=orjson.dumps(initialize()),
+                headers={"content-type": "application/json", "accept": BOTH},
+            )
             return reply.headers["mcp-session-id"]
 
         live, deleted = session(), session()
@@ -244,7 +358,9 @@ def test_every_bad_request_gets_its_status_and_the_next_good_request_still_works
             reply = http.request(method, small_url, content=body, headers=headers)
             got = reply.json()["error"]["code"] if code is not None else None
             seen.append((name, reply.status_code, got))
-            good = http.post(small_url, content=orjson.dumps(modern("tools/list", 99)), headers=GOOD)
+            good = http.post(
+                small_url, content=orjson.dumps(modern("tools/list", 99)), headers=GOOD
+            )
             assert good.status_code == 200 and good.json()["id"] == 99, name
         expected = [(c[0], c[4], c[5]) for c in _bad_cases(small_url, live, deleted)]
         assert seen == expected
@@ -252,16 +368,34 @@ def test_every_bad_request_gets_its_status_and_the_next_good_request_still_works
 
 # --- the agent loop and the command line ---------------------------------------------------------
 
+
 def test_a_mcp_json_entry_of_type_http_works_in_the_agent_loop(small_url):
     from mcpmini.agent import AgentOptions, ScriptedModel, run
 
-    model = ScriptedModel([[{"type": "tool_use", "id": "toolu_1", "name": "mcp__calc__add",
-                             "input": {"a": 2, "b": 3}}], "done"])
-    options = AgentOptions(mcp_servers={"calc": {"type": "http", "url": small_url}},
-                           allowed_tools=["mcp__calc__add"])
+    model = ScriptedModel(
+        [
+            [
+                {
+                    "type": "tool_use",
+                    "id": "toolu_1",
+                    "name": "mcp__calc__add",
+                    "input": {"a": 2, "b": 3},
+                }
+            ],
+            "done",
+        ]
+    )
+    options = AgentOptions(
+        mcp_servers={"calc": {"type": "http", "url": small_url}}, allowed_tools=["mcp__calc__add"]
+    )
     result = run("add", model, options)
-    results = [b for m in result.messages if m["role"] == "user" and isinstance(m["content"], list)
-               for b in m["content"] if b.get("type") == "tool_result"]
+    results = [
+        b
+        for m in result.messages
+        if m["role"] == "user" and isinstance(m["content"], list)
+        for b in m["content"]
+        if b.get("type") == "tool_result"
+    ]
     assert [(r["content"], r["is_error"]) for r in results] == [("5", False)]
 
 
@@ -281,9 +415,14 @@ def test_serve_http_and_call_url_work_from_the_command_line():
     from tests.conformance.suite import http_server
 
     with http_server("add") as url:
+
         def call(*args: str) -> subprocess.CompletedProcess[str]:
-            return subprocess.run([sys.executable, "-m", "mcpmini", "call", *args, "--url", url,
-                                   "--timeout", "20"], capture_output=True, text=True, timeout=60)
+            return subprocess.run(
+                [sys.executable, "-m", "mcpmini", "call", *args, "--url", url, "--timeout", "20"],
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
 
         ok = call("tools/call", "--tool", "add", "--args", '{"a": 2, "b": 3}')
         assert (ok.returncode, ok.stdout.splitlines()[-1]) == (0, "ok: 5")

@@ -28,8 +28,10 @@ def mcpmini_url():
         yield url
 
 
-@pytest.mark.parametrize("mode, version", [("auto", "2026-07-28"), ("legacy", "2025-11-25"),
-                                           ("2026-07-28", "2026-07-28")])
+@pytest.mark.parametrize(
+    "mode, version",
+    [("auto", "2026-07-28"), ("legacy", "2025-11-25"), ("2026-07-28", "2026-07-28")],
+)
 def test_the_official_sdk_client_calls_tools_on_the_mcpmini_http_server(mcpmini_url, mode, version):
     protocol, tools, ok, bad = asyncio.run(asyncio.wait_for(sdk_session(mcpmini_url, mode), 60))
     assert protocol == version
@@ -46,8 +48,12 @@ def sdk_url(request):
         yield url
 
 
-@pytest.mark.parametrize("mode, generation", [("auto", "modern"), ("modern", "modern"), ("legacy", "legacy")])
-def test_the_mcpmini_http_client_calls_tools_on_the_official_sdk_http_server(sdk_url, mode, generation):
+@pytest.mark.parametrize(
+    "mode, generation", [("auto", "modern"), ("modern", "modern"), ("legacy", "legacy")]
+)
+def test_the_mcpmini_http_client_calls_tools_on_the_official_sdk_http_server(
+    sdk_url, mode, generation
+):
     with Client(HttpTransport(sdk_url, timeout=20), mode=mode, timeout=20) as client:
         assert client.connect().generation == generation
         assert [t["name"] for t in client.list_tools()] == ["add"]

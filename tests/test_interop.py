@@ -30,8 +30,10 @@ async def sdk_client_session(mode: str):
         return client.protocol_version, connected, tools, ok, bad
 
 
-@pytest.mark.parametrize("mode, version", [("auto", "2026-07-28"), ("legacy", "2025-11-25"),
-                                           ("2026-07-28", "2026-07-28")])
+@pytest.mark.parametrize(
+    "mode, version",
+    [("auto", "2026-07-28"), ("legacy", "2025-11-25"), ("2026-07-28", "2026-07-28")],
+)
 def test_official_sdk_client_lists_and_calls_tools_on_an_mcpmini_server(mode, version):
     protocol, connect_seconds, tools, ok, bad = asyncio.run(sdk_client_session(mode))
     assert protocol == version
@@ -42,8 +44,9 @@ def test_official_sdk_client_lists_and_calls_tools_on_an_mcpmini_server(mode, ve
     assert connect_seconds < 8
 
 
-@pytest.mark.parametrize("mode, generation", [("auto", "modern"), ("modern", "modern"),
-                                              ("legacy", "legacy")])
+@pytest.mark.parametrize(
+    "mode, generation", [("auto", "modern"), ("modern", "modern"), ("legacy", "legacy")]
+)
 def test_mcpmini_client_lists_and_calls_tools_on_an_official_sdk_server(mode, generation):
     with Client(StdioTransport(SDK_SERVER), mode=mode, timeout=20) as client:
         assert client.connect().generation == generation
@@ -60,6 +63,7 @@ def test_mcpmini_to_mcpmini_over_stdio_with_pipelining(mode):
     argv = [sys.executable, "-m", "mcpmini", "serve", "add"]
     with Client(StdioTransport(argv), mode=mode, timeout=20) as client:
         client.connect()
-        replies = client.gather([("tools/call", {"name": "add", "arguments": {"a": i, "b": 1}})
-                                 for i in range(100)])
+        replies = client.gather(
+            [("tools/call", {"name": "add", "arguments": {"a": i, "b": 1}}) for i in range(100)]
+        )
         assert [r.result["content"][0]["text"] for r in replies] == [str(i + 1) for i in range(100)]

@@ -37,14 +37,17 @@ class Recorder:
 # --- render ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("body, arguments, expected", [
-    ("Fix $ARGUMENTS now", "issue 12", "Fix issue 12 now"),
-    ("$ARGUMENTS[0] then $ARGUMENTS[1]", "a 'b c'", "a then b c"),
-    ("$0/$1", "x y", "x/y"),
-    ("$2 stays", "x y", "$2 stays"),
-    ("costs \\$5", "", "costs $5"),
-    ("$HOME stays", "", "$HOME stays"),
-])
+@pytest.mark.parametrize(
+    "body, arguments, expected",
+    [
+        ("Fix $ARGUMENTS now", "issue 12", "Fix issue 12 now"),
+        ("$ARGUMENTS[0] then $ARGUMENTS[1]", "a 'b c'", "a then b c"),
+        ("$0/$1", "x y", "x/y"),
+        ("$2 stays", "x y", "$2 stays"),
+        ("costs \\$5", "", "costs $5"),
+        ("$HOME stays", "", "$HOME stays"),
+    ],
+)
 def test_render_substitutes_the_argument_placeholders(body, arguments, expected):
     assert render(body, arguments) == expected
 
@@ -128,8 +131,13 @@ def test_a_refused_command_never_runs_and_aborts():
 
 
 def test_the_skill_dir_and_plugin_variables_reach_the_body():
-    s = Skill("demo", "d", "${CLAUDE_SKILL_DIR} ${CLAUDE_PLUGIN_ROOT} ${CLAUDE_SESSION_ID}",
-              directory="/skills/demo", variables={"CLAUDE_PLUGIN_ROOT": "/plug"})
+    s = Skill(
+        "demo",
+        "d",
+        "${CLAUDE_SKILL_DIR} ${CLAUDE_PLUGIN_ROOT} ${CLAUDE_SESSION_ID}",
+        directory="/skills/demo",
+        variables={"CLAUDE_PLUGIN_ROOT": "/plug"},
+    )
     text = invoke(s, variables={"CLAUDE_SESSION_ID": "s1"}, runner=Recorder()).text
     assert text == "/skills/demo /plug s1"
 
@@ -156,15 +164,20 @@ def test_skill_permits_allows_read_only_commands_and_the_skills_bash_rules():
 def test_reattach_keeps_the_newest_invocation_of_each_skill_newest_first():
     result = reattach([("a", 100), ("b", 200), ("a", 300)], per_skill_tokens=1000)
     assert [(r.name, r.tokens, r.status) for r in result.items] == [
-        ("a", 300, ReattachStatus.WHOLE), ("b", 200, ReattachStatus.WHOLE)]
+        ("a", 300, ReattachStatus.WHOLE),
+        ("b", 200, ReattachStatus.WHOLE),
+    ]
 
 
 def test_reattach_cuts_at_the_per_skill_cap_and_drops_when_the_total_is_spent():
-    result = reattach([("old", 4000), ("mid", 7000), ("new", 5000)],
-                      per_skill_tokens=5000, total_tokens=9000)
+    result = reattach(
+        [("old", 4000), ("mid", 7000), ("new", 5000)], per_skill_tokens=5000, total_tokens=9000
+    )
     assert [(r.name, r.status, r.tokens) for r in result.items] == [
-        ("new", ReattachStatus.WHOLE, 5000), ("mid", ReattachStatus.CUT, 4000),
-        ("old", ReattachStatus.DROPPED, 0)]
+        ("new", ReattachStatus.WHOLE, 5000),
+        ("mid", ReattachStatus.CUT, 4000),
+        ("old", ReattachStatus.DROPPED, 0),
+    ]
     assert result.dropped == ["old"] and result.total_tokens == 9000
 
 
@@ -181,8 +194,11 @@ def test_an_invocation_can_be_reattached_by_its_rendered_text():
     assert item.original_tokens == done.tokens > 0
 
 
-@given(st.lists(st.tuples(st.sampled_from("abcdef"), st.integers(0, 9000)), max_size=12),
-       st.integers(0, 6000), st.integers(0, 30000))
+@given(
+    st.lists(st.tuples(st.sampled_from("abcdef"), st.integers(0, 9000)), max_size=12),
+    st.integers(0, 6000),
+    st.integers(0, 30000),
+)
 def test_reattached_tokens_never_exceed_either_cap(invocations, per_skill, total):
     result = reattach(invocations, per_skill_tokens=per_skill, total_tokens=total)
     k = len({name for name, _ in invocations})

@@ -71,8 +71,12 @@ def test_replies_parse_into_response_and_error_response():
 
 
 def test_encode_then_parse_gives_the_same_message():
-    for message in (Request(1, "tools/list", {"a": "日本"}), Notification("n"), Response("x", {"k": [1]}),
-                    ErrorResponse(3, -32022, "m", {"supported": [MODERN]})):
+    for message in (
+        Request(1, "tools/list", {"a": "日本"}),
+        Notification("n"),
+        Response("x", {"k": [1]}),
+        ErrorResponse(3, -32022, "m", {"supported": [MODERN]}),
+    ):
         line = encode(message)
         assert line.endswith(b"\n") and line.count(b"\n") == 1
         assert parse_line(line) == message

@@ -57,7 +57,9 @@ def test_ties_in_usage_are_broken_by_name():
 
 
 def test_when_even_the_names_do_not_fit_the_listing_says_so():
-    listing = build_listing([skill("a-rather-long-name"), skill("another-long-name")], budget_chars=5)
+    listing = build_listing(
+        [skill("a-rather-long-name"), skill("another-long-name")], budget_chars=5
+    )
     assert all(e.dropped for e in listing.entries)
     assert listing.over_budget and listing.text == "- a-rather-long-name\n- another-long-name"
 
@@ -70,18 +72,22 @@ def test_skills_kept_from_the_model_are_excluded():
 
 def test_skill_overrides_hide_or_shorten_an_entry_and_unknown_values_are_refused():
     skills = [skill("a"), skill("b"), skill("c"), skill("d")]
-    listing = build_listing(skills, overrides={"a": "off", "b": "user-invocable-only",
-                                               "c": "name-only"})
+    listing = build_listing(
+        skills, overrides={"a": "off", "b": "user-invocable-only", "c": "name-only"}
+    )
     assert listing.excluded == ("a", "b")
     assert listing.text == "- c\n- d: does things"
     with pytest.raises(ValueError):
         build_listing(skills, overrides={"a": "sometimes"})
 
 
-@given(st.lists(st.text("abc", min_size=0, max_size=80), min_size=1, max_size=6),
-       st.integers(min_value=0, max_value=400))
+@given(
+    st.lists(st.text("abc", min_size=0, max_size=80), min_size=1, max_size=6),
+    st.integers(min_value=0, max_value=400),
+)
 def test_dropping_descriptions_never_leaves_the_listing_over_budget_when_the_names_fit(
-        descriptions, budget):
+    descriptions, budget
+):
     skills = [skill(f"s{i}", d) for i, d in enumerate(descriptions)]
     listing = build_listing(skills, budget_chars=budget)
     names_only = "\n".join(f"- s{i}" for i in range(len(skills)))
@@ -93,12 +99,17 @@ def test_lint_reports_cut_and_dropped_descriptions_as_warnings_naming_the_file(t
     for name, description in (("big", "x" * 2000), ("small", "short")):
         folder = tmp_path / ".claude" / "skills" / name
         folder.mkdir(parents=True)
-        (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {description}\n---\nbody\n")
+        (folder / "SKILL.md").write_text(
+            f"---\nname: {name}\ndescription: {description}\n---\nbody\n"
+        )
     found = load_skills([tmp_path])
     problems = lint_skills(found, budget_chars=100)
     assert {p.severity for p in problems} == {Severity.WARNING}
-    assert {(p.source.endswith("big/SKILL.md"), p.path) for p in problems} >= {(True, "description")}
+    assert {(p.source.endswith("big/SKILL.md"), p.path) for p in problems} >= {
+        (True, "description")
+    }
     assert len([p for p in problems if p.source and p.source.endswith("big/SKILL.md")]) == 2
     roomy = lint_skills(found)  # the default budget: only the cut remains
     assert [(p.severity, p.path, p.source.endswith("big/SKILL.md")) for p in roomy] == [
-        (Severity.WARNING, "description", True)]
+        (Severity.WARNING, "description", True)
+    ]

@@ -35,25 +35,44 @@ ADD = mcp_tool_name("calc", "add")
 
 
 def _use(name: str, tool_input: Any = None, tid: str = "t1") -> dict[str, Any]:
-    return {"type": "tool_use", "id": tid, "name": name, "input": {} if tool_input is None else tool_input}
+    return {
+        "type": "tool_use",
+        "id": tid,
+        "name": name,
+        "input": {} if tool_input is None else tool_input,
+    }
 
 
 def _results(run_result) -> list[dict[str, Any]]:
-    return [b for m in run_result.messages if m["role"] == "user"
-            for b in m["content"] if b.get("type") == "tool_result"]
+    return [
+        b
+        for m in run_result.messages
+        if m["role"] == "user"
+        for b in m["content"]
+        if b.get("type") == "tool_result"
+    ]
 
 
 def _counter_tool(calls: list[dict]) -> Tool:
     def fn(inp: dict) -> str:
         calls.append(inp)
         return f"echo {inp.get('text', '')}"
-    return Tool("Echo", "Echo the text back", {"type": "object", "properties": {"text": {"type": "string"}}}, fn)
+
+    return Tool(
+        "Echo",
+        "Echo the text back",
+        {"type": "object", "properties": {"text": {"type": "string"}}},
+        fn,
+    )
 
 
 def test_the_router_calls_an_mcp_tool_and_the_loop_ends_when_no_tool_is_asked() -> None:
     model = RouterModel(arguments={ADD: {"a": 2, "b": 3}})
-    r = run("add two numbers", model, AgentOptions(mcp_servers={"calc": add_server()},
-                                                   allowed_tools=[ADD]))
+    r = run(
+        "add two numbers",
+        model,
+        AgentOptions(mcp_servers={"calc": add_server()}, allowed_tools=[ADD]),
+    )
     assert r.stop_reason is StopReason.END_TURN
     assert (r.model_calls, r.turns, r.final_text) == (2, 1, "5")
     assert _results(r)[0]["is_error"] is False
@@ -63,8 +82,11 @@ def test_the_router_calls_an_mcp_tool_and_the_loop_ends_when_no_tool_is_asked() 
 @pytest.mark.parametrize("limit", [0, 1, 2, 5])
 def test_max_turns_bounds_model_calls_by_t_plus_one(limit: int) -> None:
     model = AlwaysToolModel(ADD, {"a": 1, "b": 1})
-    r = run("go", model, AgentOptions(mcp_servers={"calc": add_server()}, allowed_tools=[ADD],
-                                     max_turns=limit))
+    r = run(
+        "go",
+        model,
+        AgentOptions(mcp_servers={"calc": add_server()}, allowed_tools=[ADD], max_turns=limit),
+    )
     assert r.stop_reason is StopReason.MAX_TURNS
     assert r.model_calls == model.calls == limit + 1 and r.turns == limit
     assert pairing_violations(r.messages) == []
@@ -89,11 +111,11 @@ def test_without_max_turns_an_always_tool_model_does_not_stop_by_itself() -> Non
 
 def test_malformed_tool_calls_each_get_an_error_result_and_the_loop_goes_on() -> None:
     bad_reply = [
-        {"type": "tool_use", "name": "Echo", "input": {}},              # no id
-        {"type": "tool_use", "id": "a", "name": 42, "input": {}},        # name not a string
-        {"type": "tool_use", "id": "b", "name": "Echo", "input": [1]},   # input not an object
-        {"type": "tool_use", "id": "b", "name": "Echo", "input": {}},    # duplicate id
-        {"type": "image", "source": "?"},                                 # unknown block
+        {"type": "tool_use", "name": "Echo", "input": {}},  # no id
+        {"type": "tool_use", "id": "a", "name": 42, "input": {}},  # name not a string
+        {"type": "tool_use", "id": "b", "name": "Echo", "input": [1]},  # input not an object
+        {"type": "tool_use", "id": "b", "name": "Echo", "input": {}},  # duplicate id
+        {"type": "image", "source": "?"},  # unknown block
         "not even a dict",
     ]
     calls: list[dict] = []
@@ -114,7 +136,9 @@ def test_a_reply_that_is_not_a_list_ends_the_turn_without_crashing() -> None:
 
 
 def test_an_unknown_tool_gets_an_error_result() -> None:
-    r = run("x", ScriptedModel([[_use("Nope")], "ok"]), AgentOptions(mcp_servers={"calc": add_server()}))
+    r = run(
+        "x", ScriptedModel([[_use("Nope")], "ok"]), AgentOptions(mcp_servers={"calc": add_server()})
+    )
     res = _results(r)[0]
     assert res["is_error"] and ADD in res["content"]
     assert r.stop_reason is StopReason.END_TURN
@@ -132,8 +156,15 @@ def test_a_tool_that_raises_gives_an_error_result_in_process_and_over_mcp() -> N
         raise ValueError("nope")
 
     model = ScriptedModel([[_use("Boom", tid="t1"), _use("mcp__bad__explode", tid="t2")], "ok"])
-    r = run("x", model, AgentOptions(tools=[Tool("Boom", "", {"type": "object"}, boom)],
-                                     mcp_servers={"bad": server}, permission_mode="bypassPermissions"))
+    r = run(
+        "x",
+        model,
+        AgentOptions(
+            tools=[Tool("Boom", "", {"type": "object"}, boom)],
+            mcp_servers={"bad": server},
+            permission_mode="bypassPermissions",
+        ),
+    )
     assert [x["is_error"] for x in _results(r)] == [True, True]
     assert r.final_text == "ok"
 
@@ -155,22 +186,34 @@ HANG_SERVER = textwrap.dedent("""
 """)
 
 
-def test_an_mcp_tool_that_hangs_times_out_into_an_error_and_nothing_is_left_running(tmp_path: Path) -> None:
+def test_an_mcp_tool_that_hangs_times_out_into_an_error_and_nothing_is_left_running(
+    tmp_path: Path,
+) -> None:
     script = tmp_path / "slow.py"
     script.write_text(HANG_SERVER)
-    client = Client(StdioTransport([sys.executable, str(script)], close_grace=0.2), mode="modern", timeout=20)
+    client = Client(
+        StdioTransport([sys.executable, str(script)], close_grace=0.2), mode="modern", timeout=20
+    )
     pid = client.transport.process.pid
     try:
         model = ScriptedModel([[_use("mcp__slow__hang")], "carried on"])
-        r = run("x", model, AgentOptions(mcp_servers={"slow": client}, tool_timeout=0.3,
-                                         permission_mode="bypassPermissions"))
+        r = run(
+            "x",
+            model,
+            AgentOptions(
+                mcp_servers={"slow": client}, tool_timeout=0.3, permission_mode="bypassPermissions"
+            ),
+        )
         assert _results(r)[0]["is_error"] is True
         assert r.final_text == "carried on"
     finally:
         client.close()
     deadline = time.monotonic() + 5
-    while psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE \
-            and time.monotonic() < deadline:
+    while (
+        psutil.pid_exists(pid)
+        and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+        and time.monotonic() < deadline
+    ):
         time.sleep(0.02)
     assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
 
@@ -178,24 +221,45 @@ def test_an_mcp_tool_that_hangs_times_out_into_an_error_and_nothing_is_left_runn
 def test_builtin_tools_refuse_paths_outside_the_workspace_inside_the_loop(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()
-    model = ScriptedModel([[_use("Read", {"file_path": "../secret.txt"}, "r1"),
-                            _use("Write", {"file_path": "/tmp/evil.txt", "content": "x"}, "w1")], "ok"])
+    model = ScriptedModel(
+        [
+            [
+                _use("Read", {"file_path": "../secret.txt"}, "r1"),
+                _use("Write", {"file_path": "/tmp/evil.txt", "content": "x"}, "w1"),
+            ],
+            "ok",
+        ]
+    )
     r = run("x", model, AgentOptions(tools=builtin_tools(ws), permission_mode="bypassPermissions"))
     assert [x["is_error"] for x in _results(r)] == [True, True]
     assert not Path("/tmp/evil.txt").exists()
 
 
-@pytest.mark.parametrize("code", ["while True: pass", "while True: print('y' * 999)",
-                                  "x = bytearray(3 * 10**9)", "import time; time.sleep(99)"])
+@pytest.mark.parametrize(
+    "code",
+    [
+        "while True: pass",
+        "while True: print('y' * 999)",
+        "x = bytearray(3 * 10**9)",
+        "import time; time.sleep(99)",
+    ],
+)
 def test_a_runaway_sandboxed_program_ends_in_an_error_result(tmp_path: Path, code: str) -> None:
-    tools = builtin_tools(tmp_path, limits=Limits(wall_seconds=0.6, cpu_seconds=1, memory_mb=200,
-                                                  output_bytes=2_000))
+    tools = builtin_tools(
+        tmp_path, limits=Limits(wall_seconds=0.6, cpu_seconds=1, memory_mb=200, output_bytes=2_000)
+    )
     before = {p.pid for p in psutil.Process().children(recursive=True)}
-    r = run("x", ScriptedModel([[_use("Python", {"code": code})], "next"]),
-            AgentOptions(tools=tools, permission_mode="bypassPermissions"))
+    r = run(
+        "x",
+        ScriptedModel([[_use("Python", {"code": code})], "next"]),
+        AgentOptions(tools=tools, permission_mode="bypassPermissions"),
+    )
     assert _results(r)[0]["is_error"] is True and r.final_text == "next"
-    left = {p.pid for p in psutil.Process().children(recursive=True)
-            if p.status() != psutil.STATUS_ZOMBIE} - before
+    left = {
+        p.pid
+        for p in psutil.Process().children(recursive=True)
+        if p.status() != psutil.STATUS_ZOMBIE
+    } - before
     assert left == set()
 
 
@@ -205,16 +269,25 @@ def test_an_ask_with_no_one_present_is_denied_unless_on_ask_approves() -> None:
     r = run("x", ScriptedModel([[_use("Echo", {"text": "hi"})], "ok"]), AgentOptions(**opts))
     assert _results(r)[0]["is_error"] and calls == []
     asked: list[str] = []
-    r = run("x", ScriptedModel([[_use("Echo", {"text": "hi"})], "ok"]),
-            AgentOptions(**opts, on_ask=lambda name, inp: asked.append(name) or True))
+    r = run(
+        "x",
+        ScriptedModel([[_use("Echo", {"text": "hi"})], "ok"]),
+        AgentOptions(**opts, on_ask=lambda name, inp: asked.append(name) or True),
+    )
     assert not _results(r)[0]["is_error"] and asked == ["Echo"] and len(calls) == 1
 
 
 def test_disallowed_tools_leave_the_layer_and_patterns_deny() -> None:
     model = ScriptedModel([[_use(ADD, {"a": 1, "b": 2})], "ok"])
-    r = run("x", model, AgentOptions(mcp_servers={"calc": add_server(), "weather": weather_server()},
-                                     disallowed_tools=["mcp__weather__get_weather_history", "mcp__calc"],
-                                     permission_mode="bypassPermissions"))
+    r = run(
+        "x",
+        model,
+        AgentOptions(
+            mcp_servers={"calc": add_server(), "weather": weather_server()},
+            disallowed_tools=["mcp__weather__get_weather_history", "mcp__calc"],
+            permission_mode="bypassPermissions",
+        ),
+    )
     names = [t["name"] for t in model.calls[0].tools]
     assert "mcp__weather__get_weather_history" not in names and ADD in names
     assert _results(r)[0]["is_error"] is True  # the server-wide deny rule still stops it
@@ -226,12 +299,23 @@ def test_a_pre_tool_use_hook_deny_stops_the_call_even_in_bypass_mode() -> None:
 
     def guard(data: dict, tool_use_id: str | None, context: Any) -> dict:
         seen.append(data)
-        return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                                       "permissionDecisionReason": "not allowed here"}}
+        return {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": "not allowed here",
+            }
+        }
 
-    r = run("x", ScriptedModel([[_use("Echo", {"text": "a"})], "ok"]),
-            AgentOptions(tools=[_counter_tool(calls)], permission_mode="bypassPermissions",
-                         hooks={"PreToolUse": [HookMatcher("Echo", [guard])]}))
+    r = run(
+        "x",
+        ScriptedModel([[_use("Echo", {"text": "a"})], "ok"]),
+        AgentOptions(
+            tools=[_counter_tool(calls)],
+            permission_mode="bypassPermissions",
+            hooks={"PreToolUse": [HookMatcher("Echo", [guard])]},
+        ),
+    )
     assert calls == [] and _results(r)[0]["is_error"]
     assert seen[0]["tool_name"] == "Echo" and seen[0]["tool_input"] == {"text": "a"}
 
@@ -240,11 +324,21 @@ def test_a_pre_tool_use_hook_can_rewrite_the_input() -> None:
     calls: list[dict] = []
 
     def rewrite(data: dict, tool_use_id: str | None, context: Any) -> dict:
-        return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow",
-                                       "updatedInput": {"text": "safe"}}}
+        return {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "allow",
+                "updatedInput": {"text": "safe"},
+            }
+        }
 
-    run("x", ScriptedModel([[_use("Echo", {"text": "raw"})], "ok"]),
-        AgentOptions(tools=[_counter_tool(calls)], hooks={"PreToolUse": [HookMatcher("*", [rewrite])]}))
+    run(
+        "x",
+        ScriptedModel([[_use("Echo", {"text": "raw"})], "ok"]),
+        AgentOptions(
+            tools=[_counter_tool(calls)], hooks={"PreToolUse": [HookMatcher("*", [rewrite])]}
+        ),
+    )
     assert calls == [{"text": "safe"}]
 
 
@@ -253,18 +347,30 @@ def test_user_prompt_submit_can_block_before_any_model_call() -> None:
         return {"decision": "block", "reason": "no secrets in prompts"}
 
     model = ScriptedModel(["never"])
-    r = run("my password is hunter2", model,
-            AgentOptions(hooks={"UserPromptSubmit": [HookMatcher(None, [block])]}))
+    r = run(
+        "my password is hunter2",
+        model,
+        AgentOptions(hooks={"UserPromptSubmit": [HookMatcher(None, [block])]}),
+    )
     assert r.stop_reason is StopReason.PROMPT_BLOCKED and r.model_calls == 0 and model.calls == []
 
 
 def test_post_tool_use_context_reaches_the_next_request() -> None:
     def note(data: dict, tool_use_id: str | None, context: Any) -> dict:
-        return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "formatted"}}
+        return {
+            "hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "formatted"}
+        }
 
     model = ScriptedModel([[_use("Echo", {"text": "a"})], "ok"])
-    run("x", model, AgentOptions(tools=[_counter_tool([])], allowed_tools=["Echo"],
-                                 hooks={"PostToolUse": [HookMatcher("Echo", [note])]}))
+    run(
+        "x",
+        model,
+        AgentOptions(
+            tools=[_counter_tool([])],
+            allowed_tools=["Echo"],
+            hooks={"PostToolUse": [HookMatcher("Echo", [note])]},
+        ),
+    )
     texts = [b.get("text", "") for b in model.calls[1].messages[-1]["content"]]
     assert any("formatted" in t for t in texts)
 
@@ -280,15 +386,30 @@ def test_a_blocking_stop_hook_keeps_the_loop_going_within_max_turns() -> None:
     r = run("x", model, AgentOptions(hooks={"Stop": [HookMatcher(None, [once])]}))
     assert r.model_calls == 2 and r.final_text == "second answer" and fired == [False, True]
     always = ScriptedModel(["a"] * 10)
-    r = run("x", always, AgentOptions(max_turns=2, hooks={"Stop": [HookMatcher(None, [
-        lambda d, t, c: {"decision": "block", "reason": "again"}])]}))
+    r = run(
+        "x",
+        always,
+        AgentOptions(
+            max_turns=2,
+            hooks={
+                "Stop": [
+                    HookMatcher(None, [lambda d, t, c: {"decision": "block", "reason": "again"}])
+                ]
+            },
+        ),
+    )
     assert r.model_calls == 3  # still at most T + 1
 
 
 def test_a_large_result_is_cut_and_the_full_text_kept(tmp_path: Path) -> None:
     big = Tool("Big", "Lots of text", {"type": "object"}, lambda inp: "x" * 4_000)
-    r = run("x", ScriptedModel([[_use("Big", tid="big1")], "ok"]),
-            AgentOptions(tools=[big], allowed_tools=["Big"], max_result_tokens=100, results_dir=tmp_path))
+    r = run(
+        "x",
+        ScriptedModel([[_use("Big", tid="big1")], "ok"]),
+        AgentOptions(
+            tools=[big], allowed_tools=["Big"], max_result_tokens=100, results_dir=tmp_path
+        ),
+    )
     content = _results(r)[0]["content"]
     assert content.startswith("x" * 400) and not content.startswith("x" * 401)
     assert r.full_results["big1"] == "x" * 4_000
@@ -296,7 +417,10 @@ def test_a_large_result_is_cut_and_the_full_text_kept(tmp_path: Path) -> None:
 
 
 def test_tool_search_sends_names_first_and_appends_a_definition_on_first_use() -> None:
-    opts = {"mcp_servers": {"calc": add_server(), "weather": weather_server()}, "allowed_tools": [ADD]}
+    opts = {
+        "mcp_servers": {"calc": add_server(), "weather": weather_server()},
+        "allowed_tools": [ADD],
+    }
     script = [[_use(ADD, {"a": 1, "b": 2}, "s1")], [_use(ADD, {"a": 3, "b": 4}, "s2")], "done"]
     model = ScriptedModel(script)
     deferred = run("x", model, AgentOptions(**opts, tool_search=True))
@@ -327,9 +451,16 @@ def test_bad_options_raise_config_errors() -> None:
 
 def test_tool_choice_reaches_the_model() -> None:
     model = RouterModel()
-    run("sing", model, AgentOptions(mcp_servers={"calc": add_server()}, tool_choice=ADD,
-                                    permission_mode="bypassPermissions"))
-    assert model.routes and model.routes[0].tool is None  # the router alone would not have called it
+    run(
+        "sing",
+        model,
+        AgentOptions(
+            mcp_servers={"calc": add_server()}, tool_choice=ADD, permission_mode="bypassPermissions"
+        ),
+    )
+    assert (
+        model.routes and model.routes[0].tool is None
+    )  # the router alone would not have called it
 
 
 def test_in_process_server_clients_are_closed_after_the_run() -> None:
@@ -340,17 +471,27 @@ def test_in_process_server_clients_are_closed_after_the_run() -> None:
 
 def test_pairing_violations_detects_each_kind_of_break() -> None:
     a = {"role": "assistant", "content": [_use("X", tid="1"), _use("Y", tid="2")]}
-    ok = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "1", "content": ""},
-                                      {"type": "tool_result", "tool_use_id": "2", "content": ""}]}
+    ok = {
+        "role": "user",
+        "content": [
+            {"type": "tool_result", "tool_use_id": "1", "content": ""},
+            {"type": "tool_result", "tool_use_id": "2", "content": ""},
+        ],
+    }
     assert pairing_violations([a, ok]) == []
     missing = {"role": "user", "content": ok["content"][:1]}
     assert pairing_violations([a, missing]) == [(PairingViolation.MISSING_RESULT, "2")]
     dup = {"role": "user", "content": ok["content"] + ok["content"][:1]}
     assert pairing_violations([a, dup]) == [(PairingViolation.DUPLICATE_RESULT, "1")]
-    orphan = {"role": "user", "content": ok["content"] + [{"type": "tool_result", "tool_use_id": "9"}]}
+    orphan = {
+        "role": "user",
+        "content": ok["content"] + [{"type": "tool_result", "tool_use_id": "9"}],
+    }
     assert pairing_violations([a, orphan]) == [(PairingViolation.ORPHAN_RESULT, "9")]
     twice = {"role": "assistant", "content": [_use("X", tid="1")]}
-    assert (PairingViolation.DUPLICATE_ID, "1") in pairing_violations([a, ok, twice], complete=False)
+    assert (PairingViolation.DUPLICATE_ID, "1") in pairing_violations(
+        [a, ok, twice], complete=False
+    )
     assert pairing_violations([a]) != [] and pairing_violations([a], complete=False) == []
 
 
@@ -360,7 +501,9 @@ def test_the_turns_curve_of_chapter_11_meets_the_bound_exactly() -> None:
     assert turns_curve(range(4)) == [(t, t + 1, "max_turns") for t in range(4)]
 
 
-def test_the_run_command_prints_the_transcript_and_the_stop_reason(capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_run_command_prints_the_transcript_and_the_stop_reason(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     import json as _json
 
     from mcpmini.cli import main
@@ -368,16 +511,43 @@ def test_the_run_command_prints_the_transcript_and_the_stop_reason(capsys: pytes
     assert main(["run", "add two numbers", "--server", "add", "--args", '{"a": 2, "b": 5}']) == 0
     out = capsys.readouterr().out
     assert '"content": "7"' in out and "stop: end_turn" in out
-    assert main(["run", "x", "--server", "add", "--model", "always", "--tool", "mcp__add__add",
-                 "--args", '{"a": 1, "b": 1}', "--max-turns", "2", "--json"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "x",
+                "--server",
+                "add",
+                "--model",
+                "always",
+                "--tool",
+                "mcp__add__add",
+                "--args",
+                '{"a": 1, "b": 1}',
+                "--max-turns",
+                "2",
+                "--json",
+            ]
+        )
+        == 0
+    )
     doc = _json.loads(capsys.readouterr().out)
     assert (doc["stop_reason"], doc["model_calls"], doc["turns"]) == ("max_turns", 3, 2)
 
 
-@pytest.mark.parametrize("argv", [["run", "x", "--args", "[1]"], ["run", "x", "--args", "{bad"],
-                                  ["run", "x", "--model", "always"], ["run", "x", "--workspace", "/no/such/dir"],
-                                  ["run", "x", "--permission-mode", "sometimes"]])
-def test_the_run_command_rejects_bad_input_with_exit_code_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["run", "x", "--args", "[1]"],
+        ["run", "x", "--args", "{bad"],
+        ["run", "x", "--model", "always"],
+        ["run", "x", "--workspace", "/no/such/dir"],
+        ["run", "x", "--permission-mode", "sometimes"],
+    ],
+)
+def test_the_run_command_rejects_bad_input_with_exit_code_2(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
     from mcpmini.cli import main
 
     assert main(argv) == 2
@@ -397,6 +567,13 @@ def test_post_tool_use_feedback_from_a_blocking_hook_reaches_the_model():
         seen.append(request.messages)
         return model(request)
 
-    run("go", spying, AgentOptions(mcp_servers={"calc": add_server()}, allowed_tools=["mcp__calc"],
-                                   hooks={"PostToolUse": [HookMatcher("mcp__calc__add", [lint])]}))
+    run(
+        "go",
+        spying,
+        AgentOptions(
+            mcp_servers={"calc": add_server()},
+            allowed_tools=["mcp__calc"],
+            hooks={"PostToolUse": [HookMatcher("mcp__calc__add", [lint])]},
+        ),
+    )
     assert "line 3 is too long" in repr(seen[-1])

@@ -43,7 +43,10 @@ def test_a_folder_or_the_file_itself_can_be_given(tmp_path):
     assert by_folder.ok and by_file.ok and by_folder.problems == []
     assert by_folder.root == by_file.root == str(tmp_path)
     assert (by_folder.name, by_folder.owner, [p["name"] for p in by_folder.plugins]) == (
-        "team-market", {"name": "Team"}, ["a"])
+        "team-market",
+        {"name": "Team"},
+        ["a"],
+    )
 
 
 @pytest.mark.parametrize("form", sorted(SOURCE_FORMS))
@@ -57,18 +60,29 @@ def test_every_source_form_is_accepted_with_its_required_fields_and_refused_with
 
 
 def test_an_unknown_source_form_or_a_bare_path_is_an_error_on_that_source(tmp_path):
-    write(tmp_path, market({"name": "a", "source": {"source": "ftp", "url": "x"}},
-                           {"name": "b", "source": "plugins/b"}))
-    assert errors_by_key(load_marketplace(tmp_path)) == {"plugins.0.source": 1,
-                                                         "plugins.1.source": 1}
+    write(
+        tmp_path,
+        market(
+            {"name": "a", "source": {"source": "ftp", "url": "x"}},
+            {"name": "b", "source": "plugins/b"},
+        ),
+    )
+    assert errors_by_key(load_marketplace(tmp_path)) == {
+        "plugins.0.source": 1,
+        "plugins.1.source": 1,
+    }
 
 
 def test_a_relative_source_must_exist_and_stay_inside_the_marketplace(tmp_path):
     (tmp_path / "outside").mkdir()
     root = tmp_path / "market"
     root.mkdir()
-    write(root, market({"name": "gone", "source": "./plugins/gone"},
-                       {"name": "out", "source": "./../outside"}))
+    write(
+        root,
+        market(
+            {"name": "gone", "source": "./plugins/gone"}, {"name": "out", "source": "./../outside"}
+        ),
+    )
     m = load_marketplace(root)
     assert errors_by_key(m) == {"plugins.0.source": 1, "plugins.1.source": 1}
     assert all(p.source and p.source.endswith("marketplace.json") for p in m.problems)
@@ -82,8 +96,12 @@ def test_duplicate_plugin_names_are_an_error_on_the_second(tmp_path):
 
 
 def test_names_must_be_kebab_case(tmp_path):
-    write(tmp_path, market({"name": "Bad_Name", "source": {"source": "npm", "package": "x"}},
-                           name="Team Market"))
+    write(
+        tmp_path,
+        market(
+            {"name": "Bad_Name", "source": {"source": "npm", "package": "x"}}, name="Team Market"
+        ),
+    )
     assert errors_by_key(load_marketplace(tmp_path)) == {"name": 1, "plugins.0.name": 1}
 
 

@@ -24,8 +24,12 @@ TOOLS = [
 
 
 def _req(text: str, tools: list[dict] = TOOLS, choice: dict | None = None) -> ModelRequest:
-    return ModelRequest("", tools, [{"role": "user", "content": [{"type": "text", "text": text}]}],
-                        choice or {"type": "auto"})
+    return ModelRequest(
+        "",
+        tools,
+        [{"role": "user", "content": [{"type": "text", "text": text}]}],
+        choice or {"type": "auto"},
+    )
 
 
 def test_scripted_model_replays_its_replies_then_ends_with_text() -> None:
@@ -65,17 +69,24 @@ def test_route_returns_none_when_nothing_overlaps() -> None:
 
 
 def test_overlapping_descriptions_tie_and_the_first_listed_tool_wins() -> None:
-    vague = [{"name": "search_docs", "description": "Search for information"},
-             {"name": "search_tickets", "description": "Search for information"}]
+    vague = [
+        {"name": "search_docs", "description": "Search for information"},
+        {"name": "search_tickets", "description": "Search for information"},
+    ]
     r = route("search information about ticket 42", vague)
     assert r.tied == ["search_docs", "search_tickets"]
     assert r.tool == "search_docs"  # the misroute: the ticket search was meant
 
 
 def test_a_boundary_sentence_counts_against_the_tool_it_describes() -> None:
-    tools = [{"name": "get_weather", "description": "Current weather for a city. "
-              "Not for past days; use get_weather_history for past weather."},
-             {"name": "get_weather_history", "description": "Weather of past days for a city."}]
+    tools = [
+        {
+            "name": "get_weather",
+            "description": "Current weather for a city. "
+            "Not for past days; use get_weather_history for past weather.",
+        },
+        {"name": "get_weather_history", "description": "Weather of past days for a city."},
+    ]
     assert description_words(tools[0]["description"])[1] == {"days", "history", "past"}
     r = route("weather in Osaka on past days", tools)
     assert r.tool == "get_weather_history"
@@ -86,8 +97,23 @@ def test_router_model_calls_the_routed_tool_then_answers_with_the_result() -> No
     model = RouterModel(arguments={"add": {"a": 2, "b": 3}})
     reply = model(_req("add these two numbers"))
     assert reply[0]["name"] == "add" and reply[0]["input"] == {"a": 2, "b": 3}
-    after = ModelRequest("", TOOLS, [{"role": "user", "content": [
-        {"type": "tool_result", "tool_use_id": reply[0]["id"], "content": "5", "is_error": False}]}])
+    after = ModelRequest(
+        "",
+        TOOLS,
+        [
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": reply[0]["id"],
+                        "content": "5",
+                        "is_error": False,
+                    }
+                ],
+            }
+        ],
+    )
     assert model(after) == [{"type": "text", "text": "5"}]
 
 

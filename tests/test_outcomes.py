@@ -19,41 +19,138 @@ from mcpmini.hooks import (
 )
 
 PRE = EVENTS["PreToolUse"]
-DENY = json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse",
-                                          "permissionDecision": "deny"}})
+DENY = json.dumps(
+    {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny"}}
+)
 
 # row name -> (execution, event, onFailure, callback, outcome, failure, blocks)
 EXAMPLES = {
-    "unsupported": (Execution("prompt", start_error="needs a model"), PRE, "continue", False,
-                    HookOutcome.NON_BLOCKING_ERROR, FailureKind.UNSUPPORTED, False),
-    "not_started": (Execution("command", start_error="not found"), PRE, "continue", False,
-                    HookOutcome.NON_BLOCKING_ERROR, FailureKind.NOT_STARTED, False),
-    "timeout": (Execution("callback", timed_out=True), PRE, "continue", True,
-                HookOutcome.BLOCKING_ERROR, FailureKind.TIMEOUT, True),
-    "callback_error": (Execution("callback", value=None), PRE, "continue", True,
-                       HookOutcome.NON_BLOCKING_ERROR, FailureKind.CALLBACK_ERROR, False),
-    "exit_two": (Execution("command", exit_code=2, stdout='{"continue": "x"}', stderr="no"),
-                 PRE, "continue", False, HookOutcome.BLOCKING_ERROR, None, True),
-    "http_error": (Execution("http", error="HTTP 500"), PRE, "block", False,
-                   HookOutcome.BLOCKING_ERROR, FailureKind.HTTP_ERROR, True),
-    "tool_error": (Execution("mcp_tool", error="isError"), PRE, "continue", False,
-                   HookOutcome.NON_BLOCKING_ERROR, FailureKind.TOOL_ERROR, False),
-    "bad_output": (Execution("command", exit_code=0, stdout="{nope"), PRE, "continue", False,
-                   HookOutcome.NON_BLOCKING_ERROR, FailureKind.INVALID_JSON, False),
-    "nonzero_fails": (Execution("command", exit_code=1), EVENTS["WorktreeCreate"], "continue",
-                      False, HookOutcome.BLOCKING_ERROR, FailureKind.EXIT_CODE, True),
-    "exit_code": (Execution("command", exit_code=127, stderr="sh: x: not found\n"), PRE,
-                  "continue", False, HookOutcome.NON_BLOCKING_ERROR, FailureKind.NOT_STARTED,
-                  False),
-    "exit_code_block": (Execution("command", exit_code=1, stdout=DENY), PRE, "block", False,
-                        HookOutcome.BLOCKING_ERROR, FailureKind.EXIT_CODE, True),
-    "http_plain": (Execution("http", stdout="hello"), PRE, "continue", False,
-                   HookOutcome.NON_BLOCKING_ERROR, FailureKind.HTTP_ERROR, False),
-    "plain_success": (Execution("command", exit_code=0, stdout="note\n"),
-                      EVENTS["UserPromptSubmit"], "continue", False, HookOutcome.SUCCESS, None,
-                      False),
-    "json_success": (Execution("command", exit_code=1, stdout=DENY), PRE, "continue", False,
-                     HookOutcome.SUCCESS, None, True),
+    "unsupported": (
+        Execution("prompt", start_error="needs a model"),
+        PRE,
+        "continue",
+        False,
+        HookOutcome.NON_BLOCKING_ERROR,
+        FailureKind.UNSUPPORTED,
+        False,
+    ),
+    "not_started": (
+        Execution("command", start_error="not found"),
+        PRE,
+        "continue",
+        False,
+        HookOutcome.NON_BLOCKING_ERROR,
+        FailureKind.NOT_STARTED,
+        False,
+    ),
+    "timeout": (
+        Execution("callback", timed_out=True),
+        PRE,
+        "continue",
+        True,
+        HookOutcome.BLOCKING_ERROR,
+        FailureKind.TIMEOUT,
+        True,
+    ),
+    "callback_error": (
+        Execution("callback", value=None),
+        PRE,
+        "continue",
+        True,
+        HookOutcome.NON_BLOCKING_ERROR,
+        FailureKind.CALLBACK_ERROR,
+        False,
+    ),
+    "exit_two": (
+        Execution("command", exit_code=2, stdout='{"continue": "x"}', stderr="no"),
+        PRE,
+        "continue",
+        False,
+        HookOutcome.BLOCKING_ERROR,
+        None,
+        True,
+    ),
+    "http_error": (
+        Execution("http", error="HTTP 500"),
+        PRE,
+        "block",
+        False,
+        HookOutcome.BLOCKING_ERROR,
+        FailureKind.HTTP_ERROR,
+        True,
+    ),
+    "tool_error": (
+        Execution("mcp_tool", error="isError"),
+        PRE,
+        "continue",
+        False,
+        HookOutcome.NON_BLOCKING_ERROR,
+        FailureKind.TOOL_ERROR,
+        False,
+    ),
+    "bad_output": (
+        Execution("command", exit_code=0, stdout="{nope"),
+        PRE,
+        "continue",
+        False,
+        HookOutcome.NON_BLOCKING_ERROR,
+        FailureKind.INVALID_JSON,
+        False,
+    ),
+    "nonzero_fails": (
+        Execution("command", exit_code=1),
+        EVENTS["WorktreeCreate"],
+        "continue",
+        False,
+        HookOutcome.BLOCKING_ERROR,
+        FailureKind.EXIT_CODE,
+        True,
+    ),
+    "exit_code": (
+        Execution("command", exit_code=127, stderr="sh: x: not found\n"),
+        PRE,
+        "continue",
+        False,
+        HookOutcome.NON_BLOCKING_ERROR,
+        FailureKind.NOT_STARTED,
+        False,
+    ),
+    "exit_code_block": (
+        Execution("command", exit_code=1, stdout=DENY),
+        PRE,
+        "block",
+        False,
+        HookOutcome.BLOCKING_ERROR,
+        FailureKind.EXIT_CODE,
+        True,
+    ),
+    "http_plain": (
+        Execution("http", stdout="hello"),
+        PRE,
+        "continue",
+        False,
+        HookOutcome.NON_BLOCKING_ERROR,
+        FailureKind.HTTP_ERROR,
+        False,
+    ),
+    "plain_success": (
+        Execution("command", exit_code=0, stdout="note\n"),
+        EVENTS["UserPromptSubmit"],
+        "continue",
+        False,
+        HookOutcome.SUCCESS,
+        None,
+        False,
+    ),
+    "json_success": (
+        Execution("command", exit_code=1, stdout=DENY),
+        PRE,
+        "continue",
+        False,
+        HookOutcome.SUCCESS,
+        None,
+        True,
+    ),
 }
 
 
@@ -92,15 +189,22 @@ def test_the_last_row_always_holds_so_classify_is_total() -> None:
 def test_on_failure_block_is_ignored_where_the_event_says_so() -> None:
     failing = Execution("command", exit_code=1)
     assert classify(failing, EVENTS["Stop"], on_failure="block").outcome is (
-        HookOutcome.NON_BLOCKING_ERROR)
+        HookOutcome.NON_BLOCKING_ERROR
+    )
     assert classify(failing, PRE, on_failure=OnFailure.BLOCK).blocks
 
 
 def test_decisions_come_only_from_the_fields_the_event_reads() -> None:
     ok = Execution("command", exit_code=0, stdout=DENY)
     assert classify(ok, PRE).decision is Decision.DENY
-    behavior = json.dumps({"hookSpecificOutput": {"hookEventName": "PermissionRequest",
-                                                  "decision": {"behavior": "allow"}}})
+    behavior = json.dumps(
+        {
+            "hookSpecificOutput": {
+                "hookEventName": "PermissionRequest",
+                "decision": {"behavior": "allow"},
+            }
+        }
+    )
     run = Execution("command", exit_code=0, stdout=behavior)
     assert classify(run, EVENTS["PermissionRequest"]).decision is Decision.ALLOW
     legacy = Execution("command", exit_code=0, stdout='{"decision": "approve"}')

@@ -456,9 +456,14 @@ def test_no_modules_import_each_other_even_for_type_checking_only():
     # A package's __init__ gathers its modules, so the edge from a module to its own package
     # (``from . import x``) is not counted; every other import is, TYPE_CHECKING ones too.
     modules = dict(_modules())
-    graph = {name: {t for _, t in _imports(name, path)
-                    if t in modules and t != name and t != name.rpartition(".")[0]}
-             for name, path in modules.items()}
+    graph = {
+        name: {
+            t
+            for _, t in _imports(name, path)
+            if t in modules and t != name and t != name.rpartition(".")[0]
+        }
+        for name, path in modules.items()
+    }
     assert _import_cycles(graph) == []
     assert _import_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
@@ -471,10 +476,12 @@ def test_the_import_order_check_sees_function_level_and_relative_imports(tmp_pat
 
 
 def test_loading_the_runtime_pulls_in_no_course_layer_or_heavy_library():
-    code = ("import json, sys\n"
-            + "".join(f"import mcpmini.{p}\n" for p in RUNTIME_PACKAGES)
-            + "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
-              "('matplotlib', 'pandas', 'ipywidgets') or m.startswith('mcpmini.course'))))")
+    code = (
+        "import json, sys\n"
+        + "".join(f"import mcpmini.{p}\n" for p in RUNTIME_PACKAGES)
+        + "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('matplotlib', 'pandas', 'ipywidgets') or m.startswith('mcpmini.course'))))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout) == []

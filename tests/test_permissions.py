@@ -84,8 +84,9 @@ def test_read_only_commands_are_recognised():
 
 
 def path_rule(rule: str, path: str, tool: str = "Edit", behavior: str = "deny") -> bool:
-    return rule_matches(parse_rule(rule), tool, {"file_path": path}, behavior=behavior,
-                        cwd="/repo", home="/home/u")
+    return rule_matches(
+        parse_rule(rule), tool, {"file_path": path}, behavior=behavior, cwd="/repo", home="/home/u"
+    )
 
 
 def test_bare_names_match_at_any_depth_and_dot_slash_only_in_the_cwd():
@@ -169,8 +170,10 @@ def test_a_hook_allow_never_overrides_a_deny_or_an_ask_rule():
 def test_deny_rules_hold_even_in_bypass_mode_and_allow_rules_do_nothing_there():
     rules = PermissionRules(deny=["Bash(rm *)"], ask=["Bash(git push *)"])
     assert gate("Bash", {"command": "rm x"}, rules=rules, mode="bypassPermissions").final == "deny"
-    assert gate("Bash", {"command": "git push o"}, rules=rules,
-                mode="bypassPermissions").final == "ask"
+    assert (
+        gate("Bash", {"command": "git push o"}, rules=rules, mode="bypassPermissions").final
+        == "ask"
+    )
     assert gate("Bash", {"command": "make"}, rules=rules, mode="bypassPermissions").final == "allow"
 
 
@@ -223,17 +226,32 @@ def test_unknown_modes_are_config_errors():
 
 
 def test_the_path_records_each_station_in_the_documented_order():
-    result = gate("Edit", {"file_path": "/r/a"}, hooks=hook_result(), cwd="/r",
-                  rules=PermissionRules(allow=["Edit(a)"]))
-    assert [s.step for s in result.path] == ["hooks", "deny_rules", "ask_rules", "mode",
-                                             "allow_rules"]
+    result = gate(
+        "Edit",
+        {"file_path": "/r/a"},
+        hooks=hook_result(),
+        cwd="/r",
+        rules=PermissionRules(allow=["Edit(a)"]),
+    )
+    assert [s.step for s in result.path] == [
+        "hooks",
+        "deny_rules",
+        "ask_rules",
+        "mode",
+        "allow_rules",
+    ]
     assert result.final == "allow" and result.decided_by == "allow_rules"
 
 
 # Proposition 4.3.1, exhaustively: a blocking hook stops the call before any rule is read,
 # whatever the rules, the mode and the other hooks' decisions are.
-RULE_SETS = [PermissionRules(), PermissionRules(allow=["Bash"]), PermissionRules(ask=["Bash"]),
-             PermissionRules(deny=["Bash"]), PermissionRules(allow=["Bash"], ask=["Bash(x *)"])]
+RULE_SETS = [
+    PermissionRules(),
+    PermissionRules(allow=["Bash"]),
+    PermissionRules(ask=["Bash"]),
+    PermissionRules(deny=["Bash"]),
+    PermissionRules(allow=["Bash"], ask=["Bash(x *)"]),
+]
 OTHER = [None, "allow", "ask", "defer"]
 
 
@@ -249,22 +267,47 @@ def test_a_blocking_hook_stops_the_call_under_every_rule_set_mode_and_other_deci
 # Property-based: for random rule sets, modes, hook decisions and commands, the gate keeps the
 # documented order (reference §2.2).
 
-RULE_TEXTS = ["Bash", "Bash(git *)", "Bash(rm *)", "Bash(ls *)", "Bash(git push *)",
-              "Bash(npm run test:*)", "Edit", "Read(.env)", "Write"]
-COMMANDS = ["git status", "git push origin main", "rm -rf build", "ls -la && rm x",
-            "npm run test", "ls", "echo 'a && rm b'", "FOO=1 rm -rf /"]
+RULE_TEXTS = [
+    "Bash",
+    "Bash(git *)",
+    "Bash(rm *)",
+    "Bash(ls *)",
+    "Bash(git push *)",
+    "Bash(npm run test:*)",
+    "Edit",
+    "Read(.env)",
+    "Write",
+]
+COMMANDS = [
+    "git status",
+    "git push origin main",
+    "rm -rf build",
+    "ls -la && rm x",
+    "npm run test",
+    "ls",
+    "echo 'a && rm b'",
+    "FOO=1 rm -rf /",
+]
 rule_lists = st.lists(st.sampled_from(RULE_TEXTS), max_size=3)
 
 
 @settings(max_examples=300, deadline=None)
-@given(allow=rule_lists, ask=rule_lists, deny=rule_lists, command=st.sampled_from(COMMANDS),
-       mode=st.sampled_from(list(PermissionMode)),
-       hook=st.sampled_from([None, "allow", "ask", "defer", "deny", "blocked"]))
+@given(
+    allow=rule_lists,
+    ask=rule_lists,
+    deny=rule_lists,
+    command=st.sampled_from(COMMANDS),
+    mode=st.sampled_from(list(PermissionMode)),
+    hook=st.sampled_from([None, "allow", "ask", "defer", "deny", "blocked"]),
+)
 def test_the_gate_keeps_the_documented_order(allow, ask, deny, command, mode, hook):
     rules = PermissionRules(allow, ask, deny)
     call = {"command": command}
-    hooks = None if hook is None else hook_result(
-        blocked=hook == "blocked", decision="deny" if hook == "blocked" else hook)
+    hooks = (
+        None
+        if hook is None
+        else hook_result(blocked=hook == "blocked", decision="deny" if hook == "blocked" else hook)
+    )
     result = gate("Bash", call, hooks=hooks, rules=rules, mode=mode)
     denied_by_rule = rules.first("deny", "Bash", call) is not None
     asked_by_rule = rules.first("ask", "Bash", call) is not None

@@ -36,7 +36,10 @@ def test_the_example_plugin_loads_every_component_without_problems() -> None:
     assert p.problems == []
     assert p.name == "team-tools"
     assert sorted(s.name for s in p.skills) == [
-        "team-tools:hello", "team-tools:notes", "team-tools:review-pr"]
+        "team-tools:hello",
+        "team-tools:notes",
+        "team-tools:review-pr",
+    ]
     assert list(p.agents) == ["team-tools:reviewer"]
     assert p.server_id("calc") == "plugin:team-tools:calc"
     assert p.mcp_source.source == "plugin:team-tools"
@@ -45,7 +48,7 @@ def test_the_example_plugin_loads_every_component_without_problems() -> None:
 def test_plugin_root_is_substituted_in_hooks_mcp_entries_and_skill_bodies() -> None:
     p = load_plugin(EXAMPLE, environ={"PYTHON": "/usr/bin/python3"})
     root = str(EXAMPLE)
-    (_origin, data), = p.hooks
+    ((_origin, data),) = p.hooks
     command = data["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
     assert root in command and "${" not in command
     calc = p.mcp_source.servers["plugin:team-tools:calc"]
@@ -56,10 +59,10 @@ def test_plugin_root_is_substituted_in_hooks_mcp_entries_and_skill_bodies() -> N
 
 def test_the_plugin_hook_runs_through_the_hooks_module_and_blocks() -> None:
     settings = load_plugin(EXAMPLE, environ={}).hook_settings()
-    bad = run_hooks(settings, "PreToolUse", {"tool_name": "Bash",
-                                             "tool_input": {"command": "rm -rf build"}})
-    fine = run_hooks(settings, "PreToolUse", {"tool_name": "Bash",
-                                              "tool_input": {"command": "ls"}})
+    bad = run_hooks(
+        settings, "PreToolUse", {"tool_name": "Bash", "tool_input": {"command": "rm -rf build"}}
+    )
+    fine = run_hooks(settings, "PreToolUse", {"tool_name": "Bash", "tool_input": {"command": "ls"}})
     assert (bad.blocked, fine.blocked) == (True, False)
 
 
@@ -98,9 +101,21 @@ def test_wrong_types_invalid_json_and_duplicates_are_named_and_the_rest_loads() 
 def test_a_hook_file_with_a_wrong_type_is_rejected_by_the_hook_schema(tmp_path: Path) -> None:
     root = tmp_path / "h"
     (root / "hooks").mkdir(parents=True)
-    (root / "hooks" / "hooks.json").write_text(json.dumps({"hooks": {"PreToolUse": [
-        {"matcher": "Bash", "hooks": [{"type": "command", "command": "x", "timeout": "soon"}]}]}},
-        indent=1))
+    (root / "hooks" / "hooks.json").write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "PreToolUse": [
+                        {
+                            "matcher": "Bash",
+                            "hooks": [{"type": "command", "command": "x", "timeout": "soon"}],
+                        }
+                    ]
+                }
+            },
+            indent=1,
+        )
+    )
     p = load_plugin(root, environ={})
     (problem,) = p.problems
     assert problem.source.endswith("hooks.json") and "timeout" in problem.path
@@ -110,10 +125,15 @@ def test_a_hook_file_with_a_wrong_type_is_rejected_by_the_hook_schema(tmp_path: 
 def test_inline_hooks_and_mcp_servers_in_the_manifest_are_loaded(tmp_path: Path) -> None:
     root = tmp_path / "inline"
     (root / ".claude-plugin").mkdir(parents=True)
-    (root / ".claude-plugin" / "plugin.json").write_text(json.dumps({
-        "name": "inline",
-        "hooks": {"PostToolUse": [{"hooks": [{"type": "command", "command": "true"}]}]},
-        "mcpServers": {"s": {"command": "${CLAUDE_PLUGIN_ROOT}/bin/s"}}}))
+    (root / ".claude-plugin" / "plugin.json").write_text(
+        json.dumps(
+            {
+                "name": "inline",
+                "hooks": {"PostToolUse": [{"hooks": [{"type": "command", "command": "true"}]}]},
+                "mcpServers": {"s": {"command": "${CLAUDE_PLUGIN_ROOT}/bin/s"}},
+            }
+        )
+    )
     p = load_plugin(root, environ={})
     assert p.problems == []
     assert p.mcp_source.servers["plugin:inline:s"]["command"] == f"{root.resolve()}/bin/s"
@@ -141,16 +161,20 @@ def test_plugin_servers_are_registered_apart_and_matched_by_endpoint() -> None:
     assert won["calc"].shadowed == ("plugin:team-tools (plugin:team-tools:calc)",)
     other = resolve_mcp_servers([p.mcp_source, ("user", {"calc": {"command": "mine"}})])
     assert set(other) == {"calc", "plugin:team-tools:calc"}
-    by_name = resolve_mcp_servers([p.mcp_source, ("user", {"calc": same})],
-                                  match_endpoints=False)
+    by_name = resolve_mcp_servers([p.mcp_source, ("user", {"calc": same})], match_endpoints=False)
     assert set(by_name) == {"calc", "plugin:team-tools:calc"}
 
 
 def test_a_marketplace_reports_every_problem() -> None:
     m = load_marketplace(FIXTURES / "plugins" / "market")
     paths = {e.path for e in errors(m.problems)}
-    assert paths == {None, "plugins[0].source", "plugins[1].source", "plugins[1].name",
-                     "plugins[2].source"}
+    assert paths == {
+        None,
+        "plugins[0].source",
+        "plugins[1].source",
+        "plugins[1].name",
+        "plugins[2].source",
+    }
     assert len(m.plugins) == 4 and not m.ok
 
 
@@ -163,29 +187,48 @@ def test_a_reserved_marketplace_name_is_a_warning_not_an_error() -> None:
 def test_a_valid_marketplace_has_no_problems(tmp_path: Path) -> None:
     shutil.copytree(EXAMPLE, tmp_path / "plugins" / "team-tools")
     (tmp_path / ".claude-plugin").mkdir()
-    (tmp_path / ".claude-plugin" / "marketplace.json").write_text(json.dumps({
-        "name": "course-tools", "owner": {"name": "Course"},
-        "plugins": [{"name": "team-tools", "source": "./plugins/team-tools"},
-                    {"name": "remote", "source": {"source": "github", "repo": "o/r"}}]}))
+    (tmp_path / ".claude-plugin" / "marketplace.json").write_text(
+        json.dumps(
+            {
+                "name": "course-tools",
+                "owner": {"name": "Course"},
+                "plugins": [
+                    {"name": "team-tools", "source": "./plugins/team-tools"},
+                    {"name": "remote", "source": {"source": "github", "repo": "o/r"}},
+                ],
+            }
+        )
+    )
     m = load_marketplace(tmp_path)
     assert m.problems == [] and m.name == "course-tools"
 
 
 def test_adding_a_hook_never_shrinks_the_set_of_blocked_calls() -> None:
-    calls = [{"tool_name": t, "tool_input": {"command": c}} for t in ("Bash", "Write")
-             for c in ("ls", "rm -rf x", "cat .env")]
+    calls = [
+        {"tool_name": t, "tool_input": {"command": c}}
+        for t in ("Bash", "Write")
+        for c in ("ls", "rm -rf x", "cat .env")
+    ]
 
     def blocker(word: str):
         def hook(input_data: dict, tool_use_id: str | None, context: dict) -> dict:
             if word in input_data["tool_input"]["command"]:
-                return {"hookSpecificOutput": {"hookEventName": "PreToolUse",
-                                               "permissionDecision": "deny"}}
+                return {
+                    "hookSpecificOutput": {
+                        "hookEventName": "PreToolUse",
+                        "permissionDecision": "deny",
+                    }
+                }
             return {}
+
         return hook
 
     def blocked(groups: list) -> set[int]:
-        return {i for i, c in enumerate(calls)
-                if run_hooks({"PreToolUse": groups}, "PreToolUse", c).blocked}
+        return {
+            i
+            for i, c in enumerate(calls)
+            if run_hooks({"PreToolUse": groups}, "PreToolUse", c).blocked
+        }
 
     groups: list = []
     previous: set[int] = set()
@@ -206,8 +249,9 @@ def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, s
 def test_cli_plugin_validate_passes_the_example_and_fails_the_broken_one(capsys) -> None:
     code, out, _ = run_cli(capsys, "plugin", "validate", str(EXAMPLE))
     assert code == 0 and "team-tools:review-pr" in out
-    code, out, _err = run_cli(capsys, "plugin", "validate", str(FIXTURES / "plugins" / "broken"),
-                             "--json")
+    code, out, _err = run_cli(
+        capsys, "plugin", "validate", str(FIXTURES / "plugins" / "broken"), "--json"
+    )
     data = json.loads(out)
     assert code == 1 and {p["path"] for p in data["problems"]} >= {"version", "keywords"}
 
@@ -221,16 +265,34 @@ def test_cli_skills_list_and_lint(capsys) -> None:
     assert code == 1 and "bad-yaml" in err and "no-skill-md" in err
     code, _, _ = run_cli(capsys, "skills", "lint", str(ROOT / "examples" / "skills"))
     assert code == 0
-    code, _, _ = run_cli(capsys, "skills", "lint", str(ROOT / "examples" / "skills"),
-                         "--budget-chars", "50", "--strict")
+    code, _, _ = run_cli(
+        capsys,
+        "skills",
+        "lint",
+        str(ROOT / "examples" / "skills"),
+        "--budget-chars",
+        "50",
+        "--strict",
+    )
     assert code == 1
 
 
 def test_cli_config_resolve_says_which_file_wins(capsys) -> None:
     cfg = FIXTURES / "config"
-    code, out, _ = run_cli(capsys, "config", "resolve", "--local", str(cfg / "local.json"),
-                           "--project", str(cfg / "project.json"), "--user",
-                           str(cfg / "user.json"), "--plugin", str(EXAMPLE), "--json")
+    code, out, _ = run_cli(
+        capsys,
+        "config",
+        "resolve",
+        "--local",
+        str(cfg / "local.json"),
+        "--project",
+        str(cfg / "project.json"),
+        "--user",
+        str(cfg / "user.json"),
+        "--plugin",
+        str(EXAMPLE),
+        "--json",
+    )
     servers = json.loads(out)["servers"]
     assert servers["db"]["source"] == "local" and servers["db"]["file"].endswith("local.json")
     assert servers["db"]["shadowed"] == ["project"]
@@ -240,8 +302,15 @@ def test_cli_config_resolve_says_which_file_wins(capsys) -> None:
 
 def test_cli_config_resolve_reports_a_broken_file_and_still_resolves_the_rest(capsys) -> None:
     cfg = FIXTURES / "config"
-    code, out, err = run_cli(capsys, "config", "resolve", "--local", str(cfg / "invalid.json"),
-                             "--user", str(cfg / "user.json"))
+    code, out, err = run_cli(
+        capsys,
+        "config",
+        "resolve",
+        "--local",
+        str(cfg / "invalid.json"),
+        "--user",
+        str(cfg / "user.json"),
+    )
     assert code == 1 and "invalid.json:3" in err
     assert "notes: from user" in out
 
@@ -249,7 +318,7 @@ def test_cli_config_resolve_reports_a_broken_file_and_still_resolves_the_rest(ca
 def test_validate_plugin_includes_the_marketplace_problems(tmp_path: Path) -> None:
     root = tmp_path / "p"
     (root / ".claude-plugin").mkdir(parents=True)
-    (root / ".claude-plugin" / "marketplace.json").write_text("{\"name\": \"x\"}")
+    (root / ".claude-plugin" / "marketplace.json").write_text('{"name": "x"}')
     (root / ".claude-plugin" / "notes.txt").write_text("stray")
     found = validate_plugin(root)
     assert any(p.path is None and "owner" in p.message for p in found)
@@ -259,9 +328,18 @@ def test_validate_plugin_includes_the_marketplace_problems(tmp_path: Path) -> No
 def test_the_notebook_10_switch_shows_every_field_with_its_source() -> None:
     from mcpmini.course.widgets import resolution_lines, resolution_switch
 
-    sources = [("project", {"db": {"url": "https://db.example.com/mcp",
-                                   "headers": {"Authorization": "Bearer ${T}"}}}),
-               ("local", {"db": {"url": "http://localhost:9000/mcp"}})]
+    sources = [
+        (
+            "project",
+            {
+                "db": {
+                    "url": "https://db.example.com/mcp",
+                    "headers": {"Authorization": "Bearer ${T}"},
+                }
+            },
+        ),
+        ("local", {"db": {"url": "http://localhost:9000/mcp"}}),
+    ]
     whole = resolution_lines(sources, "db", "whole")
     merged = resolution_lines(sources, "db", "merge")
     assert len(whole) == 1 and whole[0].startswith("url") and whole[0].endswith("← local")
@@ -273,29 +351,54 @@ def test_the_notebook_10_switch_shows_every_field_with_its_source() -> None:
 
 
 def test_cli_config_resolve_reads_the_local_scope_out_of_a_claude_json(
-        capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     claude_json = tmp_path / ".claude.json"
-    claude_json.write_text(json.dumps({
-        "mcpServers": {"db": {"command": "user-db"}},
-        "projects": {str(tmp_path.resolve()): {"mcpServers": {"db": {"command": "local-db"}}}}}))
+    claude_json.write_text(
+        json.dumps(
+            {
+                "mcpServers": {"db": {"command": "user-db"}},
+                "projects": {
+                    str(tmp_path.resolve()): {"mcpServers": {"db": {"command": "local-db"}}}
+                },
+            }
+        )
+    )
     monkeypatch.chdir(tmp_path)
-    code, out, _ = run_cli(capsys, "config", "resolve", "--local", str(claude_json),
-                           "--user", str(claude_json), "--json")
+    code, out, _ = run_cli(
+        capsys,
+        "config",
+        "resolve",
+        "--local",
+        str(claude_json),
+        "--user",
+        str(claude_json),
+        "--json",
+    )
     db = json.loads(out)["servers"]["db"]
     assert code == 0 and db["definition"] == {"command": "local-db"}
     assert (db["source"], db["shadowed"]) == ("local", ["user"])
 
 
 def test_plugin_hooks_merge_with_settings_hooks_and_both_block() -> None:
-    project = ("project", {"hooks": {"PreToolUse": [{"matcher": "Write", "hooks": [
-        {"type": "command", "command": "exit 2"}]}]}})
+    project = (
+        "project",
+        {
+            "hooks": {
+                "PreToolUse": [
+                    {"matcher": "Write", "hooks": [{"type": "command", "command": "exit 2"}]}
+                ]
+            }
+        },
+    )
     merged = load_plugin(EXAMPLE, environ={}).hook_settings(project)
     assert {g.source for g in merged.groups("PreToolUse")} == {"project", "plugin:team-tools"}
     plugin_group = next(g for g in merged.groups("PreToolUse") if g.source != "project")
     assert plugin_group.plugin_root == str(EXAMPLE)
     write = run_hooks(merged, "PreToolUse", {"tool_name": "Write", "tool_input": {}})
-    bash = run_hooks(merged, "PreToolUse", {"tool_name": "Bash",
-                                            "tool_input": {"command": "rm -rf /"}})
+    bash = run_hooks(
+        merged, "PreToolUse", {"tool_name": "Bash", "tool_input": {"command": "rm -rf /"}}
+    )
     assert write.blocked and bash.blocked
 
 

@@ -15,8 +15,12 @@ from mcpmini.course.grading import Status
 from mcpmini.course.practice import P3_LIMITS, Workload, loop_context, predict_run
 
 ROOT = Path(__file__).resolve().parent.parent
-SLUGS = {"P.1": "P_1_exposed_names", "P.2": "P_2_permission_layers",
-         "P.3": "P_3_sandbox_limits", "P.4": "P_4_truncation_budget"}
+SLUGS = {
+    "P.1": "P_1_exposed_names",
+    "P.2": "P_2_permission_layers",
+    "P.3": "P_3_sandbox_limits",
+    "P.4": "P_4_truncation_budget",
+}
 
 
 def test_practice_ids_are_registered_beside_the_articles():
@@ -39,8 +43,7 @@ def test_the_p1_key_names_the_collision_and_the_long_name():
 
 def test_the_p2_key_refuses_each_call_at_its_layer():
     key = get_exercise("P.2").answer_key()
-    assert key["refused_at"] == {"a": "plan", "b": "session", "c": "user", "d": "plan",
-                                 "e": "none"}
+    assert key["refused_at"] == {"a": "plan", "b": "session", "c": "user", "d": "plan", "e": "none"}
     assert key["either_extra"] == ["interp__execute_code"]
 
 
@@ -58,17 +61,24 @@ def test_a_wrong_p3_outcome_gets_a_specific_mark():
     assert report.status is Status.INCORRECT and report.count(Status.INCORRECT) == 1
 
 
-@pytest.mark.parametrize("work", [
-    Workload(memory_mb=20, cpu_seconds=0.2, output_bytes=100),
-    Workload(memory_mb=300),
-    Workload(memory_mb=20, output_bytes=20_000),
-    Workload(memory_mb=20, cpu_seconds=0.1, exit_code=1),
-])
+@pytest.mark.parametrize(
+    "work",
+    [
+        Workload(memory_mb=20, cpu_seconds=0.2, output_bytes=100),
+        Workload(memory_mb=300),
+        Workload(memory_mb=20, output_bytes=20_000),
+        Workload(memory_mb=20, cpu_seconds=0.1, exit_code=1),
+    ],
+)
 def test_the_prediction_agrees_with_a_live_sandbox_run(work, tmp_path):
     # a generous wall clock: none of these workloads depends on it, and a loaded CI
     # machine must not turn a start-up delay into a timeout
-    limits = Limits(wall_seconds=60, cpu_seconds=P3_LIMITS.cpu_seconds,
-                    memory_mb=P3_LIMITS.memory_mb, output_bytes=P3_LIMITS.output_bytes)
+    limits = Limits(
+        wall_seconds=60,
+        cpu_seconds=P3_LIMITS.cpu_seconds,
+        memory_mb=P3_LIMITS.memory_mb,
+        output_bytes=P3_LIMITS.output_bytes,
+    )
     assert predict_run(work, limits) is predict_run(work, P3_LIMITS)
     assert run_python(work.code(), tmp_path, limits).outcome is predict_run(work, limits)
 
@@ -82,7 +92,10 @@ def test_cpu_beyond_the_limit_is_predicted_and_observed_as_a_cpu_kill(tmp_path):
 
 def test_practice_notebooks_are_identified_by_metadata_or_file_name(tmp_path):
     assert identify_exercise(tmp_path / "P_3_copy.ipynb") == "P.3"
-    assert identify_exercise(tmp_path / "x.ipynb", {"metadata": {"mcpmini": {"exercise": "P.2"}}}) == "P.2"
+    assert (
+        identify_exercise(tmp_path / "x.ipynb", {"metadata": {"mcpmini": {"exercise": "P.2"}}})
+        == "P.2"
+    )
 
 
 def _answer(path: Path) -> object:

@@ -40,24 +40,27 @@ def test_the_highest_source_takes_the_whole_entry_and_records_what_it_hid():
 
 
 def test_the_order_of_the_sources_given_does_not_change_the_winner():
-    pairs = [("user", {"db": DB_USER}), ("local", {"db": {"command": "l"}}),
-             ("project", {"db": DB_PROJECT})]
+    pairs = [
+        ("user", {"db": DB_USER}),
+        ("local", {"db": {"command": "l"}}),
+        ("project", {"db": DB_PROJECT}),
+    ]
     for rotated in (pairs, pairs[1:] + pairs[:1], pairs[::-1]):
         won = resolve(rotated, MCP_PRECEDENCE)["db"]
         assert (won.source, won.shadowed) == ("local", ("project", "user"))
 
 
 def test_equal_ranks_keep_the_order_given_and_plugin_names_rank_as_plugin():
-    won = resolve([("plugin:b", {"x": 2}), ("plugin:a", {"x": 1}), ("user", {"y": 0})],
-                  MCP_PRECEDENCE)
+    won = resolve(
+        [("plugin:b", {"x": 2}), ("plugin:a", {"x": 1}), ("user", {"y": 0})], MCP_PRECEDENCE
+    )
     assert (won["x"].value, won["x"].source, won["x"].shadowed) == (2, "plugin:b", ("plugin:a",))
     assert list(won) == ["y", "x"]
 
 
 def test_a_mapping_of_sources_is_accepted_like_pairs():
     as_map = resolve({"user": {"db": DB_USER}, "project": {"db": DB_PROJECT}}, MCP_PRECEDENCE)
-    as_pairs = resolve([("user", {"db": DB_USER}), ("project", {"db": DB_PROJECT})],
-                       MCP_PRECEDENCE)
+    as_pairs = resolve([("user", {"db": DB_USER}), ("project", {"db": DB_PROJECT})], MCP_PRECEDENCE)
     assert as_map == as_pairs
 
 
@@ -78,14 +81,22 @@ def test_loaded_configs_carry_their_file_into_the_result(tmp_path):
 
 
 def test_a_plugin_server_with_the_same_endpoint_as_a_scope_server_is_dropped():
-    sources = [("plugin:tools", {"plugin:tools:db": dict(DB_PROJECT)}), ("project", {"db": DB_PROJECT}),
-               ("connector", {"web": {"url": "https://x"}}), ("user", {"w": {"url": "https://x"}})]
+    sources = [
+        ("plugin:tools", {"plugin:tools:db": dict(DB_PROJECT)}),
+        ("project", {"db": DB_PROJECT}),
+        ("connector", {"web": {"url": "https://x"}}),
+        ("user", {"w": {"url": "https://x"}}),
+    ]
     won = resolve_mcp_servers(sources)
     assert list(won) == ["db", "w"]
     assert won["db"].shadowed == ("plugin:tools (plugin:tools:db)",)
     assert won["w"].shadowed == ("connector (web)",)
     assert set(resolve_mcp_servers(sources, match_endpoints=False)) == {
-        "plugin:tools:db", "db", "web", "w"}
+        "plugin:tools:db",
+        "db",
+        "web",
+        "w",
+    }
 
 
 def test_scope_servers_with_the_same_endpoint_are_both_kept():
@@ -93,13 +104,16 @@ def test_scope_servers_with_the_same_endpoint_are_both_kept():
     assert list(won) == ["a", "b"] and won["a"].shadowed == ()
 
 
-@pytest.mark.parametrize("entry, expected", [
-    ({"url": "https://h/mcp"}, ("url", "https://h/mcp")),
-    ({"command": "npx", "args": ["-y", 3]}, ("command", "npx", "-y", "3")),
-    ({"command": "npx", "args": "oops"}, ("command", "npx")),
-    ({"type": "stdio"}, None),
-    ("not an entry", None),
-])
+@pytest.mark.parametrize(
+    "entry, expected",
+    [
+        ({"url": "https://h/mcp"}, ("url", "https://h/mcp")),
+        ({"command": "npx", "args": ["-y", 3]}, ("command", "npx", "-y", "3")),
+        ({"command": "npx", "args": "oops"}, ("command", "npx")),
+        ({"type": "stdio"}, None),
+        ("not an entry", None),
+    ],
+)
 def test_endpoint_reads_url_or_command_and_args(entry, expected):
     assert endpoint(entry) == expected
 
@@ -119,14 +133,20 @@ def test_claude_md_files_are_concatenated_in_order_with_their_source():
     assert concat_claude_md([]) == ""
 
 
-@given(st.lists(st.tuples(st.sampled_from(MCP_PRECEDENCE), st.sampled_from("abc"),
-                          st.integers()), max_size=12))
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(MCP_PRECEDENCE), st.sampled_from("abc"), st.integers()),
+        max_size=12,
+    )
+)
 def test_the_winner_is_always_a_definition_from_the_best_source_that_has_the_name(entries):
     sources = [(src, {name: value}) for src, name, value in entries]
     won = resolve(sources, MCP_PRECEDENCE)
     assert set(won) == {name for _, name, _ in entries}
     for name, r in won.items():
-        candidates = [(MCP_PRECEDENCE.index(s), i) for i, (s, n, _) in enumerate(entries) if n == name]
+        candidates = [
+            (MCP_PRECEDENCE.index(s), i) for i, (s, n, _) in enumerate(entries) if n == name
+        ]
         best = min(candidates)
         assert (r.source, r.value) == (entries[best[1]][0], entries[best[1]][2])
         assert len(r.shadowed) == len(candidates) - 1

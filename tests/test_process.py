@@ -16,9 +16,12 @@ from mcpmini.skills import run_shell
 
 def running_with(marker: str) -> list[int]:
     """Live processes whose command line mentions ``marker`` (a sleep length no other test uses)."""
-    return [p.pid for p in psutil.process_iter(["cmdline", "status"])
-            if p.info["status"] != psutil.STATUS_ZOMBIE
-            and any(marker in part for part in p.info["cmdline"] or [])]
+    return [
+        p.pid
+        for p in psutil.process_iter(["cmdline", "status"])
+        if p.info["status"] != psutil.STATUS_ZOMBIE
+        and any(marker in part for part in p.info["cmdline"] or [])
+    ]
 
 
 @pytest.mark.parametrize(
@@ -46,8 +49,9 @@ def test_run_shell_with_a_background_job_leaves_nothing_running() -> None:
 
 
 def test_a_program_that_exits_has_its_setsid_children_ended_too() -> None:
-    done = process.run(["sh", "-c", "setsid sleep 37.8 >/dev/null 2>&1 & echo started; exit 4"],
-                       timeout=10)
+    done = process.run(
+        ["sh", "-c", "setsid sleep 37.8 >/dev/null 2>&1 & echo started; exit 4"], timeout=10
+    )
     assert done.ending is Ending.EXITED and done.exit_code == 4
     assert done.stdout == b"started\n"
     assert done.leftovers >= 1
@@ -55,24 +59,40 @@ def test_a_program_that_exits_has_its_setsid_children_ended_too() -> None:
 
 
 def test_output_is_capped_per_stream_and_the_rest_is_counted() -> None:
-    done = process.run([sys.executable, "-c", "import sys; sys.stdout.write('x' * 300000); "
-                        "sys.stderr.write('e' * 10)"], timeout=20, cap=1000)
+    done = process.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; sys.stdout.write('x' * 300000); sys.stderr.write('e' * 10)",
+        ],
+        timeout=20,
+        cap=1000,
+    )
     assert done.exit_code == 0
     assert done.stdout == b"x" * 1000 and done.stdout_bytes == 300000
     assert done.stderr == b"e" * 10 and done.truncated
 
 
 def test_stop_at_cap_ends_a_chatty_program() -> None:
-    done = process.run([sys.executable, "-c", "while True: print('y' * 100)"], timeout=20,
-                       total_cap=5000, stop_at_cap=True)
+    done = process.run(
+        [sys.executable, "-c", "while True: print('y' * 100)"],
+        timeout=20,
+        total_cap=5000,
+        stop_at_cap=True,
+    )
     assert done.ending is Ending.OUTPUT_LIMIT
     assert len(done.stdout) + len(done.stderr) <= 5000
-    assert not psutil.pid_exists(done.pid) or psutil.Process(done.pid).status() == psutil.STATUS_ZOMBIE
+    assert (
+        not psutil.pid_exists(done.pid) or psutil.Process(done.pid).status() == psutil.STATUS_ZOMBIE
+    )
 
 
 def test_stdin_is_fed_and_a_program_that_never_reads_it_does_not_block() -> None:
-    done = process.run([sys.executable, "-c", "import sys; print(len(sys.stdin.buffer.read()))"],
-                       stdin=b"a" * 1_000_000, timeout=20)
+    done = process.run(
+        [sys.executable, "-c", "import sys; print(len(sys.stdin.buffer.read()))"],
+        stdin=b"a" * 1_000_000,
+        timeout=20,
+    )
     assert done.stdout.strip() == b"1000000"
     ignored = process.run(["sh", "-c", "echo ok"], stdin=b"b" * 10_000_000, timeout=20)
     assert ignored.ending is Ending.EXITED and ignored.stdout == b"ok\n"

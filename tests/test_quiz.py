@@ -29,6 +29,7 @@ FULL = {it.id: sorted(it.correct) for it in BANK.items}
 
 # --- integrity --------------------------------------------------------------------------
 
+
 def test_the_bank_loads_without_a_single_problem() -> None:
     assert [str(p) for p in BANK.problems] == []
 
@@ -73,17 +74,30 @@ def test_domain_weights_add_up_to_100() -> None:
 
 
 def test_the_integrity_check_catches_each_kind_of_broken_item(tmp_path: Path) -> None:
-    (tmp_path / "tasks.yaml").write_text((Path(ccaf.__file__).parent / "data" / "ccaf" /
-                                          "tasks.yaml").read_text(encoding="utf-8"),
-                                         encoding="utf-8")
-    item = {"id": "x1", "task": "2.1", "scenario": "s", "stem": "q", "pick": 2, "answer": ["A"],
-            "explanation": "e", "options": [{"id": "A", "text": "a"}, {"id": "B", "text": "b"},
-                                            {"id": "C", "text": "c", "rebuttal": "r"}]}
+    (tmp_path / "tasks.yaml").write_text(
+        (Path(ccaf.__file__).parent / "data" / "ccaf" / "tasks.yaml").read_text(encoding="utf-8"),
+        encoding="utf-8",
+    )
+    item = {
+        "id": "x1",
+        "task": "2.1",
+        "scenario": "s",
+        "stem": "q",
+        "pick": 2,
+        "answer": ["A"],
+        "explanation": "e",
+        "options": [
+            {"id": "A", "text": "a"},
+            {"id": "B", "text": "b"},
+            {"id": "C", "text": "c", "rebuttal": "r"},
+        ],
+    }
     twin = dict(item, id="x1")
     unknown_fact = dict(item, id="x2", compute="no_such_fact")
     del unknown_fact["answer"]
-    (tmp_path / "items.yaml").write_text(json.dumps({"items": [item, twin, unknown_fact]}),
-                                         encoding="utf-8")
+    (tmp_path / "items.yaml").write_text(
+        json.dumps({"items": [item, twin, unknown_fact]}), encoding="utf-8"
+    )
     (tmp_path / "broken.yaml").write_text("items: [unclosed", encoding="utf-8")
     bank = load_bank(tmp_path)
     messages = [p.message for p in bank.problems]
@@ -98,6 +112,7 @@ def test_the_integrity_check_catches_each_kind_of_broken_item(tmp_path: Path) ->
 
 
 # --- computed keys ----------------------------------------------------------------------
+
 
 def test_computed_keys_come_from_the_runtime() -> None:
     assert KEY_FACTS["tool_choice_any"]() == {"always_some_tool"}
@@ -120,6 +135,7 @@ def test_a_computed_item_keys_the_option_whose_value_the_runtime_returns() -> No
 
 
 # --- drawing ----------------------------------------------------------------------------
+
 
 def test_a_draw_is_reproducible_from_its_seed_and_has_no_repeats() -> None:
     first = [it.id for it in draw(BANK, 20, seed=7)]
@@ -147,6 +163,7 @@ def test_drawing_more_than_the_pool_is_an_error() -> None:
 
 
 # --- grading ----------------------------------------------------------------------------
+
 
 def test_a_full_answer_set_scores_1000_and_an_empty_one_the_bottom() -> None:
     full = grade(BANK, FULL)
@@ -189,8 +206,9 @@ def test_grading_refuses_answers_for_items_outside_the_exam() -> None:
 
 
 def test_answers_files_may_be_wrapped_or_bare() -> None:
-    items, answers, flagged = parse_answers({"items": ["a"], "answers": {"a": "b, c"},
-                                             "flagged": ["a"]})
+    items, answers, flagged = parse_answers(
+        {"items": ["a"], "answers": {"a": "b, c"}, "flagged": ["a"]}
+    )
     assert (items, answers, flagged) == (["a"], {"a": ["B", "C"]}, {"a"})
     assert parse_answers({"a": ["d"]}) == (None, {"a": ["D"]}, set())
     with pytest.raises(ValueError):
@@ -201,8 +219,10 @@ def test_answers_files_may_be_wrapped_or_bare() -> None:
 
 # --- the command line -------------------------------------------------------------------
 
+
 def test_quiz_grade_scores_a_full_answer_file_1000_and_an_empty_one_100(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     full, empty = tmp_path / "full.json", tmp_path / "empty.json"
     full.write_text(json.dumps(FULL), encoding="utf-8")
     empty.write_text("{}", encoding="utf-8")
@@ -224,8 +244,9 @@ def test_quiz_list_hides_the_keys_and_key_shows_them(capsys: pytest.CaptureFixtu
     assert {k: v["correct"] for k, v in key.items()} == FULL
 
 
-def test_quiz_bad_input_is_one_line_and_exit_code_2(tmp_path: Path,
-                                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_quiz_bad_input_is_one_line_and_exit_code_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text("{not json", encoding="utf-8")
     assert main(["quiz", "grade", str(bad)]) == 2
@@ -236,17 +257,23 @@ def test_quiz_bad_input_is_one_line_and_exit_code_2(tmp_path: Path,
 
 
 def test_quiz_take_runs_interactively_and_records_progress(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     progress = tmp_path / "progress.json"
     monkeypatch.setenv("MCPMINI_PROGRESS", str(progress))
     drawn = draw(BANK, 3, seed=5)
     # a letter the item lacks is asked again; then the first item answered right but
     # flagged, the second skipped, the third wrong;
     # then the flagged item comes back for review and is answered right again
-    replies = iter(["Z", ",".join(sorted(drawn[0].correct)) + "?", "",
-                    next(o.id for o in drawn[2].options if o.id not in drawn[2].correct),
-                    ",".join(sorted(drawn[0].correct))])
+    replies = iter(
+        [
+            "Z",
+            ",".join(sorted(drawn[0].correct)) + "?",
+            "",
+            next(o.id for o in drawn[2].options if o.id not in drawn[2].correct),
+            ",".join(sorted(drawn[0].correct)),
+        ]
+    )
     monkeypatch.setattr("builtins.input", lambda _prompt="": next(replies))
     out = tmp_path / "answers.json"
     assert main(["quiz", "take", "--count", "3", "--seed", "5", "--out", str(out)]) == 0
@@ -274,6 +301,7 @@ def test_quiz_results_add_up_per_task_statement_across_attempts(tmp_path: Path) 
 
 
 # --- exam mode --------------------------------------------------------------------------
+
 
 def test_an_exam_session_keeps_answers_flags_and_time_then_grades() -> None:
     now = [100.0]
@@ -332,8 +360,8 @@ def test_the_exam_widget_grades_by_itself_when_time_runs_out() -> None:
 
 
 def test_quiz_take_can_retake_the_missed_items_or_drill_the_weakest_statements(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     progress = tmp_path / "progress.json"
     monkeypatch.setenv("MCPMINI_PROGRESS", str(progress))
     # everything right except the 2.2 items, which are left blank
@@ -344,10 +372,13 @@ def test_quiz_take_can_retake_the_missed_items_or_drill_the_weakest_statements(
     out = tmp_path / "retake.json"
     assert main(["quiz", "take", "--missed", "--seed", "1", "--out", str(out), "--no-record"]) == 0
     assert set(json.loads(out.read_text(encoding="utf-8"))["items"]) == missed
-    assert main(["quiz", "take", "--weakest", "1", "--count", "3", "--out", str(out),
-                 "--no-record"]) == 0
+    assert (
+        main(["quiz", "take", "--weakest", "1", "--count", "3", "--out", str(out), "--no-record"])
+        == 0
+    )
     assert {BANK.item(i).task for i in json.loads(out.read_text(encoding="utf-8"))["items"]} == {
-        "2.2"}
+        "2.2"
+    }
     assert "weakest task statements: 2.2" in capsys.readouterr().out
     progress.unlink()
     assert main(["quiz", "take", "--missed"]) == 2

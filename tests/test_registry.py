@@ -37,8 +37,10 @@ def test_exposed_names_follow_each_style():
     assert exposed_name("orders", "query_order") == "orders__query_order"
     assert exposed_name("orders", "query_order", NameStyle.PLAIN) == "query_order"
     assert exposed_name("my.db", "run sql", NameStyle.CLAUDE_CODE) == "mcp__my_db__run_sql"
-    assert (exposed_name("orders", "query_order", NameStyle.CLAUDE_CODE, plugin="shop")
-            == "mcp__plugin_shop_orders__query_order")
+    assert (
+        exposed_name("orders", "query_order", NameStyle.CLAUDE_CODE, plugin="shop")
+        == "mcp__plugin_shop_orders__query_order"
+    )
 
 
 def test_splitting_at_the_first_separator_misroutes_a_server_whose_name_has_one():
@@ -49,8 +51,7 @@ def test_splitting_at_the_first_separator_misroutes_a_server_whose_name_has_one(
 
 
 def test_name_problems_find_collisions_splits_and_long_names():
-    pairs = [("a__b", "c"), ("a", "b__c"), ("add", "add"), ("calc", "add"),
-             ("s" * 30, "t" * 40)]
+    pairs = [("a__b", "c"), ("a", "b__c"), ("add", "add"), ("calc", "add"), ("s" * 30, "t" * 40)]
     kinds = {(p.kind, p.name) for p in name_problems(pairs)}
     assert (NameProblemKind.COLLISION, "a__b__c") in kinds
     assert (NameProblemKind.AMBIGUOUS_SPLIT, "a__b__c") in kinds
@@ -58,18 +59,21 @@ def test_name_problems_find_collisions_splits_and_long_names():
     assert not any(name == "add__add" for _, name in kinds)
     plain = name_problems(pairs, NameStyle.PLAIN)
     assert [(p.kind, p.name) for p in plain if p.kind is NameProblemKind.COLLISION] == [
-        (NameProblemKind.COLLISION, "add")]
+        (NameProblemKind.COLLISION, "add")
+    ]
 
 
 def test_claude_code_names_collide_when_sanitising_maps_two_servers_together():
     problems = name_problems([("my.db", "q"), ("my_db", "q")], NameStyle.CLAUDE_CODE)
     assert [(p.kind, p.owners) for p in problems] == [
-        (NameProblemKind.COLLISION, (("my.db", "q"), ("my_db", "q")))]
+        (NameProblemKind.COLLISION, (("my.db", "q"), ("my_db", "q")))
+    ]
 
 
 def test_a_plugin_server_name_is_not_reported_as_an_ambiguous_split():
-    assert name_problems([("orders", "query_order")], NameStyle.CLAUDE_CODE,
-                         {"orders": "shop"}) == []
+    assert (
+        name_problems([("orders", "query_order")], NameStyle.CLAUDE_CODE, {"orders": "shop"}) == []
+    )
 
 
 def test_the_merge_order_decides_whose_user_id_reaches_the_server():
@@ -79,15 +83,23 @@ def test_the_merge_order_decides_whose_user_id_reaches_the_server():
     assert inject(forged, alice, Merge.HOST_WINS)["userId"] == "alice"
     with pytest.raises(PermissionError):
         inject(forged, alice, Merge.REJECT)
-    assert inject({"orderId": "A-1001"}, alice, Merge.REJECT) == {"orderId": "A-1001",
-                                                                  "userId": "alice"}
+    assert inject({"orderId": "A-1001"}, alice, Merge.REJECT) == {
+        "orderId": "A-1001",
+        "userId": "alice",
+    }
 
 
 def test_hidden_identity_fields_leave_the_schema_and_its_required_list():
-    schema = {"type": "object", "properties": {"orderId": {}, "userId": {}},
-              "required": ["orderId", "userId"]}
-    assert hide_fields(schema, ["userId"]) == {"type": "object", "properties": {"orderId": {}},
-                                               "required": ["orderId"]}
+    schema = {
+        "type": "object",
+        "properties": {"orderId": {}, "userId": {}},
+        "required": ["orderId", "userId"],
+    }
+    assert hide_fields(schema, ["userId"]) == {
+        "type": "object",
+        "properties": {"orderId": {}},
+        "required": ["orderId"],
+    }
 
 
 def test_the_registry_routes_by_table_and_the_host_wins_the_identity():
@@ -100,8 +112,9 @@ def test_the_registry_routes_by_table_and_the_host_wins_the_identity():
         assert "userId" not in schema["properties"]
         own = reg.call("orders__query_order", {"orderId": "A-1001"}, {"userId": "alice"})
         assert own.kind is OutcomeKind.OK and "A-1001" in own.text
-        forged = reg.call("orders__query_order", {"orderId": "B-2001", "userId": "bob"},
-                          {"userId": "alice"})
+        forged = reg.call(
+            "orders__query_order", {"orderId": "B-2001", "userId": "bob"}, {"userId": "alice"}
+        )
         assert forged.kind is OutcomeKind.TOOL_ERROR
         unknown = reg.call("orders__nope", {}, {"userId": "alice"})
         assert unknown.kind is OutcomeKind.TOOL_ERROR
@@ -110,8 +123,9 @@ def test_the_registry_routes_by_table_and_the_host_wins_the_identity():
 def test_a_model_wins_registry_lets_a_forged_user_id_read_another_users_order():
     with Registry(merge=Merge.MODEL_WINS) as reg:
         reg.add("orders", orders_server())
-        out = reg.call("orders__query_order", {"orderId": "B-2001", "userId": "bob"},
-                       {"userId": "alice"})
+        out = reg.call(
+            "orders__query_order", {"orderId": "B-2001", "userId": "bob"}, {"userId": "alice"}
+        )
         assert out.kind is OutcomeKind.OK and out.structured["userId"] == "bob"
 
 
@@ -133,9 +147,12 @@ def test_a_stdio_server_is_registered_and_its_process_ends_on_close():
 
 
 POLICY = AccessPolicy(
-    plans={"free": frozenset({"weather__get_current_weather", "orders__list_recent_orders"}),
-           "pro": None},
-    needs_grant=frozenset({"orders__list_recent_orders", "interp__execute_code"}))
+    plans={
+        "free": frozenset({"weather__get_current_weather", "orders__list_recent_orders"}),
+        "pro": None,
+    },
+    needs_grant=frozenset({"orders__list_recent_orders", "interp__execute_code"}),
+)
 TOOLS = ["weather__get_current_weather", "orders__list_recent_orders", "interp__execute_code"]
 
 
@@ -153,8 +170,9 @@ def test_plan_then_session_decide_what_is_visible():
 
 def test_the_either_rule_lets_a_grant_unlock_a_tool_outside_the_plan():
     assert "interp__execute_code" in either_filter(TOOLS, POLICY, "free", ["interp__execute_code"])
-    assert "interp__execute_code" not in visible_tools(TOOLS, POLICY, "free",
-                                                       ["interp__execute_code"])
+    assert "interp__execute_code" not in visible_tools(
+        TOOLS, POLICY, "free", ["interp__execute_code"]
+    )
 
 
 def test_a_short_result_passes_untouched(tmp_path):
@@ -179,8 +197,9 @@ def test_truncation_refuses_a_budget_that_cannot_hold_the_pointer_and_a_path_as_
 
 
 def test_the_interpreter_server_reports_each_outcome_as_the_model_sees_it():
-    server = interpreter_server(Limits(wall_seconds=5, cpu_seconds=2, memory_mb=256,
-                                       output_bytes=2000))
+    server = interpreter_server(
+        Limits(wall_seconds=5, cpu_seconds=2, memory_mb=256, output_bytes=2000)
+    )
     with Registry() as reg:
         reg.add("interp", server)
         ok = reg.call("interp__execute_code", {"code": "print(6 * 7)"})

@@ -46,37 +46,77 @@ TABLE = [
     ("non-UTF-8 bytes", b'\xff\xfe\x00{"a":1}', (ErrorCode.PARSE_ERROR, None)),
     ("batch", line([req(2, "tools/list")]), (ErrorCode.INVALID_REQUEST, None)),
     ("empty batch", b"[]", (ErrorCode.INVALID_REQUEST, None)),
-    ("id null", line({"jsonrpc": "2.0", "id": None, "method": "tools/list"}),
-     (ErrorCode.INVALID_REQUEST, None)),
-    ("id boolean", line({"jsonrpc": "2.0", "id": True, "method": "tools/list"}),
-     (ErrorCode.INVALID_REQUEST, None)),
-    ("id float", line({"jsonrpc": "2.0", "id": 1.5, "method": "tools/list"}),
-     (ErrorCode.INVALID_REQUEST, None)),
-    ("id object", line({"jsonrpc": "2.0", "id": {"x": 1}, "method": "tools/list"}),
-     (ErrorCode.INVALID_REQUEST, None)),
+    (
+        "id null",
+        line({"jsonrpc": "2.0", "id": None, "method": "tools/list"}),
+        (ErrorCode.INVALID_REQUEST, None),
+    ),
+    (
+        "id boolean",
+        line({"jsonrpc": "2.0", "id": True, "method": "tools/list"}),
+        (ErrorCode.INVALID_REQUEST, None),
+    ),
+    (
+        "id float",
+        line({"jsonrpc": "2.0", "id": 1.5, "method": "tools/list"}),
+        (ErrorCode.INVALID_REQUEST, None),
+    ),
+    (
+        "id object",
+        line({"jsonrpc": "2.0", "id": {"x": 1}, "method": "tools/list"}),
+        (ErrorCode.INVALID_REQUEST, None),
+    ),
     ("missing jsonrpc", line({"id": 3, "method": "tools/list"}), (ErrorCode.INVALID_REQUEST, 3)),
     ("missing method", line({"jsonrpc": "2.0", "id": 4}), (ErrorCode.INVALID_REQUEST, 4)),
-    ("params as array", line({"jsonrpc": "2.0", "id": 5, "method": "tools/list", "params": [1]}),
-     (ErrorCode.INVALID_PARAMS, 5)),
+    (
+        "params as array",
+        line({"jsonrpc": "2.0", "id": 5, "method": "tools/list", "params": [1]}),
+        (ErrorCode.INVALID_PARAMS, 5),
+    ),
     ("missing envelope", line(req(6, "tools/list", meta=False)), (ErrorCode.INVALID_PARAMS, 6)),
-    ("unknown version", line({"jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": {
-        "_meta": {P + "protocolVersion": "2099-01-01", P + "clientCapabilities": {}}}}),
-     (ErrorCode.UNSUPPORTED_PROTOCOL_VERSION, 7)),
+    (
+        "unknown version",
+        line(
+            {
+                "jsonrpc": "2.0",
+                "id": 7,
+                "method": "tools/list",
+                "params": {
+                    "_meta": {P + "protocolVersion": "2099-01-01", P + "clientCapabilities": {}}
+                },
+            }
+        ),
+        (ErrorCode.UNSUPPORTED_PROTOCOL_VERSION, 7),
+    ),
     ("unknown method", line(req(8, "tools/frobnicate")), (ErrorCode.METHOD_NOT_FOUND, 8)),
     ("ping is gone in 2026-07-28", line(req(9, "ping")), (ErrorCode.METHOD_NOT_FOUND, 9)),
-    ("unknown tool", line(req(10, "tools/call", {"name": "mul", "arguments": {}})),
-     (ErrorCode.INVALID_PARAMS, 10)),
-    ("bad arguments", line(req(11, "tools/call", {"name": "add", "arguments": {"a": 1, "b": "x"}})),
-     ("isError", 11)),
+    (
+        "unknown tool",
+        line(req(10, "tools/call", {"name": "mul", "arguments": {}})),
+        (ErrorCode.INVALID_PARAMS, 10),
+    ),
+    (
+        "bad arguments",
+        line(req(11, "tools/call", {"name": "add", "arguments": {"a": 1, "b": "x"}})),
+        ("isError", 11),
+    ),
     ("id 0", line(req(0, "tools/list")), ("ok", 0)),
     ("string id", line(req("abc", "tools/list")), ("ok", "abc")),
-    ("1 MB argument", line(req(12, "tools/call", {"name": "add", "arguments": {"a": "x" * 1_000_000,
-                                                                                "b": 1}})),
-     ("isError", 12)),
-    ("notification", line({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                           "params": {"requestId": 999}}), None),
-    ("good request afterwards", line(req(13, "tools/call", {"name": "add", "arguments": {"a": 2, "b": 3}})),
-     ("ok", 13)),
+    (
+        "1 MB argument",
+        line(req(12, "tools/call", {"name": "add", "arguments": {"a": "x" * 1_000_000, "b": 1}})),
+        ("isError", 12),
+    ),
+    (
+        "notification",
+        line({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 999}}),
+        None,
+    ),
+    (
+        "good request afterwards",
+        line(req(13, "tools/call", {"name": "add", "arguments": {"a": 2, "b": 3}})),
+        ("ok", 13),
+    ),
 ]
 
 
@@ -113,8 +153,12 @@ def test_unknown_version_error_lists_supported_and_requested():
 def test_the_whole_table_over_a_real_stdio_process_then_clean_exit_on_eof():
     expected = [e for _, _, e in TABLE if e is not None]
     stdin = DISCOVER + b"".join(raw if raw.endswith(b"\n") else raw + b"\n" for _, raw, _ in TABLE)
-    proc = subprocess.run([sys.executable, "-m", "mcpmini", "serve", "add"], input=stdin,
-                          capture_output=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "mcpmini", "serve", "add"],
+        input=stdin,
+        capture_output=True,
+        timeout=60,
+    )
     assert proc.returncode == 0
     replies = proc.stdout.splitlines()
     assert len(replies) == 1 + len(expected)
@@ -155,8 +199,9 @@ def test_modern_results_carry_result_type_ttl_cache_scope_and_server_info():
     assert listing.result["resultType"] == "complete"
     assert listing.result["cacheScope"] in ("public", "private") and listing.result["ttlMs"] >= 0
     assert listing.result["_meta"][P + "serverInfo"] == {"name": "add-server", "version": "0.1.0"}
-    call = server.handle(Request(2, "tools/call", {"name": "add", "arguments": {"a": 2, "b": 3},
-                                                   "_meta": META}))
+    call = server.handle(
+        Request(2, "tools/call", {"name": "add", "arguments": {"a": 2, "b": 3}, "_meta": META})
+    )
     assert call.result["content"] == [{"type": "text", "text": "5"}] and "ttlMs" not in call.result
 
 
@@ -168,11 +213,22 @@ def test_discover_reports_supported_versions_and_capabilities():
 
 def test_legacy_handshake_then_requests_without_envelope():
     server = add_server()
-    init = server.handle(Request(1, "initialize", {"protocolVersion": LEGACY, "capabilities": {},
-                                                   "clientInfo": {"name": "t", "version": "1"}}))
+    init = server.handle(
+        Request(
+            1,
+            "initialize",
+            {
+                "protocolVersion": LEGACY,
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        )
+    )
     assert init.result["protocolVersion"] == LEGACY
     assert init.result["serverInfo"]["name"] == "add-server"
-    assert server.handle_line(line({"jsonrpc": "2.0", "method": "notifications/initialized"})) is None
+    assert (
+        server.handle_line(line({"jsonrpc": "2.0", "method": "notifications/initialized"})) is None
+    )
     listing = server.handle(Request(2, "tools/list"))
     assert "resultType" not in listing.result and listing.result["tools"][0]["name"] == "add"
     ping = server.handle(Request(3, "ping"))
@@ -181,33 +237,65 @@ def test_legacy_handshake_then_requests_without_envelope():
 
 def test_handshake_answers_its_own_version_when_the_offer_is_unknown():
     server = add_server()
-    init = server.handle(Request(1, "initialize", {"protocolVersion": "2024-01-01", "capabilities": {},
-                                                   "clientInfo": {"name": "t", "version": "1"}}))
+    init = server.handle(
+        Request(
+            1,
+            "initialize",
+            {
+                "protocolVersion": "2024-01-01",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        )
+    )
     assert init.result["protocolVersion"] == LEGACY
 
 
 def test_the_first_request_fixes_the_generation_of_the_connection():
     modern = add_server()
     modern.handle(Request(1, "tools/list", {"_meta": META}))
-    reply = modern.handle(Request(2, "initialize", {"protocolVersion": LEGACY, "capabilities": {},
-                                                    "clientInfo": {"name": "t", "version": "1"}}))
+    reply = modern.handle(
+        Request(
+            2,
+            "initialize",
+            {
+                "protocolVersion": LEGACY,
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        )
+    )
     assert reply.code == ErrorCode.UNSUPPORTED_PROTOCOL_VERSION
     legacy = add_server()
-    legacy.handle(Request(1, "initialize", {"protocolVersion": LEGACY, "capabilities": {},
-                                            "clientInfo": {"name": "t", "version": "1"}}))
-    assert legacy.handle(Request(2, "tools/list", {"_meta": META})).code == ErrorCode.INVALID_REQUEST
+    legacy.handle(
+        Request(
+            1,
+            "initialize",
+            {
+                "protocolVersion": LEGACY,
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        )
+    )
+    assert (
+        legacy.handle(Request(2, "tools/list", {"_meta": META})).code == ErrorCode.INVALID_REQUEST
+    )
     assert (modern.generation, legacy.generation) == (Generation.MODERN, Generation.LEGACY)
 
 
 @pytest.mark.parametrize("arguments", [[1, 2], "a=1", 3])
 def test_arguments_that_are_not_an_object_are_a_tool_error_even_where_the_schema_allows_them(
-        arguments):
+    arguments,
+):
     server = Server("open")
     server.add_tool(lambda **kw: "ran", name="anything", input_schema={})
     result = server.call_tool("anything", arguments)
     assert result["isError"] is True and "ran" not in json.dumps(result)
     assert server.call_tool("anything", {"x": 1}) == {
-        "content": [{"type": "text", "text": "ran"}], "isError": False}
+        "content": [{"type": "text", "text": "ran"}],
+        "isError": False,
+    }
 
 
 def test_a_request_before_any_handshake_or_envelope_is_refused():
@@ -224,7 +312,10 @@ def test_envelope_fields_are_checked():
     bad_caps = {P + "protocolVersion": MODERN, P + "clientCapabilities": None}
     bad_info = dict(META, **{P + "clientInfo": {"name": "x"}})
     for meta in (bad_caps, bad_info, {P + "protocolVersion": 5, P + "clientCapabilities": {}}):
-        assert add_server().handle(Request(1, "tools/list", {"_meta": meta})).code == ErrorCode.INVALID_PARAMS
+        assert (
+            add_server().handle(Request(1, "tools/list", {"_meta": meta})).code
+            == ErrorCode.INVALID_PARAMS
+        )
 
 
 def test_tools_are_listed_in_name_order_whatever_the_registration_order():
@@ -259,7 +350,10 @@ def test_schema_from_type_hints_and_docstring():
     schema = schema_from_function(f)
     assert schema["required"] == ["city"]
     assert schema["properties"]["city"] == {"type": "string", "description": "the city"}
-    assert schema["properties"]["days"]["type"] == "integer" and schema["properties"]["days"]["default"] == 3
+    assert (
+        schema["properties"]["days"]["type"] == "integer"
+        and schema["properties"]["days"]["default"] == 3
+    )
     assert schema["properties"]["units"]["anyOf"][0]["type"] == "array"
     assert schema["additionalProperties"] is False
 
@@ -287,12 +381,15 @@ def test_resources_and_prompts_round_trip():
 
     listing = server.handle(Request(1, "resources/list", {"_meta": META})).result
     assert listing["resources"][0]["uri"] == "memo://readme"
-    read = server.handle(Request(2, "resources/read", {"uri": "memo://readme", "_meta": META})).result
+    read = server.handle(
+        Request(2, "resources/read", {"uri": "memo://readme", "_meta": META})
+    ).result
     assert read["contents"][0]["text"] == "hello"
     missing = server.handle(Request(3, "resources/read", {"uri": "memo://nope", "_meta": META}))
     assert missing.code == ErrorCode.INVALID_PARAMS
-    got = server.handle(Request(4, "prompts/get", {"name": "review", "arguments": {"path": "a.py"},
-                                                   "_meta": META})).result
+    got = server.handle(
+        Request(4, "prompts/get", {"name": "review", "arguments": {"path": "a.py"}, "_meta": META})
+    ).result
     assert got["messages"][0]["content"]["text"] == "Please review a.py"
     no_args = server.handle(Request(5, "prompts/get", {"name": "review", "_meta": META}))
     assert no_args.code == ErrorCode.INVALID_PARAMS

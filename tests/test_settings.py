@@ -47,8 +47,10 @@ def test_each_mechanism_has_the_article_order_and_combination() -> None:
 
 
 def example_6_3() -> list:
-    return [load_mcp_json(CONFIG / f"{s}.json", environ=ENV, source=s)
-            for s in ("user", "project", "local")]
+    return [
+        load_mcp_json(CONFIG / f"{s}.json", environ=ENV, source=s)
+        for s in ("user", "project", "local")
+    ]
 
 
 def test_example_6_3_whole_entry_takes_only_the_local_definition() -> None:
@@ -72,9 +74,13 @@ def test_example_6_3_field_merge_sends_the_project_header_to_the_local_url() -> 
 
 
 def test_plugin_sources_rank_as_plugin_and_unknown_sources_are_refused() -> None:
-    won = resolve_mcp_servers([("plugin:a", {"s": {"command": "a"}}),
-                               ("connector", {"s": {"command": "c"}}),
-                               ("plugin:b", {"s": {"command": "b"}})])
+    won = resolve_mcp_servers(
+        [
+            ("plugin:a", {"s": {"command": "a"}}),
+            ("connector", {"s": {"command": "c"}}),
+            ("plugin:b", {"s": {"command": "b"}}),
+        ]
+    )
     assert (won["s"].source, won["s"].shadowed) == ("plugin:a", ("plugin:b", "connector"))
     with pytest.raises(ConfigError):
         resolve_mcp_servers({"global": {"s": {}}})
@@ -82,9 +88,13 @@ def test_plugin_sources_rank_as_plugin_and_unknown_sources_are_refused() -> None
 
 definitions = st.dictionaries(
     st.sampled_from(MCP_PRECEDENCE),
-    st.dictionaries(st.sampled_from(["db", "search", "notes"]),
-                    st.dictionaries(st.sampled_from(["url", "headers", "command"]),
-                                    st.integers(0, 3), min_size=1), max_size=3),
+    st.dictionaries(
+        st.sampled_from(["db", "search", "notes"]),
+        st.dictionaries(
+            st.sampled_from(["url", "headers", "command"]), st.integers(0, 3), min_size=1
+        ),
+        max_size=3,
+    ),
 )
 
 
@@ -106,9 +116,13 @@ def test_proposition_6_2_the_winner_is_one_source_definition_unchanged(assign: d
 
 
 def test_connectors_repeating_an_endpoint_are_dropped_but_scopes_never_are() -> None:
-    won = resolve_mcp_servers([("connector", {"claude_ai_db": {"url": "https://db/mcp"}}),
-                               ("project", {"db": {"type": "http", "url": "https://db/mcp"}}),
-                               ("user", {"db2": {"type": "http", "url": "https://db/mcp"}})])
+    won = resolve_mcp_servers(
+        [
+            ("connector", {"claude_ai_db": {"url": "https://db/mcp"}}),
+            ("project", {"db": {"type": "http", "url": "https://db/mcp"}}),
+            ("user", {"db2": {"type": "http", "url": "https://db/mcp"}}),
+        ]
+    )
     assert set(won) == {"db", "db2"}
     assert won["db"].shadowed == ("connector (claude_ai_db)",)
 
@@ -157,16 +171,19 @@ def test_a_file_that_is_not_the_right_shape_raises(data: object, tmp_path: Path)
     assert info.value.source == str(path) and info.value.line is not None
 
 
-@pytest.mark.parametrize(("entry", "bad_field"), [
-    ({"type": "grpc", "url": "x"}, "type"),
-    ({"type": "http"}, "url"),
-    ({"type": "sse", "url": "u", "headers": {"a": 1}}, "headers"),
-    ({"command": "x", "env": {"A": 1}}, "env"),
-    ({"command": ""}, "command"),
-    ({"command": "x", "timeout": -1}, "timeout"),
-    ({"command": "x", "alwaysLoad": "yes"}, "alwaysLoad"),
-    ("not an object", None),
-])
+@pytest.mark.parametrize(
+    ("entry", "bad_field"),
+    [
+        ({"type": "grpc", "url": "x"}, "type"),
+        ({"type": "http"}, "url"),
+        ({"type": "sse", "url": "u", "headers": {"a": 1}}, "headers"),
+        ({"command": "x", "env": {"A": 1}}, "env"),
+        ({"command": ""}, "command"),
+        ({"command": "x", "timeout": -1}, "timeout"),
+        ({"command": "x", "alwaysLoad": "yes"}, "alwaysLoad"),
+        ("not an object", None),
+    ],
+)
 def test_wrong_field_types_skip_only_that_server(entry: object, bad_field: str | None) -> None:
     cfg = load_mcp_json({"mcpServers": {"bad": entry, "good": {"command": "ok"}}}, environ={})
     assert list(cfg.servers) == ["good"]
@@ -177,34 +194,57 @@ def test_wrong_field_types_skip_only_that_server(entry: object, bad_field: str |
 
 @pytest.mark.parametrize("kind", ["http", "streamable-http", "sse", "ws"])
 def test_every_remote_transport_expands_url_and_headers(kind: str) -> None:
-    cfg = load_mcp_json({"mcpServers": {"r": {"type": kind, "url": "https://${H}/mcp",
-                                              "headers": {"X-Key": "${K:-none}"}}}},
-                        environ={"H": "h.example"})
+    cfg = load_mcp_json(
+        {
+            "mcpServers": {
+                "r": {"type": kind, "url": "https://${H}/mcp", "headers": {"X-Key": "${K:-none}"}}
+            }
+        },
+        environ={"H": "h.example"},
+    )
     assert cfg.servers["r"]["url"] == "https://h.example/mcp"
     assert cfg.servers["r"]["headers"] == {"X-Key": "none"}
     assert cfg.problems == ()
 
 
 def test_stdio_expands_command_args_and_env_but_not_other_fields() -> None:
-    cfg = load_mcp_json({"mcpServers": {"s": {"command": "${B}/run", "args": ["${A}", "-v"],
-                                              "env": {"P": "${A}"}, "note": "${A}"}}},
-                        environ={"A": "x", "B": "/bin"})
-    assert cfg.servers["s"] == {"command": "/bin/run", "args": ["x", "-v"], "env": {"P": "x"},
-                                "note": "${A}"}
+    cfg = load_mcp_json(
+        {
+            "mcpServers": {
+                "s": {
+                    "command": "${B}/run",
+                    "args": ["${A}", "-v"],
+                    "env": {"P": "${A}"},
+                    "note": "${A}",
+                }
+            }
+        },
+        environ={"A": "x", "B": "/bin"},
+    )
+    assert cfg.servers["s"] == {
+        "command": "/bin/run",
+        "args": ["x", "-v"],
+        "env": {"P": "x"},
+        "note": "${A}",
+    }
 
 
-@pytest.mark.parametrize(("value", "key", "secret"), [
-    ("sk-ant-api03-abcdefghijklmnop", None, True),
-    ("ghp_abcdefghijklmnopqrstuvwxyz0123", None, True),
-    ("Bearer abcdef0123456789", "Authorization", True),
-    ("Bearer ${TOKEN}", "Authorization", False),
-    ("0123456789abcdef0123", "API_KEY", True),
-    ("0123456789abcdef0123", "PATH_HINT", False),
-    ("https://example.com/mcp", None, False),
-    ("short", "TOKEN", False),
-])
-def test_literal_secrets_are_recognised_and_variables_are_not(value: str, key: str | None,
-                                                              secret: bool) -> None:
+@pytest.mark.parametrize(
+    ("value", "key", "secret"),
+    [
+        ("sk-ant-api03-abcdefghijklmnop", None, True),
+        ("ghp_abcdefghijklmnopqrstuvwxyz0123", None, True),
+        ("Bearer abcdef0123456789", "Authorization", True),
+        ("Bearer ${TOKEN}", "Authorization", False),
+        ("0123456789abcdef0123", "API_KEY", True),
+        ("0123456789abcdef0123", "PATH_HINT", False),
+        ("https://example.com/mcp", None, False),
+        ("short", "TOKEN", False),
+    ],
+)
+def test_literal_secrets_are_recognised_and_variables_are_not(
+    value: str, key: str | None, secret: bool
+) -> None:
     assert looks_like_secret(value, key) is secret
 
 
@@ -226,11 +266,19 @@ def test_claude_json_holds_the_user_scope_and_each_project_local_scope(tmp_path:
     project = tmp_path / "proj"
     project.mkdir()
     path = tmp_path / ".claude.json"
-    path.write_text(json.dumps({
-        "mcpServers": {"u": {"command": "user-server"}},
-        "projects": {str(project.resolve()): {"mcpServers": {"l": {"type": "http",
-                                                                  "url": "${U:-http://x}"}}},
-                     "/elsewhere": {"mcpServers": {"other": {"command": "o"}}}}}))
+    path.write_text(
+        json.dumps(
+            {
+                "mcpServers": {"u": {"command": "user-server"}},
+                "projects": {
+                    str(project.resolve()): {
+                        "mcpServers": {"l": {"type": "http", "url": "${U:-http://x}"}}
+                    },
+                    "/elsewhere": {"mcpServers": {"other": {"command": "o"}}},
+                },
+            }
+        )
+    )
     user, local = load_claude_json(path, project_dir=project, environ={})
     assert (user.source, list(user.servers)) == ("user", ["u"])
     assert (local.source, local.servers) == ("local", {"l": {"type": "http", "url": "http://x"}})
@@ -244,8 +292,14 @@ def test_claude_json_holds_the_user_scope_and_each_project_local_scope(tmp_path:
 
 def test_subagents_resolve_managed_cli_project_user_plugin() -> None:
     order = PRECEDENCE[Mechanism.SUBAGENTS]
-    won = resolve([("plugin:team", {"reviewer": "p"}), ("user", {"reviewer": "u"}),
-                   ("project", {"reviewer": "proj", "tester": "t"}), ("cli", {"tester": "c"})],
-                  order)
+    won = resolve(
+        [
+            ("plugin:team", {"reviewer": "p"}),
+            ("user", {"reviewer": "u"}),
+            ("project", {"reviewer": "proj", "tester": "t"}),
+            ("cli", {"tester": "c"}),
+        ],
+        order,
+    )
     assert (won["reviewer"].source, won["tester"].source) == ("project", "cli")
     assert won["reviewer"].shadowed == ("user", "plugin:team")

@@ -46,8 +46,10 @@ def test_all_exported_names_exist() -> None:
 
 
 def test_parse_skill_reads_front_matter_fields_and_body() -> None:
-    s = parse_skill(skill_md("description: Does X.\nwhen_to_use: When Y.\nargument-hint: <f>\n",
-                             "Step 1.\n"), name="x-skill")
+    s = parse_skill(
+        skill_md("description: Does X.\nwhen_to_use: When Y.\nargument-hint: <f>\n", "Step 1.\n"),
+        name="x-skill",
+    )
     assert (s.name, s.description, s.when_to_use) == ("x-skill", "Does X.", "When Y.")
     assert s.body.strip() == "Step 1."
     assert s.listing_text == "Does X. When Y."
@@ -85,21 +87,27 @@ def test_front_matter_that_is_not_a_mapping_is_an_error() -> None:
     assert info.value.line == 2
 
 
-@pytest.mark.parametrize(("fields", "key", "line"), [
-    ("description: ok\ndisable-model-invocation: maybe\n", "disable-model-invocation", 3),
-    ("description: ok\nallowed-tools: {a: 1}\n", "allowed-tools", 3),
-    ("description: ok\ncontext: thread\n", "context", 3),
-    ("description: ok\nhooks: [1, 2]\n", "hooks", 3),
-])
-def test_a_known_field_of_the_wrong_type_names_field_and_line(fields: str, key: str,
-                                                               line: int) -> None:
+@pytest.mark.parametrize(
+    ("fields", "key", "line"),
+    [
+        ("description: ok\ndisable-model-invocation: maybe\n", "disable-model-invocation", 3),
+        ("description: ok\nallowed-tools: {a: 1}\n", "allowed-tools", 3),
+        ("description: ok\ncontext: thread\n", "context", 3),
+        ("description: ok\nhooks: [1, 2]\n", "hooks", 3),
+    ],
+)
+def test_a_known_field_of_the_wrong_type_names_field_and_line(
+    fields: str, key: str, line: int
+) -> None:
     with pytest.raises(ConfigError) as info:
         parse_skill(skill_md(fields), source="f.md")
     assert (info.value.path, info.value.line) == (key, line)
 
 
-@pytest.mark.parametrize(("spelling", "value"), [("yes", True), ("off", False), ("1", True),
-                                                 ("0", False), ("'on'", True), ("false", False)])
+@pytest.mark.parametrize(
+    ("spelling", "value"),
+    [("yes", True), ("off", False), ("1", True), ("0", False), ("'on'", True), ("false", False)],
+)
 def test_booleans_accept_yes_no_on_off_and_digits(spelling: str, value: bool) -> None:
     s = parse_skill(skill_md(f"description: d\ndisable-model-invocation: {spelling}\n"))
     assert s.model_invocable is (not value)
@@ -107,22 +115,26 @@ def test_booleans_accept_yes_no_on_off_and_digits(spelling: str, value: bool) ->
 
 def test_unknown_fields_are_warnings_with_their_line() -> None:
     s = parse_skill(skill_md("description: d\ncolour: blue\n"), source="x.md")
-    assert [(w.severity, w.path, w.line) for w in s.warnings] == [
-        (Severity.WARNING, "colour", 3)]
+    assert [(w.severity, w.path, w.line) for w in s.warnings] == [(Severity.WARNING, "colour", 3)]
     assert "colour" not in s.fields
 
 
 def test_plugin_skills_are_namespaced_and_the_front_matter_name_replaces_the_folder() -> None:
-    s = parse_skill(skill_md("name: notes\ndescription: d\n"), name="write-notes",
-                    plugin="team", level=Level.PLUGIN)
+    s = parse_skill(
+        skill_md("name: notes\ndescription: d\n"),
+        name="write-notes",
+        plugin="team",
+        level=Level.PLUGIN,
+    )
     assert s.name == "team:notes"
     t = parse_skill(skill_md("description: d\n"), name="write-notes", plugin="team")
     assert t.name == "team:write-notes"
 
 
 def test_commands_ignore_name_and_paths() -> None:
-    s = parse_skill(skill_md("name: other\npaths: src/*\ndescription: d\n"), name="deploy",
-                    kind="command")
+    s = parse_skill(
+        skill_md("name: other\npaths: src/*\ndescription: d\n"), name="deploy", kind="command"
+    )
     assert s.name == "deploy"
     assert {"name", "paths"}.isdisjoint(s.fields)
 
@@ -174,11 +186,16 @@ def test_two_skills_with_one_name_at_one_level_is_an_error_naming_both(tmp_path:
 
 
 def test_skill_hooks_are_checked_with_the_hook_schema(tmp_path: Path) -> None:
-    good = "hooks:\n  PostToolUse:\n    - matcher: Edit\n      hooks:\n        - type: command\n" \
-           "          command: ruff format\n"
+    good = (
+        "hooks:\n  PostToolUse:\n    - matcher: Edit\n      hooks:\n        - type: command\n"
+        "          command: ruff format\n"
+    )
     write_skill(tmp_path, "good-hooks", skill_md("description: d\n" + good))
-    write_skill(tmp_path, "bad-hooks", skill_md("description: d\n" + good.replace(
-        "type: command", "type: shell")))
+    write_skill(
+        tmp_path,
+        "bad-hooks",
+        skill_md("description: d\n" + good.replace("type: command", "type: shell")),
+    )
     found = load_skills([tmp_path / "skills"])
     assert set(found.skills) == {"good-hooks"}
     (problem,) = found.problems
@@ -191,8 +208,9 @@ def test_a_missing_path_is_a_problem_not_an_exception(tmp_path: Path) -> None:
 
 
 def test_the_listing_cuts_description_plus_when_to_use_at_1536_characters() -> None:
-    s = parse_skill(skill_md(f"description: {'a' * 1000}\nwhen_to_use: {'b' * 1000}\n"),
-                    name="long")
+    s = parse_skill(
+        skill_md(f"description: {'a' * 1000}\nwhen_to_use: {'b' * 1000}\n"), name="long"
+    )
     listing = build_listing([s])
     (entry,) = listing.entries
     assert (len(entry.text), entry.original_chars, entry.truncated) == (1536, 2001, True)
@@ -235,10 +253,14 @@ def test_the_default_budget_is_one_percent_of_the_window_in_characters() -> None
 @given(st.lists(st.integers(min_value=0, max_value=20_000), min_size=1, max_size=6))
 def test_the_listing_does_not_depend_on_body_sizes(body_sizes: list[int]) -> None:
     # Proposition 5.2 (1): only descriptions are listed, never bodies
-    base = [parse_skill(skill_md("description: same\n", "x" * n), name=f"s{i}")
-            for i, n in enumerate(body_sizes)]
-    small = [parse_skill(skill_md("description: same\n", "x"), name=f"s{i}")
-             for i in range(len(body_sizes))]
+    base = [
+        parse_skill(skill_md("description: same\n", "x" * n), name=f"s{i}")
+        for i, n in enumerate(body_sizes)
+    ]
+    small = [
+        parse_skill(skill_md("description: same\n", "x"), name=f"s{i}")
+        for i in range(len(body_sizes))
+    ]
     assert build_listing(base).chars == build_listing(small).chars
 
 
@@ -250,12 +272,17 @@ def test_lint_reports_cut_descriptions_and_an_overflowing_budget() -> None:
 
 
 def test_render_substitutes_every_argument_form() -> None:
-    body = ("all=$ARGUMENTS first=$0 second=$ARGUMENTS[1] missing=$7 named=$file "
-            "absent=$mode esc=\\$1 dir=${CLAUDE_SKILL_DIR} other=${CLAUDE_NOPE} keep=$HOME")
-    out = render(body, 'a.py "two words"', names=["file", "x", "mode"],
-                 variables={"CLAUDE_SKILL_DIR": "/s"})
-    assert out == ('all=a.py "two words" first=a.py second=two words missing=$7 named=a.py '
-                   "absent= esc=$1 dir=/s other=${CLAUDE_NOPE} keep=$HOME")
+    body = (
+        "all=$ARGUMENTS first=$0 second=$ARGUMENTS[1] missing=$7 named=$file "
+        "absent=$mode esc=\\$1 dir=${CLAUDE_SKILL_DIR} other=${CLAUDE_NOPE} keep=$HOME"
+    )
+    out = render(
+        body, 'a.py "two words"', names=["file", "x", "mode"], variables={"CLAUDE_SKILL_DIR": "/s"}
+    )
+    assert out == (
+        'all=a.py "two words" first=a.py second=two words missing=$7 named=a.py '
+        "absent= esc=$1 dir=/s other=${CLAUDE_NOPE} keep=$HOME"
+    )
 
 
 def test_render_appends_the_arguments_when_the_body_has_no_placeholder() -> None:
@@ -274,10 +301,20 @@ def fake_runner(results: dict[str, CommandRun]):
 
 
 def test_invoke_runs_embedded_commands_once_and_never_rescans_their_output() -> None:
-    s = parse_skill(skill_md("description: d\n", "Date: !`date`\n```!\necho a\necho b\n```\n"
-                             "Not a command: x!`nope`\n"), name="c", directory="/d")
-    run, calls = fake_runner({"date": CommandRun("date", 0, "!`evil`\n"),
-                              "echo a\necho b": CommandRun("echo a\necho b", 0, "a\nb\n")})
+    s = parse_skill(
+        skill_md(
+            "description: d\n",
+            "Date: !`date`\n```!\necho a\necho b\n```\nNot a command: x!`nope`\n",
+        ),
+        name="c",
+        directory="/d",
+    )
+    run, calls = fake_runner(
+        {
+            "date": CommandRun("date", 0, "!`evil`\n"),
+            "echo a\necho b": CommandRun("echo a\necho b", 0, "a\nb\n"),
+        }
+    )
     inv = invoke(s, runner=run)
     assert inv.status is InvocationStatus.OK
     assert calls == ["date", "echo a\necho b"]
@@ -286,8 +323,9 @@ def test_invoke_runs_embedded_commands_once_and_never_rescans_their_output() -> 
 
 def test_a_failing_command_aborts_the_whole_invocation() -> None:
     s = parse_skill(skill_md("description: d\n", "A !`false`\nB !`echo b`\n"), name="f")
-    run, calls = fake_runner({"false": CommandRun("false", 3, "", "boom"),
-                              "echo b": CommandRun("echo b", 0, "b")})
+    run, calls = fake_runner(
+        {"false": CommandRun("false", 3, "", "boom"), "echo b": CommandRun("echo b", 0, "b")}
+    )
     inv = invoke(s, runner=run)
     assert (inv.status, inv.text) == (InvocationStatus.ABORTED, "")
     assert calls == ["false"]
@@ -307,8 +345,13 @@ def test_allowed_tools_keep_rule_specifiers_with_spaces_together() -> None:
 def test_a_command_the_permission_check_refuses_never_runs_and_aborts() -> None:
     from mcpmini.skills import skill_permits
 
-    s = parse_skill(skill_md("description: d\nallowed-tools: Bash(git log *)\n",
-                             "A !`git log -1`\nB !`ls`\nC !`git push`\n"), name="p")
+    s = parse_skill(
+        skill_md(
+            "description: d\nallowed-tools: Bash(git log *)\n",
+            "A !`git log -1`\nB !`ls`\nC !`git push`\n",
+        ),
+        name="p",
+    )
     run, calls = fake_runner({c: CommandRun(c, 0, "out") for c in ("git log -1", "ls")})
     inv = invoke(s, runner=run, permit=skill_permits(s))
     assert inv.status is InvocationStatus.ABORTED
@@ -325,8 +368,9 @@ def test_shell_execution_can_be_disabled() -> None:
 
 
 def test_a_real_command_runs_in_the_skill_folder_variables(tmp_path: Path) -> None:
-    d = write_skill(tmp_path, "t", skill_md("description: d\n",
-                                            "!`cat \"${CLAUDE_SKILL_DIR}/data.txt\"`\n"))
+    d = write_skill(
+        tmp_path, "t", skill_md("description: d\n", '!`cat "${CLAUDE_SKILL_DIR}/data.txt"`\n')
+    )
     (d / "data.txt").write_text("hello from the file\n")
     found = load_skills([tmp_path / "skills" / "t"])
     inv = invoke(found["t"])
@@ -350,7 +394,9 @@ def test_exercise_9_4_seven_skills_of_6000_tokens() -> None:
 def test_only_the_latest_invocation_of_a_skill_counts_and_sets_its_recency() -> None:
     r = reattach([("a", 100), ("b", 200), ("a", 300)], per_skill_tokens=1000, total_tokens=350)
     assert [(x.name, x.tokens, x.original_tokens, x.status) for x in r.items] == [
-        ("a", 300, 300, ReattachStatus.WHOLE), ("b", 50, 200, ReattachStatus.CUT)]
+        ("a", 300, 300, ReattachStatus.WHOLE),
+        ("b", 50, 200, ReattachStatus.CUT),
+    ]
 
 
 def test_texts_and_invocation_objects_are_measured_with_estimate_tokens() -> None:
@@ -367,10 +413,14 @@ def test_negative_sizes_and_caps_are_rejected() -> None:
         reattach([("a", 1)], total_tokens=-5)
 
 
-@given(st.lists(st.tuples(st.sampled_from("abcdefghij"), st.integers(0, 12_000)), max_size=25),
-       st.integers(0, 8000), st.integers(0, 40_000))
-def test_the_reattached_total_never_exceeds_min_k_a_big_a(invocations: list[tuple[str, int]],
-                                                          a: int, big_a: int) -> None:
+@given(
+    st.lists(st.tuples(st.sampled_from("abcdefghij"), st.integers(0, 12_000)), max_size=25),
+    st.integers(0, 8000),
+    st.integers(0, 40_000),
+)
+def test_the_reattached_total_never_exceeds_min_k_a_big_a(
+    invocations: list[tuple[str, int]], a: int, big_a: int
+) -> None:
     r = reattach(invocations, per_skill_tokens=a, total_tokens=big_a)
     k = len({name for name, _ in invocations})
     assert len(r.items) == k
@@ -398,8 +448,7 @@ def test_the_notebook_09_curve_is_min_k_a_big_a_when_bodies_exceed_the_cap() -> 
     from mcpmini.course.plots import reattach_curve
 
     rows = reattach_curve(body_tokens=6000, k_max=8)
-    assert [r[1] for r in rows] == [r[2] for r in rows] == [min(k * 5000, 25000)
-                                                            for k in range(9)]
+    assert [r[1] for r in rows] == [r[2] for r in rows] == [min(k * 5000, 25000) for k in range(9)]
     small = reattach_curve(body_tokens=1000, k_max=4)
     assert [r[1] for r in small] == [0, 1000, 2000, 3000, 4000]
     assert all(r[1] <= r[2] for r in small)

@@ -13,8 +13,19 @@ from mcpmini.errors import ConfigError, Severity, json_path
 from mcpmini.hooks import SOURCE_KINDS, read_source
 from mcpmini.skills import load_skills
 
-BAD_TIMEOUT = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
-    {"type": "command", "command": "x"}, {"type": "command", "command": "y", "timeout": "9"}]}]}}
+BAD_TIMEOUT = {
+    "hooks": {
+        "PreToolUse": [
+            {
+                "matcher": "Bash",
+                "hooks": [
+                    {"type": "command", "command": "x"},
+                    {"type": "command", "command": "y", "timeout": "9"},
+                ],
+            }
+        ]
+    }
+}
 WANTED = "hooks.PreToolUse[0].hooks[1].timeout"
 # keys joined by dots, list indexes in brackets; never a.0.b or a/0/b
 FORMAT = re.compile(r"^[A-Za-z_$][\w$-]*(\[\d+\]|\.[A-Za-z_$][\w:$-]*)*$")
@@ -26,11 +37,16 @@ def test_json_path_writes_keys_with_dots_and_indexes_in_brackets() -> None:
     assert json_path([0, "a"]) == "[0].a"
 
 
-@pytest.mark.parametrize(("name", "kind"), [
-    ("settings.json", "project"), ("settings.local.json", "local"),
-    ("managed-settings.json", "managed"), ("hooks.json", "plugin")])
-def test_the_kind_of_a_source_follows_its_file_name(tmp_path: Path, name: str,
-                                                    kind: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        ("settings.json", "project"),
+        ("settings.local.json", "local"),
+        ("managed-settings.json", "managed"),
+        ("hooks.json", "plugin"),
+    ],
+)
+def test_the_kind_of_a_source_follows_its_file_name(tmp_path: Path, name: str, kind: str) -> None:
     path = tmp_path / name
     path.write_text(json.dumps({"hooks": {}}))
     raw = read_source(path, home=tmp_path / "home")
@@ -69,8 +85,7 @@ def test_a_wrong_type_is_reported_at_one_path_by_every_hook_loader(tmp_path: Pat
     # skill front matter, through the skill loader
     skill = tmp_path / "skills" / "s" / "SKILL.md"
     skill.parent.mkdir(parents=True)
-    skill.write_text("---\ndescription: d\nhooks: " + json.dumps(BAD_TIMEOUT["hooks"])
-                     + "\n---\n")
+    skill.write_text("---\ndescription: d\nhooks: " + json.dumps(BAD_TIMEOUT["hooks"]) + "\n---\n")
     (problem,) = load_skills([tmp_path / "skills"]).problems
     assert problem.path == WANTED
     # plugin hooks/hooks.json, through the plugin loader
@@ -82,16 +97,17 @@ def test_a_wrong_type_is_reported_at_one_path_by_every_hook_loader(tmp_path: Pat
 
 
 def test_mcp_manifest_and_marketplace_paths_use_the_same_format(tmp_path: Path) -> None:
-    cfg = load_mcp_json({"mcpServers": {"s": {"command": "c", "args": ["${NOPE}"]}}},
-                        environ={})
+    cfg = load_mcp_json({"mcpServers": {"s": {"command": "c", "args": ["${NOPE}"]}}}, environ={})
     paths = [p.path for p in cfg.problems]
     assert paths == ["mcpServers.s.args[0]"]
     root = tmp_path / "p"
     (root / ".claude-plugin").mkdir(parents=True)
-    (root / ".claude-plugin" / "plugin.json").write_text(json.dumps(
-        {"name": "p", "keywords": ["a", 3]}))
-    (root / ".claude-plugin" / "marketplace.json").write_text(json.dumps(
-        {"name": "m", "owner": {"name": "o"}, "plugins": [{"name": "x", "source": 5}]}))
+    (root / ".claude-plugin" / "plugin.json").write_text(
+        json.dumps({"name": "p", "keywords": ["a", 3]})
+    )
+    (root / ".claude-plugin" / "marketplace.json").write_text(
+        json.dumps({"name": "m", "owner": {"name": "o"}, "plugins": [{"name": "x", "source": 5}]})
+    )
     found = [p.path for p in load_plugin(root).problems]
     found += [p.path for p in load_marketplace(root).problems]
     assert "keywords[1]" in found and "plugins[0].source" in found

@@ -45,22 +45,32 @@ def test_read_numbers_lines_and_honours_offset_and_limit(tools: dict[str, Tool])
     assert out.content.split("\t") == ["     2", "y = 2"]
 
 
-def test_write_then_read_round_trips_inside_the_workspace(tools: dict[str, Tool], tmp_path: Path) -> None:
+def test_write_then_read_round_trips_inside_the_workspace(
+    tools: dict[str, Tool], tmp_path: Path
+) -> None:
     assert not tools["Write"].run({"file_path": "new/dir/a.txt", "content": "abc"}).is_error
     assert (tmp_path / "new" / "dir" / "a.txt").read_text() == "abc"
 
 
 @pytest.mark.parametrize("path", ["../outside.txt", "/etc/passwd", "src/../../x"])
-def test_every_path_outside_the_workspace_is_an_error_result(tools: dict[str, Tool], path: str) -> None:
-    for name, extra in (("Read", {}), ("Write", {"content": "x"}),
-                        ("Edit", {"old_string": "a", "new_string": "b"}), ("Grep", {"pattern": "x"})):
+def test_every_path_outside_the_workspace_is_an_error_result(
+    tools: dict[str, Tool], path: str
+) -> None:
+    for name, extra in (
+        ("Read", {}),
+        ("Write", {"content": "x"}),
+        ("Edit", {"old_string": "a", "new_string": "b"}),
+        ("Grep", {"pattern": "x"}),
+    ):
         key = "path" if name == "Grep" else "file_path"
         out = tools[name].run({key: path, **extra})
         assert out.is_error, (name, path)
     assert not Path("/work/outside.txt").exists()
 
 
-def test_a_symlink_leading_out_of_the_workspace_is_refused(tools: dict[str, Tool], tmp_path: Path) -> None:
+def test_a_symlink_leading_out_of_the_workspace_is_refused(
+    tools: dict[str, Tool], tmp_path: Path
+) -> None:
     (tmp_path / "link").symlink_to("/etc")
     assert tools["Read"].run({"file_path": "link/hostname"}).is_error
     assert tools["Glob"].run({"pattern": "link/*"}).content == "no files"
@@ -74,23 +84,46 @@ def test_workspace_resolve_raises_workspace_error_with_the_path(tmp_path: Path) 
     assert ws.resolve("a/../b") == tmp_path.resolve() / "b"
 
 
-def test_edit_fails_when_the_text_is_not_unique_and_changes_nothing(tools: dict[str, Tool], tmp_path: Path) -> None:
+def test_edit_fails_when_the_text_is_not_unique_and_changes_nothing(
+    tools: dict[str, Tool], tmp_path: Path
+) -> None:
     before = (tmp_path / "src" / "app.py").read_text()
-    out = tools["Edit"].run({"file_path": "src/app.py", "old_string": "x = 1", "new_string": "x = 9"})
+    out = tools["Edit"].run(
+        {"file_path": "src/app.py", "old_string": "x = 1", "new_string": "x = 9"}
+    )
     assert out.is_error
     assert (tmp_path / "src" / "app.py").read_text() == before
 
 
-def test_edit_replaces_a_unique_text_or_all_with_replace_all(tools: dict[str, Tool], tmp_path: Path) -> None:
-    assert not tools["Edit"].run({"file_path": "src/app.py", "old_string": "y = 2",
-                                  "new_string": "y = 3"}).is_error
-    assert not tools["Edit"].run({"file_path": "src/app.py", "old_string": "x = 1",
-                                  "new_string": "x = 0", "replace_all": True}).is_error
+def test_edit_replaces_a_unique_text_or_all_with_replace_all(
+    tools: dict[str, Tool], tmp_path: Path
+) -> None:
+    assert (
+        not tools["Edit"]
+        .run({"file_path": "src/app.py", "old_string": "y = 2", "new_string": "y = 3"})
+        .is_error
+    )
+    assert (
+        not tools["Edit"]
+        .run(
+            {
+                "file_path": "src/app.py",
+                "old_string": "x = 1",
+                "new_string": "x = 0",
+                "replace_all": True,
+            }
+        )
+        .is_error
+    )
     assert (tmp_path / "src" / "app.py").read_text() == "x = 0\ny = 3\nx = 0\n"
 
 
 def test_edit_of_missing_text_is_an_error(tools: dict[str, Tool]) -> None:
-    assert tools["Edit"].run({"file_path": "notes.md", "old_string": "zzz", "new_string": "a"}).is_error
+    assert (
+        tools["Edit"]
+        .run({"file_path": "notes.md", "old_string": "zzz", "new_string": "a"})
+        .is_error
+    )
 
 
 def test_grep_finds_lines_by_content_with_a_glob_filter(tools: dict[str, Tool]) -> None:
@@ -155,9 +188,15 @@ def test_the_python_tool_runs_code_in_the_workspace(tools: dict[str, Tool], tmp_
         ("raise SystemExit(3)", SandboxOutcome.ERROR),
     ],
 )
-def test_runaway_programs_are_stopped_and_leave_nothing_running(tmp_path: Path, code: str,
-                                                                outcome: SandboxOutcome) -> None:
-    limits = Limits(wall_seconds=0.8 if "sleep" in code else 10.0, cpu_seconds=1, memory_mb=200, output_bytes=5_000)
+def test_runaway_programs_are_stopped_and_leave_nothing_running(
+    tmp_path: Path, code: str, outcome: SandboxOutcome
+) -> None:
+    limits = Limits(
+        wall_seconds=0.8 if "sleep" in code else 10.0,
+        cpu_seconds=1,
+        memory_mb=200,
+        output_bytes=5_000,
+    )
     result = run_python(code, tmp_path, limits)
     assert result.outcome is outcome
     assert not result.ok
@@ -168,17 +207,22 @@ def test_runaway_programs_are_stopped_and_leave_nothing_running(tmp_path: Path, 
 def test_children_of_the_sandboxed_program_are_killed_too(tmp_path: Path) -> None:
     # Inside the sandbox's PID namespace the child's own pid means nothing here, so the
     # child is found by its command line (a sleep length no other test uses).
-    code = ("import subprocess, sys, time\n"
-            "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60.417)'])\n"
-            "print(p.pid, flush=True)\ntime.sleep(60)\n")
+    code = (
+        "import subprocess, sys, time\n"
+        "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60.417)'])\n"
+        "print(p.pid, flush=True)\ntime.sleep(60)\n"
+    )
     result = run_python(code, tmp_path, Limits(wall_seconds=1.0))
     assert result.outcome is SandboxOutcome.TIMEOUT
     assert result.stdout.split()[0].isdigit()  # the child did start
 
     def left() -> list[int]:
-        return [p.pid for p in psutil.process_iter(["cmdline", "status"])
-                if p.info["status"] != psutil.STATUS_ZOMBIE
-                and any("60.417" in part for part in p.info["cmdline"] or [])]
+        return [
+            p.pid
+            for p in psutil.process_iter(["cmdline", "status"])
+            if p.info["status"] != psutil.STATUS_ZOMBIE
+            and any("60.417" in part for part in p.info["cmdline"] or [])
+        ]
 
     deadline = time.monotonic() + 2.0  # SIGKILL is delivered asynchronously: bounded wait
     while left() and time.monotonic() < deadline:
@@ -186,15 +230,19 @@ def test_children_of_the_sandboxed_program_are_killed_too(tmp_path: Path) -> Non
     assert left() == []
 
 
-def test_the_sandbox_passes_no_secrets_from_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_sandbox_passes_no_secrets_from_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("SECRET_TOKEN", "s3cr3t")
     result = run_python("import os; print(os.environ.get('SECRET_TOKEN'))", tmp_path, FAST)
     assert result.stdout.strip() == "None"
 
 
 def test_the_sandbox_has_no_network_where_isolation_is_available(tmp_path: Path) -> None:
-    code = "import socket\ntry:\n    socket.create_connection(('192.0.2.1', 80), timeout=0.5)\n" \
-           "except OSError as e:\n    print(type(e).__name__)\n"
+    code = (
+        "import socket\ntry:\n    socket.create_connection(('192.0.2.1', 80), timeout=0.5)\n"
+        "except OSError as e:\n    print(type(e).__name__)\n"
+    )
     result = run_python(code, tmp_path, FAST)
     if not result.network_isolated:
         pytest.skip("unprivileged network namespaces are not available here")

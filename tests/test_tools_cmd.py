@@ -49,20 +49,39 @@ def _entry(code: str) -> Resolved:
 
 def test_the_fixture_project_lists_every_tool_under_claude_codes_names(env, capsys):
     before = _descendants()
-    code = main(["tools", "--project", str(FIXTURE / "project" / ".mcp.json"),
-                 "--user", str(FIXTURE / "user.json"),
-                 "--plugin", str(FIXTURE / "shop-plugin"), "--timeout", "20", "--json"])
+    code = main(
+        [
+            "tools",
+            "--project",
+            str(FIXTURE / "project" / ".mcp.json"),
+            "--user",
+            str(FIXTURE / "user.json"),
+            "--plugin",
+            str(FIXTURE / "shop-plugin"),
+            "--timeout",
+            "20",
+            "--json",
+        ]
+    )
     out = json.loads(capsys.readouterr().out)
     assert code == 1  # one server failed
     status = {s["name"]: s["status"] for s in out["servers"]}
-    assert status == {"add": "ok", "weather": "ok", "broken": "failed",
-                      "remote-docs": "failed", "old-events": "unsupported",
-                      "plugin:shop:orders": "ok"}
+    assert status == {
+        "add": "ok",
+        "weather": "ok",
+        "broken": "failed",
+        "remote-docs": "failed",
+        "old-events": "unsupported",
+        "plugin:shop:orders": "ok",
+    }
     names = {t["name"] for s in out["servers"] for t in s["tools"]}
-    assert names == {"mcp__add__add", "mcp__weather__get_current_weather",
-                     "mcp__weather__get_weather_history",
-                     "mcp__plugin_shop_orders__query_order",
-                     "mcp__plugin_shop_orders__list_recent_orders"}
+    assert names == {
+        "mcp__add__add",
+        "mcp__weather__get_current_weather",
+        "mcp__weather__get_weather_history",
+        "mcp__plugin_shop_orders__query_order",
+        "mcp__plugin_shop_orders__list_recent_orders",
+    }
     broken = next(s for s in out["servers"] if s["name"] == "broken")
     assert "cannot open the order database" in broken["reason"]
     assert out["upfront_tokens"] == sum(s["definition_tokens"] for s in out["servers"])
@@ -72,9 +91,19 @@ def test_the_fixture_project_lists_every_tool_under_claude_codes_names(env, caps
 
 
 def test_the_table_names_the_broken_server_and_still_lists_the_others(env, capsys):
-    code = main(["tools", "--project", str(FIXTURE / "project" / ".mcp.json"),
-                 "--user", str(FIXTURE / "user.json"),
-                 "--plugin", str(FIXTURE / "shop-plugin"), "--timeout", "20"])
+    code = main(
+        [
+            "tools",
+            "--project",
+            str(FIXTURE / "project" / ".mcp.json"),
+            "--user",
+            str(FIXTURE / "user.json"),
+            "--plugin",
+            str(FIXTURE / "shop-plugin"),
+            "--timeout",
+            "20",
+        ]
+    )
     text = capsys.readouterr().out
     assert code == 1
     assert "broken [project] failed" in text and "mcp__add__add" in text
@@ -84,9 +113,11 @@ def test_the_table_names_the_broken_server_and_still_lists_the_others(env, capsy
 
 def test_a_hung_server_times_out_and_its_children_are_killed():
     before = _descendants()
-    hang = ("import subprocess, sys, time; "
-            "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)']); "
-            "time.sleep(120)")
+    hang = (
+        "import subprocess, sys, time; "
+        "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)']); "
+        "time.sleep(120)"
+    )
     inv = take_inventory({"hang": _entry(hang)}, timeout=1.5)
     assert inv.servers[0].status is ServerStatus.TIMEOUT and inv.tools == []
     assert _descendants() <= before
@@ -106,20 +137,26 @@ def test_an_http_server_is_listed_and_an_unreachable_one_fails():
     from mcpmini.mcp import orders_server, serve_http
 
     with serve_http(orders_server()) as url:
-        inv = take_inventory({
-            "shop": Resolved("shop", {"type": "http", "url": url}, "project"),
-            "gone": Resolved("gone", {"type": "http", "url": "http://127.0.0.1:9/mcp"}, "user"),
-        }, timeout=10)
+        inv = take_inventory(
+            {
+                "shop": Resolved("shop", {"type": "http", "url": url}, "project"),
+                "gone": Resolved("gone", {"type": "http", "url": "http://127.0.0.1:9/mcp"}, "user"),
+            },
+            timeout=10,
+        )
     by = {s.name: s for s in inv.servers}
     assert by["shop"].status is ServerStatus.OK
-    assert {t.name for t in by["shop"].tools} == {"mcp__shop__query_order",
-                                                  "mcp__shop__list_recent_orders"}
+    assert {t.name for t in by["shop"].tools} == {
+        "mcp__shop__query_order",
+        "mcp__shop__list_recent_orders",
+    }
     assert by["gone"].status is ServerStatus.FAILED and by["gone"].reason
 
 
 def test_a_missing_command_fails_with_a_reason():
-    inv = take_inventory({"ghost": Resolved("ghost", {"command": "/nonexistent/server"},
-                                            "user")}, timeout=2)
+    inv = take_inventory(
+        {"ghost": Resolved("ghost", {"command": "/nonexistent/server"}, "user")}, timeout=2
+    )
     assert inv.servers[0].status is ServerStatus.FAILED and inv.servers[0].reason
 
 
@@ -130,9 +167,12 @@ def test_long_descriptions_and_name_problems_are_flagged(tmp_path):
         "s = Server('wordy')\n"
         f"s.add_tool(lambda: 1, name='t', description='説明' * {DESCRIPTION_CAP // 6 + 10})\n"
         f"s.add_tool(lambda: 1, name='{'n' * 70}', description='ok')\n"
-        "serve_stdio(s)\n", encoding="utf-8")
-    inv = take_inventory({"wordy": Resolved("wordy", {"command": PY, "args": [str(server)]},
-                                            "project")}, timeout=20)
+        "serve_stdio(s)\n",
+        encoding="utf-8",
+    )
+    inv = take_inventory(
+        {"wordy": Resolved("wordy", {"command": PY, "args": [str(server)]}, "project")}, timeout=20
+    )
     tools = {t.tool: t for t in inv.tools}
     assert tools["t"].description_cut and tools["t"].description_bytes > DESCRIPTION_CAP
     assert tools["t"].description_chars < DESCRIPTION_CAP  # cut only by the bytes reading
@@ -142,8 +182,11 @@ def test_long_descriptions_and_name_problems_are_flagged(tmp_path):
 def test_sources_load_like_config_resolve_and_bad_files_are_problems(env, tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text("{not json", encoding="utf-8")
-    sources, problems = load_sources({"project": FIXTURE / "project" / ".mcp.json",
-                                      "user": bad}, (FIXTURE / "shop-plugin",), environ=env)
+    sources, problems = load_sources(
+        {"project": FIXTURE / "project" / ".mcp.json", "user": bad},
+        (FIXTURE / "shop-plugin",),
+        environ=env,
+    )
     resolved = resolve_mcp_servers(sources)
     assert list(resolved) == ["add", "weather", "broken", "plugin:shop:orders"]
     assert resolved["add"].value["command"] == PY

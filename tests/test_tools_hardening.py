@@ -37,7 +37,8 @@ def test_back_references_fall_back_to_python_re(tmp_path: Path) -> None:
 
 @pytest.mark.timeout(60)
 def test_a_catastrophic_pattern_that_needs_python_re_is_stopped_by_the_time_limit(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     (tmp_path / "a.txt").write_text("a" * 60 + "\n")
     result = tools_for(tmp_path, grep_timeout=1.0)["Grep"].run({"pattern": r"^(a+)+(?=b)"})
     assert result.is_error and "(?=b)" in result.content
@@ -67,17 +68,20 @@ class SwappingWorkspace(Workspace):
 
 
 @pytest.mark.parametrize("tool", ["Write", "Edit", "Read"])
-def test_a_folder_swapped_for_a_symlink_after_the_check_is_refused(tmp_path: Path,
-                                                                    tool: str) -> None:
+def test_a_folder_swapped_for_a_symlink_after_the_check_is_refused(
+    tmp_path: Path, tool: str
+) -> None:
     root, outside = tmp_path / "ws", tmp_path / "outside"
     (root / "sub").mkdir(parents=True)
     outside.mkdir()
     (root / "sub" / "f.txt").write_text("old")
     (outside / "f.txt").write_text("secret")
     tools = tools_for(SwappingWorkspace(root, outside))
-    inputs = {"Write": {"file_path": "sub/f.txt", "content": "pwned"},
-              "Edit": {"file_path": "sub/f.txt", "old_string": "secret", "new_string": "pwned"},
-              "Read": {"file_path": "sub/f.txt"}}
+    inputs = {
+        "Write": {"file_path": "sub/f.txt", "content": "pwned"},
+        "Edit": {"file_path": "sub/f.txt", "old_string": "secret", "new_string": "pwned"},
+        "Read": {"file_path": "sub/f.txt"},
+    }
     result = tools[tool].run(inputs[tool])
     assert result.is_error
     assert "secret" not in result.content
@@ -104,7 +108,8 @@ def test_writes_still_create_missing_folders(tmp_path: Path) -> None:
 
 
 def test_grep_and_glob_over_a_parent_folder_leave_out_files_a_read_deny_covers(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     (tmp_path / "secrets").mkdir()
     (tmp_path / "secrets" / "k.pem").write_text("KEY=1\n")
     (tmp_path / "app.py").write_text("KEY=2\n")

@@ -32,7 +32,11 @@ def test_lines_are_the_wire_text_with_or_without_arrows():
     traced = Traced(memory_pair(add_server()))
     Client(traced, mode="legacy").connect()
     arrows, bare = traced.trace.lines(), traced.trace.lines(arrows=False)
-    assert [line[:4] for line in arrows] == ["C→S ", "S→C ", "C→S "]  # initialize, reply, initialized
+    assert [line[:4] for line in arrows] == [
+        "C→S ",
+        "S→C ",
+        "C→S ",
+    ]  # initialize, reply, initialized
     assert [a[4:] for a in arrows] == bare
     assert all(not line.endswith("\n") for line in bare) and '"initialize"' in bare[0]
 
@@ -57,7 +61,10 @@ def test_a_line_that_is_not_json_decodes_to_none():
 
 def test_two_wrappers_can_share_one_trace():
     shared = Trace()
-    first, second = Traced(memory_pair(add_server()), shared), Traced(memory_pair(add_server()), shared)
+    first, second = (
+        Traced(memory_pair(add_server()), shared),
+        Traced(memory_pair(add_server()), shared),
+    )
     Client(first, mode="modern").connect()
     Client(second, mode="modern").connect()
     assert len(shared) == 4 and first.trace is second.trace is shared

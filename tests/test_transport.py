@@ -34,7 +34,9 @@ def test_stdio_client_talks_to_mcpmini_serve_and_the_server_exits_zero_on_close(
 
 
 def test_receive_times_out_within_its_bound():
-    with StdioTransport([sys.executable, "-c", "import time; time.sleep(30)"], close_grace=0.1) as transport:
+    with StdioTransport(
+        [sys.executable, "-c", "import time; time.sleep(30)"], close_grace=0.1
+    ) as transport:
         started = time.monotonic()
         with pytest.raises(TimeoutError):
             transport.receive(0.2)
@@ -42,9 +44,11 @@ def test_receive_times_out_within_its_bound():
 
 
 def test_close_ends_a_hung_server_and_the_children_it_started():
-    script = ("import subprocess, sys, time; "
-              "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); "
-              "print(child.pid, flush=True); time.sleep(60)")
+    script = (
+        "import subprocess, sys, time; "
+        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); "
+        "print(child.pid, flush=True); time.sleep(60)"
+    )
     transport = StdioTransport([sys.executable, "-c", script], close_grace=0.2)
     child_pid = int(transport.receive(10))
     server_pid = transport.pid
@@ -57,8 +61,9 @@ def test_close_ends_a_hung_server_and_the_children_it_started():
 
 
 def test_stderr_is_captured_and_eof_is_none():
-    transport = StdioTransport([sys.executable, "-c",
-                                "import sys; sys.stderr.write('boom\\n'); print('line')"])
+    transport = StdioTransport(
+        [sys.executable, "-c", "import sys; sys.stderr.write('boom\\n'); print('line')"]
+    )
     assert transport.receive(10) == b"line"
     assert transport.receive(10) is None
     transport.close()

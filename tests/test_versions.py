@@ -67,11 +67,17 @@ def test_per_request_agrees_in_at_most_two_requests_iff_sets_intersect():
 
 
 def test_per_request_succeeds_wherever_handshake_does_when_sets_intersect():
-    gaps = [(c, s) for c, s in set_pairs(UNIVERSE)
-            if negotiate_per_request(c, s).ok and not negotiate_handshake(c, s).ok]
+    gaps = [
+        (c, s)
+        for c, s in set_pairs(UNIVERSE)
+        if negotiate_per_request(c, s).ok and not negotiate_handshake(c, s).ok
+    ]
     assert gaps and all(set(c) & set(s) for c, s in gaps)
-    assert not [(c, s) for c, s in set_pairs(UNIVERSE)
-                if negotiate_handshake(c, s).ok and not negotiate_per_request(c, s).ok]
+    assert not [
+        (c, s)
+        for c, s in set_pairs(UNIVERSE)
+        if negotiate_handshake(c, s).ok and not negotiate_per_request(c, s).ok
+    ]
 
 
 def test_exercise_9_1_answers_follow_from_the_models():

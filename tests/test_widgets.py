@@ -51,15 +51,18 @@ def test_the_cost_explorer_starts_on_example_3_9_exactly():
         assert figure in report
 
 
-@pytest.mark.parametrize("n,u,d,m", [(200, 3, 300, 10), (50, 7, 123, 17), (500, 0, 1000, 100),
-                                     (1, 1, 1, 0)])
+@pytest.mark.parametrize(
+    "n,u,d,m", [(200, 3, 300, 10), (50, 7, 123, 17), (500, 0, 1000, 100), (1, 1, 1, 0)]
+)
 def test_the_cost_explorer_keeps_any_valid_starting_point(n, u, d, m):
     values = {k: w.value for k, w in controls(context_cost_explorer(n, u, d, m)).items()}
     assert values == {"N": n, "u": u, "d": d, "m": m}
 
 
 def test_the_version_picker_starts_on_the_notebook_sets_and_reports_them():
-    picker = version_picker(client=("2024-11-05", "2026-07-28"), server=("2024-11-05", "2025-03-26"))
+    picker = version_picker(
+        client=("2024-11-05", "2026-07-28"), server=("2024-11-05", "2025-03-26")
+    )
     assert picker.ticked() == (["2024-11-05", "2026-07-28"], ["2024-11-05", "2025-03-26"])
     assert report_text(picker.widget) == picker.report()
     picker.server_boxes[-1].value = True
@@ -75,8 +78,10 @@ def test_the_reattach_explorer_starts_on_seven_skills_of_6000_tokens():
 
 
 def test_the_resolution_switch_starts_on_the_whole_entry():
-    sources = [("user", {"db": {"url": "https://db.example.com", "headers": {"A": "1"}}}),
-               ("local", {"db": {"url": "http://localhost:9000"}})]
+    sources = [
+        ("user", {"db": {"url": "https://db.example.com", "headers": {"A": "1"}}}),
+        ("local", {"db": {"url": "http://localhost:9000"}}),
+    ]
     box = resolution_switch(sources, "db")
     assert report_text(box) == "\n".join(resolution_lines(sources, "db", "whole"))
     box.children[0].value = "merge"
@@ -111,8 +116,12 @@ def test_committed_notebooks_save_the_state_of_every_widget_they_show():
     shown = 0
     for path in sorted([*root.glob("notebooks/**/*.ipynb"), *root.glob("exercises/*.ipynb")]):
         nb = json.loads(path.read_text(encoding="utf-8"))
-        state = (nb["metadata"].get("widgets", {})
-                 .get("application/vnd.jupyter.widget-state+json", {}).get("state", {}))
+        state = (
+            nb["metadata"]
+            .get("widgets", {})
+            .get("application/vnd.jupyter.widget-state+json", {})
+            .get("state", {})
+        )
         for cell in nb["cells"]:
             for output in cell.get("outputs", []):
                 view = output.get("data", {}).get("application/vnd.jupyter.widget-view+json")

@@ -21,8 +21,11 @@ def main() -> int:
     if after != before:
         path.write_text(after, encoding="utf-8")
     note = f"format_after_write: {path.name} {'tidied' if after != before else 'already tidy'}"
-    print(json.dumps({"hookSpecificOutput": {"hookEventName": "PostToolUse",
-                                             "additionalContext": note}}))
+    print(
+        json.dumps(
+            {"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": note}}
+        )
+    )
     return 0
 
 

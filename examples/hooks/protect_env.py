@@ -28,8 +28,7 @@ def main() -> int:
         return 2
     for path in paths:
         if is_env_file(path):
-            print(f"protect_env: {path} is a secrets file and may not be written",
-                  file=sys.stderr)
+            print(f"protect_env: {path} is a secrets file and may not be written", file=sys.stderr)
             return 2
     return 0
 

@@ -84,8 +84,9 @@ def upfront_cost(definition_sizes: Sequence[int]) -> int:
     return sum(definition_sizes)
 
 
-def deferred_cost(name_sizes: Sequence[int], definition_sizes: Sequence[int],
-                  used: Iterable[int]) -> int:
+def deferred_cost(
+    name_sizes: Sequence[int], definition_sizes: Sequence[int], used: Iterable[int]
+) -> int:
     """Prop. 3.8 (2): every name plus the definitions of the used tools (indices).
 
     Raises ``ValueError`` when the two size lists differ in length or an index is
@@ -145,8 +146,8 @@ class ToolLayerSize:
     """Measured sizes (estimated tokens) of N real tool definitions."""
 
     n: int
-    definitions: int   # the ``tools`` array of a real tools/list result
-    names: int         # the names alone, as a deferred listing sends them
+    definitions: int  # the ``tools`` array of a real tools/list result
+    names: int  # the names alone, as a deferred listing sends them
 
     @property
     def per_definition(self) -> float:
@@ -159,8 +160,18 @@ class ToolLayerSize:
         return self.names / self.n if self.n else 0.0
 
 
-_TOPICS = ("invoice", "ticket", "calendar", "weather", "repository", "customer", "shipment",
-           "payment", "report", "sensor")
+_TOPICS = (
+    "invoice",
+    "ticket",
+    "calendar",
+    "weather",
+    "repository",
+    "customer",
+    "shipment",
+    "payment",
+    "report",
+    "sensor",
+)
 
 
 def measure_tool_layer(n: int) -> ToolLayerSize:
@@ -188,16 +199,28 @@ def measure_tool_layer(n: int) -> ToolLayerSize:
             return id
 
         server.add_tool(
-            fn, name=f"{verb}_{topic}_{i}",
+            fn,
+            name=f"{verb}_{topic}_{i}",
             description=f"{verb.capitalize()} {topic} records by id. Returns JSON with the "
-                        f"{topic} fields; use limit to bound how many come back.")
-    request = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {
-        META_PREFIX + "protocolVersion": MODERN, META_PREFIX + "clientCapabilities": {}}}}
+            f"{topic} fields; use limit to bound how many come back.",
+        )
+    request = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/list",
+        "params": {
+            "_meta": {
+                META_PREFIX + "protocolVersion": MODERN,
+                META_PREFIX + "clientCapabilities": {},
+            }
+        },
+    }
     line = server.handle_line(json.dumps(request))
     reply = json.loads(line or b"{}")
     tools = reply["result"]["tools"]
-    return ToolLayerSize(n, json_tokens(tools) if n else 0,
-                         json_tokens([t["name"] for t in tools]) if n else 0)
+    return ToolLayerSize(
+        n, json_tokens(tools) if n else 0, json_tokens([t["name"] for t in tools]) if n else 0
+    )
 
 
 def defer_tools(setting: str | None, definition_tokens: int, context_window: int = 200_000) -> bool:

@@ -21,8 +21,12 @@ __all__ = ["agent_server", "runs_of"]
 _RUNS: dict[int, list[RunResult]] = {}
 
 
-def agent_server(name: str, make_model: Callable[[], Model],
-                 make_options: Callable[[], AgentOptions], description: str) -> Server:
+def agent_server(
+    name: str,
+    make_model: Callable[[], Model],
+    make_options: Callable[[], AgentOptions],
+    description: str,
+) -> Server:
     """A server whose ``ask(prompt)`` runs a fresh inner loop and returns its final text.
 
     ``make_model`` and ``make_options`` are called once per call, so no state leaks
@@ -38,11 +42,16 @@ def agent_server(name: str, make_model: Callable[[], Model],
         runs.append(result)
         return result.final_text or "(no answer)"
 
-    server.add_tool(ask, name="ask", description=description,
-                    input_schema={"type": "object",
-                                  "properties": {"prompt": {"type": "string",
-                                                            "description": "the task, in full"}},
-                                  "required": ["prompt"]})
+    server.add_tool(
+        ask,
+        name="ask",
+        description=description,
+        input_schema={
+            "type": "object",
+            "properties": {"prompt": {"type": "string", "description": "the task, in full"}},
+            "required": ["prompt"],
+        },
+    )
     return server
 
 

@@ -62,8 +62,9 @@ class LayerVerdict:
     reason: str
 
 
-def check_layers(tool: str, policy: AccessPolicy, plan: str,
-                 grants: Iterable[str] = ()) -> LayerVerdict:
+def check_layers(
+    tool: str, policy: AccessPolicy, plan: str, grants: Iterable[str] = ()
+) -> LayerVerdict:
     """Plan first, then session: the verdict for one ``tool``. Raises ``KeyError`` for an
     unknown plan."""
     included = policy.plan_tools(plan)
@@ -74,15 +75,17 @@ def check_layers(tool: str, policy: AccessPolicy, plan: str,
     return LayerVerdict(tool, True, None, "visible")
 
 
-def visible_tools(tools: Iterable[str], policy: AccessPolicy, plan: str,
-                  grants: Iterable[str] = ()) -> list[str]:
+def visible_tools(
+    tools: Iterable[str], policy: AccessPolicy, plan: str, grants: Iterable[str] = ()
+) -> list[str]:
     """The tools of ``tools`` that pass both list layers, in their order."""
     granted = set(grants)
     return [t for t in tools if check_layers(t, policy, plan, granted).visible]
 
 
-def either_filter(tools: Iterable[str], policy: AccessPolicy, plan: str,
-                  grants: Iterable[str] = ()) -> list[str]:
+def either_filter(
+    tools: Iterable[str], policy: AccessPolicy, plan: str, grants: Iterable[str] = ()
+) -> list[str]:
     """The loose rule: a tool is shown when the plan includes it **or** it was granted.
 
     Tools needing a grant are still hidden until granted when the plan includes them;

@@ -22,18 +22,24 @@ __all__ = ["interpreter_server", "last_results"]
 _RESULTS: dict[int, list[SandboxResult]] = {}
 
 
-def interpreter_server(limits: Limits | None = None, environ: Mapping[str, str] | None = None,
-                       isolate_network: bool = True) -> Server:
+def interpreter_server(
+    limits: Limits | None = None,
+    environ: Mapping[str, str] | None = None,
+    isolate_network: bool = True,
+) -> Server:
     """A server whose ``execute_code`` runs Python under ``limits`` (default :class:`Limits`).
 
     ``environ`` is the whole environment of each run (default: the sandbox's minimal one).
     Returns the :class:`Server`; runs are recorded for :func:`last_results`.
     """
     limits = limits or Limits()
-    server = Server("code-interpreter", "0.1.0",
-                    instructions=f"Runs Python in a throw-away sandbox: {limits.wall_seconds} s "
-                                 f"wall, {limits.cpu_seconds} s CPU, {limits.memory_mb} MB, "
-                                 f"{limits.output_bytes} bytes of output, no network.")
+    server = Server(
+        "code-interpreter",
+        "0.1.0",
+        instructions=f"Runs Python in a throw-away sandbox: {limits.wall_seconds} s "
+        f"wall, {limits.cpu_seconds} s CPU, {limits.memory_mb} MB, "
+        f"{limits.output_bytes} bytes of output, no network.",
+    )
     history: list[SandboxResult] = []
     _RESULTS[id(server)] = history
 
@@ -46,8 +52,9 @@ def interpreter_server(limits: Limits | None = None, environ: Mapping[str, str] 
             code: the whole program; print what you want to see
         """
         with tempfile.TemporaryDirectory(prefix="mcpmini-interp-") as workspace:
-            result = run_python(code, workspace, limits, environ=environ,
-                                isolate_network=isolate_network)
+            result = run_python(
+                code, workspace, limits, environ=environ, isolate_network=isolate_network
+            )
         history.append(result)
         if not result.ok:
             raise RuntimeError(result.as_text())

@@ -121,8 +121,10 @@ class _Run:
         self.owned_clients: list[Any] = []
         self.table: dict[str, _Entry] = {}
         PermissionMode.parse(options.permission_mode)  # an unknown mode fails before any call
-        self.rules = PermissionRules(allow=tuple(parse_rule(r) for r in options.allowed_tools),
-                                     deny=tuple(parse_rule(r) for r in options.disallowed_tools))
+        self.rules = PermissionRules(
+            allow=tuple(parse_rule(r) for r in options.allowed_tools),
+            deny=tuple(parse_rule(r) for r in options.disallowed_tools),
+        )
 
     # --- setting up the tool table -----------------------------------------------------
 
@@ -138,9 +140,14 @@ class _Run:
             client = self._client(server_name, target)
             for d in client.list_tools():
                 name = mcp_tool_name(server_name, d["name"])
-                definition = {"name": name, "description": d.get("description", ""),
-                              "input_schema": d.get("inputSchema", {"type": "object"})}
-                self.add(name, _Entry(definition, _mcp_call(client, d["name"], self.o.tool_timeout)))
+                definition = {
+                    "name": name,
+                    "description": d.get("description", ""),
+                    "input_schema": d.get("inputSchema", {"type": "object"}),
+                }
+                self.add(
+                    name, _Entry(definition, _mcp_call(client, d["name"], self.o.tool_timeout))
+                )
         for name in self.o.disallowed_tools:
             self.table.pop(name, None)
         choice = self.o.tool_choice
@@ -158,19 +165,25 @@ class _Run:
         elif isinstance(target, Mapping):  # a `.mcp.json` server entry (already expanded)
             kind = target.get("type", "stdio")
             if kind in ("http", "streamable-http") and isinstance(target.get("url"), str):
-                transport: Any = HttpTransport(target["url"], target.get("headers") or {},
-                                               timeout=self.o.tool_timeout)
+                transport: Any = HttpTransport(
+                    target["url"], target.get("headers") or {}, timeout=self.o.tool_timeout
+                )
             elif kind == "stdio" and isinstance(target.get("command"), str):
-                transport = StdioTransport([target["command"], *target.get("args", [])],
-                                           env=target.get("env"))
+                transport = StdioTransport(
+                    [target["command"], *target.get("args", [])], env=target.get("env")
+                )
             else:
-                raise ConfigError(f"mcp_servers[{name!r}]: type {kind!r} needs a url (http) or a "
-                                  "command (stdio)", path=f"mcp_servers.{name}")
+                raise ConfigError(
+                    f"mcp_servers[{name!r}]: type {kind!r} needs a url (http) or a command (stdio)",
+                    path=f"mcp_servers.{name}",
+                )
             client = Client(transport, timeout=self.o.tool_timeout)
             self.owned_clients.append(client)
         else:
-            raise ConfigError(f"mcp_servers[{name!r}] must be an mcpmini Client, Server or a "
-                              ".mcp.json entry", path=f"mcp_servers.{name}")
+            raise ConfigError(
+                f"mcp_servers[{name!r}] must be an mcpmini Client, Server or a .mcp.json entry",
+                path=f"mcp_servers.{name}",
+            )
         if client.connection is None:
             client.connect()
         return client
@@ -185,15 +198,30 @@ class _Run:
     def call_model(self) -> list[dict[str, Any]]:
         tools = self.tool_layer()
         choice = self.o.tool_choice
-        tool_choice = {"type": choice} if choice in ("auto", "any") else {"type": "tool", "name": choice}
+        tool_choice = (
+            {"type": choice} if choice in ("auto", "any") else {"type": "tool", "name": choice}
+        )
         messages = json.loads(json.dumps(self.messages))  # the model gets a copy
         request = ModelRequest(self.o.system_prompt, tools, messages, tool_choice)
-        segments = (json.dumps(tools, ensure_ascii=False), self.o.system_prompt,
-                    *(json.dumps(m, ensure_ascii=False) for m in self.messages))
-        self.requests.append(RequestRecord(len(self.requests) + 1, estimate_tokens(self.o.system_prompt),
-                                           json_tokens(tools), json_tokens(self.messages), segments))
-        self.event(Step.MODEL_CALL, None, f"request {len(self.requests)}: "
-                   f"{self.requests[-1].total_tokens} tokens")
+        segments = (
+            json.dumps(tools, ensure_ascii=False),
+            self.o.system_prompt,
+            *(json.dumps(m, ensure_ascii=False) for m in self.messages),
+        )
+        self.requests.append(
+            RequestRecord(
+                len(self.requests) + 1,
+                estimate_tokens(self.o.system_prompt),
+                json_tokens(tools),
+                json_tokens(self.messages),
+                segments,
+            )
+        )
+        self.event(
+            Step.MODEL_CALL,
+            None,
+            f"request {len(self.requests)}: {self.requests[-1].total_tokens} tokens",
+        )
         return self.model(request)
 
     def event(self, step: Step, tool: str | None, detail: str) -> None:
@@ -203,6 +231,7 @@ class _Run:
 
     def check_reply(self, reply: Any) -> tuple[list[dict[str, Any]], dict[str, str]]:
         """Repair the reply (see :func:`repair_reply`); return its blocks and bad calls."""
+
         def fresh() -> str:
             self.fixed += 1
             return f"toolu_loop_{self.fixed:03d}"
@@ -216,23 +245,39 @@ class _Run:
 
     def base(self, event: str) -> dict[str, Any]:
         """The common input fields of ``event`` in this run."""
-        return {"session_id": self.o.session_id, "hook_event_name": event,
-                "permission_mode": self.o.permission_mode}
+        return {
+            "session_id": self.o.session_id,
+            "hook_event_name": event,
+            "permission_mode": self.o.permission_mode,
+        }
 
-    def hooks(self, event: str, payload: dict[str, Any],
-              tool_use_id: str | None = None) -> EventResult | None:
+    def hooks(
+        self, event: str, payload: dict[str, Any], tool_use_id: str | None = None
+    ) -> EventResult | None:
         if not has_hooks(self.o.hooks, event):
             return None
-        return run_hooks(self.o.hooks, event, {**self.base(event), **payload},
-                         tool_use_id=tool_use_id, project_dir=self.o.cwd or None,
-                         environ=self.o.env)
+        return run_hooks(
+            self.o.hooks,
+            event,
+            {**self.base(event), **payload},
+            tool_use_id=tool_use_id,
+            project_dir=self.o.cwd or None,
+            environ=self.o.env,
+        )
 
-    def execute(self, use: dict[str, Any], problem: str | None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    def execute(
+        self, use: dict[str, Any], problem: str | None
+    ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         tid, name, tool_input = use["id"], use["name"], use["input"]
         extra: list[dict[str, Any]] = []
 
         def error(text: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-            return {"type": "tool_result", "tool_use_id": tid, "content": text, "is_error": True}, extra
+            return {
+                "type": "tool_result",
+                "tool_use_id": tid,
+                "content": text,
+                "is_error": True,
+            }, extra
 
         if problem is not None:
             return error(f"Malformed tool call: {problem}.")
@@ -242,18 +287,37 @@ class _Run:
             return error(f"Unknown tool {name!r}. Available: {', '.join(self.table) or 'none'}.")
         if self.o.tool_search and name not in self.loaded:
             self.loaded.add(name)
-            extra.append({"type": "text", "text": "Tool definition loaded: "
-                          + json.dumps(entry.definition, ensure_ascii=False)})
-            self.event(Step.DEFINITION_LOADED, name, f"{json_tokens(entry.definition)} tokens appended")
+            extra.append(
+                {
+                    "type": "text",
+                    "text": "Tool definition loaded: "
+                    + json.dumps(entry.definition, ensure_ascii=False),
+                }
+            )
+            self.event(
+                Step.DEFINITION_LOADED, name, f"{json_tokens(entry.definition)} tokens appended"
+            )
         hooks = self.o.hooks if has_hooks(self.o.hooks, "PreToolUse") else None
-        decided = decide(hooks, name, tool_input, payload={**self.base("PreToolUse"),
-                                                           "tool_use_id": tid},
-                         rules=self.rules, mode=self.o.permission_mode, cwd=self.o.cwd,
-                         home=(self.o.env if self.o.env is not None else os.environ).get("HOME"),
-                         tool_use_id=tid, project_dir=self.o.cwd or None, environ=self.o.env)
+        decided = decide(
+            hooks,
+            name,
+            tool_input,
+            payload={**self.base("PreToolUse"), "tool_use_id": tid},
+            rules=self.rules,
+            mode=self.o.permission_mode,
+            cwd=self.o.cwd,
+            home=(self.o.env if self.o.env is not None else os.environ).get("HOME"),
+            tool_use_id=tid,
+            project_dir=self.o.cwd or None,
+            environ=self.o.env,
+        )
         pre = decided.hooks
         if pre is not None:
-            self.event(Step.PRE_TOOL_USE, name, f"{len(pre.ran)} ran, decision={pre.decision}, blocked={pre.blocked}")
+            self.event(
+                Step.PRE_TOOL_USE,
+                name,
+                f"{len(pre.ran)} ran, decision={pre.decision}, blocked={pre.blocked}",
+            )
             extra += [{"type": "text", "text": c} for c in pre.additional_context]
         assert decided.gate is not None
         decision, reason, tool_input = self.permission(name, tool_input, decided.gate)
@@ -265,8 +329,16 @@ class _Run:
         # PostToolUse after a success, PostToolUseFailure after a failed run (not a denial).
         event = "PostToolUseFailure" if result["is_error"] else "PostToolUse"
         field_ = "error" if result["is_error"] else "tool_response"
-        post = self.hooks(event, {"tool_name": name, "tool_input": tool_input,
-                                  field_: result["content"], "tool_use_id": tid}, tid)
+        post = self.hooks(
+            event,
+            {
+                "tool_name": name,
+                "tool_input": tool_input,
+                field_: result["content"],
+                "tool_use_id": tid,
+            },
+            tid,
+        )
         if post is not None:
             self.event(Step.POST_TOOL_USE, name, f"{event}: blocked={post.blocked}")
             # The tool already ran, so nothing is undone; but a hook's exit-2 stderr or
@@ -275,16 +347,20 @@ class _Run:
             extra += [{"type": "text", "text": f"{event} hook: {n}"} for n in notes]
         return self.truncate(result), extra
 
-    def permission(self, name: str, tool_input: dict[str, Any],
-                   verdict: GateResult) -> tuple[str, str, dict[str, Any]]:
+    def permission(
+        self, name: str, tool_input: dict[str, Any], verdict: GateResult
+    ) -> tuple[str, str, dict[str, Any]]:
         """The gate's verdict as (allow|deny, reason, input to run with); ``ask`` goes to
         ``on_ask``."""
         tool_input = dict(verdict.tool_input if verdict.tool_input is not None else tool_input)
         reason = f"{verdict.reason} [{verdict.decided_by}]"
         if verdict.final == "ask":
             if self.o.on_ask is None:
-                return "deny", (f"{reason}; approval needed and no one to ask " \
-                               "(set on_ask or allowed_tools)"), tool_input
+                return (
+                    "deny",
+                    (f"{reason}; approval needed and no one to ask (set on_ask or allowed_tools)"),
+                    tool_input,
+                )
             if self.o.on_ask(name, dict(tool_input)):
                 return "allow", f"{reason}; approved by on_ask", tool_input
             return "deny", f"{reason}; refused by on_ask", tool_input
@@ -306,8 +382,10 @@ class _Run:
             where = str(path)
         size = estimate_tokens(text)
         self.event(Step.TRUNCATED, None, f"{size} > {limit} tokens, full text in {where}")
-        note = (f"\n[truncated: {size} tokens exceed the limit of {limit}; "
-                f"the full result is kept in {where}]")
+        note = (
+            f"\n[truncated: {size} tokens exceed the limit of {limit}; "
+            f"the full result is kept in {where}]"
+        )
         return dict(result, content=kept + note)
 
     # --- the loop ---------------------------------------------------------------------------
@@ -342,19 +420,42 @@ class _Run:
                 if stop is not None:
                     self.event(Step.STOP, None, f"blocked={stop.blocked}")
                 stop_blocks = stop_blocks + 1 if stop is not None and stop.blocked else 0
-                if (not stop_blocks or stop_blocks > STOP_BLOCK_CAP
-                        or (limit is not None and self.turn >= limit)):
+                if (
+                    not stop_blocks
+                    or stop_blocks > STOP_BLOCK_CAP
+                    or (limit is not None and self.turn >= limit)
+                ):
                     return self.result(StopReason.END_TURN, calls)
                 # A blocking Stop hook keeps the loop going; that counts as a turn, so
                 # the bound of T + 1 model calls still holds.
                 self.turn += 1
-                self.messages.append({"role": "user", "content": [
-                    {"type": "text", "text": f"Stop hook: {(stop and stop.reason) or 'continue'}"}]})
+                self.messages.append(
+                    {
+                        "role": "user",
+                        "content": [
+                            {
+                                "type": "text",
+                                "text": f"Stop hook: {(stop and stop.reason) or 'continue'}",
+                            }
+                        ],
+                    }
+                )
                 continue
             if limit is not None and self.turn >= limit:
-                self.messages.append({"role": "user", "content": [
-                    {"type": "tool_result", "tool_use_id": u["id"], "is_error": True,
-                     "content": f"Not run: max_turns ({limit}) reached."} for u in uses]})
+                self.messages.append(
+                    {
+                        "role": "user",
+                        "content": [
+                            {
+                                "type": "tool_result",
+                                "tool_use_id": u["id"],
+                                "is_error": True,
+                                "content": f"Not run: max_turns ({limit}) reached.",
+                            }
+                            for u in uses
+                        ],
+                    }
+                )
                 self.check_pairing()
                 return self.result(StopReason.MAX_TURNS, calls)
             self.turn += 1
@@ -374,19 +475,27 @@ class _Run:
             raise PairingError(violations)
 
     def result(self, reason: StopReason, calls: int) -> RunResult:
-        return RunResult(self.messages, self.events, self.requests, reason, calls, self.turn,
-                         self.full_results)
+        return RunResult(
+            self.messages, self.events, self.requests, reason, calls, self.turn, self.full_results
+        )
 
 
 def _local_call(tool: Tool) -> Callable[[dict[str, Any], str], dict[str, Any]]:
     def call(tool_input: dict[str, Any], tid: str) -> dict[str, Any]:
         out: ToolResult = tool.run(tool_input)
-        return {"type": "tool_result", "tool_use_id": tid, "content": out.content,
-                "is_error": out.is_error}
+        return {
+            "type": "tool_result",
+            "tool_use_id": tid,
+            "content": out.content,
+            "is_error": out.is_error,
+        }
+
     return call
 
 
-def _mcp_call(client: Any, tool: str, timeout: float) -> Callable[[dict[str, Any], str], dict[str, Any]]:
+def _mcp_call(
+    client: Any, tool: str, timeout: float
+) -> Callable[[dict[str, Any], str], dict[str, Any]]:
     from ..mcp import OutcomeKind, ToolOutcome, to_tool_result
 
     def call(tool_input: dict[str, Any], tid: str) -> dict[str, Any]:
@@ -395,6 +504,7 @@ def _mcp_call(client: Any, tool: str, timeout: float) -> Callable[[dict[str, Any
         except McpminiError as exc:  # e.g. the server process is gone
             outcome = ToolOutcome(OutcomeKind.NO_ANSWER, tool, reason=str(exc))
         return to_tool_result(outcome, tid)
+
     return call
 
 

@@ -57,6 +57,7 @@ class ModelRequest:
 
 Model = Callable[[ModelRequest], list[dict[str, Any]]]
 
+
 class _Ids:
     """Tool-use ids ``toolu_0001``, ``toolu_0002``… counted per model, so runs repeat exactly."""
 
@@ -101,8 +102,10 @@ class ConstantModel:
         self.calls += 1
         if isinstance(self.reply, str):
             return [{"type": "text", "text": self.reply}]
-        return [dict(b, id=self._ids.next()) if b.get("type") == "tool_use" else dict(b)
-                for b in self.reply]
+        return [
+            dict(b, id=self._ids.next()) if b.get("type") == "tool_use" else dict(b)
+            for b in self.reply
+        ]
 
 
 class AlwaysToolModel:
@@ -121,7 +124,38 @@ class AlwaysToolModel:
 
 # ASCII words, katakana runs and kanji runs; hiragana (mostly particles) separates them.
 _WORD = re.compile(r"[a-z0-9]+|[\u30a0-\u30ff]+|[\u4e00-\u9fff]+")
-_STOP = frozenset(["a", "an", "the", "of", "to", "for", "and", "or", "in", "on", "at", "by", "with", "is", "are", "be", "it", "this", "that", "from", "as", "use", "when", "tool", "tools", "get", "returns", "return"])
+_STOP = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "of",
+        "to",
+        "for",
+        "and",
+        "or",
+        "in",
+        "on",
+        "at",
+        "by",
+        "with",
+        "is",
+        "are",
+        "be",
+        "it",
+        "this",
+        "that",
+        "from",
+        "as",
+        "use",
+        "when",
+        "tool",
+        "tools",
+        "get",
+        "returns",
+        "return",
+    ]
+)
 
 
 def words(text: str) -> set[str]:
@@ -197,8 +231,11 @@ class RouterModel:
     a named tool is called whatever the overlap. ``routes`` records each decision.
     """
 
-    def __init__(self, arguments: Mapping[str, Mapping[str, Any]] | None = None,
-                 default_input: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        arguments: Mapping[str, Mapping[str, Any]] | None = None,
+        default_input: Mapping[str, Any] | None = None,
+    ) -> None:
         self.arguments = {k: dict(v) for k, v in (arguments or {}).items()}
         self.default_input = dict(default_input or {})
         self.routes: list[Route] = []
@@ -209,7 +246,9 @@ class RouterModel:
         blocks = last["content"] if isinstance(last.get("content"), list) else []
         results = [b for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"]
         if results:
-            return [{"type": "text", "text": " / ".join(str(r.get("content", "")) for r in results)}]
+            return [
+                {"type": "text", "text": " / ".join(str(r.get("content", "")) for r in results)}
+            ]
         text = " ".join(_texts(request.messages[-1:])) if request.messages else ""
         decision = route(text, request.tools)
         self.routes.append(decision)
@@ -231,8 +270,11 @@ def _texts(messages: Sequence[Mapping[str, Any]]) -> list[str]:
         if isinstance(content, str):
             out.append(content)
         elif isinstance(content, list):
-            out.extend(str(b.get("text", "")) for b in content
-                       if isinstance(b, dict) and b.get("type") == "text")
+            out.extend(
+                str(b.get("text", ""))
+                for b in content
+                if isinstance(b, dict) and b.get("type") == "text"
+            )
     return out
 
 
@@ -247,8 +289,9 @@ class AnthropicModel:
     def __init__(self, model: str, environ: Mapping[str, str], max_tokens: int = 1024) -> None:
         key = environ.get("ANTHROPIC_API_KEY")
         if not key:
-            raise ConfigError("ANTHROPIC_API_KEY is not set", source="environ",
-                              path="ANTHROPIC_API_KEY")
+            raise ConfigError(
+                "ANTHROPIC_API_KEY is not set", source="environ", path="ANTHROPIC_API_KEY"
+            )
         try:
             import anthropic  # type: ignore[import-not-found,unused-ignore]
         except ImportError:
@@ -259,7 +302,11 @@ class AnthropicModel:
 
     def __call__(self, request: ModelRequest) -> list[dict[str, Any]]:
         reply = self._client.messages.create(
-            model=self.model, max_tokens=self.max_tokens, system=request.system,
+            model=self.model,
+            max_tokens=self.max_tokens,
+            system=request.system,
             tools=[t for t in request.tools if "input_schema" in t],
-            tool_choice=request.tool_choice, messages=request.messages)
+            tool_choice=request.tool_choice,
+            messages=request.messages,
+        )
         return [json.loads(block.model_dump_json()) for block in reply.content]

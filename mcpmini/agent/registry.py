@@ -54,13 +54,17 @@ _OUTSIDE = re.compile(r"[^A-Za-z0-9_-]")
 class NameStyle(StrEnum):
     """How a host turns ``(server, tool)`` into the name the model sees."""
 
-    PLAIN = "plain"              # the bare tool name, no namespace (what collides)
+    PLAIN = "plain"  # the bare tool name, no namespace (what collides)
     DOUBLE_UNDERSCORE = "double_underscore"  # server__tool, as many home-made hosts do
     CLAUDE_CODE = "claude_code"  # mcp__server__tool, [^A-Za-z0-9_-] replaced by _
 
 
-def exposed_name(server: str, tool: str, style: NameStyle = NameStyle.DOUBLE_UNDERSCORE,
-                 plugin: str | None = None) -> str:
+def exposed_name(
+    server: str,
+    tool: str,
+    style: NameStyle = NameStyle.DOUBLE_UNDERSCORE,
+    plugin: str | None = None,
+) -> str:
     """The name a model sees for ``tool`` of ``server`` under ``style``.
 
     For :attr:`NameStyle.CLAUDE_CODE`, a server bundled by ``plugin`` becomes
@@ -90,9 +94,9 @@ def split_name(name: str, style: NameStyle = NameStyle.DOUBLE_UNDERSCORE) -> tup
 class NameProblemKind(StrEnum):
     """What can be wrong with an exposed tool name."""
 
-    COLLISION = "collision"              # two (server, tool) pairs give the same name
+    COLLISION = "collision"  # two (server, tool) pairs give the same name
     AMBIGUOUS_SPLIT = "ambiguous_split"  # splitting at the first __ gives another pair
-    TOO_LONG = "too_long"                # more than MAX_TOOL_NAME characters
+    TOO_LONG = "too_long"  # more than MAX_TOOL_NAME characters
     INVALID_CHARACTERS = "invalid_characters"  # outside [A-Za-z0-9_-]
 
 
@@ -109,9 +113,11 @@ class NameProblem:
         return f"{self.kind.value}: {self.name} ({who})"
 
 
-def name_problems(pairs: Iterable[tuple[str, str]],
-                  style: NameStyle = NameStyle.DOUBLE_UNDERSCORE,
-                  plugins: Mapping[str, str] | None = None) -> list[NameProblem]:
+def name_problems(
+    pairs: Iterable[tuple[str, str]],
+    style: NameStyle = NameStyle.DOUBLE_UNDERSCORE,
+    plugins: Mapping[str, str] | None = None,
+) -> list[NameProblem]:
     """Every problem of the names ``style`` gives to the ``(server, tool)`` pairs.
 
     ``plugins`` maps a server to the plugin bundling it (Claude Code's style only).
@@ -146,16 +152,18 @@ def name_problems(pairs: Iterable[tuple[str, str]],
 
 # --- identity -----------------------------------------------------------------------------
 
+
 class Merge(StrEnum):
     """Who wins when the model's arguments and the host's identity set the same key."""
 
     MODEL_WINS = "model_wins"  # {**identity, **arguments}: a prompt can name another user
-    HOST_WINS = "host_wins"    # {**arguments, **identity}: the signed-in user always wins
-    REJECT = "reject"          # a model-supplied identity key that differs refuses the call
+    HOST_WINS = "host_wins"  # {**arguments, **identity}: the signed-in user always wins
+    REJECT = "reject"  # a model-supplied identity key that differs refuses the call
 
 
-def inject(arguments: Mapping[str, Any], identity: Mapping[str, Any],
-           merge: Merge = Merge.HOST_WINS) -> dict[str, Any]:
+def inject(
+    arguments: Mapping[str, Any], identity: Mapping[str, Any], merge: Merge = Merge.HOST_WINS
+) -> dict[str, Any]:
     """The arguments the server receives: the model's ``arguments`` merged with ``identity``.
 
     Raises :class:`PermissionError` under :attr:`Merge.REJECT` when the model set an
@@ -184,6 +192,7 @@ def hide_fields(schema: Mapping[str, Any], keys: Iterable[str]) -> dict[str, Any
 
 
 # --- big results ----------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Truncated:
@@ -218,8 +227,10 @@ def truncate_result(text: str, max_tokens: int, store: str | Path, key: str) -> 
     if not key or "/" in key or key.startswith("."):
         raise ValueError(f"key must be a plain file name, not {key!r}")
     path = Path(store) / f"{key}.txt"
-    note = (f"\n[truncated: about {full} tokens in total; the full result is saved as "
-            f"{path}. Ask for a later part instead of repeating the call.]")
+    note = (
+        f"\n[truncated: about {full} tokens in total; the full result is saved as "
+        f"{path}. Ask for a later part instead of repeating the call.]"
+    )
     room = max_tokens - estimate_tokens(note)
     if room <= 0:
         raise ValueError(f"max_tokens={max_tokens} cannot even hold the pointer")
@@ -230,6 +241,7 @@ def truncate_result(text: str, max_tokens: int, store: str | Path, key: str) -> 
 
 
 # --- the registry -------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class ExposedTool:
@@ -243,8 +255,11 @@ class ExposedTool:
 
     def definition(self) -> dict[str, Any]:
         """The definition in the Messages API's shape (name, description, input_schema)."""
-        return {"name": self.name, "description": self.description,
-                "input_schema": dict(self.input_schema)}
+        return {
+            "name": self.name,
+            "description": self.description,
+            "input_schema": dict(self.input_schema),
+        }
 
 
 @dataclass
@@ -279,8 +294,11 @@ class Registry:
         elif isinstance(target, Client):
             client = target
         else:
-            client = Client(StdioTransport(list(target)), timeout=self.timeout,
-                            discover_timeout=min(self.timeout, 5.0))
+            client = Client(
+                StdioTransport(list(target)),
+                timeout=self.timeout,
+                discover_timeout=min(self.timeout, 5.0),
+            )
         try:
             if client.connection is None:
                 client.connect()
@@ -302,10 +320,16 @@ class Registry:
         out = []
         for server, tools in self.cache.items():
             for t in tools:
-                schema = hide_fields(t.get("inputSchema") or {"type": "object"},
-                                     self.identity_keys)
-                out.append(ExposedTool(exposed_name(server, t["name"], self.style), server,
-                                       t["name"], t.get("description") or "", schema))
+                schema = hide_fields(t.get("inputSchema") or {"type": "object"}, self.identity_keys)
+                out.append(
+                    ExposedTool(
+                        exposed_name(server, t["name"], self.style),
+                        server,
+                        t["name"],
+                        t.get("description") or "",
+                        schema,
+                    )
+                )
         return out
 
     def definitions(self, visible: Iterable[str] | None = None) -> list[dict[str, Any]]:
@@ -323,8 +347,9 @@ class Registry:
             raise KeyError(f"unknown tool {exposed!r}")
         return self._table[exposed]
 
-    def call(self, exposed: str, arguments: Mapping[str, Any],
-             identity: Mapping[str, Any] | None = None) -> ToolOutcome:
+    def call(
+        self, exposed: str, arguments: Mapping[str, Any], identity: Mapping[str, Any] | None = None
+    ) -> ToolOutcome:
         """Call the tool behind ``exposed`` with ``arguments`` merged with ``identity``.
 
         Never raises for the server or the model: an unknown name or a refused identity
@@ -335,8 +360,11 @@ class Registry:
             args = inject(arguments, identity or {}, self.merge)
         except (KeyError, PermissionError) as exc:
             text = exc.args[0] if exc.args else str(exc)
-            return ToolOutcome(OutcomeKind.TOOL_ERROR, exposed,
-                               ({"type": "text", "text": f"host refused: {text}"},))
+            return ToolOutcome(
+                OutcomeKind.TOOL_ERROR,
+                exposed,
+                ({"type": "text", "text": f"host refused: {text}"},),
+            )
         try:
             return self.clients[server].call_tool(tool, args, timeout=self.timeout)
         except McpminiError as exc:
@@ -356,4 +384,3 @@ class Registry:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-

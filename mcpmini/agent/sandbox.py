@@ -46,8 +46,10 @@ __all__ = [
     "run_python",
 ]
 
-NOT_ISOLATED = ("warning: bubblewrap is not available here, so this program ran WITHOUT "
-                "isolation (only time, CPU, memory and output limits)")
+NOT_ISOLATED = (
+    "warning: bubblewrap is not available here, so this program ran WITHOUT "
+    "isolation (only time, CPU, memory and output limits)"
+)
 
 
 class SandboxWarning(UserWarning):
@@ -72,11 +74,11 @@ class Limits:
 class SandboxOutcome(enum.Enum):
     """How a sandboxed run ended."""
 
-    OK = "ok"                      # exit code 0
-    ERROR = "error"                # non-zero exit code (an exception, sys.exit(n))
-    MEMORY = "memory"              # MemoryError under RLIMIT_AS
-    CPU_LIMIT = "cpu_limit"        # killed by the kernel at RLIMIT_CPU
-    TIMEOUT = "timeout"            # wall-clock deadline passed; we killed it
+    OK = "ok"  # exit code 0
+    ERROR = "error"  # non-zero exit code (an exception, sys.exit(n))
+    MEMORY = "memory"  # MemoryError under RLIMIT_AS
+    CPU_LIMIT = "cpu_limit"  # killed by the kernel at RLIMIT_CPU
+    TIMEOUT = "timeout"  # wall-clock deadline passed; we killed it
     OUTPUT_LIMIT = "output_limit"  # wrote more than output_bytes; we killed it
 
 
@@ -181,9 +183,25 @@ def confine(
     """
     exe = bwrap or _bwrap() or "bwrap"
     ws = os.fspath(Path(workspace).resolve())
-    cmd = [exe, "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc",
-           "--unshare-uts", "--unshare-cgroup-try", "--uid", "65534", "--gid", "65534",
-           "--hostname", "sandbox", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+    cmd = [
+        exe,
+        "--unshare-user",
+        "--unshare-pid",
+        "--unshare-net",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--uid",
+        "65534",
+        "--gid",
+        "65534",
+        "--hostname",
+        "sandbox",
+        "--die-with-parent",
+        "--new-session",
+        "--cap-drop",
+        "ALL",
+    ]
     for path in _SYSTEM:
         if os.path.isdir(path) and not os.path.islink(path):
             cmd += ["--ro-bind", path, path]
@@ -191,8 +209,24 @@ def confine(
             cmd += ["--symlink", os.readlink(path), path]
     for path, is_dir in _hidden_in_etc():
         cmd += ["--tmpfs", path] if is_dir else ["--ro-bind", "/dev/null", path]
-    cmd += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/home",
-            "--tmpfs", "/root", "--tmpfs", "/run", "--tmpfs", "/var", "--dir", HOME]
+    cmd += [
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--tmpfs",
+        "/tmp",
+        "--tmpfs",
+        "/home",
+        "--tmpfs",
+        "/root",
+        "--tmpfs",
+        "/run",
+        "--tmpfs",
+        "/var",
+        "--dir",
+        HOME,
+    ]
     extra = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, *read_only)}
     for path in sorted(extra):
         if not any(path == s or path.startswith(s + "/") for s in _SYSTEM) and os.path.exists(path):
@@ -240,23 +274,46 @@ def run_python(
     isolated = isolate and bubblewrap_available()
     if require_isolation and not isolated:
         raise RuntimeError("isolation was required but bubblewrap is not available here")
-    inner = [sys.executable, "-I", "-c", _BOOT, str(limits.cpu_seconds),
-             str(limits.memory_mb * 1024 * 1024), code]
+    inner = [
+        sys.executable,
+        "-I",
+        "-c",
+        _BOOT,
+        str(limits.cpu_seconds),
+        str(limits.memory_mb * 1024 * 1024),
+        code,
+    ]
     if isolated:
         argv, net = confine(inner, cwd), True
     elif isolate_network and network_isolation_available():
-        argv, net = [shutil.which("unshare") or "unshare", "--user", "--map-root-user",
-                     "--net", *inner], True
+        argv, net = (
+            [shutil.which("unshare") or "unshare", "--user", "--map-root-user", "--net", *inner],
+            True,
+        )
     else:
         argv, net = inner, False
     if not isolated:
         warnings.warn(NOT_ISOLATED, SandboxWarning, stacklevel=2)
-    env = dict(environ) if environ is not None else {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8",
-        "PYTHONIOENCODING": "utf-8", "HOME": HOME if isolated else os.fspath(cwd.resolve())}
-    done = process.run(argv, env=env, cwd=cwd, timeout=limits.wall_seconds,
-                       total_cap=limits.output_bytes, stop_at_cap=True, grace=0.0,
-                       after_exit=0.5)
+    env = (
+        dict(environ)
+        if environ is not None
+        else {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "LANG": "C.UTF-8",
+            "PYTHONIOENCODING": "utf-8",
+            "HOME": HOME if isolated else os.fspath(cwd.resolve()),
+        }
+    )
+    done = process.run(
+        argv,
+        env=env,
+        cwd=cwd,
+        timeout=limits.wall_seconds,
+        total_cap=limits.output_bytes,
+        stop_at_cap=True,
+        grace=0.0,
+        after_exit=0.5,
+    )
     if done.start_error is not None:
         raise OSError(f"cannot start the sandbox: {done.start_error}")
     out = done.stdout.decode("utf-8", "replace")

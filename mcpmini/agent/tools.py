@@ -66,8 +66,10 @@ class SwappedPathError(ToolError):
     """A path component became a symlink (or vanished) between the check and the use."""
 
     def __init__(self, path: str) -> None:
-        super().__init__(f"refused {path!r}: it changed to a symlink or moved between the "
-                         "permission check and the use; nothing was written or read")
+        super().__init__(
+            f"refused {path!r}: it changed to a symlink or moved between the "
+            "permission check and the use; nothing was written or read"
+        )
         self.path = path
 
 
@@ -94,8 +96,11 @@ class Tool:
 
     def definition(self) -> dict[str, Any]:
         """The definition sent to a model: ``name``, ``description``, ``input_schema``."""
-        return {"name": self.name, "description": self.description,
-                "input_schema": self.input_schema}
+        return {
+            "name": self.name,
+            "description": self.description,
+            "input_schema": self.input_schema,
+        }
 
     def run(self, tool_input: Any) -> ToolResult:
         """Validate ``tool_input`` and call the tool; never raises for a failing tool."""
@@ -180,8 +185,12 @@ class Workspace:
         """Write a checked path (folders created) without following a symlink put there."""
         with self._parent_fd(path, create=True) as parent:
             try:
-                fd = os.open(path.name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW,
-                             0o666, dir_fd=parent)
+                fd = os.open(
+                    path.name,
+                    os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW,
+                    0o666,
+                    dir_fd=parent,
+                )
             except OSError as exc:
                 if exc.errno == errno.ELOOP:
                     raise SwappedPathError(self.relative(path)) from None
@@ -208,16 +217,23 @@ json.dump(hits, sys.stdout)
 """
 
 
-def _python_grep(pattern: str, files: list[Path], cap: int,
-                 timeout: float) -> list[tuple[Path, int, str]]:
+def _python_grep(
+    pattern: str, files: list[Path], cap: int, timeout: float
+) -> list[tuple[Path, int, str]]:
     """Search with Python ``re`` in a child process, killed after ``timeout`` seconds."""
     job = json.dumps({"pattern": pattern, "files": [str(f) for f in files], "cap": cap})
-    done = run_process([sys.executable, "-I", "-c", _FALLBACK], stdin=job.encode(),
-                       timeout=timeout, cap=64 * 1024 * 1024, stop_at_cap=True)
+    done = run_process(
+        [sys.executable, "-I", "-c", _FALLBACK],
+        stdin=job.encode(),
+        timeout=timeout,
+        cap=64 * 1024 * 1024,
+        stop_at_cap=True,
+    )
     if done.ending is Ending.TIMEOUT:
         raise GrepTimeoutError(
             f"pattern {pattern!r} needs Python re (RE2 lacks its syntax) and took longer "
-            f"than {timeout:g} s; simplify it (no back-references or look-around)")
+            f"than {timeout:g} s; simplify it (no back-references or look-around)"
+        )
     if done.ending is not Ending.EXITED or done.exit_code != 0:
         detail = done.start_error or done.stderr.decode(errors="replace").strip().splitlines()[-1:]
         raise ToolError(f"search failed ({done.ending.value}): {detail}")
@@ -225,8 +241,12 @@ def _python_grep(pattern: str, files: list[Path], cap: int,
 
 
 def _schema(props: dict[str, Any], required: list[str]) -> dict[str, Any]:
-    return {"type": "object", "properties": props, "required": required,
-            "additionalProperties": False}
+    return {
+        "type": "object",
+        "properties": props,
+        "required": required,
+        "additionalProperties": False,
+    }
 
 
 _STR = {"type": "string"}
@@ -251,8 +271,11 @@ def builtin_tools(
     ws = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
 
     def hidden(path: Path) -> bool:
-        return rules is not None and rules.first(
-            "deny", "Read", {"file_path": str(path)}, cwd=str(ws.root), home=home) is not None
+        return (
+            rules is not None
+            and rules.first("deny", "Read", {"file_path": str(path)}, cwd=str(ws.root), home=home)
+            is not None
+        )
 
     def read(inp: dict[str, Any]) -> str:
         path = ws.resolve(inp["file_path"])
@@ -280,10 +303,13 @@ def builtin_tools(
         if count == 0:
             raise ToolError(f"old_string not found in {ws.relative(path)}")
         if count > 1 and not inp.get("replace_all", False):
-            raise ToolError(f"old_string occurs {count} times in {ws.relative(path)}; "
-                            "add surrounding text to make it unique or set replace_all")
-        ws.write_text(path, text.replace(old, new) if inp.get("replace_all") else
-                      text.replace(old, new, 1))
+            raise ToolError(
+                f"old_string occurs {count} times in {ws.relative(path)}; "
+                "add surrounding text to make it unique or set replace_all"
+            )
+        ws.write_text(
+            path, text.replace(old, new) if inp.get("replace_all") else text.replace(old, new, 1)
+        )
         return f"replaced {count if inp.get('replace_all') else 1} occurrence(s) in {ws.relative(path)}"
 
     def grep(inp: dict[str, Any]) -> str:
@@ -343,20 +369,56 @@ def builtin_tools(
         return ToolResult(result.as_text(), not result.ok)
 
     return [
-        Tool("Read", "Read a text file of the workspace; lines come numbered.",
-             _schema({"file_path": _STR, "offset": {"type": "integer", "minimum": 1},
-                      "limit": {"type": "integer", "minimum": 1}}, ["file_path"]), read),
-        Tool("Write", "Write a text file in the workspace, replacing it if it exists.",
-             _schema({"file_path": _STR, "content": _STR}, ["file_path", "content"]), write),
-        Tool("Edit", "Replace one exact, unique piece of text in a workspace file.",
-             _schema({"file_path": _STR, "old_string": _STR, "new_string": _STR,
-                      "replace_all": {"type": "boolean"}},
-                     ["file_path", "old_string", "new_string"]), edit),
-        Tool("Grep", "Search file contents in the workspace with a regular expression.",
-             _schema({"pattern": _STR, "path": _STR, "glob": _STR}, ["pattern"]), grep),
-        Tool("Glob", "Find workspace files by name pattern such as **/*.py.",
-             _schema({"pattern": _STR, "path": _STR}, ["pattern"]), glob),
-        Tool("Python", "Run Python code in a sandbox (time, CPU, memory and output "
-             "limits, no network) inside the workspace.",
-             _schema({"code": _STR}, ["code"]), python),
+        Tool(
+            "Read",
+            "Read a text file of the workspace; lines come numbered.",
+            _schema(
+                {
+                    "file_path": _STR,
+                    "offset": {"type": "integer", "minimum": 1},
+                    "limit": {"type": "integer", "minimum": 1},
+                },
+                ["file_path"],
+            ),
+            read,
+        ),
+        Tool(
+            "Write",
+            "Write a text file in the workspace, replacing it if it exists.",
+            _schema({"file_path": _STR, "content": _STR}, ["file_path", "content"]),
+            write,
+        ),
+        Tool(
+            "Edit",
+            "Replace one exact, unique piece of text in a workspace file.",
+            _schema(
+                {
+                    "file_path": _STR,
+                    "old_string": _STR,
+                    "new_string": _STR,
+                    "replace_all": {"type": "boolean"},
+                },
+                ["file_path", "old_string", "new_string"],
+            ),
+            edit,
+        ),
+        Tool(
+            "Grep",
+            "Search file contents in the workspace with a regular expression.",
+            _schema({"pattern": _STR, "path": _STR, "glob": _STR}, ["pattern"]),
+            grep,
+        ),
+        Tool(
+            "Glob",
+            "Find workspace files by name pattern such as **/*.py.",
+            _schema({"pattern": _STR, "path": _STR}, ["pattern"]),
+            glob,
+        ),
+        Tool(
+            "Python",
+            "Run Python code in a sandbox (time, CPU, memory and output "
+            "limits, no network) inside the workspace.",
+            _schema({"code": _STR}, ["code"]),
+            python,
+        ),
     ]

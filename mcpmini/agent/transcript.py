@@ -37,8 +37,8 @@ __all__ = [
 class StopReason(enum.Enum):
     """Why a run ended."""
 
-    END_TURN = "end_turn"              # the model asked for no tool and Stop hooks agreed
-    MAX_TURNS = "max_turns"            # the model still wanted tools after T turns
+    END_TURN = "end_turn"  # the model asked for no tool and Stop hooks agreed
+    MAX_TURNS = "max_turns"  # the model still wanted tools after T turns
     PROMPT_BLOCKED = "prompt_blocked"  # a UserPromptSubmit hook blocked the prompt
 
 
@@ -109,7 +109,6 @@ class RunResult:
         return cache_hits([r.segments for r in self.requests])
 
 
-
 class PairingViolation(enum.Enum):
     """Ways the tool_use ↔ tool_result pairing can break."""
 
@@ -123,7 +122,9 @@ class PairingError(McpminiError):
     """The loop broke its own pairing invariant (a bug); ``violations`` lists how."""
 
     def __init__(self, violations: list[tuple[PairingViolation, str]]) -> None:
-        super().__init__("pairing invariant broken: " + ", ".join(f"{v.name} {i}" for v, i in violations))
+        super().__init__(
+            "pairing invariant broken: " + ", ".join(f"{v.name} {i}" for v, i in violations)
+        )
         self.violations = violations
 
 
@@ -134,8 +135,9 @@ def _blocks(message: Mapping[str, Any], kind: str) -> list[dict[str, Any]]:
     return [b for b in content if isinstance(b, dict) and b.get("type") == kind]
 
 
-def pairing_violations(messages: Sequence[Mapping[str, Any]],
-                       complete: bool = True) -> list[tuple[PairingViolation, str]]:
+def pairing_violations(
+    messages: Sequence[Mapping[str, Any]], complete: bool = True
+) -> list[tuple[PairingViolation, str]]:
     """Check the pairing invariant over a transcript; return ``(violation, id)`` pairs.
 
     Each assistant ``tool_use`` must be answered by exactly one ``tool_result`` with
@@ -150,21 +152,26 @@ def pairing_violations(messages: Sequence[Mapping[str, Any]],
         if msg.get("role") == "user":
             answered = [str(b.get("tool_use_id")) for b in _blocks(msg, "tool_result")]
             found += [(PairingViolation.ORPHAN_RESULT, a) for a in answered if a not in prev_ids]
-            found += [(PairingViolation.DUPLICATE_RESULT, u) for u in prev_ids if answered.count(u) > 1]
+            found += [
+                (PairingViolation.DUPLICATE_RESULT, u) for u in prev_ids if answered.count(u) > 1
+            ]
             found += [(PairingViolation.MISSING_RESULT, u) for u in prev_ids if u not in answered]
         elif i and messages[i - 1].get("role") == "assistant":
             found += [(PairingViolation.MISSING_RESULT, u) for u in prev_ids]
         if msg.get("role") == "assistant":
             ids = [str(b.get("id")) for b in _blocks(msg, "tool_use")]
-            found += [(PairingViolation.DUPLICATE_ID, u) for u in sorted(set(ids))
-                      if ids.count(u) > 1 or u in seen_ids]
+            found += [
+                (PairingViolation.DUPLICATE_ID, u)
+                for u in sorted(set(ids))
+                if ids.count(u) > 1 or u in seen_ids
+            ]
             seen_ids.update(ids)
     if complete and messages and messages[-1].get("role") == "assistant":
-        found += [(PairingViolation.MISSING_RESULT, str(b.get("id")))
-                  for b in _blocks(messages[-1], "tool_use")]
+        found += [
+            (PairingViolation.MISSING_RESULT, str(b.get("id")))
+            for b in _blocks(messages[-1], "tool_use")
+        ]
     return found
-
-
 
 
 @dataclass(frozen=True)
@@ -189,8 +196,11 @@ def repair_reply(reply: Any, used_ids: set[str], fresh_id: Callable[[], str]) ->
     if isinstance(reply, str):
         reply = [{"type": "text", "text": reply}]
     if not isinstance(reply, list):
-        return Repaired([{"type": "text", "text": ""}], {},
-                        [(None, f"reply is a {type(reply).__name__}, not a list")])
+        return Repaired(
+            [{"type": "text", "text": ""}],
+            {},
+            [(None, f"reply is a {type(reply).__name__}, not a list")],
+        )
     blocks: list[dict[str, Any]] = []
     bad: dict[str, str] = {}
     notes: list[tuple[str | None, str]] = []
@@ -214,8 +224,14 @@ def repair_reply(reply: Any, used_ids: set[str], fresh_id: Callable[[], str]) ->
             problems.append("input is not an object")
         used_ids.add(tid)
         shown = name if isinstance(name, str) else str(name)
-        blocks.append({"type": "tool_use", "id": tid, "name": shown,
-                       "input": tool_input if isinstance(tool_input, dict) else {}})
+        blocks.append(
+            {
+                "type": "tool_use",
+                "id": tid,
+                "name": shown,
+                "input": tool_input if isinstance(tool_input, dict) else {},
+            }
+        )
         if problems:
             notes.append((shown, "; ".join(problems)))
         if not (isinstance(name, str) and name and isinstance(tool_input, dict)):

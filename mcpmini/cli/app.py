@@ -20,8 +20,16 @@ from . import config, course, hooks, mcp, quiz, run, skills, tools
 __all__ = ["build_parser", "main"]
 
 _GROUPS: list[Callable[[Any], None]] = [
-    mcp.add, hooks.add, skills.add, config.add, course.add, run.add, quiz.add,
-    tools.add]
+    mcp.add,
+    hooks.add,
+    skills.add,
+    config.add,
+    course.add,
+    run.add,
+    quiz.add,
+    tools.add,
+]
+
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand registered."""

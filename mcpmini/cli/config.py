@@ -16,9 +16,12 @@ def add(sub: Any) -> None:
     csub = config.add_subparsers(dest="action", metavar="ACTION", required=True)
     res = csub.add_parser("resolve", help="which MCP server definition wins, from which file")
     for scope in ("local", "project", "user"):
-        res.add_argument(f"--{scope}", metavar="FILE",
-                         help=f"the {scope} scope: an .mcp.json-shaped file"
-                         + ("" if scope == "project" else " or ~/.claude.json"))
+        res.add_argument(
+            f"--{scope}",
+            metavar="FILE",
+            help=f"the {scope} scope: an .mcp.json-shaped file"
+            + ("" if scope == "project" else " or ~/.claude.json"),
+        )
     res.add_argument("--plugin", nargs="+", default=[], metavar="DIR", help="plugin folders")
     res.add_argument("--json", action="store_true", help="print JSON")
     res.set_defaults(handler=_cmd_config_resolve)
@@ -39,10 +42,20 @@ def _cmd_config_resolve(args: argparse.Namespace) -> int:
     sources, problems = load_sources(scopes, tuple(args.plugin), environ=os.environ)
     resolved = resolve_mcp_servers(sources)
     if args.json:
-        print_json({"servers": {n: {"source": r.source, "file": r.origin, "shadowed":
-                                     list(r.shadowed), "definition": r.value}
-                                 for n, r in resolved.items()},
-                     "problems": [problem_dict(p) for p in problems]})
+        print_json(
+            {
+                "servers": {
+                    n: {
+                        "source": r.source,
+                        "file": r.origin,
+                        "shadowed": list(r.shadowed),
+                        "definition": r.value,
+                    }
+                    for n, r in resolved.items()
+                },
+                "problems": [problem_dict(p) for p in problems],
+            }
+        )
     else:
         for n, r in resolved.items():
             hidden = f" (hides {', '.join(r.shadowed)})" if r.shadowed else ""
@@ -60,9 +73,13 @@ def _cmd_plugin_validate(args: argparse.Namespace) -> int:
 
     problems = validate_plugin(args.dir, environ=os.environ)
     plugin = load_plugin(args.dir, environ=os.environ)
-    summary = {"name": plugin.name, "skills": [s.name for s in plugin.skills],
-               "agents": list(plugin.agents), "hooks": [o for o, _ in plugin.hooks],
-               "mcp_servers": list(plugin.mcp_source.servers)}
+    summary = {
+        "name": plugin.name,
+        "skills": [s.name for s in plugin.skills],
+        "agents": list(plugin.agents),
+        "hooks": [o for o, _ in plugin.hooks],
+        "mcp_servers": list(plugin.mcp_source.servers),
+    }
     if args.json:
         print_json({**summary, "problems": [problem_dict(p) for p in problems]})
     else:

@@ -10,23 +10,40 @@ from .output import json_object, print_json
 
 __all__ = ["add"]
 
+
 def add(sub: Any) -> None:
     hooks = sub.add_parser("hooks", help="run real hook settings, or list the hook events")
     actions = hooks.add_subparsers(dest="hooks_command", metavar="ACTION")
     run = actions.add_parser(
-        "run", help="run the handlers of settings files for one event and show the decision")
-    run.add_argument("--settings", nargs="+", required=True, metavar="FILE",
-                     help="settings.json, settings.local.json, hooks/hooks.json or SKILL.md")
+        "run", help="run the handlers of settings files for one event and show the decision"
+    )
+    run.add_argument(
+        "--settings",
+        nargs="+",
+        required=True,
+        metavar="FILE",
+        help="settings.json, settings.local.json, hooks/hooks.json or SKILL.md",
+    )
     run.add_argument("--event", required=True, help="hook event, e.g. PreToolUse")
     run.add_argument("--tool-name", help="tool name (the matcher value of tool events)")
     run.add_argument("--tool-input", default="{}", metavar="JSON", help="tool input object")
-    run.add_argument("--payload", default="{}", metavar="JSON",
-                     help="other event fields, e.g. '{\"prompt\": \"hi\"}'")
+    run.add_argument(
+        "--payload",
+        default="{}",
+        metavar="JSON",
+        help='other event fields, e.g. \'{"prompt": "hi"}\'',
+    )
     for name in ("allow", "ask", "deny"):
-        run.add_argument(f"--{name}", nargs="+", default=[], metavar="RULE",
-                         help=f"extra {name} permission rules")
-    run.add_argument("--mode", help="permission mode (default, acceptEdits, plan, dontAsk, "
-                     "bypassPermissions)")
+        run.add_argument(
+            f"--{name}",
+            nargs="+",
+            default=[],
+            metavar="RULE",
+            help=f"extra {name} permission rules",
+        )
+    run.add_argument(
+        "--mode", help="permission mode (default, acceptEdits, plan, dontAsk, bypassPermissions)"
+    )
     run.add_argument("--project-dir", help="CLAUDE_PROJECT_DIR and working directory")
     run.add_argument("--timeout", type=float, help="timeout for handlers that set none (s)")
     run.add_argument("--json", action="store_true", help="print one JSON object")
@@ -35,8 +52,6 @@ def add(sub: Any) -> None:
     events.add_argument("--json", action="store_true", help="print JSON")
     events.set_defaults(handler=_cmd_hooks_events)
     hooks.set_defaults(handler=lambda args: (hooks.print_help(), 2)[1])
-
-
 
 
 def _cmd_hooks_run(args: argparse.Namespace) -> int:
@@ -51,15 +66,28 @@ def _cmd_hooks_run(args: argparse.Namespace) -> int:
     gated = bool(rules.allow or rules.ask or rules.deny or mode)
     if gated and not args.tool_name:
         raise ValueError("permission rules or --mode need --tool-name to reach a decision")
-    decided = decide(settings, args.tool_name or "", tool_input, event=args.event,
-                     payload=payload, rules=rules, mode=mode or "default",
-                     cwd=args.project_dir or "", home=os.environ.get("HOME"), gated=gated,
-                     tool_use_id="toolu_cli",
-                     project_dir=args.project_dir, timeout=args.timeout)
+    decided = decide(
+        settings,
+        args.tool_name or "",
+        tool_input,
+        event=args.event,
+        payload=payload,
+        rules=rules,
+        mode=mode or "default",
+        cwd=args.project_dir or "",
+        home=os.environ.get("HOME"),
+        gated=gated,
+        tool_use_id="toolu_cli",
+        project_dir=args.project_dir,
+        timeout=args.timeout,
+    )
     result, gate_result = decided.hooks, decided.gate
     assert result is not None
-    warnings = [*settings.warnings, *rules.warnings,
-                *(w.message for w in (gate_result.warnings if gate_result else ()))]
+    warnings = [
+        *settings.warnings,
+        *rules.warnings,
+        *(w.message for w in (gate_result.warnings if gate_result else ())),
+    ]
     if args.json:
         out = decided.to_dict()
         gate_part = {k: out.pop(k) for k in ("final", "gate_path") if k in out}
@@ -69,8 +97,10 @@ def _cmd_hooks_run(args: argparse.Namespace) -> int:
         print(f"warning: {warning}")
     print(f"event {result.event}: {len(result.runs)} handler(s), {len(result.ran)} ran")
     for i, run in enumerate(result.runs, 1):
-        print(f"[{i}] {run.source}  matcher {run.matcher!r}  "
-              f"{'matched' if run.matched else 'no match'} ({run.rule.value}): {run.why}")
+        print(
+            f"[{i}] {run.source}  matcher {run.matcher!r}  "
+            f"{'matched' if run.matched else 'no match'} ({run.rule.value}): {run.why}"
+        )
         print(f"    {run.handler_type}: {run.handler}")
         if run.skipped:
             print(f"    skipped: {run.skipped}")
@@ -79,8 +109,10 @@ def _cmd_hooks_run(args: argparse.Namespace) -> int:
             if run.failure:
                 line += f", failure {run.failure.value}"
             print(line + (f": {run.reason}" if run.reason else ""))
-    print(f"hooks: decision {result.decision or 'none'}, blocked {'yes' if result.blocked else 'no'}"
-          + (f" ({result.reason})" if result.blocked and result.reason else ""))
+    print(
+        f"hooks: decision {result.decision or 'none'}, blocked {'yes' if result.blocked else 'no'}"
+        + (f" ({result.reason})" if result.blocked and result.reason else "")
+    )
     for text in result.additional_context:
         print(f"context: {text[:200]}")
     if gate_result is not None:
@@ -93,10 +125,22 @@ def _cmd_hooks_events(args: argparse.Namespace) -> int:
     from ..hooks import EVENTS
 
     if args.json:
-        print_json([{"event": s.name, "fires": s.fires, "matcher": s.matcher_field,
-                      "exit2": s.exit2.value, "effect": s.effect, "can_block": s.can_block,
-                      "article": s.article, "on_failure_ignored": s.on_failure_ignored,
-                      "timeout": s.timeout} for s in EVENTS.values()])
+        print_json(
+            [
+                {
+                    "event": s.name,
+                    "fires": s.fires,
+                    "matcher": s.matcher_field,
+                    "exit2": s.exit2.value,
+                    "effect": s.effect,
+                    "can_block": s.can_block,
+                    "article": s.article,
+                    "on_failure_ignored": s.on_failure_ignored,
+                    "timeout": s.timeout,
+                }
+                for s in EVENTS.values()
+            ]
+        )
         return 0
     print(f"{'event':<20} {'matcher reads':<18} {'exit 2':<9} effect")
     for s in EVENTS.values():

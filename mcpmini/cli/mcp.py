@@ -21,42 +21,76 @@ def http_app() -> Any:
 
     name = os.environ.get(SERVER_ENV, "add")
     allowed = tuple(h for h in os.environ.get(SERVER_ENV + "_ALLOWED_HOSTS", "").split(",") if h)
-    return asgi_app(SAMPLES[name](), stateful=os.environ.get(SERVER_ENV + "_STATELESS") != "1",
-                    protect_dns=os.environ.get(SERVER_ENV + "_PROTECT_DNS", "1") == "1",
-                    allowed_hosts=allowed)
+    return asgi_app(
+        SAMPLES[name](),
+        stateful=os.environ.get(SERVER_ENV + "_STATELESS") != "1",
+        protect_dns=os.environ.get(SERVER_ENV + "_PROTECT_DNS", "1") == "1",
+        allowed_hosts=allowed,
+    )
+
 
 def add(sub: Any) -> None:
     from ..mcp import SAMPLES, ClientMode
 
-    serve = sub.add_parser("serve", help="serve an example MCP server over stdio or Streamable HTTP")
+    serve = sub.add_parser(
+        "serve", help="serve an example MCP server over stdio or Streamable HTTP"
+    )
     serve.add_argument("name", choices=sorted(SAMPLES), help="which example server")
     serve.add_argument("--http", action="store_true", help="serve Streamable HTTP instead of stdio")
-    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
-    serve.add_argument("--workers", type=int, default=1,
-                       help="uvicorn worker processes (more than 1 implies --stateless)")
-    serve.add_argument("--fd", type=int, default=None,
-                       help="serve on this already listening socket (inherited file descriptor)")
-    serve.add_argument("--allow-host", action="append", default=[], metavar="HOST",
-                       help="also accept this Host/Origin name (DNS-rebinding protection, repeatable)")
-    serve.add_argument("--stateless", action="store_true",
-                       help="serve only the 2026-07-28 stateless generation (no sessions)")
+    serve.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)"
+    )
+    serve.add_argument(
+        "--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)"
+    )
+    serve.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="uvicorn worker processes (more than 1 implies --stateless)",
+    )
+    serve.add_argument(
+        "--fd",
+        type=int,
+        default=None,
+        help="serve on this already listening socket (inherited file descriptor)",
+    )
+    serve.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="HOST",
+        help="also accept this Host/Origin name (DNS-rebinding protection, repeatable)",
+    )
+    serve.add_argument(
+        "--stateless",
+        action="store_true",
+        help="serve only the 2026-07-28 stateless generation (no sessions)",
+    )
     serve.set_defaults(handler=_cmd_serve)
 
     call = sub.add_parser(
-        "call", help="connect to an MCP server (stdio command or HTTP URL) and run one method",
+        "call",
+        help="connect to an MCP server (stdio command or HTTP URL) and run one method",
         description="Inspector-like: start SERVER_COMMAND (or reach --url), connect, run METHOD, "
-                    "print the result.",
+        "print the result.",
         usage="mcpmini call METHOD [options] (--url URL | -- SERVER_COMMAND...)",
     )
     call.add_argument("method", help="tools/list, tools/call, resources/list, prompts/list, ...")
     call.add_argument("--tool", help="tool name for tools/call")
     call.add_argument("--args", default="{}", help="tool arguments (or params) as a JSON object")
-    call.add_argument("--mode", choices=[m.value for m in ClientMode], default=ClientMode.AUTO.value)
+    call.add_argument(
+        "--mode", choices=[m.value for m in ClientMode], default=ClientMode.AUTO.value
+    )
     call.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for each reply")
     call.add_argument("--url", help="a Streamable HTTP server, e.g. http://127.0.0.1:8000/mcp")
-    call.add_argument("--header", action="append", default=[], metavar="'K: V'",
-                      help="an HTTP header for every request (repeatable), e.g. 'Authorization: Bearer T'")
+    call.add_argument(
+        "--header",
+        action="append",
+        default=[],
+        metavar="'K: V'",
+        help="an HTTP header for every request (repeatable), e.g. 'Authorization: Bearer T'",
+    )
     call.add_argument("--json", action="store_true", help="print the raw result object")
     call.add_argument("--trace", action="store_true", help="print every line both ways")
     call.set_defaults(command_line=[], handler=_cmd_call)
@@ -93,10 +127,21 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         where = f"http://{'[' + host + ']' if ':' in host else host}:{port}/mcp"
     else:
         where = f"socket fd {fd}"
-    print(f"mcpmini: serving {args.name} on {where} "
-          f"({args.workers} worker{'s' if args.workers > 1 else ''})", file=sys.stderr, flush=True)
-    uvicorn.run("mcpmini.cli.mcp:http_app", factory=True, fd=fd, workers=args.workers,
-                log_level="warning", timeout_graceful_shutdown=2, access_log=False)
+    print(
+        f"mcpmini: serving {args.name} on {where} "
+        f"({args.workers} worker{'s' if args.workers > 1 else ''})",
+        file=sys.stderr,
+        flush=True,
+    )
+    uvicorn.run(
+        "mcpmini.cli.mcp:http_app",
+        factory=True,
+        fd=fd,
+        workers=args.workers,
+        log_level="warning",
+        timeout_graceful_shutdown=2,
+        access_log=False,
+    )
     if sock is not None:
         sock.close()
     return 0
@@ -133,8 +178,10 @@ def _cmd_call(args: argparse.Namespace) -> int:
         client = Client(transport, mode=args.mode, timeout=args.timeout)
         connection = client.connect()
         if not args.json:
-            print(f"connected: {connection.generation} {connection.version} "
-                  f"({connection.server_info.get('name')} {connection.server_info.get('version')})")
+            print(
+                f"connected: {connection.generation} {connection.version} "
+                f"({connection.server_info.get('name')} {connection.server_info.get('version')})"
+            )
         if args.json:
             # The raw reply: the result object, or {"error": {...}} for an error reply.
             if args.method == "tools/call":
@@ -143,8 +190,9 @@ def _cmd_call(args: argparse.Namespace) -> int:
                 request_id = client.send_request(args.method, params or None)
             reply = client.wait_for(request_id, timeout=args.timeout)
             if isinstance(reply, ErrorResponse):
-                print_json({"error": {"code": reply.code, "message": reply.message,
-                                       "data": reply.data}})
+                print_json(
+                    {"error": {"code": reply.code, "message": reply.message, "data": reply.data}}
+                )
                 status = 1
             else:
                 print_json(reply.result)

@@ -27,8 +27,13 @@ def json_object(text: str, option: str) -> dict[str, Any]:
 
 
 def problem_dict(p: Any) -> dict[str, Any]:
-    return {"severity": p.severity.value, "message": p.message, "source": p.source,
-            "path": p.path, "line": p.line}
+    return {
+        "severity": p.severity.value,
+        "message": p.message,
+        "source": p.source,
+        "path": p.path,
+        "line": p.line,
+    }
 
 
 def report(problems: Sequence[Any], as_json: bool, strict: bool = False) -> int:

@@ -20,31 +20,47 @@ __all__ = ["add"]
 
 
 def add(sub: Any) -> None:
-    quiz = sub.add_parser("quiz", help="the CCA-F question bank: list, take, grade, key",
-                          description="Scenario items for the CCA-F exam, keyed by the runtime.")
+    quiz = sub.add_parser(
+        "quiz",
+        help="the CCA-F question bank: list, take, grade, key",
+        description="Scenario items for the CCA-F exam, keyed by the runtime.",
+    )
     qsub = quiz.add_subparsers(dest="action", metavar="ACTION", required=True)
     lst = qsub.add_parser("list", help="list items (no keys)")
-    lst.add_argument("--task", action="append", metavar="N.M",
-                     help="only this task statement (repeatable), e.g. --task 2.3")
+    lst.add_argument(
+        "--task",
+        action="append",
+        metavar="N.M",
+        help="only this task statement (repeatable), e.g. --task 2.3",
+    )
     lst.add_argument("--json", action="store_true", help="print JSON")
     lst.set_defaults(handler=_cmd_list)
     take = qsub.add_parser("take", help="take an exam interactively")
     take.add_argument("--count", type=int, default=20, help="items to draw (20)")
     take.add_argument("--seed", type=int, default=None, help="seed of the draw (random)")
     take.add_argument("--task", action="append", metavar="N.M", help="only this task statement")
-    take.add_argument("--weakest", type=int, metavar="K",
-                      help="only the K task statements with the lowest recorded percent "
-                           "(never answered counts as 0 %%)")
-    take.add_argument("--missed", action="store_true",
-                      help="retake the items missed in the last recorded quiz")
-    take.add_argument("--minutes", type=float, default=None,
-                      help="time budget (default: 2 minutes per item)")
+    take.add_argument(
+        "--weakest",
+        type=int,
+        metavar="K",
+        help="only the K task statements with the lowest recorded percent "
+        "(never answered counts as 0 %%)",
+    )
+    take.add_argument(
+        "--missed", action="store_true", help="retake the items missed in the last recorded quiz"
+    )
+    take.add_argument(
+        "--minutes", type=float, default=None, help="time budget (default: 2 minutes per item)"
+    )
     take.add_argument("--out", metavar="FILE", help="also save the answers as JSON")
     take.add_argument("--no-record", action="store_true", help="do not record in progress")
     take.set_defaults(handler=_cmd_take)
     grade = qsub.add_parser("grade", help="grade an answers file")
-    grade.add_argument("answers", metavar="ANSWERS.json",
-                       help='{"items": [...], "answers": {id: ["A"]}} or {id: "A,C"}')
+    grade.add_argument(
+        "answers",
+        metavar="ANSWERS.json",
+        help='{"items": [...], "answers": {id: ["A"]}} or {id: "A,C"}',
+    )
     grade.add_argument("--json", action="store_true", help="print JSON")
     grade.add_argument("--record", action="store_true", help="record the result in progress")
     grade.set_defaults(handler=_cmd_grade)
@@ -68,8 +84,10 @@ def _selected(bank: Any, tasks: list[str] | None) -> list[Any]:
         return list(bank.items)
     unknown = [t for t in tasks if bank.task(t) is None]
     if unknown:
-        raise ValueError(f"unknown task statement {', '.join(unknown)}; known: "
-                         + ", ".join(t.id for t in bank.tasks))
+        raise ValueError(
+            f"unknown task statement {', '.join(unknown)}; known: "
+            + ", ".join(t.id for t in bank.tasks)
+        )
     return [it for it in bank.items if it.task in tasks]
 
 
@@ -93,13 +111,21 @@ def _cmd_key(args: argparse.Namespace) -> int:
         print_json({"key": {it.id: it.key() for it in items}})
         return 0
     for it in items:
-        print(f"{it.id}: {','.join(sorted(it.correct))}"
-              + (f"  (computed: {it.compute})" if it.compute else ""))
+        print(
+            f"{it.id}: {','.join(sorted(it.correct))}"
+            + (f"  (computed: {it.compute})" if it.compute else "")
+        )
     return 0
 
 
-def _report(bank: Any, items: list[str] | None, answers: dict[str, list[str]],
-            flagged: set[str], as_json: bool, record: bool) -> int:
+def _report(
+    bank: Any,
+    items: list[str] | None,
+    answers: dict[str, list[str]],
+    flagged: set[str],
+    as_json: bool,
+    record: bool,
+) -> int:
     from ..course.quiz import grade
 
     report = grade(bank, answers, items, flagged)
@@ -143,7 +169,7 @@ def _weakest(bank: Any, k: int, among: list[str] | None) -> list[str]:
         return int(entry.get("correct", 0)) / total if total else 0.0
 
     ids = [t.id for t in bank.tasks if among is None or t.id in among]
-    return sorted(ids, key=lambda t: (percent(t), t))[:max(1, k)]
+    return sorted(ids, key=lambda t: (percent(t), t))[: max(1, k)]
 
 
 def _cmd_grade(args: argparse.Namespace) -> int:
@@ -166,8 +192,11 @@ def _cmd_take(args: argparse.Namespace) -> int:
     bank = _bank()
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
     if args.missed:
-        missed = [i for i in _recorded().get("last", {}).get("missed", [])
-                  if any(it.id == i for it in bank.items)]
+        missed = [
+            i
+            for i in _recorded().get("last", {}).get("missed", [])
+            if any(it.id == i for it in bank.items)
+        ]
         if not missed:
             raise ValueError("no missed items recorded; take a quiz first")
         items = [bank.item(i) for i in missed]
@@ -177,11 +206,17 @@ def _cmd_take(args: argparse.Namespace) -> int:
         if args.weakest:
             tasks = _weakest(bank, args.weakest, tasks)
             print("weakest task statements:", ", ".join(tasks))
-        items = draw(bank, min(args.count, sum(it.task in tasks for it in bank.items))
-                     if tasks else args.count, seed, tasks)
+        items = draw(
+            bank,
+            min(args.count, sum(it.task in tasks for it in bank.items)) if tasks else args.count,
+            seed,
+            tasks,
+        )
     budget = (args.minutes if args.minutes is not None else 2.0 * len(items)) * 60
-    print(f"{len(items)} items (seed {seed}), {budget / 60:.0f} minutes. Answer with letters "
-          "(A or A,C), add ? to flag for review (A?), Enter to skip, q to finish.")
+    print(
+        f"{len(items)} items (seed {seed}), {budget / 60:.0f} minutes. Answer with letters "
+        "(A or A,C), add ? to flag for review (A?), Enter to skip, q to finish."
+    )
     answers: dict[str, list[str]] = {}
     flagged: set[str] = set()
     start = time.monotonic()
@@ -190,8 +225,10 @@ def _cmd_take(args: argparse.Namespace) -> int:
     while order:
         for n, it in enumerate(order, 1):
             left = max(0, int(budget - (time.monotonic() - start)))
-            print(f"\n[{n}/{len(order)}{' review' if review else ''}] {it.id} ({it.task})  "
-                  f"time left {left // 60}:{left % 60:02d}")
+            print(
+                f"\n[{n}/{len(order)}{' review' if review else ''}] {it.id} ({it.task})  "
+                f"time left {left // 60}:{left % 60:02d}"
+            )
             print(it.scenario)
             print(it.stem)
             for o in it.options:
@@ -205,7 +242,9 @@ def _cmd_take(args: argparse.Namespace) -> int:
                 typed = {c.strip().upper() for c in line.rstrip("?").split(",") if c.strip()}
                 if line.lower() == "q" or typed <= letters:
                     break
-                print(f"  choose among {', '.join(sorted(letters))} (or Enter to skip, q to finish)")
+                print(
+                    f"  choose among {', '.join(sorted(letters))} (or Enter to skip, q to finish)"
+                )
             if line.lower() == "q":
                 order = []
                 break
@@ -226,7 +265,12 @@ def _cmd_take(args: argparse.Namespace) -> int:
     print(f"\ntime used {elapsed // 60}:{elapsed % 60:02d}\n")
     ids = [it.id for it in items]
     if args.out:
-        Path(args.out).write_text(json.dumps({"items": ids, "answers": answers,
-                                              "flagged": sorted(flagged), "seed": seed},
-                                             ensure_ascii=False, indent=2), encoding="utf-8")
+        Path(args.out).write_text(
+            json.dumps(
+                {"items": ids, "answers": answers, "flagged": sorted(flagged), "seed": seed},
+                ensure_ascii=False,
+                indent=2,
+            ),
+            encoding="utf-8",
+        )
     return _report(bank, ids, answers, flagged, False, not args.no_record)

@@ -14,30 +14,53 @@ from .output import json_object, print_json
 
 __all__ = ["add"]
 
+
 def add(sub: Any) -> None:
     from ..mcp import SAMPLES
 
     p = sub.add_parser(
-        "run", help="run the offline agent loop on a prompt and print the transcript",
+        "run",
+        help="run the offline agent loop on a prompt and print the transcript",
         description="Run mcpmini's agent loop with an offline model against example MCP "
-                    "servers (and, with --workspace, the built-in tools). A command after -- "
-                    "is started as one more MCP server over stdio, named by --stdio-name.",
-        usage="mcpmini run PROMPT [options] [-- SERVER_COMMAND...]")
+        "servers (and, with --workspace, the built-in tools). A command after -- "
+        "is started as one more MCP server over stdio, named by --stdio-name.",
+        usage="mcpmini run PROMPT [options] [-- SERVER_COMMAND...]",
+    )
     p.add_argument("prompt", help="the user prompt")
-    p.add_argument("--server", action="append", choices=sorted(SAMPLES), default=[],
-                   help="example MCP server to connect (repeatable); tools are mcp__NAME__TOOL")
-    p.add_argument("--model", choices=("router", "always"), default="router",
-                   help="router: pick a tool by description overlap; always: call --tool every time")
+    p.add_argument(
+        "--server",
+        action="append",
+        choices=sorted(SAMPLES),
+        default=[],
+        help="example MCP server to connect (repeatable); tools are mcp__NAME__TOOL",
+    )
+    p.add_argument(
+        "--model",
+        choices=("router", "always"),
+        default="router",
+        help="router: pick a tool by description overlap; always: call --tool every time",
+    )
     p.add_argument("--tool", help="the tool --model always calls")
     p.add_argument("--args", default="{}", help="tool input as a JSON object")
-    p.add_argument("--workspace", help="folder for the built-in Read/Write/Edit/Grep/Glob/Python tools")
+    p.add_argument(
+        "--workspace", help="folder for the built-in Read/Write/Edit/Grep/Glob/Python tools"
+    )
     p.add_argument("--max-turns", type=int, default=None, help="tool-use turn limit T")
-    p.add_argument("--tool-search", action="store_true", help="send names first, definitions on use")
-    p.add_argument("--permission-mode", default="bypassPermissions",
-                   help="permission mode (default bypassPermissions: nobody is there to ask)")
-    p.add_argument("--stdio-name", default="stdio", metavar="NAME",
-                   help="name of the server started from the command after -- (default stdio); "
-                        "its tools are mcp__NAME__TOOL")
+    p.add_argument(
+        "--tool-search", action="store_true", help="send names first, definitions on use"
+    )
+    p.add_argument(
+        "--permission-mode",
+        default="bypassPermissions",
+        help="permission mode (default bypassPermissions: nobody is there to ask)",
+    )
+    p.add_argument(
+        "--stdio-name",
+        default="stdio",
+        metavar="NAME",
+        help="name of the server started from the command after -- (default stdio); "
+        "its tools are mcp__NAME__TOOL",
+    )
     p.add_argument("--json", action="store_true", help="print the messages as one JSON document")
     p.set_defaults(command_line=[], handler=_cmd_run)
 
@@ -52,33 +75,49 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.command_line and not re.fullmatch(r"[A-Za-z0-9_-]+", args.stdio_name):
         raise ValueError(f"--stdio-name must be letters, digits, - and _, not {args.stdio_name!r}")
     if args.command_line and args.stdio_name in args.server:
-        raise ValueError(f"--stdio-name {args.stdio_name} is already taken by --server "
-                         f"{args.stdio_name}; choose another name")
+        raise ValueError(
+            f"--stdio-name {args.stdio_name} is already taken by --server "
+            f"{args.stdio_name}; choose another name"
+        )
     servers: dict[str, Server | Client] = {name: SAMPLES[name]() for name in args.server}
-    model: Any = (AlwaysToolModel(args.tool, tool_input) if args.model == "always"
-                  else RouterModel(default_input=tool_input))
+    model: Any = (
+        AlwaysToolModel(args.tool, tool_input)
+        if args.model == "always"
+        else RouterModel(default_input=tool_input)
+    )
     try:
         if args.command_line:
             servers[args.stdio_name] = _connect(args.command_line)
         options = AgentOptions(
             mcp_servers=servers,
             tools=builtin_tools(args.workspace) if args.workspace else (),
-            max_turns=args.max_turns, tool_search=args.tool_search,
-            permission_mode=args.permission_mode, cwd=args.workspace or "")
+            max_turns=args.max_turns,
+            tool_search=args.tool_search,
+            permission_mode=args.permission_mode,
+            cwd=args.workspace or "",
+        )
         result = run(args.prompt, model, options)
     finally:
         for target in servers.values():
             if isinstance(target, Client):
                 target.close()
     if args.json:
-        print_json({"messages": result.messages, "stop_reason": result.stop_reason.value,
-                     "model_calls": result.model_calls, "turns": result.turns})
+        print_json(
+            {
+                "messages": result.messages,
+                "stop_reason": result.stop_reason.value,
+                "model_calls": result.model_calls,
+                "turns": result.turns,
+            }
+        )
     else:
         for m in result.messages:
             print(f"{m['role']:<9} {json.dumps(m['content'], ensure_ascii=False)}")
-        print(f"stop: {result.stop_reason.value}  model calls: {result.model_calls}  "
-              f"turns: {result.turns}  tokens of the last request: "
-              f"{result.requests[-1].total_tokens if result.requests else 0}")
+        print(
+            f"stop: {result.stop_reason.value}  model calls: {result.model_calls}  "
+            f"turns: {result.turns}  tokens of the last request: "
+            f"{result.requests[-1].total_tokens if result.requests else 0}"
+        )
     return 0
 
 
@@ -95,7 +134,8 @@ def _connect(argv: list[str]) -> Client:
     except (McpminiError, TimeoutError) as exc:
         client.close()
         last = transport.stderr.strip().splitlines()[-1:]
-        raise TransportError(f"the MCP server after -- ({shlex.join(argv)}) did not connect: "
-                             f"{exc}" + (f"; its stderr ends with: {last[0]}" if last else "")
-                             ) from None
+        raise TransportError(
+            f"the MCP server after -- ({shlex.join(argv)}) did not connect: "
+            f"{exc}" + (f"; its stderr ends with: {last[0]}" if last else "")
+        ) from None
     return client

@@ -9,19 +9,30 @@ from .output import print_json, problem_dict, report
 
 __all__ = ["add"]
 
+
 def add(sub: Any) -> None:
     skills = sub.add_parser("skills", help="list or lint skills (SKILL.md and commands)")
     ssub = skills.add_subparsers(dest="action", metavar="ACTION", required=True)
-    for action, helptext in (("list", "list the skills found and what the listing keeps"),
-                             ("lint", ("report problems: bad YAML, types, unknown fields, "
-                                       "cut descriptions, budget"))):
+    for action, helptext in (
+        ("list", "list the skills found and what the listing keeps"),
+        ("lint", ("report problems: bad YAML, types, unknown fields, cut descriptions, budget")),
+    ):
         p = ssub.add_parser(action, help=helptext)
-        p.add_argument("paths", nargs="+", metavar="PATH",
-                       help="a project or .claude folder, a skills folder, a skill, a file")
+        p.add_argument(
+            "paths",
+            nargs="+",
+            metavar="PATH",
+            help="a project or .claude folder, a skills folder, a skill, a file",
+        )
         p.add_argument("--json", action="store_true", help="print JSON")
         p.add_argument("--context-window", type=int, default=200_000, metavar="TOKENS")
-        p.add_argument("--budget-chars", type=int, default=None, metavar="N",
-                       help="fixed listing budget (like SLASH_COMMAND_TOOL_CHAR_BUDGET)")
+        p.add_argument(
+            "--budget-chars",
+            type=int,
+            default=None,
+            metavar="N",
+            help="fixed listing budget (like SLASH_COMMAND_TOOL_CHAR_BUDGET)",
+        )
         p.add_argument("--strict", action="store_true", help="lint: warnings also fail")
         p.set_defaults(handler=_cmd_skills)
 
@@ -34,9 +45,12 @@ def _cmd_skills(args: argparse.Namespace) -> int:
     from ..skills import build_listing, lint_skills, load_skills
 
     is_plugin = [(Path(p) / ".claude-plugin").is_dir() for p in args.paths]
-    found = load_skills([p for p, plug in zip(args.paths, is_plugin) if not plug],
-                        plugins=[load_plugin(p, environ=os.environ)
-                                 for p, plug in zip(args.paths, is_plugin) if plug])
+    found = load_skills(
+        [p for p, plug in zip(args.paths, is_plugin) if not plug],
+        plugins=[
+            load_plugin(p, environ=os.environ) for p, plug in zip(args.paths, is_plugin) if plug
+        ],
+    )
     opts = {"context_window_tokens": args.context_window, "budget_chars": args.budget_chars}
     if args.action == "lint":
         problems = lint_skills(found, **opts)
@@ -47,24 +61,43 @@ def _cmd_skills(args: argparse.Namespace) -> int:
         return report(problems, args.json, args.strict)
     listing = build_listing(found, **opts)
     shown = {e.name: e for e in listing.entries}
-    rows = [{"name": s.name, "kind": s.kind, "level": s.level.value, "source": s.source,
-             "in_listing": s.name in shown,
-             "listed_chars": len(shown[s.name].text) if s.name in shown else 0,
-             "truncated": bool(s.name in shown and shown[s.name].truncated),
-             "description_dropped": bool(s.name in shown and shown[s.name].dropped),
-             "description": s.description, "shadowed": found.shadowed.get(s.name, [])}
-            for s in found]
+    rows = [
+        {
+            "name": s.name,
+            "kind": s.kind,
+            "level": s.level.value,
+            "source": s.source,
+            "in_listing": s.name in shown,
+            "listed_chars": len(shown[s.name].text) if s.name in shown else 0,
+            "truncated": bool(s.name in shown and shown[s.name].truncated),
+            "description_dropped": bool(s.name in shown and shown[s.name].dropped),
+            "description": s.description,
+            "shadowed": found.shadowed.get(s.name, []),
+        }
+        for s in found
+    ]
     if args.json:
-        print_json({"skills": rows, "listing_chars": listing.chars,
-                     "budget_chars": listing.budget_chars,
-                     "problems": [problem_dict(p) for p in found.problems]})
+        print_json(
+            {
+                "skills": rows,
+                "listing_chars": listing.chars,
+                "budget_chars": listing.budget_chars,
+                "problems": [problem_dict(p) for p in found.problems],
+            }
+        )
     else:
         for r in rows:
-            flags = "".join(["" if r["in_listing"] else " [not listed]",
-                             " [cut]" if r["truncated"] else "",
-                             " [description dropped]" if r["description_dropped"] else "",
-                             f" [hides {len(r['shadowed'])}]" if r["shadowed"] else ""])
-            print(f"{r['name']:<32} {r['kind']:<7} {r['level']:<10} {r['listed_chars']:>5} "
-                  f"chars{flags}")
+            flags = "".join(
+                [
+                    "" if r["in_listing"] else " [not listed]",
+                    " [cut]" if r["truncated"] else "",
+                    " [description dropped]" if r["description_dropped"] else "",
+                    f" [hides {len(r['shadowed'])}]" if r["shadowed"] else "",
+                ]
+            )
+            print(
+                f"{r['name']:<32} {r['kind']:<7} {r['level']:<10} {r['listed_chars']:>5} "
+                f"chars{flags}"
+            )
         print(f"listing: {listing.chars} of {listing.budget_chars} characters")
     return report(found.problems, args.json)

@@ -17,16 +17,27 @@ __all__ = ["add"]
 
 def add(sub: Any) -> None:
     p = sub.add_parser(
-        "tools", help="start every configured MCP server and list the tools the model would see",
+        "tools",
+        help="start every configured MCP server and list the tools the model would see",
         description="Resolve the configuration like `config resolve`, start every stdio server "
-                    "(and connect to http ones), and report each tool under its Claude Code "
-                    "name with its context cost.")
+        "(and connect to http ones), and report each tool under its Claude Code "
+        "name with its context cost.",
+    )
     p.add_argument("--project", metavar="FILE", help="the project scope (.mcp.json)")
-    p.add_argument("--user", metavar="FILE", help="the user scope (~/.claude.json or .mcp.json-shaped)")
-    p.add_argument("--local", metavar="FILE", help="the local scope (~/.claude.json or .mcp.json-shaped)")
+    p.add_argument(
+        "--user", metavar="FILE", help="the user scope (~/.claude.json or .mcp.json-shaped)"
+    )
+    p.add_argument(
+        "--local", metavar="FILE", help="the local scope (~/.claude.json or .mcp.json-shaped)"
+    )
     p.add_argument("--plugin", nargs="+", default=[], metavar="DIR", help="plugin folders")
-    p.add_argument("--timeout", type=float, default=10.0, metavar="S",
-                   help="seconds each server gets to start and list its tools")
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=10.0,
+        metavar="S",
+        help="seconds each server gets to start and list its tools",
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(handler=_cmd_tools)
 
@@ -48,9 +59,12 @@ def _cmd_tools(args: argparse.Namespace) -> int:
     if not any(scopes.values()) and not args.plugin and os.path.exists(".mcp.json"):
         scopes["project"] = ".mcp.json"
     sources, problems = load_sources(scopes, tuple(args.plugin), environ=os.environ)
-    inventory = take_inventory(resolve_mcp_servers(sources), timeout=args.timeout,
-                               problems=tuple(str(p) for p in problems))
-    bad = [s for s in inventory.servers if s.status not in (ServerStatus.OK, ServerStatus.UNSUPPORTED)]
+    inventory = take_inventory(
+        resolve_mcp_servers(sources), timeout=args.timeout, problems=tuple(str(p) for p in problems)
+    )
+    bad = [
+        s for s in inventory.servers if s.status not in (ServerStatus.OK, ServerStatus.UNSUPPORTED)
+    ]
     if args.json:
         out = inventory.to_dict()
         out["problems"] = [problem_dict(p) for p in problems]
@@ -64,19 +78,30 @@ def _cmd_tools(args: argparse.Namespace) -> int:
             head += f": {server.reason}"
         print(head)
         for t in server.tools:
-            flags = "".join([f" [description cut: {t.description_bytes} > {DESCRIPTION_CAP} bytes]"
-                             if t.description_cut else "",
-                             *(f" [{p}]" for p in t.problems)])
-            print(f"    {t.name:<48} {t.definition_tokens:>6} tokens  "
-                  f"{t.description_chars:>5} chars{flags}")
+            flags = "".join(
+                [
+                    f" [description cut: {t.description_bytes} > {DESCRIPTION_CAP} bytes]"
+                    if t.description_cut
+                    else "",
+                    *(f" [{p}]" for p in t.problems),
+                ]
+            )
+            print(
+                f"    {t.name:<48} {t.definition_tokens:>6} tokens  "
+                f"{t.description_chars:>5} chars{flags}"
+            )
     tools = inventory.tools
     answered = sum(1 for s in inventory.servers if s.status is ServerStatus.OK)
     print(f"{len(tools)} tools from {answered} of {len(inventory.servers)} servers")
-    print(f"up front: {inventory.upfront_tokens} tokens; deferred (tool search): "
-          f"{inventory.deferred_tokens} tokens of names + the definitions of the tools used")
+    print(
+        f"up front: {inventory.upfront_tokens} tokens; deferred (tool search): "
+        f"{inventory.deferred_tokens} tokens of names + the definitions of the tools used"
+    )
     if inventory.break_even is not None:
-        print(f"break-even: deferring costs less while fewer than {inventory.break_even:.1f} "
-              f"of the {len(tools)} tools are used (Prop. 3.8)")
+        print(
+            f"break-even: deferring costs less while fewer than {inventory.break_even:.1f} "
+            f"of the {len(tools)} tools are used (Prop. 3.8)"
+        )
     for p in problems:
         print(p)
     return 1 if bad else 0

@@ -32,12 +32,17 @@ def load_claude_json(
         raise ConfigError(problems[0].message, problems[0].source, line=problems[0].line)
     if not isinstance(data, Mapping):
         raise ConfigError("expected a JSON object at the top level", str(path), line=1)
-    projects: Mapping[str, Any] = data["projects"] if isinstance(data.get("projects"),
-                                                                 Mapping) else {}
+    projects: Mapping[str, Any] = (
+        data["projects"] if isinstance(data.get("projects"), Mapping) else {}
+    )
     project = projects.get(str(Path(project_dir).resolve()), projects.get(str(project_dir), {}))
-    user = load_mcp_json({"mcpServers": data.get("mcpServers", {})}, environ=environ,
-                         source="user", origin=str(path))
-    local = load_mcp_json({"mcpServers": (project or {}).get("mcpServers", {})},
-                          environ=environ, source="local",
-                          origin=f"{path}#projects[{project_dir}]")
+    user = load_mcp_json(
+        {"mcpServers": data.get("mcpServers", {})}, environ=environ, source="user", origin=str(path)
+    )
+    local = load_mcp_json(
+        {"mcpServers": (project or {}).get("mcpServers", {})},
+        environ=environ,
+        source="local",
+        origin=f"{path}#projects[{project_dir}]",
+    )
     return user, local

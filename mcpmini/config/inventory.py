@@ -64,9 +64,9 @@ class ServerStatus(StrEnum):
     """How connecting to one server ended."""
 
     OK = "ok"
-    FAILED = "failed"            # could not start, exited, or refused the handshake
-    TIMEOUT = "timeout"          # no valid answer within the timeout
-    GARBAGE = "garbage"          # wrote lines that are not JSON-RPC, and nothing valid
+    FAILED = "failed"  # could not start, exited, or refused the handshake
+    TIMEOUT = "timeout"  # no valid answer within the timeout
+    GARBAGE = "garbage"  # wrote lines that are not JSON-RPC, and nothing valid
     UNSUPPORTED = "unsupported"  # an entry this tool cannot connect to (e.g. SSE)
 
 
@@ -138,11 +138,18 @@ class Inventory:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready view (enums as their values)."""
         return {
-            "servers": [{"name": s.name, "source": s.source, "status": s.status.value,
-                         "reason": s.reason, "definition_tokens": s.definition_tokens,
-                         "instructions_chars": s.instructions_chars,
-                         "tools": [asdict(t) | {"problems": list(t.problems)} for t in s.tools]}
-                        for s in self.servers],
+            "servers": [
+                {
+                    "name": s.name,
+                    "source": s.source,
+                    "status": s.status.value,
+                    "reason": s.reason,
+                    "definition_tokens": s.definition_tokens,
+                    "instructions_chars": s.instructions_chars,
+                    "tools": [asdict(t) | {"problems": list(t.problems)} for t in s.tools],
+                }
+                for s in self.servers
+            ],
             "problems": list(self.problems),
             "upfront_tokens": self.upfront_tokens,
             "deferred_tokens": self.deferred_tokens,
@@ -195,8 +202,11 @@ def load_sources(
         problems.extend(cfg.problems)
     for folder in plugins:
         plugin = load_plugin(folder, environ=env)
-        problems.extend(p for p in plugin.problems if (p.path or "").startswith("mcpServers")
-                        or p.severity.value == "error")
+        problems.extend(
+            p
+            for p in plugin.problems
+            if (p.path or "").startswith("mcpServers") or p.severity.value == "error"
+        )
         sources.append(plugin.mcp_source)
     return sources, problems
 
@@ -206,7 +216,9 @@ def _split_key(name: str) -> tuple[str, str | None]:
     return (match.group(2), match.group(1)) if match else (name, None)
 
 
-def _argv_env(entry: Mapping[str, Any], environ: Mapping[str, str]) -> tuple[list[str], dict[str, str]]:
+def _argv_env(
+    entry: Mapping[str, Any], environ: Mapping[str, str]
+) -> tuple[list[str], dict[str, str]]:
     args = entry.get("args") or []
     if not isinstance(args, list):
         raise ValueError("args must be a list")
@@ -218,9 +230,15 @@ def _argv_env(entry: Mapping[str, Any], environ: Mapping[str, str]) -> tuple[lis
     return [str(entry["command"]), *map(str, args)], env
 
 
-def _probe(name: str, entry: Any, timeout: float, environ: Mapping[str, str],
-           cwd: str | None, started: list[Any],
-           lock: threading.Lock) -> tuple[ServerStatus, str, list[dict[str, Any]], str]:
+def _probe(
+    name: str,
+    entry: Any,
+    timeout: float,
+    environ: Mapping[str, str],
+    cwd: str | None,
+    started: list[Any],
+    lock: threading.Lock,
+) -> tuple[ServerStatus, str, list[dict[str, Any]], str]:
     """Connect to one server; returns (status, reason, tools, instructions)."""
     if not isinstance(entry, Mapping):
         return ServerStatus.FAILED, "the entry is not an object", [], ""
@@ -228,14 +246,21 @@ def _probe(name: str, entry: Any, timeout: float, environ: Mapping[str, str],
     if "command" not in entry:
         kind = str(entry.get("type") or ("http" if "url" in entry else "unknown"))
         if kind != "http" or not isinstance(entry.get("url"), str):
-            return (ServerStatus.UNSUPPORTED,
-                    f"{kind} servers are not connected by this version (stdio and http only)",
-                    [], "")
+            return (
+                ServerStatus.UNSUPPORTED,
+                f"{kind} servers are not connected by this version (stdio and http only)",
+                [],
+                "",
+            )
         headers = entry.get("headers") or {}
         if not isinstance(headers, Mapping):
             return ServerStatus.FAILED, "headers must be an object", [], ""
-        transport = HttpTransport(entry["url"], headers={str(k): str(v) for k, v in headers.items()},
-                                  timeout=timeout, open_stream=False)
+        transport = HttpTransport(
+            entry["url"],
+            headers={str(k): str(v) for k, v in headers.items()},
+            timeout=timeout,
+            open_stream=False,
+        )
     else:
         try:
             argv, env = _argv_env(entry, environ)
@@ -252,17 +277,24 @@ def _probe(name: str, entry: Any, timeout: float, environ: Mapping[str, str],
     except TimeoutError:
         if client.stray:
             first = client.stray[0][:60].decode("utf-8", "replace")
-            return (ServerStatus.GARBAGE,
-                    f"{len(client.stray)} line(s) that are not JSON-RPC, e.g. {first!r}", [], "")
+            return (
+                ServerStatus.GARBAGE,
+                f"{len(client.stray)} line(s) that are not JSON-RPC, e.g. {first!r}",
+                [],
+                "",
+            )
         return ServerStatus.TIMEOUT, f"no answer within {timeout:g} s", [], ""
     except TransportError as exc:
         if not isinstance(transport, StdioTransport):
             return ServerStatus.FAILED, str(exc), [], ""
         code = transport.close()  # joins the stderr reader, so the last line is complete
         tail = transport.stderr.strip().splitlines()[-1:] or [""]
-        return (ServerStatus.FAILED,
-                f"exited (code {code}) before answering" + (f": {tail[0][:120]}" if tail[0] else ""),
-                [], "")
+        return (
+            ServerStatus.FAILED,
+            f"exited (code {code}) before answering" + (f": {tail[0][:120]}" if tail[0] else ""),
+            [],
+            "",
+        )
     except RemoteProtocolError as exc:
         return ServerStatus.FAILED, f"error {exc.code}: {exc.message}", [], ""
     except McpminiError as exc:
@@ -271,16 +303,28 @@ def _probe(name: str, entry: Any, timeout: float, environ: Mapping[str, str],
         transport.close()
 
 
-def _tool_report(server: str, plugin: str | None, tool: Mapping[str, Any],
-                 problems: list[str]) -> ToolReport:
+def _tool_report(
+    server: str, plugin: str | None, tool: Mapping[str, Any], problems: list[str]
+) -> ToolReport:
     name = exposed_name(server, str(tool.get("name", "")), NameStyle.CLAUDE_CODE, plugin)
     description = str(tool.get("description") or "")
-    definition = {"name": name, "description": description,
-                  "input_schema": tool.get("inputSchema") or {"type": "object"}}
+    definition = {
+        "name": name,
+        "description": description,
+        "input_schema": tool.get("inputSchema") or {"type": "object"},
+    }
     size = len(description.encode("utf-8"))
-    return ToolReport(name, server, str(tool.get("name", "")), json_tokens(definition),
-                      estimate_tokens(name), len(description), size, size > DESCRIPTION_CAP,
-                      tuple(problems))
+    return ToolReport(
+        name,
+        server,
+        str(tool.get("name", "")),
+        json_tokens(definition),
+        estimate_tokens(name),
+        len(description),
+        size,
+        size > DESCRIPTION_CAP,
+        tuple(problems),
+    )
 
 
 def take_inventory(
@@ -304,8 +348,10 @@ def take_inventory(
     work_dir = None if cwd is None else os.fspath(cwd)
     try:
         with ThreadPoolExecutor(max_workers=max(1, min(8, len(names)))) as pool:
-            futures = [pool.submit(_probe, n, servers[n].value, timeout, base, work_dir,
-                                   started, lock) for n in names]
+            futures = [
+                pool.submit(_probe, n, servers[n].value, timeout, base, work_dir, started, lock)
+                for n in names
+            ]
             outcomes = [f.result() for f in futures]
     finally:
         for transport in started:  # close() is idempotent; this covers an interrupted run
@@ -327,7 +373,7 @@ def take_inventory(
         for t in tools:
             name = exposed_name(server, str(t.get("name", "")), NameStyle.CLAUDE_CODE, plugin)
             rows.append(_tool_report(server, plugin, t, by_name.get(name, [])))
-        reports.append(ServerReport(key, servers[key].source, status, reason, tuple(rows),
-                                    len(instructions)))
+        reports.append(
+            ServerReport(key, servers[key].source, status, reason, tuple(rows), len(instructions))
+        )
     return Inventory(tuple(reports), problems)
-

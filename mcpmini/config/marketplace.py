@@ -28,42 +28,66 @@ __all__ = [
 _KEBAB = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 RESERVED_NAMES = frozenset({"claude-plugins-official"})
 SOURCE_FORMS: dict[str, list[str]] = {
-    "github": ["repo"], "url": ["url"], "git-subdir": ["url", "path"], "npm": ["package"],
-    "archive": ["url"], "command": ["command"],
+    "github": ["repo"],
+    "url": ["url"],
+    "git-subdir": ["url", "path"],
+    "npm": ["package"],
+    "archive": ["url"],
+    "command": ["command"],
 }
 MARKETPLACE_SCHEMA: dict[str, Any] = {
     "type": "object",
     "required": ["name", "owner", "plugins"],
     "properties": {
         "name": {"type": "string", "pattern": _KEBAB},
-        "owner": {"type": "object", "required": ["name"], "properties": {
-            "name": {"type": "string"}, "email": {"type": "string"}, "url": {"type": "string"}}},
+        "owner": {
+            "type": "object",
+            "required": ["name"],
+            "properties": {
+                "name": {"type": "string"},
+                "email": {"type": "string"},
+                "url": {"type": "string"},
+            },
+        },
         "description": {"type": "string"},
         "version": {"type": "string"},
-        "plugins": {"type": "array", "items": {
-            "type": "object", "required": ["name", "source"],
-            "properties": {
-                "name": {"type": "string", "pattern": _KEBAB},
-                "strict": {"type": "boolean"},
-                "tags": {"type": "array", "items": {"type": "string"}},
-                "category": {"type": "string"},
-                "source": {"anyOf": [
-                    {"type": "string", "pattern": r"^\./"},
-                    *({"type": "object", "required": ["source", *req],
-                       "properties": {"source": {"const": form}}}
-                      for form, req in SOURCE_FORMS.items()),
-                ]},
+        "plugins": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["name", "source"],
+                "properties": {
+                    "name": {"type": "string", "pattern": _KEBAB},
+                    "strict": {"type": "boolean"},
+                    "tags": {"type": "array", "items": {"type": "string"}},
+                    "category": {"type": "string"},
+                    "source": {
+                        "anyOf": [
+                            {"type": "string", "pattern": r"^\./"},
+                            *(
+                                {
+                                    "type": "object",
+                                    "required": ["source", *req],
+                                    "properties": {"source": {"const": form}},
+                                }
+                                for form, req in SOURCE_FORMS.items()
+                            ),
+                        ]
+                    },
+                },
             },
-        }},
+        },
     },
 }
 
 
 def _explain(err: Any) -> str | None:
     if err.validator == "anyOf" and list(err.absolute_path)[-1:] == ["source"]:
-        return (f"{err.instance!r} is not a source: use './path' inside the marketplace or an "
-                f"object whose 'source' is one of {sorted(SOURCE_FORMS)} with its required "
-                "fields")
+        return (
+            f"{err.instance!r} is not a source: use './path' inside the marketplace or an "
+            f"object whose 'source' is one of {sorted(SOURCE_FORMS)} with its required "
+            "fields"
+        )
     return None
 
 
@@ -100,17 +124,34 @@ def load_marketplace(path: str | Path) -> Marketplace:
         return Marketplace(path.stem, {}, [], problems, str(root))
     problems += schema_problems(data, MARKETPLACE_SCHEMA, str(path), text, _explain)
     if data.get("name") in RESERVED_NAMES:
-        problems.append(Problem(Severity.WARNING, f"{data['name']!r} is a name reserved for "
-                                "Anthropic's own marketplaces; users cannot add it under this "
-                                "name. Choose another", str(path), "name", line_of_key(text, "name")))
-    entries = [e for e in data.get("plugins", []) if isinstance(e, dict)] if isinstance(
-        data.get("plugins"), list) else []
+        problems.append(
+            Problem(
+                Severity.WARNING,
+                f"{data['name']!r} is a name reserved for "
+                "Anthropic's own marketplaces; users cannot add it under this "
+                "name. Choose another",
+                str(path),
+                "name",
+                line_of_key(text, "name"),
+            )
+        )
+    entries = (
+        [e for e in data.get("plugins", []) if isinstance(e, dict)]
+        if isinstance(data.get("plugins"), list)
+        else []
+    )
     seen: set[str] = set()
     for i, entry in enumerate(entries):
         name, src = entry.get("name"), entry.get("source")
         if name in seen:
-            problems.append(Problem(Severity.ERROR, f"duplicate plugin name {name!r}", str(path),
-                                    f"plugins[{i}].name"))
+            problems.append(
+                Problem(
+                    Severity.ERROR,
+                    f"duplicate plugin name {name!r}",
+                    str(path),
+                    f"plugins[{i}].name",
+                )
+            )
         seen.add(str(name))
         if isinstance(src, str) and src.startswith("./"):
             path_inside(root, src, str(path), f"plugins[{i}].source", None, problems)

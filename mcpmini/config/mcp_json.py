@@ -60,8 +60,6 @@ class McpConfig:
     skipped: tuple[str, ...] = field(default=())
 
 
-
-
 def expand_vars(value: str, environ: Mapping[str, str]) -> tuple[str, list[str]]:
     """Expand ``${VAR}`` and ``${VAR:-default}`` in ``value`` from ``environ``.
 
@@ -114,7 +112,7 @@ def _type_problems(name: str, entry: Mapping[str, Any]) -> list[tuple[str, str]]
         return [("type", f"unknown transport {kind!r}; expected one of {sorted(_TRANSPORTS)}")]
     if kind == "stdio":
         if "url" in entry and "command" not in entry:
-            return [("url", "an entry with no 'type' is stdio; add \"type\": \"http\" for a url")]
+            return [("url", 'an entry with no \'type\' is stdio; add "type": "http" for a url')]
         if not isinstance(entry.get("command"), str) or not entry.get("command"):
             bad.append(("command", "stdio server needs a non-empty string 'command'"))
         args = entry.get("args", [])
@@ -148,16 +146,25 @@ def _expand_entry(
 
         def one(text: str, where: str, key: str | None = None) -> str:
             if looks_like_secret(text, key):
-                warn(where, "value looks like a literal secret; use ${VAR} and set it in the "
-                     "environment instead")
+                warn(
+                    where,
+                    "value looks like a literal secret; use ${VAR} and set it in the "
+                    "environment instead",
+                )
             for name in _NESTED_DEFAULT.findall(text):
-                warn(where, f"the default of ${{{name}:-...}} holds another ${{...}}, which is "
-                     "not expanded: the literal text is used. Use a literal default, or set "
-                     f"{name}")
+                warn(
+                    where,
+                    f"the default of ${{{name}:-...}} holds another ${{...}}, which is "
+                    "not expanded: the literal text is used. Use a literal default, or set "
+                    f"{name}",
+                )
             expanded, missing = expand_vars(text, environ)
             for var in missing:
-                warn(where, f"environment variable {var} is not set and has no default; "
-                     f"the literal ${{{var}}} is used")
+                warn(
+                    where,
+                    f"environment variable {var} is not set and has no default; "
+                    f"the literal ${{{var}}} is used",
+                )
             return expanded
 
         if isinstance(value, str):
@@ -198,29 +205,45 @@ def load_mcp_json(
         raise ConfigError("expected a JSON object at the top level", origin, line=1)
     servers = data.get("mcpServers", {})
     if not isinstance(servers, Mapping):
-        raise ConfigError("'mcpServers' must be an object", origin, "mcpServers",
-                          line_of_key(text, "mcpServers"))
+        raise ConfigError(
+            "'mcpServers' must be an object", origin, "mcpServers", line_of_key(text, "mcpServers")
+        )
     problems: list[Problem] = []
     kept: dict[str, dict[str, Any]] = {}
     skipped: list[str] = []
     for name, entry in servers.items():
         line = line_of_key(text, name)
         if not isinstance(entry, Mapping):
-            problems.append(Problem(Severity.ERROR, "server entry must be an object", origin,
-                                    f"mcpServers.{name}", line))
+            problems.append(
+                Problem(
+                    Severity.ERROR,
+                    "server entry must be an object",
+                    origin,
+                    f"mcpServers.{name}",
+                    line,
+                )
+            )
             skipped.append(name)
             continue
         bad = _type_problems(name, entry)
         if bad:
             for fld, msg in bad:
-                problems.append(Problem(Severity.ERROR, f"server skipped: {msg}", origin,
-                                        f"mcpServers.{name}.{fld}", line))
+                problems.append(
+                    Problem(
+                        Severity.ERROR,
+                        f"server skipped: {msg}",
+                        origin,
+                        f"mcpServers.{name}.{fld}",
+                        line,
+                    )
+                )
             skipped.append(name)
             continue
 
         def warn(where: str, msg: str, _name: str = name, _line: int | None = line) -> None:
-            problems.append(Problem(Severity.WARNING, msg, origin, f"mcpServers.{_name}.{where}",
-                                    _line))
+            problems.append(
+                Problem(Severity.WARNING, msg, origin, f"mcpServers.{_name}.{where}", _line)
+            )
 
         kept[name] = _expand_entry(name, dict(entry), environ, warn)
     return McpConfig(source, kept, tuple(problems), origin, tuple(skipped))
@@ -235,15 +258,19 @@ def read_json(path: Path, problems: list[Problem]) -> tuple[Any, str | None]:
         text = path.read_text(encoding="utf-8")
         return json.loads(text), text
     except json.JSONDecodeError as exc:
-        problems.append(Problem(Severity.ERROR, f"invalid JSON: {exc.msg}", str(path),
-                                line=exc.lineno))
+        problems.append(
+            Problem(Severity.ERROR, f"invalid JSON: {exc.msg}", str(path), line=exc.lineno)
+        )
     except (OSError, UnicodeDecodeError) as exc:
         problems.append(Problem(Severity.ERROR, f"cannot read: {exc}", str(path)))
     return None, None
 
 
 def schema_problems(
-    data: Any, schema: dict[str, Any], source: str, text: str | None,
+    data: Any,
+    schema: dict[str, Any],
+    source: str,
+    text: str | None,
     explain: Callable[[Any], str | None] | None = None,
 ) -> list[Problem]:
     """Every ``jsonschema`` violation of ``data`` as an error :class:`Problem`.
@@ -260,29 +287,38 @@ def schema_problems(
         key = next((str(p) for p in reversed(err.absolute_path) if isinstance(p, str)), None)
         unique = key is not None and text is not None and text.count(f'"{key}"') == 1
         message = (explain(err) if explain else None) or err.message
-        found.append(Problem(Severity.ERROR, message, source, path,
-                             line_of_key(text, key) if unique and key else None))
+        found.append(
+            Problem(
+                Severity.ERROR,
+                message,
+                source,
+                path,
+                line_of_key(text, key) if unique and key else None,
+            )
+        )
     return found
 
 
-def path_inside(root: Path, rel: str, source: str, key: str, text: str | None,
-                problems: list[Problem]) -> Path | None:
+def path_inside(
+    root: Path, rel: str, source: str, key: str, text: str | None, problems: list[Problem]
+) -> Path | None:
     """``root/rel`` when ``rel`` starts with ``./``, stays inside ``root`` and exists.
 
     Otherwise appends an error naming ``source``, ``key`` and its line, and returns None.
     """
     line = line_of_key(text, key)
     if not rel.startswith("./"):
-        problems.append(Problem(Severity.ERROR, f"path {rel!r} must start with './'",
-                                source, key, line))
+        problems.append(
+            Problem(Severity.ERROR, f"path {rel!r} must start with './'", source, key, line)
+        )
         return None
     target = (root / rel).resolve()
     if not target.is_relative_to(root.resolve()):
-        problems.append(Problem(Severity.ERROR, f"path {rel!r} escapes the root {root}",
-                                source, key, line))
+        problems.append(
+            Problem(Severity.ERROR, f"path {rel!r} escapes the root {root}", source, key, line)
+        )
         return None
     if not target.exists():
-        problems.append(Problem(Severity.ERROR, f"path {rel!r} does not exist", source, key,
-                                line))
+        problems.append(Problem(Severity.ERROR, f"path {rel!r} does not exist", source, key, line))
         return None
     return target

@@ -63,21 +63,33 @@ MANIFEST_SCHEMA: dict[str, Any] = {
         "displayName": {"type": "string"},
         "version": {"type": "string"},
         "description": {"type": "string"},
-        "author": {"type": "object", "required": ["name"], "properties": {
-            "name": {"type": "string"}, "email": {"type": "string"}, "url": {"type": "string"}}},
+        "author": {
+            "type": "object",
+            "required": ["name"],
+            "properties": {
+                "name": {"type": "string"},
+                "email": {"type": "string"},
+                "url": {"type": "string"},
+            },
+        },
         "homepage": {"type": "string"},
         "repository": {"type": "string"},
         "license": {"type": "string"},
         "keywords": {"type": "array", "items": {"type": "string"}},
         "defaultEnabled": {"type": "boolean"},
-        "skills": _PATHS, "commands": _PATHS, "agents": _PATHS, "workflows": _PATHS,
+        "skills": _PATHS,
+        "commands": _PATHS,
+        "agents": _PATHS,
+        "workflows": _PATHS,
         "outputStyles": _PATHS,
-        "hooks": _PATHS_OR_INLINE, "mcpServers": _PATHS_OR_INLINE,
+        "hooks": _PATHS_OR_INLINE,
+        "mcpServers": _PATHS_OR_INLINE,
         "lspServers": _PATHS_OR_INLINE,
         "userConfig": {"type": "object"},
         "channels": {"type": "array"},
         "dependencies": {"type": "array"},
-        "experimental": {}, "metadata": {},
+        "experimental": {},
+        "metadata": {},
     },
 }
 _AGENT_TEXT = ("name", "description", "model", "color")
@@ -108,8 +120,13 @@ class Plugin:
         Servers are keyed by their registered names, ``plugin:<plugin>:<server>``.
         """
         mcp = self.mcp or McpConfig(f"plugin:{self.name}", {})
-        return McpConfig(mcp.source, {self.server_id(n): v for n, v in mcp.servers.items()},
-                         mcp.problems, mcp.origin, mcp.skipped)
+        return McpConfig(
+            mcp.source,
+            {self.server_id(n): v for n, v in mcp.servers.items()},
+            mcp.problems,
+            mcp.origin,
+            mcp.skipped,
+        )
 
     def hook_settings(self, *settings_sources: Any) -> Any:
         """The plugin's hooks merged with ``settings_sources`` (ready to run).
@@ -123,8 +140,9 @@ class Plugin:
         from ..hooks import load_settings
 
         label = f"plugin:{self.name}"
-        settings = load_settings([*settings_sources, *((label, d) for _, d in self.hooks)],
-                                 strict=False)
+        settings = load_settings(
+            [*settings_sources, *((label, d) for _, d in self.hooks)], strict=False
+        )
         for groups in settings.hooks.values():
             for group in groups:
                 if group.source == label:
@@ -142,8 +160,13 @@ def _inside(root: Path, path: Path, problems: list[Problem]) -> bool:
     resolved = path.resolve()
     if resolved.is_relative_to(root.resolve()):
         return True
-    problems.append(Problem(Severity.ERROR, f"resolves to {resolved}, outside the plugin root "
-                            f"{root}; not loaded", str(path)))
+    problems.append(
+        Problem(
+            Severity.ERROR,
+            f"resolves to {resolved}, outside the plugin root {root}; not loaded",
+            str(path),
+        )
+    )
     return False
 
 
@@ -195,33 +218,51 @@ def load_plugin(
     if mpath.is_file():
         data, mtext = read_json(mpath, problems)
         if data is not None and not isinstance(data, dict):
-            problems.append(Problem(Severity.ERROR, "manifest must be a JSON object", str(mpath),
-                                    line=1))
+            problems.append(
+                Problem(Severity.ERROR, "manifest must be a JSON object", str(mpath), line=1)
+            )
         elif isinstance(data, dict):
             errs = schema_problems(data, MANIFEST_SCHEMA, str(mpath), mtext)
             problems.extend(errs)
             bad_keys = {(p.path or "").split(".")[0] for p in errs}
             manifest = {k: v for k, v in data.items() if k not in bad_keys}
             for key in sorted(set(data) - set(MANIFEST_SCHEMA["properties"])):
-                problems.append(Problem(Severity.WARNING, f"unknown field {key!r} is ignored",
-                                        str(mpath), key, line_of_key(mtext, key)))
+                problems.append(
+                    Problem(
+                        Severity.WARNING,
+                        f"unknown field {key!r} is ignored",
+                        str(mpath),
+                        key,
+                        line_of_key(mtext, key),
+                    )
+                )
     for extra in sorted((root / ".claude-plugin").glob("*")):
         if extra.name not in ("plugin.json", "marketplace.json"):
-            problems.append(Problem(Severity.WARNING, "only plugin.json belongs in "
-                                    ".claude-plugin/; components go at the plugin root",
-                                    str(extra)))
+            problems.append(
+                Problem(
+                    Severity.WARNING,
+                    "only plugin.json belongs in .claude-plugin/; components go at the plugin root",
+                    str(extra),
+                )
+            )
     if (root / "CLAUDE.md").is_file():
-        problems.append(Problem(Severity.WARNING, "a plugin's CLAUDE.md is not loaded",
-                                str(root / "CLAUDE.md")))
+        problems.append(
+            Problem(Severity.WARNING, "a plugin's CLAUDE.md is not loaded", str(root / "CLAUDE.md"))
+        )
     plugin.name = manifest.get("name", root.name)
     plugin.manifest = manifest
-    variables = {"CLAUDE_PLUGIN_ROOT": str(root.resolve()),
-                 "CLAUDE_PLUGIN_DATA": data_dir or str(
-                     Path.home() / ".claude" / "plugins" / "data" / plugin.name)}
+    variables = {
+        "CLAUDE_PLUGIN_ROOT": str(root.resolve()),
+        "CLAUDE_PLUGIN_DATA": data_dir
+        or str(Path.home() / ".claude" / "plugins" / "data" / plugin.name),
+    }
 
     def where(key: str) -> list[Path]:
-        return [p for rel in _paths(manifest.get(key)) if
-                (p := path_inside(root, rel, str(mpath), key, mtext, problems)) is not None]
+        return [
+            p
+            for rel in _paths(manifest.get(key))
+            if (p := path_inside(root, rel, str(mpath), key, mtext, problems)) is not None
+        ]
 
     _load_skills(plugin, root, where, variables)
     _load_agents(plugin, root, where)
@@ -240,22 +281,29 @@ def _load_skills(plugin: Plugin, root: Path, where: Any, variables: dict[str, st
         if (d / "SKILL.md").is_file():
             found += read_skill_dir(d, out, **kw)
         elif d != (root / "skills").resolve():
-            found += [s for sub in sorted(p for p in d.iterdir() if p.is_dir())
-                      if _inside(root, sub, plugin.problems)
-                      for s in read_skill_dir(sub, out, **kw)]
+            found += [
+                s
+                for sub in sorted(p for p in d.iterdir() if p.is_dir())
+                if _inside(root, sub, plugin.problems)
+                for s in read_skill_dir(sub, out, **kw)
+            ]
     for d in where("commands"):
         for f in [d] if d.is_file() else sorted(d.glob("*.md")):
             if not _inside(root, f, plugin.problems):
                 continue
-            s = read_skill_file(f, out, name=f.stem, directory=str(f.parent), kind="command",
-                                **kw)
+            s = read_skill_file(f, out, name=f.stem, directory=str(f.parent), kind="command", **kw)
             found += [s] if s else []
     seen: dict[str, Skill] = {}
     for s in found:
         if s.name in seen:
-            plugin.problems.append(Problem(Severity.ERROR, f"duplicate name {s.name!r}; "
-                                           f"{seen[s.name].source} is used instead", s.source,
-                                           "name"))
+            plugin.problems.append(
+                Problem(
+                    Severity.ERROR,
+                    f"duplicate name {s.name!r}; {seen[s.name].source} is used instead",
+                    s.source,
+                    "name",
+                )
+            )
             continue
         seen[s.name] = replace(s, variables=variables)
     plugin.skills = list(seen.values())
@@ -263,17 +311,27 @@ def _load_skills(plugin: Plugin, root: Path, where: Any, variables: dict[str, st
 
 def _load_agents(plugin: Plugin, root: Path, where: Any) -> None:
     dirs = where("agents") if "agents" in plugin.manifest else [root / "agents"]
-    files = [f for d in dirs if d.exists() and _inside(root, d, plugin.problems)
-             for f in ([d] if d.is_file() else sorted(d.glob("*.md")))
-             if _inside(root, f, plugin.problems)]
+    files = [
+        f
+        for d in dirs
+        if d.exists() and _inside(root, d, plugin.problems)
+        for f in ([d] if d.is_file() else sorted(d.glob("*.md")))
+        if _inside(root, f, plugin.problems)
+    ]
     for f in files:
         try:
             front = parse_front_matter(read_markdown(f), str(f), text_fields=_AGENT_TEXT)
         except FrontMatterSyntaxError as exc:
             # Claude Code still registers the agent, under a placeholder description.
-            plugin.problems.append(Problem(
-                Severity.WARNING, f"{exc.message}; the agent is registered as 'Agent from "
-                f"{plugin.name} plugin'. Quote the value on that line", str(f), line=exc.line))
+            plugin.problems.append(
+                Problem(
+                    Severity.WARNING,
+                    f"{exc.message}; the agent is registered as 'Agent from "
+                    f"{plugin.name} plugin'. Quote the value on that line",
+                    str(f),
+                    line=exc.line,
+                )
+            )
             front = FrontMatter({}, exc.body, present=False)
         except ConfigError as exc:
             plugin.problems.append(Problem.from_error(exc))
@@ -284,28 +342,57 @@ def _load_agents(plugin: Plugin, root: Path, where: Any) -> None:
             fields["description"] = f"Agent from {plugin.name} plugin"
         for ignored in ("hooks", "mcpServers", "permissionMode"):
             if ignored in fields:
-                plugin.problems.append(Problem(Severity.WARNING, f"{ignored!r} is ignored for "
-                                               "plugin agents", str(f), ignored,
-                                               lines.get(ignored)))
+                plugin.problems.append(
+                    Problem(
+                        Severity.WARNING,
+                        f"{ignored!r} is ignored for plugin agents",
+                        str(f),
+                        ignored,
+                        lines.get(ignored),
+                    )
+                )
         name = f"{plugin.name}:{fields.get('name') or f.stem}"
         if name in plugin.agents:
-            plugin.problems.append(Problem(Severity.ERROR, f"duplicate agent name {name!r}",
-                                           str(f), "name", lines.get("name")))
+            plugin.problems.append(
+                Problem(
+                    Severity.ERROR,
+                    f"duplicate agent name {name!r}",
+                    str(f),
+                    "name",
+                    lines.get("name"),
+                )
+            )
             continue
-        plugin.agents[name] = {"description": fields.get("description", ""), "source": str(f),
-                               "fields": fields, "prompt": body}
+        plugin.agents[name] = {
+            "description": fields.get("description", ""),
+            "source": str(f),
+            "fields": fields,
+            "prompt": body,
+        }
 
 
-def _load_hooks(plugin: Plugin, root: Path, manifest: dict[str, Any], where: Any,
-                variables: dict[str, str], mpath: str) -> None:
+def _load_hooks(
+    plugin: Plugin,
+    root: Path,
+    manifest: dict[str, Any],
+    where: Any,
+    variables: dict[str, str],
+    mpath: str,
+) -> None:
     default = root / "hooks" / "hooks.json"
     files = [default] if default.is_file() and _inside(root, default, plugin.problems) else []
     inline = manifest.get("hooks") if isinstance(manifest.get("hooks"), dict) else None
     for f in [] if inline is not None else where("hooks"):
         if f == Path(mpath).resolve() or f.name == "plugin.json":
-            plugin.problems.append(Problem(Severity.ERROR, "'hooks' names a plugin manifest, "
-                                           "not a hooks file", mpath, "hooks",
-                                           line_of_key(_text_of(mpath), "hooks")))
+            plugin.problems.append(
+                Problem(
+                    Severity.ERROR,
+                    "'hooks' names a plugin manifest, not a hooks file",
+                    mpath,
+                    "hooks",
+                    line_of_key(_text_of(mpath), "hooks"),
+                )
+            )
         else:
             files.append(f)
     loaded: list[tuple[str, Any]] = [(str(f), read_json(f, plugin.problems)[0]) for f in files]
@@ -315,8 +402,9 @@ def _load_hooks(plugin: Plugin, root: Path, manifest: dict[str, Any], where: Any
         if data is None:
             continue
         if not isinstance(data, dict) or not isinstance(data.get("hooks"), dict):
-            plugin.problems.append(Problem(Severity.ERROR, "expected an object with a 'hooks' "
-                                           "object", origin, "hooks"))
+            plugin.problems.append(
+                Problem(Severity.ERROR, "expected an object with a 'hooks' object", origin, "hooks")
+            )
             continue
         data = _substitute(data, variables)
         try:  # the hooks module owns the hook schema: check with it, never parse twice
@@ -325,14 +413,27 @@ def _load_hooks(plugin: Plugin, root: Path, manifest: dict[str, Any], where: Any
             load_settings([(f"plugin:{plugin.name}", data)], strict=False)
         except ConfigError as exc:
             key = (exc.path or "").rsplit(".", 1)[-1].split("[")[0] or None
-            plugin.problems.append(Problem(Severity.ERROR, exc.message, origin, exc.path,
-                                           line_of_key(_text_of(origin), key) if key else None))
+            plugin.problems.append(
+                Problem(
+                    Severity.ERROR,
+                    exc.message,
+                    origin,
+                    exc.path,
+                    line_of_key(_text_of(origin), key) if key else None,
+                )
+            )
             continue
         plugin.hooks.append((origin, data))
 
 
-def _load_mcp(plugin: Plugin, root: Path, manifest: dict[str, Any], where: Any,
-              environ: dict[str, str], mpath: str) -> None:
+def _load_mcp(
+    plugin: Plugin,
+    root: Path,
+    manifest: dict[str, Any],
+    where: Any,
+    environ: dict[str, str],
+    mpath: str,
+) -> None:
     source = f"plugin:{plugin.name}"
     parts: list[McpConfig] = []
     value = manifest.get("mcpServers")
@@ -345,22 +446,30 @@ def _load_mcp(plugin: Plugin, root: Path, manifest: dict[str, Any], where: Any,
             plugin.problems.append(Problem.from_error(exc))
     if isinstance(value, dict):
         inline = value.get("mcpServers", value)
-        parts.append(load_mcp_json({"mcpServers": inline}, environ=environ, source=source,
-                                   origin=f"{mpath}#mcpServers"))
+        parts.append(
+            load_mcp_json(
+                {"mcpServers": inline}, environ=environ, source=source, origin=f"{mpath}#mcpServers"
+            )
+        )
     servers: dict[str, dict[str, Any]] = {}
     for part in parts:
         plugin.problems.extend(part.problems)
         for name, entry in part.servers.items():
             if name in servers:
-                plugin.problems.append(Problem(Severity.ERROR, f"duplicate MCP server {name!r}",
-                                               part.origin, f"mcpServers.{name}"))
+                plugin.problems.append(
+                    Problem(
+                        Severity.ERROR,
+                        f"duplicate MCP server {name!r}",
+                        part.origin,
+                        f"mcpServers.{name}",
+                    )
+                )
                 continue
             servers[name] = entry
     plugin.mcp = McpConfig(source, servers, (), str(root))
 
 
-def validate_plugin(root: str | Path, *, environ: Mapping[str, str] | None = None
-                    ) -> list[Problem]:
+def validate_plugin(root: str | Path, *, environ: Mapping[str, str] | None = None) -> list[Problem]:
     """Every problem in the plugin at ``root`` (and its marketplace.json, if any)."""
     found = list(load_plugin(root, environ=environ or {}).problems)
     market = Path(root) / ".claude-plugin" / "marketplace.json"

@@ -147,9 +147,7 @@ def resolve(
     the order given). Returns ``{name: Resolved}`` in first-seen order. Raises
     :class:`ConfigError` for a source name not in ``order``.
     """
-    ranked = sorted(
-        enumerate(_as_pairs(sources)), key=lambda it: (_rank(it[1][0], order), it[0])
-    )
+    ranked = sorted(enumerate(_as_pairs(sources)), key=lambda it: (_rank(it[1][0], order), it[0]))
     out: dict[str, Resolved] = {}
     for _, (src, defs, origin) in ranked:
         for name, value in defs.items():
@@ -196,8 +194,13 @@ def resolve_mcp_servers(
         ep = endpoint(r.value)
         if r.source.split(":", 1)[0] in ("plugin", "connector") and ep in seen:
             first = kept[seen[ep]]
-            kept[seen[ep]] = Resolved(first.name, first.value, first.source, first.origin,
-                                      (*first.shadowed, f"{r.source} ({name})"))
+            kept[seen[ep]] = Resolved(
+                first.name,
+                first.value,
+                first.source,
+                first.origin,
+                (*first.shadowed, f"{r.source} ({name})"),
+            )
             continue
         kept[name] = r
         if ep is not None:
@@ -214,9 +217,7 @@ def merge_fields(
     Each top-level field of an entry comes from the highest source that sets it, so the
     result may combine fields no single source wrote. Returns ``{name: MergedEntry}``.
     """
-    ranked = sorted(
-        enumerate(_as_pairs(sources)), key=lambda it: (_rank(it[1][0], order), it[0])
-    )
+    ranked = sorted(enumerate(_as_pairs(sources)), key=lambda it: (_rank(it[1][0], order), it[0]))
     out: dict[str, dict[str, FieldValue]] = {}
     for _, (src, defs, _origin) in ranked:
         for name, entry in defs.items():

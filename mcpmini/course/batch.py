@@ -117,8 +117,13 @@ def write_csv(rows: Iterable[GradeRow], out: Path) -> None:
     os.replace(tmp, out)
 
 
-_RANK = {RowStatus.GRADED: 4, RowStatus.ERROR: 3, RowStatus.NOT_ATTEMPTED: 2,
-         RowStatus.TIMEOUT: 1, RowStatus.INVALID: 0}
+_RANK = {
+    RowStatus.GRADED: 4,
+    RowStatus.ERROR: 3,
+    RowStatus.NOT_ATTEMPTED: 2,
+    RowStatus.TIMEOUT: 1,
+    RowStatus.INVALID: 0,
+}
 
 
 def _merge(rows: list[GradeRow]) -> list[GradeRow]:
@@ -132,8 +137,9 @@ def _merge(rows: list[GradeRow]) -> list[GradeRow]:
             merged.extend(group)
             continue
         best = max(group, key=lambda r: (r.score, _RANK[r.status]))
-        best = replace(best, feedback=f"{len(group)} notebooks for {exercise}, best kept; "
-                                      + best.feedback)
+        best = replace(
+            best, feedback=f"{len(group)} notebooks for {exercise}, best kept; " + best.feedback
+        )
         merged.append(best)
     return sorted(merged, key=lambda r: (r.learner, r.exercise, r.feedback))
 
@@ -184,10 +190,12 @@ def _run_in_thread(make: Callable[[], Coroutine[Any, Any, None]]) -> None:
 
 
 INTERRUPTED = "not graded (run interrupted)"
-NOT_ISOLATED = ("WARNING: bubblewrap is not available, so each notebook runs WITHOUT a sandbox: "
-                "a submission can read and change your files, see the other kernels and the "
-                "grader, and reach the network. Install bubblewrap (Debian: apt-get install "
-                "bubblewrap), or pass --require-isolation to refuse to grade without it.")
+NOT_ISOLATED = (
+    "WARNING: bubblewrap is not available, so each notebook runs WITHOUT a sandbox: "
+    "a submission can read and change your files, see the other kernels and the "
+    "grader, and reach the network. Install bubblewrap (Debian: apt-get install "
+    "bubblewrap), or pass --require-isolation to refuse to grade without it."
+)
 _MERGED = re.compile(r"^(\d+) notebooks for ")
 
 
@@ -206,8 +214,14 @@ def read_csv(path: Path) -> list[GradeRow]:
                 continue
             try:
                 learner, exercise, score, max_score, status, feedback = cells
-                row = GradeRow(_uncell(learner), exercise, int(score), int(max_score),
-                               RowStatus(status), _uncell(feedback))
+                row = GradeRow(
+                    _uncell(learner),
+                    exercise,
+                    int(score),
+                    int(max_score),
+                    RowStatus(status),
+                    _uncell(feedback),
+                )
             except ValueError:
                 raise ValueError(f"{path}: line {number} is not a grades row") from None
             if not (row.status is RowStatus.ERROR and row.feedback == INTERRUPTED):
@@ -235,9 +249,16 @@ def _resumed(jobs: list[Submission], previous: list[GradeRow]) -> tuple[list[Gra
     return keep, {i for key in done for i in wanted[key]}
 
 
-def grade_class(paths: Iterable[str | Path], out: str | Path, *, workers: int = 2,
-                timeout: float = 60.0, progress: bool = True, resume: bool = False,
-                require_isolation: bool = False) -> list[GradeRow]:
+def grade_class(
+    paths: Iterable[str | Path],
+    out: str | Path,
+    *,
+    workers: int = 2,
+    timeout: float = 60.0,
+    progress: bool = True,
+    resume: bool = False,
+    require_isolation: bool = False,
+) -> list[GradeRow]:
     """Grade every submission under ``paths`` and write the CSV to ``out``.
 
     Returns the rows written. The CSV header is written before any notebook runs (so an
@@ -278,15 +299,26 @@ def grade_class(paths: Iterable[str | Path], out: str | Path, *, workers: int = 
         writer.writerows(row.as_list() for row in kept)
 
     def missing(job: Submission) -> GradeRow:
-        return GradeRow(job.learner, job.exercise, 0, get_exercise(job.exercise).max_score,
-                        RowStatus.NOT_ATTEMPTED, "nothing handed in")
+        return GradeRow(
+            job.learner,
+            job.exercise,
+            0,
+            get_exercise(job.exercise).max_score,
+            RowStatus.NOT_ATTEMPTED,
+            "nothing handed in",
+        )
 
     async def run_all() -> None:
         from tqdm import tqdm
 
         gate = asyncio.Semaphore(workers)
-        bar = tqdm(total=len(jobs) - len(skip), desc="grading", unit="nb",
-                   disable=not progress, file=sys.stderr)
+        bar = tqdm(
+            total=len(jobs) - len(skip),
+            desc="grading",
+            unit="nb",
+            disable=not progress,
+            file=sys.stderr,
+        )
 
         async def one(i: int, job: Submission) -> None:
             try:
@@ -296,8 +328,14 @@ def grade_class(paths: Iterable[str | Path], out: str | Path, *, workers: int = 
                     async with gate:
                         rows[i] = await grade_notebook(job.path, job.learner, timeout, job.exercise)
             except Exception as exc:
-                rows[i] = GradeRow(job.learner, job.exercise, 0, 0, RowStatus.ERROR,
-                                   f"grader failed: {type(exc).__name__}: {exc}"[:300])
+                rows[i] = GradeRow(
+                    job.learner,
+                    job.exercise,
+                    0,
+                    0,
+                    RowStatus.ERROR,
+                    f"grader failed: {type(exc).__name__}: {exc}"[:300],
+                )
             with out.open("a", newline="", encoding="utf-8") as fh:
                 csv.writer(fh).writerow(rows[i].as_list())  # type: ignore[union-attr]
             bar.update(1)
@@ -310,9 +348,13 @@ def grade_class(paths: Iterable[str | Path], out: str | Path, *, workers: int = 
     try:
         _run_in_thread(run_all)
     finally:
-        done = [row if row is not None else GradeRow(
-            job.learner, job.exercise, 0, 0, RowStatus.ERROR, INTERRUPTED)
-            for i, (row, job) in enumerate(zip(rows, jobs)) if i not in skip]
+        done = [
+            row
+            if row is not None
+            else GradeRow(job.learner, job.exercise, 0, 0, RowStatus.ERROR, INTERRUPTED)
+            for i, (row, job) in enumerate(zip(rows, jobs))
+            if i not in skip
+        ]
         final = _merge(kept + done)
         write_csv(final, out)
     return final

@@ -54,20 +54,32 @@ __all__ = [
 
 # --- 2.1: descriptions and routing -----------------------------------------------------
 
+
 def _tool(name: str, description: str) -> dict[str, Any]:
-    return {"name": name, "description": description,
-            "input_schema": {"type": "object", "properties": {"input": {"type": "string"}}}}
+    return {
+        "name": name,
+        "description": description,
+        "input_schema": {"type": "object", "properties": {"input": {"type": "string"}}},
+    }
 
 
-_WEB = ("Reads the web search results or a web page the research agent fetched and pulls out "
-        "facts, quotes and links. Input: a url or the page text. "
-        "Not for uploaded files, PDF, contracts or invoices.")
-_CUSTOMER = ("Looks up a customer account by email or customer id: plan, contact details and "
-             "account status (active or closed). Not for orders, shipping or refunds.")
-_ORDER = ("Looks up one order by order number: items, payment, shipping status and tracking "
-          "number. Not for refunds or money back.")
-_REFUND = ("Pays money back for an order that was returned, damaged or charged twice. Input: "
-           "order number, amount and reason. Not for order status or account details.")
+_WEB = (
+    "Reads the web search results or a web page the research agent fetched and pulls out "
+    "facts, quotes and links. Input: a url or the page text. "
+    "Not for uploaded files, PDF, contracts or invoices."
+)
+_CUSTOMER = (
+    "Looks up a customer account by email or customer id: plan, contact details and "
+    "account status (active or closed). Not for orders, shipping or refunds."
+)
+_ORDER = (
+    "Looks up one order by order number: items, payment, shipping status and tracking "
+    "number. Not for refunds or money back."
+)
+_REFUND = (
+    "Pays money back for an order that was returned, damaged or charged twice. Input: "
+    "order number, amount and reason. Not for order status or account details."
+)
 
 TOOLSETS: dict[str, list[dict[str, Any]]] = {
     # what a first draft often looks like: names and one-line descriptions that overlap
@@ -81,11 +93,13 @@ TOOLSETS: dict[str, list[dict[str, Any]]] = {
     # same names; each description says purpose, input, and when not to use the tool
     "rewritten": [
         _tool("analyze_content", _WEB),
-        _tool("analyze_document",
-              "Works on an uploaded file (PDF, contract, report, invoice): extracts figures, "
-              "dates and amounts, writes a summary with the key points, or checks whether a "
-              "quote or citation matches the source. Input: the file id. "
-              "Not for web pages or search results."),
+        _tool(
+            "analyze_document",
+            "Works on an uploaded file (PDF, contract, report, invoice): extracts figures, "
+            "dates and amounts, writes a summary with the key points, or checks whether a "
+            "quote or citation matches the source. Input: the file id. "
+            "Not for web pages or search results.",
+        ),
         _tool("get_customer", _CUSTOMER),
         _tool("get_order", _ORDER),
         _tool("process_refund", _REFUND),
@@ -93,18 +107,24 @@ TOOLSETS: dict[str, list[dict[str, Any]]] = {
     # the misrouted generic tools renamed and split by purpose
     "split": [
         _tool("extract_web_results", _WEB),
-        _tool("extract_data_points",
-              "Extracts figures, each date, amounts and totals from an uploaded file (PDF, "
-              "contract, report, invoice). Input: the file id and the fields wanted. "
-              "Not for summaries, key points, overviews or citation checks."),
-        _tool("summarize_document",
-              "Writes a short summary of an uploaded file (PDF, contract, report): overview, "
-              "key points or bullet points; can condense it to one paragraph. Input: the file "
-              "id and the length. Not for single figures, dates or citation checks."),
-        _tool("verify_citation",
-              "Checks whether a quote, claim or citation in a draft really appears in its "
-              "source document (contract, report, article), with page and exact wording. "
-              "Input: the quote and the file id. Not for summaries or figures."),
+        _tool(
+            "extract_data_points",
+            "Extracts figures, each date, amounts and totals from an uploaded file (PDF, "
+            "contract, report, invoice). Input: the file id and the fields wanted. "
+            "Not for summaries, key points, overviews or citation checks.",
+        ),
+        _tool(
+            "summarize_document",
+            "Writes a short summary of an uploaded file (PDF, contract, report): overview, "
+            "key points or bullet points; can condense it to one paragraph. Input: the file "
+            "id and the length. Not for single figures, dates or citation checks.",
+        ),
+        _tool(
+            "verify_citation",
+            "Checks whether a quote, claim or citation in a draft really appears in its "
+            "source document (contract, report, article), with page and exact wording. "
+            "Input: the quote and the file id. Not for summaries or figures.",
+        ),
         _tool("get_customer", _CUSTOMER),
         _tool("get_order", _ORDER),
         _tool("process_refund", _REFUND),
@@ -150,12 +170,24 @@ REQUESTS: tuple[tuple[str, str], ...] = (
 )
 
 _BY_INTENT = {
-    "merged": {"web": "analyze_content", "extract": "analyze_document",
-               "summarize": "analyze_document", "verify": "analyze_document",
-               "customer": "get_customer", "order": "get_order", "refund": "process_refund"},
-    "split": {"web": "extract_web_results", "extract": "extract_data_points",
-              "summarize": "summarize_document", "verify": "verify_citation",
-              "customer": "get_customer", "order": "get_order", "refund": "process_refund"},
+    "merged": {
+        "web": "analyze_content",
+        "extract": "analyze_document",
+        "summarize": "analyze_document",
+        "verify": "analyze_document",
+        "customer": "get_customer",
+        "order": "get_order",
+        "refund": "process_refund",
+    },
+    "split": {
+        "web": "extract_web_results",
+        "extract": "extract_data_points",
+        "summarize": "summarize_document",
+        "verify": "verify_citation",
+        "customer": "get_customer",
+        "order": "get_order",
+        "refund": "process_refund",
+    },
 }
 
 
@@ -188,9 +220,11 @@ class RoutingResult:
         return self.hits / self.total if self.total else 0.0
 
 
-def routing_accuracy(toolset: str | Sequence[Mapping[str, Any]],
-                     requests: Sequence[tuple[str, str]] = REQUESTS,
-                     name: str | None = None) -> RoutingResult:
+def routing_accuracy(
+    toolset: str | Sequence[Mapping[str, Any]],
+    requests: Sequence[tuple[str, str]] = REQUESTS,
+    name: str | None = None,
+) -> RoutingResult:
     """Route ``requests`` over a tool set (a :data:`TOOLSETS` key or a list of definitions).
 
     ``name`` says which intent mapping applies to a custom list (``"split"`` or any
@@ -212,8 +246,14 @@ def routing_accuracy(toolset: str | Sequence[Mapping[str, Any]],
             tally[0] += 1
         else:
             misses.append((text, want, decision.tool))
-    return RoutingResult(label, hits, len(requests), tuple(misses), ties,
-                         {k: (v[0], v[1]) for k, v in per_tool.items()})
+    return RoutingResult(
+        label,
+        hits,
+        len(requests),
+        tuple(misses),
+        ties,
+        {k: (v[0], v[1]) for k, v in per_tool.items()},
+    )
 
 
 def plot_routing(results: Sequence[RoutingResult], dpi: int = 72) -> Any:
@@ -223,7 +263,7 @@ def plot_routing(results: Sequence[RoutingResult], dpi: int = 72) -> Any:
     fig, ax = plt.subplots(figsize=(5.0, 2.8), dpi=dpi)
     names = [r.toolset for r in results]
     values = [100 * r.accuracy for r in results]
-    bars = ax.bar(names, values, color=["#c44e52", "#55a868", "#4c72b0"][:len(names)])
+    bars = ax.bar(names, values, color=["#c44e52", "#55a868", "#4c72b0"][: len(names)])
     for bar, v in zip(bars, values):
         ax.text(bar.get_x() + bar.get_width() / 2, v + 1, f"{v:.0f} %", ha="center")
     ax.set_ylim(0, 110)
@@ -239,8 +279,13 @@ def plot_selection(rows: Sequence[Mapping[str, Any]], dpi: int = 72) -> Any:
 
     fig, ax = plt.subplots(figsize=(5.0, 2.8), dpi=dpi)
     xs = [r["tools"] for r in rows]
-    ax.fill_between(xs, [100 * r["min"] for r in rows], [100 * r["max"] for r in rows],
-                    alpha=0.2, label="min-max over seeds")
+    ax.fill_between(
+        xs,
+        [100 * r["min"] for r in rows],
+        [100 * r["max"] for r in rows],
+        alpha=0.2,
+        label="min-max over seeds",
+    )
     ax.plot(xs, [100 * r["accuracy"] for r in rows], marker="o", label="mean")
     ax.set_xlabel("tools the agent holds")
     ax.set_ylabel("right tool chosen (%)")
@@ -269,8 +314,11 @@ DISTRACTORS: tuple[dict[str, Any], ...] = (
 )
 
 
-def selection_accuracy(counts: Sequence[int] = (5, 8, 12, 18), seeds: int = 20,
-                       requests: Sequence[tuple[str, str]] = REQUESTS) -> list[dict[str, Any]]:
+def selection_accuracy(
+    counts: Sequence[int] = (5, 8, 12, 18),
+    seeds: int = 20,
+    requests: Sequence[tuple[str, str]] = REQUESTS,
+) -> list[dict[str, Any]]:
     """Routing accuracy of an agent holding the 5 rewritten core tools plus distractors.
 
     For each tool count ``n`` (5 to 18) and each of ``seeds`` seeds, ``n - 5``
@@ -283,8 +331,10 @@ def selection_accuracy(counts: Sequence[int] = (5, 8, 12, 18), seeds: int = 20,
     rows = []
     for n in counts:
         if not len(core) <= n <= len(core) + len(DISTRACTORS):
-            raise ValueError(f"tool count must be between {len(core)} and "
-                             f"{len(core) + len(DISTRACTORS)}, got {n}")
+            raise ValueError(
+                f"tool count must be between {len(core)} and "
+                f"{len(core) + len(DISTRACTORS)}, got {n}"
+            )
         accs, stolen = [], []
         for seed in range(seeds):
             rng = random.Random(seed)
@@ -292,23 +342,32 @@ def selection_accuracy(counts: Sequence[int] = (5, 8, 12, 18), seeds: int = 20,
             rng.shuffle(tools)
             extra = {t["name"] for t in DISTRACTORS}
             chosen = [route(text, tools).tool for text, _ in requests]
-            accs.append(sum(c == expected_tool(i, "rewritten")
-                            for c, (_, i) in zip(chosen, requests)) / len(requests))
+            accs.append(
+                sum(c == expected_tool(i, "rewritten") for c, (_, i) in zip(chosen, requests))
+                / len(requests)
+            )
             stolen.append(sum(c in extra for c in chosen) / len(requests))
-        rows.append({"tools": n, "accuracy": round(sum(accs) / len(accs), 3),
-                     "min": round(min(accs), 3), "max": round(max(accs), 3),
-                     "stolen": round(sum(stolen) / len(stolen), 3)})
+        rows.append(
+            {
+                "tools": n,
+                "accuracy": round(sum(accs) / len(accs), 3),
+                "min": round(min(accs), 3),
+                "max": round(max(accs), 3),
+                "stolen": round(sum(stolen) / len(stolen), 3),
+            }
+        )
     return rows
 
 
 # --- 2.2: structured errors and a retry policy -----------------------------------------
 
+
 class ErrorCategory(StrEnum):
     """The four kinds of tool failure (a convention carried inside the result content)."""
 
-    TRANSIENT = "transient"    # timeout, service down: may work if tried again later
+    TRANSIENT = "transient"  # timeout, service down: may work if tried again later
     VALIDATION = "validation"  # the input is wrong: the model must change it
-    BUSINESS = "business"      # a rule forbids it: explain to the user, do not retry
+    BUSINESS = "business"  # a rule forbids it: explain to the user, do not retry
     PERMISSION = "permission"  # not allowed for this caller: escalate to a human
 
 
@@ -322,10 +381,17 @@ def error_result(category: ErrorCategory, message: str, **details: Any) -> dict[
     ``message`` are a convention serialised as JSON text inside ``content`` (and
     mirrored in ``structuredContent``), which a client or model reads like any result.
     """
-    body = {"errorCategory": category.value, "isRetryable": category in _RETRYABLE,
-            "message": message, **details}
-    return {"content": [{"type": "text", "text": json.dumps(body, ensure_ascii=False)}],
-            "structuredContent": body, "isError": True}
+    body = {
+        "errorCategory": category.value,
+        "isRetryable": category in _RETRYABLE,
+        "message": message,
+        **details,
+    }
+    return {
+        "content": [{"type": "text", "text": json.dumps(body, ensure_ascii=False)}],
+        "structuredContent": body,
+        "isError": True,
+    }
 
 
 @dataclass(frozen=True)
@@ -366,16 +432,24 @@ class RetryStats:
 
     def rows(self) -> list[dict[str, Any]]:
         """The outcomes as table rows: ``kind``, ``outcome``, ``count``."""
-        return [{"kind": k, "outcome": o, "count": n}
-                for (k, o), n in sorted(self.outcomes.items())]
+        return [
+            {"kind": k, "outcome": o, "count": n} for (k, o), n in sorted(self.outcomes.items())
+        ]
 
 
-_FAULTS = (("ok", 0.45), ("empty", 0.10), ("transient", 0.20), ("validation", 0.12),
-           ("business", 0.08), ("permission", 0.05))
+_FAULTS = (
+    ("ok", 0.45),
+    ("empty", 0.10),
+    ("transient", 0.20),
+    ("validation", 0.12),
+    ("business", 0.08),
+    ("permission", 0.05),
+)
 
 
-def simulate_retries(requests: int = 200, seed: int = 0, policy: str = "structured",
-                     base_delay: float = 0.5) -> RetryStats:
+def simulate_retries(
+    requests: int = 200, seed: int = 0, policy: str = "structured", base_delay: float = 0.5
+) -> RetryStats:
     """Run ``requests`` tool requests over injected faults and count what happens.
 
     Each request draws one fault (45 % ok, 10 % a valid empty result, 20 % transient
@@ -408,8 +482,13 @@ def simulate_retries(requests: int = 200, seed: int = 0, policy: str = "structur
             if not failed:
                 counts[(kind, "recovered by retry")] += 1
                 break
-            limit = (policy_for(category).max_attempts if policy == "structured"
-                     else 4 if policy == "naive" else 1)
+            limit = (
+                policy_for(category).max_attempts
+                if policy == "structured"
+                else 4
+                if policy == "naive"
+                else 1
+            )
             if attempts < limit:
                 wait += base_delay * 2 ** (attempts - 1)
                 continue
@@ -432,17 +511,23 @@ def simulate_retries(requests: int = 200, seed: int = 0, policy: str = "structur
 
 _SAMPLE = {
     "src/shop/__init__.py": "",
-    "src/shop/login.py": ('def check_password(user, password):\n'
-                          '    if not user.verify(password):\n'
-                          '        raise LoginError("Password is incorrect")\n'),
-    "src/shop/payment.py": ('from .gateway import charge_card\n\n\n'
-                            'def pay(order):\n'
-                            '    if not charge_card(order.card, order.total):\n'
-                            '        return "Payment declined"\n'
-                            '    return "ok"\n'),
+    "src/shop/login.py": (
+        "def check_password(user, password):\n"
+        "    if not user.verify(password):\n"
+        '        raise LoginError("Password is incorrect")\n'
+    ),
+    "src/shop/payment.py": (
+        "from .gateway import charge_card\n\n\n"
+        "def pay(order):\n"
+        "    if not charge_card(order.card, order.total):\n"
+        '        return "Payment declined"\n'
+        '    return "ok"\n'
+    ),
     "src/shop/gateway.py": "def charge_card(card, amount):\n    return amount < 1000\n",
-    "src/shop/refund.py": ('from .gateway import charge_card\n\n\n'
-                           'def refund(order):\n    return charge_card(order.card, -order.total)\n'),
+    "src/shop/refund.py": (
+        "from .gateway import charge_card\n\n\n"
+        "def refund(order):\n    return charge_card(order.card, -order.total)\n"
+    ),
     "tests/test_login.py": "def test_wrong_password_is_refused():\n    assert True\n",
     "tests/test_payment.py": "def test_declined_card():\n    assert True\n",
     "tests/test_refund.py": "def test_refund_is_negative_charge():\n    assert True\n",
@@ -480,12 +565,19 @@ def grade_tool_choices(answers: Mapping[str, str]) -> list[dict[str, Any]]:
     :data:`TOOL_TASKS`. Returns one row per task: ``task``, ``chosen`` (``None`` when
     unanswered), ``key`` and ``ok``. Tool names compare case-insensitively, spaces ignored.
     """
+
     def norm(s: str) -> str:
         return s.replace(" ", "").lower()
 
     rows = []
     for n, (task, key) in enumerate(TOOL_TASKS):
         chosen = answers.get(task, answers.get(str(n)))
-        rows.append({"task": task, "chosen": chosen, "key": key,
-                     "ok": chosen is not None and norm(chosen) == norm(key)})
+        rows.append(
+            {
+                "task": task,
+                "chosen": chosen,
+                "key": key,
+                "ok": chosen is not None and norm(chosen) == norm(key),
+            }
+        )
     return rows

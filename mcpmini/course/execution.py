@@ -72,8 +72,14 @@ class GradeRow:
     def as_list(self) -> list[Any]:
         """The CSV cells. Text a learner controls (folder names, file names, exception
         messages) that a spreadsheet would run as a formula gets a leading quote."""
-        return [_cell(self.learner), self.exercise, self.score, self.max_score,
-                self.status.value, _cell(self.feedback)]
+        return [
+            _cell(self.learner),
+            self.exercise,
+            self.score,
+            self.max_score,
+            self.status.value,
+            _cell(self.feedback),
+        ]
 
 
 def _cell(text: str) -> str:
@@ -123,11 +129,15 @@ def _kernel_manager_class() -> type:
     from jupyter_client.kernelspec import KernelSpecManager
     from jupyter_client.manager import AsyncKernelManager
 
-    class CurrentEnvSpecs(KernelSpecManager):  # the Python running the grader, never a registered one
+    class CurrentEnvSpecs(
+        KernelSpecManager
+    ):  # the Python running the grader, never a registered one
         def get_kernel_spec(self, kernel_name: str) -> Any:
             if kernel_name == _KERNEL:
-                return self.kernel_spec_class(resource_dir=ipykernel.kernelspec.RESOURCES,
-                                              **ipykernel.kernelspec.get_kernel_dict())
+                return self.kernel_spec_class(
+                    resource_dir=ipykernel.kernelspec.RESOURCES,
+                    **ipykernel.kernelspec.get_kernel_dict(),
+                )
             return super().get_kernel_spec(kernel_name)
 
     class CurrentEnvKernelManager(AsyncKernelManager):
@@ -226,23 +236,32 @@ async def _execute(request: dict[str, Any]) -> dict[str, Any]:
         return max(1, math.ceil(timeout - (time.monotonic() - started[0])))
 
     client = NotebookClient(
-        nb, kernel_name=_KERNEL, kernel_manager_class=_kernel_manager_class(),
-        timeout_func=remaining, allow_errors=True, shutdown_kernel="immediate",
-        startup_timeout=60, resources={"metadata": {"path": os.getcwd()}})
+        nb,
+        kernel_name=_KERNEL,
+        kernel_manager_class=_kernel_manager_class(),
+        timeout_func=remaining,
+        allow_errors=True,
+        shutdown_kernel="immediate",
+        startup_timeout=60,
+        resources={"metadata": {"path": os.getcwd()}},
+    )
     result: dict[str, Any] = {"status": "ok", "cell": 0}
     try:
         async with client.async_setup_kernel(
-                env=dict(os.environ), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL):
+            env=dict(os.environ), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        ):
             for index, cell in enumerate(cells):
                 await client.async_execute_cell(cell, index)
             assert client.kc is not None
             msg_id = client.kc.execute(
-                _EXPORT.format(variable=request["variable"], slot=slot), silent=True,
-                store_history=False, user_expressions={"answer": slot})
+                _EXPORT.format(variable=request["variable"], slot=slot),
+                silent=True,
+                store_history=False,
+                user_expressions={"answer": slot},
+            )
             client.timeout = remaining()
             reply = await client.async_wait_for_reply(msg_id)
-            value = ((reply or {}).get("content", {}).get("user_expressions", {})
-                     .get("answer", {}))
+            value = (reply or {}).get("content", {}).get("user_expressions", {}).get("answer", {})
             if value.get("status") == "ok":
                 exported = json.loads(ast.literal_eval(value["data"]["text/plain"]))
                 result.update(found=bool(exported.get("found")), answer=exported.get("answer"))
@@ -251,8 +270,7 @@ async def _execute(request: dict[str, Any]) -> dict[str, Any]:
     except DeadKernelError:
         result.update(status="dead", cell=current[0])
     except Exception as exc:
-        result.update(status="failed", cell=current[0],
-                      error=f"{type(exc).__name__}: {exc}"[:200])
+        result.update(status="failed", cell=current[0], error=f"{type(exc).__name__}: {exc}"[:200])
     result["crash"] = _first_error(cells)
     return result
 
@@ -261,11 +279,17 @@ def _sandbox_env(scratch: str) -> dict[str, str]:
     """The runner's whole environment: nothing of the grader's but ``PATH``; the home and
     every Jupyter, IPython and matplotlib folder inside the scratch folder."""
     home = os.path.join(scratch, ".home")
-    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8",
-            "HOME": home, "JUPYTER_RUNTIME_DIR": os.path.join(home, "runtime"),
-            "IPYTHONDIR": os.path.join(home, "ipython"),
-            "MPLCONFIGDIR": os.path.join(home, "matplotlib"), "MPLBACKEND": "Agg",
-            "MCPMINI_PROGRESS": "off", "PYTHONIOENCODING": "utf-8"}
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "LANG": "C.UTF-8",
+        "HOME": home,
+        "JUPYTER_RUNTIME_DIR": os.path.join(home, "runtime"),
+        "IPYTHONDIR": os.path.join(home, "ipython"),
+        "MPLCONFIGDIR": os.path.join(home, "matplotlib"),
+        "MPLBACKEND": "Agg",
+        "MCPMINI_PROGRESS": "off",
+        "PYTHONIOENCODING": "utf-8",
+    }
 
 
 def _collect(proc: Any, request: bytes, deadline: float) -> tuple[bytes, bool]:
@@ -294,8 +318,9 @@ def _isolation() -> bool:
     return bubblewrap_available()
 
 
-async def grade_notebook(path: Path, learner: str, timeout: float = 60.0,
-                         exercise: str = "", *, isolate: bool = True) -> GradeRow:
+async def grade_notebook(
+    path: Path, learner: str, timeout: float = 60.0, exercise: str = "", *, isolate: bool = True
+) -> GradeRow:
     """Run one notebook in a fresh kernel and grade its answer; never raises.
 
     ``timeout`` bounds the execution of the whole notebook (kernel start excluded). With
@@ -312,8 +337,14 @@ async def grade_notebook(path: Path, learner: str, timeout: float = 60.0,
     nb, why = await asyncio.to_thread(_read, path)
     exercise = identify_exercise(path, nb) if nb is not None else exercise
     if not exercise:
-        return GradeRow(learner, "", 0, 0, RowStatus.INVALID,
-                        f"{path.name}: {why or 'cannot tell which exercise this is'}")
+        return GradeRow(
+            learner,
+            "",
+            0,
+            0,
+            RowStatus.INVALID,
+            f"{path.name}: {why or 'cannot tell which exercise this is'}",
+        )
     ex = get_exercise(exercise)
     row = GradeRow(learner, exercise, 0, ex.max_score, RowStatus.INVALID, f"{path.name}: {why}")
     if nb is None:
@@ -324,19 +355,31 @@ async def grade_notebook(path: Path, learner: str, timeout: float = 60.0,
         copy.write_bytes(path.read_bytes())
         (Path(scratch) / ".home").mkdir()
         inner = [sys.executable, "-I", "-c", _RUNNER]
-        argv = (confine(inner, scratch, read_only=[Path(__file__).resolve().parents[1]])
-                if isolate and _isolation() else inner)
-        request = json.dumps({"nonce": nonce, "notebook": str(copy), "timeout": timeout,
-                              "variable": ex.variable}).encode() + b"\n"
+        argv = (
+            confine(inner, scratch, read_only=[Path(__file__).resolve().parents[1]])
+            if isolate and _isolation()
+            else inner
+        )
+        request = (
+            json.dumps(
+                {"nonce": nonce, "notebook": str(copy), "timeout": timeout, "variable": ex.variable}
+            ).encode()
+            + b"\n"
+        )
         try:
-            proc = Process(argv, env=_sandbox_env(scratch), cwd=scratch, stderr=False,
-                           new_session=True)
+            proc = Process(
+                argv, env=_sandbox_env(scratch), cwd=scratch, stderr=False, new_session=True
+            )
         except OSError as exc:
-            return replace(row, status=RowStatus.ERROR,
-                           feedback=f"{path.name}: could not start the runner ({exc})"[:300])
+            return replace(
+                row,
+                status=RowStatus.ERROR,
+                feedback=f"{path.name}: could not start the runner ({exc})"[:300],
+            )
         try:
             data, hung = await asyncio.to_thread(
-                _collect, proc, request, time.monotonic() + timeout + _STARTUP)
+                _collect, proc, request, time.monotonic() + timeout + _STARTUP
+            )
         except asyncio.CancelledError:  # the batch was interrupted: end this run at once
             proc.terminate(0.0)
             raise
@@ -349,28 +392,39 @@ async def grade_notebook(path: Path, learner: str, timeout: float = 60.0,
             if isinstance(item, dict) and item.get("nonce") == nonce:
                 results.append(item)
     if hung:
-        return replace(row, status=RowStatus.TIMEOUT,
-                       feedback=f"{path.name}: timed out after {timeout:g} s")
+        return replace(
+            row, status=RowStatus.TIMEOUT, feedback=f"{path.name}: timed out after {timeout:g} s"
+        )
     if not results:
-        return replace(row, status=RowStatus.ERROR,
-                       feedback=f"{path.name}: the notebook runner crashed "
-                                f"(exit code {proc.returncode})")
+        return replace(
+            row,
+            status=RowStatus.ERROR,
+            feedback=f"{path.name}: the notebook runner crashed (exit code {proc.returncode})",
+        )
     result = results[-1]
     cells = len(nb.cells)
-    where = (f" in cell {result['cell']}" if 1 <= int(result.get("cell") or 0) <= cells else "")
+    where = f" in cell {result['cell']}" if 1 <= int(result.get("cell") or 0) <= cells else ""
     crash = str(result.get("crash") or "")
     if result["status"] == "timeout":
-        return replace(row, status=RowStatus.TIMEOUT,
-                       feedback=f"{path.name}: timed out after {timeout:g} s{where}")
+        return replace(
+            row,
+            status=RowStatus.TIMEOUT,
+            feedback=f"{path.name}: timed out after {timeout:g} s{where}",
+        )
     if result["status"] == "dead":
-        return replace(row, status=RowStatus.ERROR,
-                       feedback=f"{path.name}: the kernel died{where}")
+        return replace(row, status=RowStatus.ERROR, feedback=f"{path.name}: the kernel died{where}")
     if result["status"] == "failed":
-        return replace(row, status=RowStatus.ERROR,
-                       feedback=f"{path.name}: could not run ({result.get('error')})"[:300])
+        return replace(
+            row,
+            status=RowStatus.ERROR,
+            feedback=f"{path.name}: could not run ({result.get('error')})"[:300],
+        )
     if "found" not in result:
-        return replace(row, status=RowStatus.ERROR,
-                       feedback=f"{path.name}: answers could not be read" + (f"; {crash}" if crash else ""))
+        return replace(
+            row,
+            status=RowStatus.ERROR,
+            feedback=f"{path.name}: answers could not be read" + (f"; {crash}" if crash else ""),
+        )
     answer = result.get("answer") if result["found"] else None
     report = ex.grade(answer)
     if crash:

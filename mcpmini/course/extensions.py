@@ -47,8 +47,13 @@ _GUARD = '"$CLAUDE_PROJECT_DIR"/.claude/hooks/protect-secrets.sh'
 _SECRET_WRITE = {"tool_name": "Write", "tool_input": {"file_path": ".env", "content": "TOKEN=x"}}
 
 
-def _run_hook(event: str, command: str, on_failure: str | None, payload: dict[str, Any],
-              matcher: str = "Write|Edit") -> EventResult:
+def _run_hook(
+    event: str,
+    command: str,
+    on_failure: str | None,
+    payload: dict[str, Any],
+    matcher: str = "Write|Edit",
+) -> EventResult:
     """Register one command hook in project settings (the real JSON shape) and fire it
     in an empty scratch project, so a script path inside it does not exist."""
     from ..hooks import load_settings, run_hooks
@@ -60,8 +65,13 @@ def _run_hook(event: str, command: str, on_failure: str | None, payload: dict[st
     if event == "PostToolUse":
         payload = {**payload, "tool_response": {"success": True}}
     with tempfile.TemporaryDirectory(prefix="mcpmini-9-3-") as project:
-        return run_hooks(load_settings([("project", settings)]), event, payload,
-                         project_dir=project, environ={"PATH": os.defpath})
+        return run_hooks(
+            load_settings([("project", settings)]),
+            event,
+            payload,
+            project_dir=project,
+            environ={"PATH": os.defpath},
+        )
 
 
 def _fate(result: EventResult) -> Fate:
@@ -71,19 +81,26 @@ def _fate(result: EventResult) -> Fate:
 def _fate_story(result: EventResult, on_failure: str | None) -> str:
     ran = result.ran
     if not ran:
-        return "マッチャがツール名にマッチしないので、フックは実行されず、呼び出しはそのまま進みます。"
+        return (
+            "マッチャがツール名にマッチしないので、フックは実行されず、呼び出しはそのまま進みます。"
+        )
     run = ran[0]
     failed = run.failure is not None
     setting = on_failure or "continue（既定）"
-    what = (run.failure or run.outcome)
-    head = (f"フックは失敗しました（{what.value if what else '?'}、終了コード {run.exit_code}）。"
-            if failed else
-            f"フックは終了コード {run.exit_code} で終わりました（{what.value if what else '?'}）。")
+    what = run.failure or run.outcome
+    head = (
+        f"フックは失敗しました（{what.value if what else '?'}、終了コード {run.exit_code}）。"
+        if failed
+        else f"フックは終了コード {run.exit_code} で終わりました（{what.value if what else '?'}）。"
+    )
     if result.event == "PostToolUse":
         tail = "PostToolUse はツールの実行のあとなので、呼び出しはもう止められません。"
     else:
-        tail = ("呼び出しは実行されません。" if result.blocked
-                else "呼び出しは止まらず、権限の判定へ進みます。")
+        tail = (
+            "呼び出しは実行されません。"
+            if result.blocked
+            else "呼び出しは止まらず、権限の判定へ進みます。"
+        )
     if failed:
         return f"{head}onFailure = {setting} なので、{tail}"
     return head + tail
@@ -100,45 +117,85 @@ def build_9_3() -> Exercise:
     formatter = next((of for of, f in fates.items() if f is Fate.PROCEEDS), "continue")
     code = block.ran[0].exit_code if block.ran else None
     parts = [
-        Part.option("default", "(1) onFailure が既定のとき、マッチする呼び出しはどうなるか",
-                    _fate(default), Fate, otherwise=_fate_story(default, None)),
-        Part.option("block", '(2) onFailure が "block" のとき、マッチする呼び出しはどうなるか',
-                    _fate(block), Fate, otherwise=_fate_story(block, "block")),
-        Part.option("guard_setting", "秘密のファイルへの書き込みを止めるフックに合う onFailure",
-                    guard, Setting,
-                    otherwise="止めることが目的のフックです。スクリプトが起動できないとき、"
-                              "どちらの設定なら呼び出しが止まりますか（fail-closed）。"),
-        Part.option("formatter_setting", "編集のあとで整形するフックに合う onFailure",
-                    formatter, Setting,
-                    otherwise="整形は付随的な処理です。整形が失敗しただけで作業全体を止める"
-                              "理由はありません（fail-open）。"),
-        Part.boolean("post_tool_use_can_block",
-                     'PostToolUse のフックは、onFailure が "block" でも編集そのものを止められるか',
-                     post.blocked,
-                     otherwise="PostToolUse はツールが実行されたあとのイベントです。"
-                               "終わった編集は取り消せません。"),
-        Part.choice("why_guard", "書き込みを止めるフックの設定についての正しい説明はどれか", [
-            (("既定の continue では、スクリプトのパスを 1 つ間違えただけで、保護が何も言わずに"
-             "無くなるから（fail-open）。"),
-             fates["continue"] is Fate.PROCEEDS and fates["block"] is Fate.BLOCKED, ""),
-            ('"block" にすると、起動できないスクリプトの終了コードが 2 になるから。', code == 2,
-             f"終了コードは {code} のままです。onFailure が失敗をブロックとして扱うのです。"),
-            ('"block" にしても、起動できなかったフックは数に入らないので止まらないから。',
-             fates["block"] is Fate.PROCEEDS, '"block" では、起動できない失敗でも止まります。'),
-            ("どちらの設定でも呼び出しは止まるので、違いはないから。",
-             fates["continue"] is Fate.BLOCKED and fates["block"] is Fate.BLOCKED,
-             "既定の設定では、失敗したフックは何も決めなかったのと同じ扱いです。"),
-        ]),
+        Part.option(
+            "default",
+            "(1) onFailure が既定のとき、マッチする呼び出しはどうなるか",
+            _fate(default),
+            Fate,
+            otherwise=_fate_story(default, None),
+        ),
+        Part.option(
+            "block",
+            '(2) onFailure が "block" のとき、マッチする呼び出しはどうなるか',
+            _fate(block),
+            Fate,
+            otherwise=_fate_story(block, "block"),
+        ),
+        Part.option(
+            "guard_setting",
+            "秘密のファイルへの書き込みを止めるフックに合う onFailure",
+            guard,
+            Setting,
+            otherwise="止めることが目的のフックです。スクリプトが起動できないとき、"
+            "どちらの設定なら呼び出しが止まりますか（fail-closed）。",
+        ),
+        Part.option(
+            "formatter_setting",
+            "編集のあとで整形するフックに合う onFailure",
+            formatter,
+            Setting,
+            otherwise="整形は付随的な処理です。整形が失敗しただけで作業全体を止める"
+            "理由はありません（fail-open）。",
+        ),
+        Part.boolean(
+            "post_tool_use_can_block",
+            'PostToolUse のフックは、onFailure が "block" でも編集そのものを止められるか',
+            post.blocked,
+            otherwise="PostToolUse はツールが実行されたあとのイベントです。"
+            "終わった編集は取り消せません。",
+        ),
+        Part.choice(
+            "why_guard",
+            "書き込みを止めるフックの設定についての正しい説明はどれか",
+            [
+                (
+                    (
+                        "既定の continue では、スクリプトのパスを 1 つ間違えただけで、保護が何も言わずに"
+                        "無くなるから（fail-open）。"
+                    ),
+                    fates["continue"] is Fate.PROCEEDS and fates["block"] is Fate.BLOCKED,
+                    "",
+                ),
+                (
+                    '"block" にすると、起動できないスクリプトの終了コードが 2 になるから。',
+                    code == 2,
+                    f"終了コードは {code} のままです。onFailure が失敗をブロックとして扱うのです。",
+                ),
+                (
+                    '"block" にしても、起動できなかったフックは数に入らないので止まらないから。',
+                    fates["block"] is Fate.PROCEEDS,
+                    '"block" では、起動できない失敗でも止まります。',
+                ),
+                (
+                    "どちらの設定でも呼び出しは止まるので、違いはないから。",
+                    fates["continue"] is Fate.BLOCKED and fates["block"] is Fate.BLOCKED,
+                    "既定の設定では、失敗したフックは何も決めなかったのと同じ扱いです。",
+                ),
+            ],
+        ),
     ]
-    solution = (f"登録: PreToolUse, matcher \"Write|Edit\", command {_GUARD}（存在しない）\n"
-                f"(1) 既定: {_fate_story(default, None)}\n"
-                f"(2) block: {_fate_story(block, 'block')}\n"
-                f"書き込みを止めるフック → {guard}（失敗でも止まる側に倒す）。"
-                f"整形のフック → {formatter}（失敗しても作業を止めない）。\n"
-                f"PostToolUse + block でも blocked = {post.blocked}: 実行後のイベントなので止められません。\n"
-                "理由の選択肢は A です。")
+    solution = (
+        f'登録: PreToolUse, matcher "Write|Edit", command {_GUARD}（存在しない）\n'
+        f"(1) 既定: {_fate_story(default, None)}\n"
+        f"(2) block: {_fate_story(block, 'block')}\n"
+        f"書き込みを止めるフック → {guard}（失敗でも止まる側に倒す）。"
+        f"整形のフック → {formatter}（失敗しても作業を止めない）。\n"
+        f"PostToolUse + block でも blocked = {post.blocked}: 実行後のイベントなので止められません。\n"
+        "理由の選択肢は A です。"
+    )
     return Exercise(
-        "9.3", TITLES["9.3"],
+        "9.3",
+        TITLES["9.3"],
         "PreToolUse のフックのスクリプトが設定のパスに無いとき、onFailure が既定のときと"
         ' "block" のときで、マッチする呼び出しがどうなるか。書き込みを止めるフックと、'
         "整形のフックに合う設定はどちらか。",
@@ -149,14 +206,28 @@ def build_9_3() -> Exercise:
             "run_hooks の結果の .blocked と、.runs[0].failure を見てみましょう。",
         ],
         solution_text=solution,
-        data={"settings": {"hooks": {"PreToolUse": [{"matcher": "Write|Edit", "hooks": [
-            {"type": "command", "command": _GUARD, "onFailure": "block"}]}]}},
-            "payload": _SECRET_WRITE},
+        data={
+            "settings": {
+                "hooks": {
+                    "PreToolUse": [
+                        {
+                            "matcher": "Write|Edit",
+                            "hooks": [{"type": "command", "command": _GUARD, "onFailure": "block"}],
+                        }
+                    ]
+                }
+            },
+            "payload": _SECRET_WRITE,
+        },
     )
 
 
-_COMMANDS_9_3 = {"exit 0": "exit 0", "exit 1": "exit 1", "exit 2": "exit 2",
-                 "missing": '"$CLAUDE_PROJECT_DIR"/.claude/hooks/missing.sh'}
+_COMMANDS_9_3 = {
+    "exit 0": "exit 0",
+    "exit 1": "exit 1",
+    "exit 2": "exit 2",
+    "missing": '"$CLAUDE_PROJECT_DIR"/.claude/hooks/missing.sh',
+}
 
 
 def practice_9_3(rng: random.Random) -> Exercise:
@@ -168,25 +239,47 @@ def practice_9_3(rng: random.Random) -> Exercise:
     result = _run_hook(event, _COMMANDS_9_3[label], on_failure, payload)
     shown = "省略（既定）" if on_failure is None else f'"{on_failure}"'
     return Exercise(
-        "9.3", TITLES["9.3"] + "（練習）",
-        f"{event} に matcher \"Write|Edit\" のコマンドのフックがあり、コマンドは "
+        "9.3",
+        TITLES["9.3"] + "（練習）",
+        f'{event} に matcher "Write|Edit" のコマンドのフックがあり、コマンドは '
         f"{_COMMANDS_9_3[label]!r}、onFailure は {shown}。{tool} の呼び出しについて、"
         "matched（フックが実行されるか）と fate（'proceeds' か 'blocked'）を答えよ。",
-        [Part.boolean("matched", "フックが実行されるか", bool(result.ran),
-                      otherwise="matcher \"Write|Edit\" は | で区切った名前の列挙で、完全一致で比べます。"),
-         Part.option("fate", "呼び出しはどうなるか", _fate(result), Fate,
-                     otherwise=_fate_story(result, on_failure))],
-        solution_text=_fate_story(result, on_failure), variable="practice_answer", practice=True,
-        data={"event": event, "command": _COMMANDS_9_3[label], "on_failure": on_failure,
-              "tool_name": tool})
+        [
+            Part.boolean(
+                "matched",
+                "フックが実行されるか",
+                bool(result.ran),
+                otherwise='matcher "Write|Edit" は | で区切った名前の列挙で、完全一致で比べます。',
+            ),
+            Part.option(
+                "fate",
+                "呼び出しはどうなるか",
+                _fate(result),
+                Fate,
+                otherwise=_fate_story(result, on_failure),
+            ),
+        ],
+        solution_text=_fate_story(result, on_failure),
+        variable="practice_answer",
+        practice=True,
+        data={
+            "event": event,
+            "command": _COMMANDS_9_3[label],
+            "on_failure": on_failure,
+            "tool_name": tool,
+        },
+    )
 
 
 # --- 9.4 skills re-attached after compaction --------------------------------------------
 
+
 def _reattach_story(result: Reattachment) -> str:
     bits = [f"{r.name}: {r.status.value} {r.tokens:,}/{r.original_tokens:,}" for r in result.items]
-    return (f"新しいものから順に: {', '.join(bits)}。合計 {result.total_tokens:,} トークン"
-            f"（1 個あたり {result.per_skill_tokens:,}、合計の上限 {result.total_budget:,}）。")
+    return (
+        f"新しいものから順に: {', '.join(bits)}。合計 {result.total_tokens:,} トークン"
+        f"（1 個あたり {result.per_skill_tokens:,}、合計の上限 {result.total_budget:,}）。"
+    )
 
 
 def build_9_4() -> Exercise:
@@ -198,36 +291,70 @@ def build_9_4() -> Exercise:
     kept = [r for r in result.items if r.status is not ReattachStatus.DROPPED]
     oldest = [name for name, _ in invocations[: len(result.dropped)]]
     parts = [
-        Part.integer("upper_bound", "再び添付される量の上界（トークン）", result.total_tokens, mistakes={
-            k * PER_SKILL_TOKENS: f"{k} × {PER_SKILL_TOKENS:,} は 1 個あたりの上限だけを使った値です。"
-                                  f"合計の上限 {TOTAL_TOKENS:,} もかかります。",
-            k * body: "本文をそのまま足した値です。各スキルは 1 個あたりの上限で切られます。",
-        }, otherwise="上界は min(k × a, A) です（命題 5.2 の 2）。"),
-        Part.integer("dropped_at_least", "内容がまったく添付されないスキルの数（少なくとも）",
-                     len(result.dropped), mistakes={
-            0: f"{k} 個すべてを 1 個あたり {PER_SKILL_TOKENS:,} で添付すると、合計の上限を超えます。"},
-            otherwise=f"{TOTAL_TOKENS:,} / {PER_SKILL_TOKENS:,} 個で予算が尽きます。"),
-        Part.integer("tokens_each", "添付されるスキル 1 個あたりのトークン数", kept[0].tokens,
-                     mistakes={body: f"本文は {body:,} トークンですが、1 個あたりの上限で切られます。"},
-                     otherwise=_reattach_story(result)),
-        Part.names("dropped", "skill-1 → skill-7 の順に呼び出したとき、落ちるスキルの名前",
-                   result.dropped, otherwise="予算は新しく呼び出したものから埋まります。"),
-        Part.choice("why_dropped", "落ちるスキルがそれになる理由として正しいものはどれか", [
-            ("新しく呼び出したものから予算を埋めるので、古いものから落ちるから。",
-             sorted(result.dropped) == sorted(oldest), ""),
-            ("古いスキルほど本文が長いから。",
-             len({r.original_tokens for r in result.items}) > 1,
-             "どのスキルも本文は同じ長さです。"),
-            (f"{PER_SKILL_TOKENS:,} トークンを超える本文は、丸ごと捨てられるから。",
-             not any(r.status is ReattachStatus.CUT for r in result.items),
-             "上限を超えた本文は、捨てられずに先頭が残るように切られます。"),
-            ("合計の上限をスキルの数で等分して配るから。",
-             len({r.tokens for r in result.items}) == 1 and not result.dropped,
-             "等分ではありません。1 個ずつ上限まで入れ、予算が尽きたら残りは入りません。"),
-        ]),
+        Part.integer(
+            "upper_bound",
+            "再び添付される量の上界（トークン）",
+            result.total_tokens,
+            mistakes={
+                k
+                * PER_SKILL_TOKENS: f"{k} × {PER_SKILL_TOKENS:,} は 1 個あたりの上限だけを使った値です。"
+                f"合計の上限 {TOTAL_TOKENS:,} もかかります。",
+                k * body: "本文をそのまま足した値です。各スキルは 1 個あたりの上限で切られます。",
+            },
+            otherwise="上界は min(k × a, A) です（命題 5.2 の 2）。",
+        ),
+        Part.integer(
+            "dropped_at_least",
+            "内容がまったく添付されないスキルの数（少なくとも）",
+            len(result.dropped),
+            mistakes={
+                0: f"{k} 個すべてを 1 個あたり {PER_SKILL_TOKENS:,} で添付すると、合計の上限を超えます。"
+            },
+            otherwise=f"{TOTAL_TOKENS:,} / {PER_SKILL_TOKENS:,} 個で予算が尽きます。",
+        ),
+        Part.integer(
+            "tokens_each",
+            "添付されるスキル 1 個あたりのトークン数",
+            kept[0].tokens,
+            mistakes={body: f"本文は {body:,} トークンですが、1 個あたりの上限で切られます。"},
+            otherwise=_reattach_story(result),
+        ),
+        Part.names(
+            "dropped",
+            "skill-1 → skill-7 の順に呼び出したとき、落ちるスキルの名前",
+            result.dropped,
+            otherwise="予算は新しく呼び出したものから埋まります。",
+        ),
+        Part.choice(
+            "why_dropped",
+            "落ちるスキルがそれになる理由として正しいものはどれか",
+            [
+                (
+                    "新しく呼び出したものから予算を埋めるので、古いものから落ちるから。",
+                    sorted(result.dropped) == sorted(oldest),
+                    "",
+                ),
+                (
+                    "古いスキルほど本文が長いから。",
+                    len({r.original_tokens for r in result.items}) > 1,
+                    "どのスキルも本文は同じ長さです。",
+                ),
+                (
+                    f"{PER_SKILL_TOKENS:,} トークンを超える本文は、丸ごと捨てられるから。",
+                    not any(r.status is ReattachStatus.CUT for r in result.items),
+                    "上限を超えた本文は、捨てられずに先頭が残るように切られます。",
+                ),
+                (
+                    "合計の上限をスキルの数で等分して配るから。",
+                    len({r.tokens for r in result.items}) == 1 and not result.dropped,
+                    "等分ではありません。1 個ずつ上限まで入れ、予算が尽きたら残りは入りません。",
+                ),
+            ],
+        ),
     ]
     return Exercise(
-        "9.4", TITLES["9.4"],
+        "9.4",
+        TITLES["9.4"],
         "7 個のスキルを呼び出し、本文はどれも 6,000 トークン。1 個あたり 5,000・合計 25,000 の上限で、"
         "圧縮のあとに再び添付される量の上界と、まったく添付されないスキルの数を求める。",
         parts,
@@ -236,11 +363,16 @@ def build_9_4() -> Exercise:
             "上界は min(k × a, A)。k = 7、a = 5,000、A = 25,000 です。",
             "reattach([(名前, 6000), …]) の .total_tokens と .dropped で確かめられます。",
         ],
-        solution_text=(f"{_reattach_story(result)}\n上界は min({k} × {PER_SKILL_TOKENS:,}, "
-                       f"{TOTAL_TOKENS:,}) = {result.total_tokens:,}。落ちるのは古い "
-                       f"{len(result.dropped)} 個 {sorted(result.dropped)}。理由の選択肢は A です。"),
-        data={"invocations": invocations, "per_skill_tokens": PER_SKILL_TOKENS,
-              "total_tokens": TOTAL_TOKENS},
+        solution_text=(
+            f"{_reattach_story(result)}\n上界は min({k} × {PER_SKILL_TOKENS:,}, "
+            f"{TOTAL_TOKENS:,}) = {result.total_tokens:,}。落ちるのは古い "
+            f"{len(result.dropped)} 個 {sorted(result.dropped)}。理由の選択肢は A です。"
+        ),
+        data={
+            "invocations": invocations,
+            "per_skill_tokens": PER_SKILL_TOKENS,
+            "total_tokens": TOTAL_TOKENS,
+        },
     )
 
 
@@ -256,15 +388,33 @@ def practice_9_4(rng: random.Random) -> Exercise:
     result = reattach(invocations, per_skill_tokens=per_skill, total_tokens=total)
     listed = ", ".join(f"{n} ({t:,})" for n, t in invocations)
     return Exercise(
-        "9.4", TITLES["9.4"] + "（練習）",
+        "9.4",
+        TITLES["9.4"] + "（練習）",
         f"呼び出しの順（古い順、括弧は本文のトークン数）: {listed}。1 個あたり {per_skill:,}、"
         f"合計 {total:,} の上限で、total_tokens（再添付の合計）、dropped（まったく添付されない名前）、"
         "cut（途中で切られる名前）を答えよ。",
-        [Part.integer("total_tokens", "再添付の合計（トークン）", result.total_tokens,
-                      otherwise=_reattach_story(result)),
-         Part.names("dropped", "まったく添付されないスキル", result.dropped,
-                    otherwise=_reattach_story(result)),
-         Part.names("cut", "途中で切られるスキル", result.names(ReattachStatus.CUT),
-                    otherwise=_reattach_story(result))],
-        solution_text=_reattach_story(result), variable="practice_answer", practice=True,
-        data={"invocations": invocations, "per_skill_tokens": per_skill, "total_tokens": total})
+        [
+            Part.integer(
+                "total_tokens",
+                "再添付の合計（トークン）",
+                result.total_tokens,
+                otherwise=_reattach_story(result),
+            ),
+            Part.names(
+                "dropped",
+                "まったく添付されないスキル",
+                result.dropped,
+                otherwise=_reattach_story(result),
+            ),
+            Part.names(
+                "cut",
+                "途中で切られるスキル",
+                result.names(ReattachStatus.CUT),
+                otherwise=_reattach_story(result),
+            ),
+        ],
+        solution_text=_reattach_story(result),
+        variable="practice_answer",
+        practice=True,
+        data={"invocations": invocations, "per_skill_tokens": per_skill, "total_tokens": total},
+    )

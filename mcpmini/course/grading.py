@@ -87,26 +87,49 @@ class Part:
 
     @classmethod
     def integer(
-        cls, key: str, prompt: str, expected: int, *,
-        mistakes: Mapping[int, str] | None = None, otherwise: str = "",
+        cls,
+        key: str,
+        prompt: str,
+        expected: int,
+        *,
+        mistakes: Mapping[int, str] | None = None,
+        otherwise: str = "",
     ) -> Part:
         """An integer part; ``mistakes`` maps likely wrong numbers to their explanation."""
-        return cls(key, prompt, Kind.INT, int(expected),
-                   mistakes=tuple((mistakes or {}).items()), otherwise=otherwise)
+        return cls(
+            key,
+            prompt,
+            Kind.INT,
+            int(expected),
+            mistakes=tuple((mistakes or {}).items()),
+            otherwise=otherwise,
+        )
 
     @classmethod
     def option(
-        cls, key: str, prompt: str, expected: str | Enum, options: Iterable[str | Enum], *,
-        mistakes: Mapping[str, str] | None = None, otherwise: str = "",
+        cls,
+        key: str,
+        prompt: str,
+        expected: str | Enum,
+        options: Iterable[str | Enum],
+        *,
+        mistakes: Mapping[str, str] | None = None,
+        otherwise: str = "",
     ) -> Part:
         """One value among ``options`` (strings or enum members, compared by value)."""
         opts = tuple(_plain(o) for o in options)
         exp = _plain(expected)
         if exp not in opts:
             raise ValueError(f"expected value {exp!r} is not among the options {opts}")
-        return cls(key, prompt, Kind.OPTION, exp, options=opts,
-                   mistakes=tuple((_plain(k), v) for k, v in (mistakes or {}).items()),
-                   otherwise=otherwise)
+        return cls(
+            key,
+            prompt,
+            Kind.OPTION,
+            exp,
+            options=opts,
+            mistakes=tuple((_plain(k), v) for k, v in (mistakes or {}).items()),
+            otherwise=otherwise,
+        )
 
     @classmethod
     def choice(cls, key: str, prompt: str, statements: Sequence[tuple[str, bool, str]]) -> Part:
@@ -116,16 +139,22 @@ class Part:
         """
         if sum(1 for _, truth, _ in statements if truth) != 1:
             raise ValueError(f"part {key!r}: exactly one statement must be true")
-        choices = tuple(Choice(chr(ord("A") + i), text, bool(truth), why)
-                        for i, (text, truth, why) in enumerate(statements))
+        choices = tuple(
+            Choice(chr(ord("A") + i), text, bool(truth), why)
+            for i, (text, truth, why) in enumerate(statements)
+        )
         right = next(c.label for c in choices if c.correct)
-        return cls(key, prompt, Kind.CHOICE, right, options=tuple(c.label for c in choices),
-                   choices=choices)
+        return cls(
+            key,
+            prompt,
+            Kind.CHOICE,
+            right,
+            options=tuple(c.label for c in choices),
+            choices=choices,
+        )
 
     @classmethod
-    def names(
-        cls, key: str, prompt: str, expected: Iterable[str], *, otherwise: str = ""
-    ) -> Part:
+    def names(cls, key: str, prompt: str, expected: Iterable[str], *, otherwise: str = "") -> Part:
         """A set of names (order does not matter; a list, tuple or set is accepted)."""
         return cls(key, prompt, Kind.NAMES, frozenset(expected), otherwise=otherwise)
 
@@ -147,7 +176,9 @@ class Part:
                 return int(value)
             if isinstance(value, int):
                 return value
-            digits = value.replace(",", "").replace("_", "").strip() if isinstance(value, str) else ""
+            digits = (
+                value.replace(",", "").replace("_", "").strip() if isinstance(value, str) else ""
+            )
             if digits.isdigit():
                 return int(digits)
             raise _Unreadable(_unreadable("整数", value))
@@ -198,8 +229,13 @@ class Part:
                 return PartResult(self.key, Status.CORRECT, "", self.points, self.points)
             return PartResult(self.key, Status.INCORRECT, self.diagnose(got), 0, self.points)
         except Exception as exc:
-            return PartResult(self.key, Status.INCORRECT,
-                              f"この値は読めませんでした（{type(exc).__name__}）。", 0, self.points)
+            return PartResult(
+                self.key,
+                Status.INCORRECT,
+                f"この値は読めませんでした（{type(exc).__name__}）。",
+                0,
+                self.points,
+            )
 
 
 def _unreadable(what: str, value: Any) -> str:
@@ -284,14 +320,20 @@ class Report:
 
     def feedback(self) -> str:
         """The messages of the parts that are not correct, on one line (for a CSV cell)."""
-        return " / ".join(f"{r.key}: {r.message}" for r in self.results
-                          if r.status is not Status.CORRECT)
+        return " / ".join(
+            f"{r.key}: {r.message}" for r in self.results if r.status is not Status.CORRECT
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready summary of the report."""
-        return {"exercise": self.exercise, "title": self.title, "score": self.score,
-                "max_score": self.max_score, "status": self.status.value,
-                "parts": {r.key: r.status.value for r in self.results}}
+        return {
+            "exercise": self.exercise,
+            "title": self.title,
+            "score": self.score,
+            "max_score": self.max_score,
+            "status": self.status.value,
+            "parts": {r.key: r.status.value for r in self.results},
+        }
 
     def __str__(self) -> str:
         marks = {Status.CORRECT: "✓", Status.INCORRECT: "✗", Status.NOT_ATTEMPTED: "·"}
@@ -337,16 +379,18 @@ class Exercise:
 
     def answer_key(self) -> dict[str, Any]:
         """The expected answer dict (sets of names as sorted lists)."""
-        return _nest((p.key, sorted(p.expected) if p.kind is Kind.NAMES else p.expected)
-                     for p in self.parts)
+        return _nest(
+            (p.key, sorted(p.expected) if p.kind is Kind.NAMES else p.expected) for p in self.parts
+        )
 
     def grade(self, answer: Any) -> Report:
         """Grade ``answer`` without touching the progress file; never raises."""
         notes: list[str] = []
         if not _is_blank(answer) and not isinstance(answer, Mapping):
-            notes.append(f"{self.variable} は dict で書いてください（いまは {type(answer).__name__}）。")
-        return Report(self.id, self.title, tuple(p.grade(answer) for p in self.parts),
-                      tuple(notes))
+            notes.append(
+                f"{self.variable} は dict で書いてください（いまは {type(answer).__name__}）。"
+            )
+        return Report(self.id, self.title, tuple(p.grade(answer) for p in self.parts), tuple(notes))
 
     def check(self, answer: Any = None, *, record: bool = True) -> Report:
         """Grade ``answer``, record it in the progress file, and return the :class:`Report`.
@@ -362,8 +406,12 @@ class Exercise:
                 if path is not None:
                     record_progress(path, report, practice=self.practice)
             except Exception as exc:
-                report = Report(report.exercise, report.title, report.results,
-                                (*report.notes, f"進捗を保存できませんでした: {exc}"))
+                report = Report(
+                    report.exercise,
+                    report.title,
+                    report.results,
+                    (*report.notes, f"進捗を保存できませんでした: {exc}"),
+                )
         return report
 
     def describe(self) -> None:

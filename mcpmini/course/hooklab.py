@@ -76,8 +76,10 @@ def explain_matcher(matcher: str | None, name: str, *, narrow: bool = False) -> 
     elif result.error:
         lines.append(f"regex refused: {result.error}")
     else:
-        lines.append(f"other characters -> unanchored JavaScript regex, run as Python "
-                     f"{result.pattern!r} with re.ASCII and .search()")
+        lines.append(
+            f"other characters -> unanchored JavaScript regex, run as Python "
+            f"{result.pattern!r} with re.ASCII and .search()"
+        )
     lines.append(f"result: {'MATCH' if result.matched else 'no match'}")
     return MatcherExplanation(matcher, name, result.matched, result.rule, tuple(lines))
 
@@ -106,12 +108,16 @@ class HookSimulation:
     def text(self) -> str:
         """The hook outcome, combined decision and the path through the gate."""
         run = next(r for r in self.hooks.ran if r.handler_type == "command")
-        lines = [f"hook: outcome {self.outcome}, exit code {run.exit_code}"
-                 + (f", failure {run.failure.value}" if run.failure else ""),
-                 f"hooks combined: decision {self.hooks.decision or 'none'}, "
-                 f"blocked {'yes' if self.hooks.blocked else 'no'}"]
-        lines += [f"  {i}. {s.step:<13} {s.verdict or 'pass':<5} {s.detail}"
-                  for i, s in enumerate(self.gate.path, 1)]
+        lines = [
+            f"hook: outcome {self.outcome}, exit code {run.exit_code}"
+            + (f", failure {run.failure.value}" if run.failure else ""),
+            f"hooks combined: decision {self.hooks.decision or 'none'}, "
+            f"blocked {'yes' if self.hooks.blocked else 'no'}",
+        ]
+        lines += [
+            f"  {i}. {s.step:<13} {s.verdict or 'pass':<5} {s.detail}"
+            for i, s in enumerate(self.gate.path, 1)
+        ]
         lines.append(f"final: {self.gate.final}")
         return "\n".join(lines)
 
@@ -127,15 +133,21 @@ def _rules(rules: PermissionRules | Mapping[str, Sequence[str]] | None) -> Permi
         return PermissionRules()
     if isinstance(rules, PermissionRules):
         return rules
-    return PermissionRules(tuple(rules.get("allow", ())), tuple(rules.get("ask", ())),
-                           tuple(rules.get("deny", ())))
+    return PermissionRules(
+        tuple(rules.get("allow", ())), tuple(rules.get("ask", ())), tuple(rules.get("deny", ()))
+    )
 
 
 def simulate_hook(
-    exit_code: int | str, stdout: str = "", on_failure: str = "continue",
+    exit_code: int | str,
+    stdout: str = "",
+    on_failure: str = "continue",
     rules: PermissionRules | Mapping[str, Sequence[str]] | None = None,
-    mode: PermissionMode | str = "default", *, tool_name: str = "Write",
-    tool_input: Mapping[str, Any] | None = None, other_decision: str | None = None,
+    mode: PermissionMode | str = "default",
+    *,
+    tool_name: str = "Write",
+    tool_input: Mapping[str, Any] | None = None,
+    other_decision: str | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> HookSimulation:
     """Run one real PreToolUse command hook and the gate after it.
@@ -148,22 +160,38 @@ def simulate_hook(
     handler = CommandHandler(handler.command, on_failure=on_failure, timeout=10)
     hooks: list[Any] = [handler]
     if other_decision:
+
         def other(input_data: Any, tool_use_id: Any, context: Any) -> dict[str, Any]:
-            return {"hookSpecificOutput": {"hookEventName": "PreToolUse",
-                                           "permissionDecision": other_decision}}
+            return {
+                "hookSpecificOutput": {
+                    "hookEventName": "PreToolUse",
+                    "permissionDecision": other_decision,
+                }
+            }
+
         hooks.append(other)
     tool_input = dict(tool_input or {"file_path": "/repo/.env"})
     env = environ if environ is not None else {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
-    decided = decide({"PreToolUse": [HookMatcher("*", hooks)]}, tool_name, tool_input,
-                     rules=_rules(rules), mode=mode, cwd="/repo", tool_use_id="toolu_sim",
-                     environ=env, project_dir="/")
+    decided = decide(
+        {"PreToolUse": [HookMatcher("*", hooks)]},
+        tool_name,
+        tool_input,
+        rules=_rules(rules),
+        mode=mode,
+        cwd="/repo",
+        tool_use_id="toolu_sim",
+        environ=env,
+        project_dir="/",
+    )
     assert decided.hooks is not None and decided.gate is not None
     return HookSimulation(decided.hooks, decided.gate)
 
 
 RULE_SETS: dict[str, PermissionRules] = {
-    "none": PermissionRules(), "allow Write": PermissionRules(allow=("Write", "Edit")),
-    "ask Write": PermissionRules(ask=("Write",)), "deny Write": PermissionRules(deny=("Write",)),
+    "none": PermissionRules(),
+    "allow Write": PermissionRules(allow=("Write", "Edit")),
+    "ask Write": PermissionRules(ask=("Write",)),
+    "deny Write": PermissionRules(deny=("Write",)),
 }
 OTHER_DECISIONS: tuple[str | None, ...] = (None, "allow", "ask", "defer")
 
@@ -178,26 +206,49 @@ def prop_4_3_rows(environ: Mapping[str, str] | None = None) -> list[dict[str, An
     (the gate with only the other hook: what happens when H contributes nothing).
     """
     rows = []
-    for code, on_failure, other in itertools.product(EXIT_CHOICES, ("continue", "block"),
-                                                     OTHER_DECISIONS):
+    for code, on_failure, other in itertools.product(
+        EXIT_CHOICES, ("continue", "block"), OTHER_DECISIONS
+    ):
         sim = simulate_hook(code, "", on_failure, other_decision=other, environ=environ)
         alone = None
         for (label, rules), mode in itertools.product(RULE_SETS.items(), PermissionMode):
-            verdict = gate("Write", {"file_path": "/repo/.env"}, hooks=sim.hooks, rules=rules,
-                           mode=mode, cwd="/repo")
+            verdict = gate(
+                "Write",
+                {"file_path": "/repo/.env"},
+                hooks=sim.hooks,
+                rules=rules,
+                mode=mode,
+                cwd="/repo",
+            )
             if other is None:
-                baseline = gate("Write", {"file_path": "/repo/.env"}, rules=rules, mode=mode,
-                                cwd="/repo")
+                baseline = gate(
+                    "Write", {"file_path": "/repo/.env"}, rules=rules, mode=mode, cwd="/repo"
+                )
             else:
                 alone = alone or simulate_hook(0, "", other_decision=other, environ=environ)
-                baseline = gate("Write", {"file_path": "/repo/.env"}, hooks=alone.hooks,
-                                rules=rules, mode=mode, cwd="/repo")
-            rows.append({"exit_code": code, "on_failure": on_failure, "other": other or "-",
-                         "rules": label, "mode": mode.value,
-                         "outcome": sim.article_outcome, "reported": sim.outcome,
-                         "final": verdict.final.value, "deferred": verdict.deferred,
-                         "stopped_at_hooks": verdict.decided_by == "hooks",
-                         "final_without_h": baseline.final.value})
+                baseline = gate(
+                    "Write",
+                    {"file_path": "/repo/.env"},
+                    hooks=alone.hooks,
+                    rules=rules,
+                    mode=mode,
+                    cwd="/repo",
+                )
+            rows.append(
+                {
+                    "exit_code": code,
+                    "on_failure": on_failure,
+                    "other": other or "-",
+                    "rules": label,
+                    "mode": mode.value,
+                    "outcome": sim.article_outcome,
+                    "reported": sim.outcome,
+                    "final": verdict.final.value,
+                    "deferred": verdict.deferred,
+                    "stopped_at_hooks": verdict.decided_by == "hooks",
+                    "final_without_h": baseline.final.value,
+                }
+            )
     return rows
 
 
@@ -210,23 +261,42 @@ def check_prop_4_3(rows: Sequence[Mapping[str, Any]]) -> dict[str, bool]:
     3: the outcomes that stop a call are {blocking} under fail-open and every outcome but
     success under fail-closed, so the fail-closed requirement is the weaker one.
     """
-    part1 = all(r["final"] == "deny" and r["stopped_at_hooks"] for r in rows
-                if r["outcome"] == "blocking_error")
+    part1 = all(
+        r["final"] == "deny" and r["stopped_at_hooks"]
+        for r in rows
+        if r["outcome"] == "blocking_error"
+    )
     failures = [r for r in rows if r["exit_code"] in (1, MISSING)]
-    part2 = all((r["final"] == r["final_without_h"]) if r["on_failure"] == "continue"
-                else (r["final"] == "deny" and r["stopped_at_hooks"]) for r in failures)
-    stopping = {of: {r["outcome"] for r in rows if r["on_failure"] == of
-                     and all(x["final"] == "deny" for x in rows
-                             if (x["exit_code"], x["on_failure"]) == (r["exit_code"], of))}
-                for of in ("continue", "block")}
+    part2 = all(
+        (r["final"] == r["final_without_h"])
+        if r["on_failure"] == "continue"
+        else (r["final"] == "deny" and r["stopped_at_hooks"])
+        for r in failures
+    )
+    stopping = {
+        of: {
+            r["outcome"]
+            for r in rows
+            if r["on_failure"] == of
+            and all(
+                x["final"] == "deny"
+                for x in rows
+                if (x["exit_code"], x["on_failure"]) == (r["exit_code"], of)
+            )
+        }
+        for of in ("continue", "block")
+    }
     outcomes = {r["outcome"] for r in rows}
-    part3 = (stopping["continue"] == {"blocking_error"}
-             and stopping["block"] == outcomes - {"success"}
-             and stopping["continue"] < stopping["block"])
+    part3 = (
+        stopping["continue"] == {"blocking_error"}
+        and stopping["block"] == outcomes - {"success"}
+        and stopping["continue"] < stopping["block"]
+    )
     return {"4.3.1": part1, "4.3.2": part2, "4.3.3": part3}
 
 
 # --- Proposition 4.5: hooks do not depend on the model --------------------------------------
+
 
 class RandomToolModel:
     """A model drawn at random: each call asks for 0-3 tool calls on random inputs.
@@ -235,8 +305,9 @@ class RandomToolModel:
     text reply with probability ``p_stop``. ``seed`` makes it reproducible.
     """
 
-    def __init__(self, seed: int, tools: Sequence[str], paths: Sequence[str],
-                 p_stop: float = 0.25) -> None:
+    def __init__(
+        self, seed: int, tools: Sequence[str], paths: Sequence[str], p_stop: float = 0.25
+    ) -> None:
         self.rng = random.Random(seed)
         self.tools, self.paths, self.p_stop = list(tools), list(paths), p_stop
         self.count = 0
@@ -247,10 +318,17 @@ class RandomToolModel:
         blocks = []
         for _ in range(self.rng.randint(1, 3)):
             self.count += 1
-            blocks.append({"type": "tool_use", "id": f"toolu_r{self.count:04d}",
-                           "name": self.rng.choice(self.tools),
-                           "input": {"file_path": self.rng.choice(self.paths),
-                                     "content": f"v{self.count}"}})
+            blocks.append(
+                {
+                    "type": "tool_use",
+                    "id": f"toolu_r{self.count:04d}",
+                    "name": self.rng.choice(self.tools),
+                    "input": {
+                        "file_path": self.rng.choice(self.paths),
+                        "content": f"v{self.count}",
+                    },
+                }
+            )
         return blocks
 
 
@@ -284,8 +362,13 @@ class Trial:
         return sum(1 for kind, _, path in self.events if kind == "run" and path.endswith(".env"))
 
 
-def prop_4_5_trial(seed: int, *, guard: bool = True, max_turns: int = 6,
-                   instruction: str = "Never write to .env files.") -> Trial:
+def prop_4_5_trial(
+    seed: int,
+    *,
+    guard: bool = True,
+    max_turns: int = 6,
+    instruction: str = "Never write to .env files.",
+) -> Trial:
     """Run the agent loop once with :class:`RandomToolModel` (seeded) and record events.
 
     Tools ``Write`` and ``Edit`` only record that they ran. A PreToolUse hook on
@@ -300,24 +383,36 @@ def prop_4_5_trial(seed: int, *, guard: bool = True, max_turns: int = 6,
         def fn(args: dict[str, Any]) -> str:
             trial.events.append(("run", name, args["file_path"]))
             return "ok"
-        schema = {"type": "object", "properties": {"file_path": {"type": "string"},
-                                                   "content": {"type": "string"}},
-                  "required": ["file_path"]}
+
+        schema = {
+            "type": "object",
+            "properties": {"file_path": {"type": "string"}, "content": {"type": "string"}},
+            "required": ["file_path"],
+        }
         return Tool(name, f"{name} a file", schema, fn)
 
     def hook(input_data: dict[str, Any], tool_use_id: Any, context: Any) -> dict[str, Any]:
         path = input_data["tool_input"].get("file_path", "")
         trial.events.append(("hook", input_data["tool_name"], path))
         if guard and path.endswith(".env"):
-            return {"hookSpecificOutput": {"hookEventName": "PreToolUse",
-                                           "permissionDecision": "deny",
-                                           "permissionDecisionReason": ".env is protected"}}
+            return {
+                "hookSpecificOutput": {
+                    "hookEventName": "PreToolUse",
+                    "permissionDecision": "deny",
+                    "permissionDecisionReason": ".env is protected",
+                }
+            }
         return {}
 
-    model = RandomToolModel(seed, ["Write", "Edit"], ["/repo/app.py", "/repo/.env",
-                                                      "/repo/docs/a.md"])
-    options = AgentOptions(system_prompt=instruction, tools=[tool("Write"), tool("Edit")],
-                           hooks={"PreToolUse": [HookMatcher("Edit|Write", [hook])]},
-                           permission_mode="bypassPermissions", max_turns=max_turns)
+    model = RandomToolModel(
+        seed, ["Write", "Edit"], ["/repo/app.py", "/repo/.env", "/repo/docs/a.md"]
+    )
+    options = AgentOptions(
+        system_prompt=instruction,
+        tools=[tool("Write"), tool("Edit")],
+        hooks={"PreToolUse": [HookMatcher("Edit|Write", [hook])]},
+        permission_mode="bypassPermissions",
+        max_turns=max_turns,
+    )
     run("update the files", model, options)
     return trial

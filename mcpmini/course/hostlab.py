@@ -26,8 +26,9 @@ __all__ = [
 ]
 
 
-def layer_rows(tools: Iterable[str], policy: AccessPolicy, plan: str,
-               grants: Iterable[str] = ()) -> list[tuple[str, str, str, bool]]:
+def layer_rows(
+    tools: Iterable[str], policy: AccessPolicy, plan: str, grants: Iterable[str] = ()
+) -> list[tuple[str, str, str, bool]]:
     """Per tool: ``(tool, plan layer, session layer, visible)``, each layer ``"pass"``,
     ``"hides"`` or ``"-"`` (not reached). Raises ``KeyError`` for an unknown plan."""
     granted = set(grants)
@@ -35,14 +36,20 @@ def layer_rows(tools: Iterable[str], policy: AccessPolicy, plan: str,
     for tool in tools:
         v = check_layers(tool, policy, plan, granted)
         plan_cell = "hides" if v.layer is not None and v.layer.value == "plan" else "pass"
-        session_cell = ("-" if plan_cell == "hides" else
-                        "hides" if v.layer is not None and v.layer.value == "session" else "pass")
+        session_cell = (
+            "-"
+            if plan_cell == "hides"
+            else "hides"
+            if v.layer is not None and v.layer.value == "session"
+            else "pass"
+        )
         rows.append((tool, plan_cell, session_cell, v.visible))
     return rows
 
 
-def layer_lines(tools: Iterable[str], policy: AccessPolicy, plan: str,
-                grants: Iterable[str] = ()) -> list[str]:
+def layer_lines(
+    tools: Iterable[str], policy: AccessPolicy, plan: str, grants: Iterable[str] = ()
+) -> list[str]:
     """:func:`layer_rows` as aligned text lines, with a header."""
     rows = layer_rows(tools, policy, plan, grants)
     width = max([len(r[0]) for r in rows] + [4])
@@ -51,20 +58,26 @@ def layer_lines(tools: Iterable[str], policy: AccessPolicy, plan: str,
     return out
 
 
-def grant_toggler(tools: Sequence[str], policy: AccessPolicy, plan: str = "free",
-                  grants: Iterable[str] = ()) -> Any:
+def grant_toggler(
+    tools: Sequence[str], policy: AccessPolicy, plan: str = "free", grants: Iterable[str] = ()
+) -> Any:
     """A plan selector and one checkbox per tool that needs a grant, showing
     :func:`layer_lines` live. Returns the ipywidgets box."""
     import ipywidgets as widgets
 
     choose = widgets.Dropdown(options=list(policy.plans), value=plan, description="plan")
-    boxes = {t: widgets.Checkbox(value=t in set(grants), description=t, indent=False)
-             for t in tools if t in policy.needs_grant}
+    boxes = {
+        t: widgets.Checkbox(value=t in set(grants), description=t, indent=False)
+        for t in tools
+        if t in policy.needs_grant
+    }
     text = widgets.HTML()
 
     def refresh(_: Any = None) -> None:
         chosen = [t for t, b in boxes.items() if b.value]
-        text.value = "<pre>" + "\n".join(layer_lines(tools, policy, choose.value, chosen)) + "</pre>"
+        text.value = (
+            "<pre>" + "\n".join(layer_lines(tools, policy, choose.value, chosen)) + "</pre>"
+        )
 
     for w in (choose, *boxes.values()):
         w.observe(refresh, names="value")
@@ -112,8 +125,9 @@ def time_calls(client: Any, tool: str, arguments: Mapping[str, Any], n: int = 10
     return out
 
 
-def plot_context_growth(series: Mapping[str, Sequence[int]], limit: int | None = None,
-                        ax: Any = None, dpi: int = 72) -> Any:
+def plot_context_growth(
+    series: Mapping[str, Sequence[int]], limit: int | None = None, ax: Any = None, dpi: int = 72
+) -> Any:
     """Tokens of each request of a loop, one line per strategy, with the context limit.
 
     ``series`` maps a label to the request sizes (from

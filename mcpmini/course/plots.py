@@ -35,6 +35,7 @@ def _figure(ax: Any, size: tuple[float, float], dpi: int) -> tuple[Any, Any]:
         return plt.subplots(figsize=size, dpi=dpi)
     return ax.figure, ax
 
+
 __all__ = [
     "GATE_STATIONS",
     "GridCell",
@@ -55,6 +56,7 @@ __all__ = [
 
 
 # --- notebook 03: every pair (C, S) of version sets (Proposition 3.4) ------------------
+
 
 class GridCell(Enum):
     """Which of the two negotiation methods succeed for one pair ``(C, S)``."""
@@ -84,8 +86,12 @@ class NegotiationGrid:
 
     def pairs(self, kind: GridCell) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
         """The ``(C, S)`` pairs that fall in ``kind``."""
-        return [(self.subsets[i], self.subsets[j]) for i, row in enumerate(self.cells)
-                for j, cell in enumerate(row) if cell is kind]
+        return [
+            (self.subsets[i], self.subsets[j])
+            for i, row in enumerate(self.cells)
+            for j, cell in enumerate(row)
+            if cell is kind
+        ]
 
     def label(self, subset: Sequence[str]) -> str:
         """A short name for a subset: one letter per version (a = oldest)."""
@@ -107,17 +113,32 @@ def negotiation_grid(universe: Sequence[str] = KNOWN_VERSIONS) -> NegotiationGri
         row = []
         for s in subsets:
             hs, pr = negotiate_handshake(c, s).ok, negotiate_per_request(c, s).ok
-            row.append(GridCell.BOTH if hs and pr else GridCell.HANDSHAKE_ONLY if hs
-                       else GridCell.PER_REQUEST_ONLY if pr else GridCell.NEITHER)
+            row.append(
+                GridCell.BOTH
+                if hs and pr
+                else GridCell.HANDSHAKE_ONLY
+                if hs
+                else GridCell.PER_REQUEST_ONLY
+                if pr
+                else GridCell.NEITHER
+            )
         rows.append(tuple(row))
     return NegotiationGrid(versions, subsets, tuple(rows))
 
 
-_GRID_JA = {GridCell.BOTH: "両方とも成立", GridCell.PER_REQUEST_ONLY: "握手は失敗、要求ごとは成立",
-            GridCell.HANDSHAKE_ONLY: "握手は成立、要求ごとは失敗", GridCell.NEITHER: "両方とも失敗"}
+_GRID_JA = {
+    GridCell.BOTH: "両方とも成立",
+    GridCell.PER_REQUEST_ONLY: "握手は失敗、要求ごとは成立",
+    GridCell.HANDSHAKE_ONLY: "握手は成立、要求ごとは失敗",
+    GridCell.NEITHER: "両方とも失敗",
+}
 
-_COLOURS = {GridCell.BOTH: "#4c9f70", GridCell.PER_REQUEST_ONLY: "#f2a541",
-            GridCell.HANDSHAKE_ONLY: "#7b2cbf", GridCell.NEITHER: "#d9d9d9"}
+_COLOURS = {
+    GridCell.BOTH: "#4c9f70",
+    GridCell.PER_REQUEST_ONLY: "#f2a541",
+    GridCell.HANDSHAKE_ONLY: "#7b2cbf",
+    GridCell.NEITHER: "#d9d9d9",
+}
 
 
 def plot_negotiation_grid(grid: NegotiationGrid, ax: Any = None, dpi: int = 100) -> Any:
@@ -129,27 +150,42 @@ def plot_negotiation_grid(grid: NegotiationGrid, ax: Any = None, dpi: int = 100)
     size = 3.5 + 0.2 * len(grid.subsets)
     fig, ax = _figure(ax, (size, size + 1.6), dpi)
     matrix = [[kinds.index(cell) for cell in row] for row in grid.cells]
-    ax.imshow(matrix, cmap=ListedColormap([_COLOURS[k] for k in kinds]),
-              vmin=0, vmax=len(kinds) - 1, interpolation="nearest")
+    ax.imshow(
+        matrix,
+        cmap=ListedColormap([_COLOURS[k] for k in kinds]),
+        vmin=0,
+        vmax=len(kinds) - 1,
+        interpolation="nearest",
+    )
     labels = [grid.label(s) for s in grid.subsets]
     ax.set_xticks(range(len(labels)), labels, rotation=90, fontsize=9, family="monospace")
     ax.set_yticks(range(len(labels)), labels, fontsize=9, family="monospace")
     ax.set_xlabel("サーバの版の集合 S", fontsize=11)
     ax.set_ylabel("クライアントの版の集合 C", fontsize=11)
     names = ", ".join(f"{'abcdefghijklmnopqrstuvwxyz'[i]}={v}" for i, v in enumerate(grid.universe))
-    ax.set_title(f"命題 3.4：{len(grid.subsets) ** 2} 組の (C, S) での 2 つの方式\n{names}",
-                 fontsize=11)
-    ax.legend(handles=[Patch(color=_COLOURS[k], label=f"{k.ja}（{grid.count(k)}）")
-                       for k in kinds], loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2,
-              fontsize=10)
+    ax.set_title(
+        f"命題 3.4：{len(grid.subsets) ** 2} 組の (C, S) での 2 つの方式\n{names}", fontsize=11
+    )
+    ax.legend(
+        handles=[Patch(color=_COLOURS[k], label=f"{k.ja}（{grid.count(k)}）") for k in kinds],
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.1),
+        ncol=2,
+        fontsize=10,
+    )
     fig.tight_layout()
     return fig
 
 
 # --- notebook 09: re-attached total against k (Proposition 5.2 (2)) ------------------------
 
-def reattach_curve(body_tokens: int = 6000, per_skill_tokens: int = 5000,
-                   total_tokens: int = 25000, k_max: int = 10) -> list[tuple[int, int, int]]:
+
+def reattach_curve(
+    body_tokens: int = 6000,
+    per_skill_tokens: int = 5000,
+    total_tokens: int = 25000,
+    k_max: int = 10,
+) -> list[tuple[int, int, int]]:
     """``(k, attached, min(k·a, A))`` for k = 0…k_max skills of ``body_tokens`` each.
 
     ``attached`` comes from :func:`mcpmini.skills.reattach`, the bound from the formula.
@@ -158,14 +194,18 @@ def reattach_curve(body_tokens: int = 6000, per_skill_tokens: int = 5000,
 
     rows = []
     for k in range(k_max + 1):
-        r = reattach([(f"s{i}", body_tokens) for i in range(k)],
-                     per_skill_tokens=per_skill_tokens, total_tokens=total_tokens)
+        r = reattach(
+            [(f"s{i}", body_tokens) for i in range(k)],
+            per_skill_tokens=per_skill_tokens,
+            total_tokens=total_tokens,
+        )
         rows.append((k, r.total_tokens, min(k * per_skill_tokens, total_tokens)))
     return rows
 
 
-def plot_reattach_curve(rows: Sequence[tuple[int, int, int]], ax: Any = None,
-                        dpi: int = 100) -> Any:
+def plot_reattach_curve(
+    rows: Sequence[tuple[int, int, int]], ax: Any = None, dpi: int = 100
+) -> Any:
     """Draw the attached total and the bound min(k·a, A) against k; return the figure."""
 
     fig, ax = _figure(ax, (6, 3.6), dpi)
@@ -182,8 +222,10 @@ def plot_reattach_curve(rows: Sequence[tuple[int, int, int]], ax: Any = None,
 
 # --- notebook 06: tool definitions up front vs deferred (Proposition 3.8, Example 3.9) ----
 
-def context_cost_curve(n: int, d: float, m: float,
-                       u_max: int | None = None) -> list[tuple[int, float, float]]:
+
+def context_cost_curve(
+    n: int, d: float, m: float, u_max: int | None = None
+) -> list[tuple[int, float, float]]:
     """``(u, up-front, deferred)`` for u = 0…u_max (default N), from :mod:`mcpmini.agent.cost`."""
     from ..agent import uniform_costs
 
@@ -195,8 +237,9 @@ def context_cost_curve(n: int, d: float, m: float,
     return rows
 
 
-def plot_context_cost(n: int, d: float, m: float, u: int | None = None, ax: Any = None,
-                      dpi: int = 100) -> Any:
+def plot_context_cost(
+    n: int, d: float, m: float, u: int | None = None, ax: Any = None, dpi: int = 100
+) -> Any:
     """Both costs against u with the break-even line u* = N(d − m)/d; return the figure."""
 
     from ..agent import break_even
@@ -225,8 +268,9 @@ def measured_layer_rows(ns: Sequence[int] = (10, 25, 50, 100, 200)) -> list[tupl
     return [(s.n, s.definitions, s.names) for s in map(measure_tool_layer, ns)]
 
 
-def plot_measured_layer(rows: Sequence[tuple[int, int, int]], ax: Any = None,
-                        dpi: int = 100) -> Any:
+def plot_measured_layer(
+    rows: Sequence[tuple[int, int, int]], ax: Any = None, dpi: int = 100
+) -> Any:
     """Measured definition and name sizes against N; return the figure."""
 
     fig, ax = _figure(ax, (6.5, 3.8), dpi)
@@ -243,6 +287,7 @@ def plot_measured_layer(rows: Sequence[tuple[int, int, int]], ax: Any = None,
 
 # --- notebook 11: model calls against max_turns (Proposition 7.1) -----------------------------
 
+
 def turns_curve(limits: Sequence[int] = tuple(range(9))) -> list[tuple[int, int, str]]:
     """``(T, model calls, stop reason)`` for an always-call-a-tool model, one run per T.
 
@@ -253,9 +298,13 @@ def turns_curve(limits: Sequence[int] = tuple(range(9))) -> list[tuple[int, int,
 
     rows = []
     for t in limits:
-        r = run("keep adding", AlwaysToolModel("mcp__calc__add", {"a": 1, "b": 1}),
-                AgentOptions(mcp_servers={"calc": add_server()},
-                             allowed_tools=["mcp__calc__add"], max_turns=t))
+        r = run(
+            "keep adding",
+            AlwaysToolModel("mcp__calc__add", {"a": 1, "b": 1}),
+            AgentOptions(
+                mcp_servers={"calc": add_server()}, allowed_tools=["mcp__calc__add"], max_turns=t
+            ),
+        )
         rows.append((t, r.model_calls, r.stop_reason.value))
     return rows
 
@@ -282,11 +331,21 @@ GATE_STATIONS = tuple(stage.value for stage in GateStage)
 _VERDICT_COLOURS = {"deny": "#d9534f", "ask": "#f0ad4e", "allow": "#5cb85c"}
 
 
-_STATION_JA = {"hooks": "フック", "deny_rules": "deny 規則", "ask_rules": "ask 規則",
-               "hook_decision": "フックの決定", "mode": "権限モード", "allow_rules": "allow 規則",
-               "fallback": "どれにも\n当たらない"}
-_VERDICT_JA = {"deny": "拒否 (deny)", "ask": "確認 (ask)", "allow": "許可 (allow)",
-               "defer": "呼び出し側へ (defer)"}
+_STATION_JA = {
+    "hooks": "フック",
+    "deny_rules": "deny 規則",
+    "ask_rules": "ask 規則",
+    "hook_decision": "フックの決定",
+    "mode": "権限モード",
+    "allow_rules": "allow 規則",
+    "fallback": "どれにも\n当たらない",
+}
+_VERDICT_JA = {
+    "deny": "拒否 (deny)",
+    "ask": "確認 (ask)",
+    "allow": "許可 (allow)",
+    "defer": "呼び出し側へ (defer)",
+}
 
 
 def plot_gate_path(result: Any, ax: Any = None, dpi: int = 100) -> Any:
@@ -300,13 +359,31 @@ def plot_gate_path(result: Any, ax: Any = None, dpi: int = 100) -> Any:
         verdict = visited.get(station)
         seen = station in visited
         colour = _VERDICT_COLOURS.get(verdict or "", "#dddddd" if seen else "white")
-        ax.add_patch(Rectangle((i * 1.25, 0), 1, 1, facecolor=colour, edgecolor="black",
-                               linestyle="-" if seen else ":"))
-        ax.text(i * 1.25 + 0.5, 0.5, _STATION_JA.get(station, station), ha="center",
-                va="center", fontsize=11)
+        ax.add_patch(
+            Rectangle(
+                (i * 1.25, 0),
+                1,
+                1,
+                facecolor=colour,
+                edgecolor="black",
+                linestyle="-" if seen else ":",
+            )
+        )
+        ax.text(
+            i * 1.25 + 0.5,
+            0.5,
+            _STATION_JA.get(station, station),
+            ha="center",
+            va="center",
+            fontsize=11,
+        )
         if i:
-            ax.annotate("", (i * 1.25, 0.5), (i * 1.25 - 0.25, 0.5),
-                        arrowprops={"arrowstyle": "->", "lw": 1.2})
+            ax.annotate(
+                "",
+                (i * 1.25, 0.5),
+                (i * 1.25 - 0.25, 0.5),
+                arrowprops={"arrowstyle": "->", "lw": 1.2},
+            )
     ax.set_xlim(-0.1, len(GATE_STATIONS) * 1.25)
     ax.set_ylim(-0.1, 1.1)
     ax.axis("off")
@@ -322,8 +399,11 @@ def plot_prop_4_5(groups: dict[str, Sequence[Any]], ax: Any = None, dpi: int = 1
     calls the hook had not seen first, and executed ``.env`` writes. Returns the figure."""
 
     fig, ax = _figure(ax, (6.5, 3.8), dpi)
-    measures = [("実行された呼び出し", "executed"), ("フックを先に通らなかったもの", "violations"),
-                ("実行された .env への書き込み", "env_writes")]
+    measures = [
+        ("実行された呼び出し", "executed"),
+        ("フックを先に通らなかったもの", "violations"),
+        ("実行された .env への書き込み", "env_writes"),
+    ]
     width = 0.8 / len(measures)
     for j, (label, attr) in enumerate(measures):
         values = [sum(getattr(t, attr) for t in trials) for trials in groups.values()]

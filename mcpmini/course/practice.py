@@ -51,8 +51,12 @@ __all__ = [
 ]
 
 PRACTICE_IDS = ("P.1", "P.2", "P.3", "P.4")
-TITLES = {"P.1": "公開名の予測", "P.2": "3 つの権限層", "P.3": "サンドボックスの上限",
-          "P.4": "切り詰めの予算"}
+TITLES = {
+    "P.1": "公開名の予測",
+    "P.2": "3 つの権限層",
+    "P.3": "サンドボックスの上限",
+    "P.4": "切り詰めの予算",
+}
 
 
 # --- P.1 ------------------------------------------------------------------------------------
@@ -77,54 +81,104 @@ def _build_p1() -> Exercise:
     names = {exposed_name(s, t) for s, t in pairs}
     collisions = {p.name for p in problems if p.kind is NameProblemKind.COLLISION}
     too_long = {p.name for p in problems if p.kind is NameProblemKind.TOO_LONG}
-    plain = {p.name for p in name_problems(pairs, NameStyle.PLAIN)
-             if p.kind is NameProblemKind.COLLISION}
+    plain = {
+        p.name for p in name_problems(pairs, NameStyle.PLAIN) if p.kind is NameProblemKind.COLLISION
+    }
     server, _ = split_name("crm__eu__lookup")
     cc = exposed_name("crm__eu", "lookup", NameStyle.CLAUDE_CODE)
-    cc_collides = any(p.kind is NameProblemKind.COLLISION
-                      for p in name_problems(pairs, NameStyle.CLAUDE_CODE))
+    cc_collides = any(
+        p.kind is NameProblemKind.COLLISION for p in name_problems(pairs, NameStyle.CLAUDE_CODE)
+    )
     parts = [
-        Part.integer("distinct_names", "server__tool 形式で公開される、異なる名前の数",
-                     len(names), mistakes={len(pairs): "同じ名前になる組があります。数えるのは異なる名前です。"}),
-        Part.names("collisions", "server__tool 形式で衝突する（2 つ以上の組が同じになる）名前",
-                   collisions, otherwise="サーバ名とツール名の両方に __ が入りうることを思い出してください。"),
-        Part.names("too_long", "64 文字を超える公開名", too_long,
-                   otherwise="server__tool 全体の長さを数えます（__ の 2 文字も入ります）。"),
-        Part.option("split_server", "crm__eu__lookup を最初の __ で分けたときのサーバ名",
-                    server, ("crm", "crm__eu", "eu"),
-                    mistakes={"crm__eu": "最初の __ で分けると、サーバ名は crm になります。"}),
-        Part.names("plain_collisions", "名前空間なし（ツール名だけ）で衝突する名前", plain,
-                   otherwise="名前空間を付けないと、別のサーバの同名ツールがぶつかります。"),
-        Part.boolean("claude_code_collides", f"mcp__server__tool 形式（{cc} など）でも衝突は残るか",
-                     cc_collides, otherwise="前に mcp__ を付けても、__ を含む名前の曖昧さは消えません。"),
+        Part.integer(
+            "distinct_names",
+            "server__tool 形式で公開される、異なる名前の数",
+            len(names),
+            mistakes={len(pairs): "同じ名前になる組があります。数えるのは異なる名前です。"},
+        ),
+        Part.names(
+            "collisions",
+            "server__tool 形式で衝突する（2 つ以上の組が同じになる）名前",
+            collisions,
+            otherwise="サーバ名とツール名の両方に __ が入りうることを思い出してください。",
+        ),
+        Part.names(
+            "too_long",
+            "64 文字を超える公開名",
+            too_long,
+            otherwise="server__tool 全体の長さを数えます（__ の 2 文字も入ります）。",
+        ),
+        Part.option(
+            "split_server",
+            "crm__eu__lookup を最初の __ で分けたときのサーバ名",
+            server,
+            ("crm", "crm__eu", "eu"),
+            mistakes={"crm__eu": "最初の __ で分けると、サーバ名は crm になります。"},
+        ),
+        Part.names(
+            "plain_collisions",
+            "名前空間なし（ツール名だけ）で衝突する名前",
+            plain,
+            otherwise="名前空間を付けないと、別のサーバの同名ツールがぶつかります。",
+        ),
+        Part.boolean(
+            "claude_code_collides",
+            f"mcp__server__tool 形式（{cc} など）でも衝突は残るか",
+            cc_collides,
+            otherwise="前に mcp__ を付けても、__ を含む名前の曖昧さは消えません。",
+        ),
     ]
     rows = "\n".join(f"  {s}: {', '.join(t)}" for s, t in P1_SERVERS.items())
     return Exercise(
-        "P.1", TITLES["P.1"], f"次のサーバとツールを server__tool 形式で公開します。\n{rows}", parts,
-        hints=("公開名は f\"{server}__{tool}\" です。全部書き出してから数えましょう。",
-               "crm__eu の lookup と、crm の eu__lookup を並べて書いてみてください。",
-               "64 文字を超えるのは acme_… のサーバのツールです。len() で数えられます。"),
+        "P.1",
+        TITLES["P.1"],
+        f"次のサーバとツールを server__tool 形式で公開します。\n{rows}",
+        parts,
+        hints=(
+            '公開名は f"{server}__{tool}" です。全部書き出してから数えましょう。',
+            "crm__eu の lookup と、crm の eu__lookup を並べて書いてみてください。",
+            "64 文字を超えるのは acme_… のサーバのツールです。len() で数えられます。",
+        ),
         solution_text=lambda: "\n".join(
-            [f"公開名は {len(pairs)} 組から {len(names)} 個。",
-             f"衝突: {sorted(collisions)}（分けると ({server!r}, ...) になり、どちらの組かわからない）",
-             f"64 文字超: {sorted(too_long)}", f"名前空間なしの衝突: {sorted(plain)}",
-             f"mcp__ 形式でも衝突は {'残る' if cc_collides else '消える'}。対策は名前を分けずに表で引くこと。"]),
-        data={"servers": P1_SERVERS})
+            [
+                f"公開名は {len(pairs)} 組から {len(names)} 個。",
+                f"衝突: {sorted(collisions)}（分けると ({server!r}, ...) になり、どちらの組かわからない）",
+                f"64 文字超: {sorted(too_long)}",
+                f"名前空間なしの衝突: {sorted(plain)}",
+                f"mcp__ 形式でも衝突は {'残る' if cc_collides else '消える'}。対策は名前を分けずに表で引くこと。",
+            ]
+        ),
+        data={"servers": P1_SERVERS},
+    )
 
 
 # --- P.2 ------------------------------------------------------------------------------------
 
 P2_POLICY = AccessPolicy(
-    plans={"free": frozenset({"weather__get_current_weather", "orders__query_order",
-                              "orders__list_recent_orders"}),
-           "pro": frozenset({"weather__get_current_weather", "weather__get_weather_history",
-                             "orders__query_order", "orders__list_recent_orders",
-                             "interp__execute_code"}),
-           "enterprise": None},
+    plans={
+        "free": frozenset(
+            {"weather__get_current_weather", "orders__query_order", "orders__list_recent_orders"}
+        ),
+        "pro": frozenset(
+            {
+                "weather__get_current_weather",
+                "weather__get_weather_history",
+                "orders__query_order",
+                "orders__list_recent_orders",
+                "interp__execute_code",
+            }
+        ),
+        "enterprise": None,
+    },
     needs_grant=frozenset({"orders__list_recent_orders", "interp__execute_code"}),
 )
-P2_TOOLS = ("weather__get_current_weather", "weather__get_weather_history",
-            "orders__query_order", "orders__list_recent_orders", "interp__execute_code")
+P2_TOOLS = (
+    "weather__get_current_weather",
+    "weather__get_weather_history",
+    "orders__query_order",
+    "orders__list_recent_orders",
+    "interp__execute_code",
+)
 P2_USER = {"user": "alice", "plan": "free", "grants": ("interp__execute_code",)}
 P2_CALLS = {
     "a": ("weather__get_weather_history", {"city": "Tokyo"}),
@@ -151,27 +205,54 @@ def _build_p2() -> Exercise:
     with Registry() as reg:
         reg.add("orders", orders_server())
         refused = {k: _refused_at(n, a, reg) for k, (n, a) in P2_CALLS.items()}
-    parts = [Part.names("visible", "alice に見えるツール（公開名）", visible,
-                        otherwise="プラン層で残ったものから、許可が要るのにまだ許可していないものを除きます。")]
+    parts = [
+        Part.names(
+            "visible",
+            "alice に見えるツール（公開名）",
+            visible,
+            otherwise="プラン層で残ったものから、許可が要るのにまだ許可していないものを除きます。",
+        )
+    ]
     for key, (name, args) in P2_CALLS.items():
-        parts.append(Part.option(f"refused_at.{key}", f"{name}({args}) を拒む層（通るなら none）",
-                                 refused[key], REFUSED))
-    parts.append(Part.names("either_extra", "「プランにある または 許可済み」の緩い規則でだけ見えるツール",
-                            set(loose) - set(visible),
-                            otherwise="緩い規則では、許可だけでプランの外のツールが見えてしまいます。"))
+        parts.append(
+            Part.option(
+                f"refused_at.{key}",
+                f"{name}({args}) を拒む層（通るなら none）",
+                refused[key],
+                REFUSED,
+            )
+        )
+    parts.append(
+        Part.names(
+            "either_extra",
+            "「プランにある または 許可済み」の緩い規則でだけ見えるツール",
+            set(loose) - set(visible),
+            otherwise="緩い規則では、許可だけでプランの外のツールが見えてしまいます。",
+        )
+    )
     return Exercise(
-        "P.2", TITLES["P.2"],
-        f"ユーザ alice は {plan} プランで、このセッションで {list(grants)} を許可しています。", parts,
-        hints=("プラン層 → セッション層 → ユーザ層の順に当てはめます。",
-               "free プランに interp__execute_code は入っていません。許可してもプラン層で止まります。",
-               "B- で始まる注文は bob のものです。ユーザ層はサーバが呼び出し時に判定します。"),
+        "P.2",
+        TITLES["P.2"],
+        f"ユーザ alice は {plan} プランで、このセッションで {list(grants)} を許可しています。",
+        parts,
+        hints=(
+            "プラン層 → セッション層 → ユーザ層の順に当てはめます。",
+            "free プランに interp__execute_code は入っていません。許可してもプラン層で止まります。",
+            "B- で始まる注文は bob のものです。ユーザ層はサーバが呼び出し時に判定します。",
+        ),
         solution_text=lambda: "\n".join(
-            [f"見えるツール: {visible}", *(f"  {k}: {P2_CALLS[k][0]} → {v}" for k, v in refused.items()),
-             f"緩い規則でだけ見える: {sorted(set(loose) - set(visible))}"]),
-        data={"policy": P2_POLICY, "user": P2_USER, "calls": P2_CALLS})
+            [
+                f"見えるツール: {visible}",
+                *(f"  {k}: {P2_CALLS[k][0]} → {v}" for k, v in refused.items()),
+                f"緩い規則でだけ見える: {sorted(set(loose) - set(visible))}",
+            ]
+        ),
+        data={"policy": P2_POLICY, "user": P2_USER, "calls": P2_CALLS},
+    )
 
 
 # --- P.3 ------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Workload:
@@ -186,15 +267,17 @@ class Workload:
 
     def code(self) -> str:
         """A Python program that does what this workload describes (for the live check)."""
-        return "\n".join([
-            "import time",
-            f"block = bytearray({self.memory_mb} * 1024 * 1024)",
-            f"end = time.process_time() + {self.cpu_seconds}",
-            "while time.process_time() < end:\n    pass",
-            f"time.sleep({self.sleep_seconds})",
-            f"print('x' * {self.output_bytes})",
-            f"raise SystemExit({self.exit_code})",
-        ])
+        return "\n".join(
+            [
+                "import time",
+                f"block = bytearray({self.memory_mb} * 1024 * 1024)",
+                f"end = time.process_time() + {self.cpu_seconds}",
+                "while time.process_time() < end:\n    pass",
+                f"time.sleep({self.sleep_seconds})",
+                f"print('x' * {self.output_bytes})",
+                f"raise SystemExit({self.exit_code})",
+            ]
+        )
 
 
 def predict_run(work: Workload, limits: Limits) -> SandboxOutcome:
@@ -204,8 +287,11 @@ def predict_run(work: Workload, limits: Limits) -> SandboxOutcome:
     if work.memory_mb >= limits.memory_mb:
         return SandboxOutcome.MEMORY
     if work.cpu_seconds > min(limits.cpu_seconds, limits.wall_seconds):
-        return (SandboxOutcome.CPU_LIMIT if limits.cpu_seconds < limits.wall_seconds
-                else SandboxOutcome.TIMEOUT)
+        return (
+            SandboxOutcome.CPU_LIMIT
+            if limits.cpu_seconds < limits.wall_seconds
+            else SandboxOutcome.TIMEOUT
+        )
     if work.cpu_seconds + work.sleep_seconds > limits.wall_seconds:
         return SandboxOutcome.TIMEOUT
     if work.output_bytes + 1 > limits.output_bytes:
@@ -233,18 +319,24 @@ _OUTCOMES = tuple(o.value for o in SandboxOutcome)
 
 
 def _describe(w: Workload) -> str:
-    return (f"{w.memory_mb} MB を確保 → {w.cpu_seconds} 秒計算 → {w.sleep_seconds} 秒待つ → "
-            f"{w.output_bytes} バイト出力 → 終了コード {w.exit_code}")
+    return (
+        f"{w.memory_mb} MB を確保 → {w.cpu_seconds} 秒計算 → {w.sleep_seconds} 秒待つ → "
+        f"{w.output_bytes} バイト出力 → 終了コード {w.exit_code}"
+    )
 
 
 def _limits_text(lim: Limits) -> str:
-    return (f"wall {lim.wall_seconds} 秒 / CPU {lim.cpu_seconds} 秒 / {lim.memory_mb} MB / "
-            f"出力 {lim.output_bytes} バイト")
+    return (
+        f"wall {lim.wall_seconds} 秒 / CPU {lim.cpu_seconds} 秒 / {lim.memory_mb} MB / "
+        f"出力 {lim.output_bytes} バイト"
+    )
 
 
 def _build_p3() -> Exercise:
     outcomes = {k: predict_run(w, P3_LIMITS).value for k, w in P3_RUNS.items()}
-    fitting = [k for k, lim in P3_CANDIDATES.items() if predict_run(P3_JOB, lim) is SandboxOutcome.OK]
+    fitting = [
+        k for k, lim in P3_CANDIDATES.items() if predict_run(P3_JOB, lim) is SandboxOutcome.OK
+    ]
     tight = [k for k in fitting if k != "D"]
     assert len(tight) == 1, "exactly one reasonable candidate must fit the job"
     statements = []
@@ -253,24 +345,46 @@ def _build_p3() -> Exercise:
         if label == tight[0]:
             statements.append((_limits_text(lim), True, ""))
         elif got is SandboxOutcome.OK:
-            statements.append((_limits_text(lim), False,
-                               "動きはしますが、上限が大きすぎて暴走したときに守ってくれません。"))
+            statements.append(
+                (
+                    _limits_text(lim),
+                    False,
+                    "動きはしますが、上限が大きすぎて暴走したときに守ってくれません。",
+                )
+            )
         else:
-            statements.append((_limits_text(lim), False, f"この上限では {got.value} で終わります。"))
-    parts = [Part.option(f"runs.{k}", f"実行 {k}（{_describe(w)}）の終わり方", outcomes[k], _OUTCOMES)
-             for k, w in P3_RUNS.items()]
-    parts.append(Part.choice("limits_for_job", f"仕事（{_describe(P3_JOB)}）を通し、それでいて最も絞った上限",
-                             statements))
+            statements.append(
+                (_limits_text(lim), False, f"この上限では {got.value} で終わります。")
+            )
+    parts = [
+        Part.option(f"runs.{k}", f"実行 {k}（{_describe(w)}）の終わり方", outcomes[k], _OUTCOMES)
+        for k, w in P3_RUNS.items()
+    ]
+    parts.append(
+        Part.choice(
+            "limits_for_job",
+            f"仕事（{_describe(P3_JOB)}）を通し、それでいて最も絞った上限",
+            statements,
+        )
+    )
     return Exercise(
-        "P.3", TITLES["P.3"], f"上限: {_limits_text(P3_LIMITS)}。各実行がどう終わるかを予測します。",
+        "P.3",
+        TITLES["P.3"],
+        f"上限: {_limits_text(P3_LIMITS)}。各実行がどう終わるかを予測します。",
         parts,
-        hints=("段階の順に、最初にぶつかる上限で終わります。確保 → 計算 → 待ち → 出力。",
-               "CPU の上限は計算している時間だけを数えます。sleep は wall の上限にだけ効きます。",
-               "終了コードが 0 でなければ error です。"),
+        hints=(
+            "段階の順に、最初にぶつかる上限で終わります。確保 → 計算 → 待ち → 出力。",
+            "CPU の上限は計算している時間だけを数えます。sleep は wall の上限にだけ効きます。",
+            "終了コードが 0 でなければ error です。",
+        ),
         solution_text=lambda: "\n".join(
-            [*(f"  {k}: {v}" for k, v in outcomes.items()),
-             f"仕事に合う上限: {tight[0]}（D も通りますが、30 秒・4 GB は暴走を止めません）"]),
-        data={"limits": P3_LIMITS, "runs": P3_RUNS, "job": P3_JOB})
+            [
+                *(f"  {k}: {v}" for k, v in outcomes.items()),
+                f"仕事に合う上限: {tight[0]}（D も通りますが、30 秒・4 GB は暴走を止めません）",
+            ]
+        ),
+        data={"limits": P3_LIMITS, "runs": P3_RUNS, "job": P3_JOB},
+    )
 
 
 # --- P.4 ------------------------------------------------------------------------------------
@@ -282,26 +396,37 @@ P4_RESULT_LINES = 1_000
 
 
 def _log_lines(n: int) -> str:
-    return "\n".join(f"2026-11-30T09:{i // 60 % 60:02d}:{i % 60:02d} INFO job={i:05d} done in "
-                     f"{(i * 37) % 900 + 100} ms" for i in range(n))
+    return "\n".join(
+        f"2026-11-30T09:{i // 60 % 60:02d}:{i % 60:02d} INFO job={i:05d} done in "
+        f"{(i * 37) % 900 + 100} ms"
+        for i in range(n)
+    )
 
 
 @cache
-def loop_context(budget: int | None, calls: int = P4_CALLS,
-                 lines: int = P4_RESULT_LINES) -> tuple[int, ...]:
+def loop_context(
+    budget: int | None, calls: int = P4_CALLS, lines: int = P4_RESULT_LINES
+) -> tuple[int, ...]:
     """Run the agent loop: a scripted model calls ``read_logs`` ``calls`` times, each result
     ``lines`` log lines, results cut at ``budget`` tokens (``None``: not cut). Returns the
     estimated tokens of every request, in order."""
     text = _log_lines(lines)
-    tool = Tool("read_logs", "Read the job log of one day.",
-                {"type": "object", "properties": {"day": {"type": "integer"}}},
-                lambda _input: text)
+    tool = Tool(
+        "read_logs",
+        "Read the job log of one day.",
+        {"type": "object", "properties": {"day": {"type": "integer"}}},
+        lambda _input: text,
+    )
     script: list[list[dict[str, object]] | str] = [
         [{"type": "tool_use", "id": f"toolu_{i}", "name": "read_logs", "input": {"day": i}}]
-        for i in range(calls)]
+        for i in range(calls)
+    ]
     script.append("done")
-    options = AgentOptions(tools=[tool], allowed_tools=["read_logs"],
-                           max_result_tokens=budget if budget is not None else 10**9)
+    options = AgentOptions(
+        tools=[tool],
+        allowed_tools=["read_logs"],
+        max_result_tokens=budget if budget is not None else 10**9,
+    )
     result = run("Summarise the failed jobs of the last days.", ScriptedModel(script), options)
     return tuple(r.total_tokens for r in result.requests)
 
@@ -314,30 +439,50 @@ def _build_p4() -> Exercise:
     single = loop_context(None, calls=1)
     one_result = single[-1] - single[0]
     parts = [
-        Part.boolean("fits_without_truncation", f"切り詰めなしで最後の要求が {P4_CONTEXT_LIMIT} トークンに収まるか",
-                     full <= P4_CONTEXT_LIMIT),
-        Part.option("largest_budget", "収まる範囲で最も大きい予算（トークン）", str(largest),
-                    [str(b) for b in P4_BUDGETS],
-                    mistakes={str(P4_BUDGETS[0]): "収まりますが、もっと大きな予算でも収まります。"}),
-        Part.boolean("claude_code_warns", "結果 1 つの大きさは Claude Code が警告を出す 10,000 トークンを超えるか",
-                     one_result > 10_000),
-        Part.boolean("default_cap_enough", "Claude Code の既定の上限 25,000 トークンで切るだけで収まるか",
-                     peaks[25_000] <= P4_CONTEXT_LIMIT,
-                     otherwise="上限は結果 1 つごとです。呼び出しが重なると合計は増え続けます。"),
+        Part.boolean(
+            "fits_without_truncation",
+            f"切り詰めなしで最後の要求が {P4_CONTEXT_LIMIT} トークンに収まるか",
+            full <= P4_CONTEXT_LIMIT,
+        ),
+        Part.option(
+            "largest_budget",
+            "収まる範囲で最も大きい予算（トークン）",
+            str(largest),
+            [str(b) for b in P4_BUDGETS],
+            mistakes={str(P4_BUDGETS[0]): "収まりますが、もっと大きな予算でも収まります。"},
+        ),
+        Part.boolean(
+            "claude_code_warns",
+            "結果 1 つの大きさは Claude Code が警告を出す 10,000 トークンを超えるか",
+            one_result > 10_000,
+        ),
+        Part.boolean(
+            "default_cap_enough",
+            "Claude Code の既定の上限 25,000 トークンで切るだけで収まるか",
+            peaks[25_000] <= P4_CONTEXT_LIMIT,
+            otherwise="上限は結果 1 つごとです。呼び出しが重なると合計は増え続けます。",
+        ),
     ]
     return Exercise(
-        "P.4", TITLES["P.4"],
+        "P.4",
+        TITLES["P.4"],
         f"モデルがログを読むツールを {P4_CALLS} 回呼びます。結果は毎回約 {one_result} トークン。"
         f"文脈の上限は {P4_CONTEXT_LIMIT} トークンです。",
         parts,
-        hints=("各要求には、それまでのすべての結果が入ります。最後の要求がいちばん大きくなります。",
-               f"予算 b なら最後の要求はおよそ 基本分 + {P4_CALLS} × b です。",
-               "loop_context(b) を実行すると、予算 b での要求ごとのトークン数が見られます。"),
+        hints=(
+            "各要求には、それまでのすべての結果が入ります。最後の要求がいちばん大きくなります。",
+            f"予算 b なら最後の要求はおよそ 基本分 + {P4_CALLS} × b です。",
+            "loop_context(b) を実行すると、予算 b での要求ごとのトークン数が見られます。",
+        ),
         solution_text=lambda: "\n".join(
-            [f"切り詰めなし: 最後の要求 {full} トークン",
-             *(f"  予算 {b}: 最大 {peaks[b]} トークン" for b in P4_BUDGETS),
-             f"収まる最大の予算: {largest}"]),
-        data={"budgets": P4_BUDGETS, "limit": P4_CONTEXT_LIMIT, "calls": P4_CALLS})
+            [
+                f"切り詰めなし: 最後の要求 {full} トークン",
+                *(f"  予算 {b}: 最大 {peaks[b]} トークン" for b in P4_BUDGETS),
+                f"収まる最大の予算: {largest}",
+            ]
+        ),
+        data={"budgets": P4_BUDGETS, "limit": P4_CONTEXT_LIMIT, "calls": P4_CALLS},
+    )
 
 
 _BUILDERS = {"P.1": _build_p1, "P.2": _build_p2, "P.3": _build_p3, "P.4": _build_p4}

@@ -24,8 +24,16 @@ from ..errors import ConfigError
 if TYPE_CHECKING:
     from .quiz import QuizReport
 
-__all__ = ["PROGRESS_ENV", "Graded", "load_progress", "progress_path", "quiz_summary",
-           "record_progress", "record_quiz", "summary"]
+__all__ = [
+    "PROGRESS_ENV",
+    "Graded",
+    "load_progress",
+    "progress_path",
+    "quiz_summary",
+    "record_progress",
+    "record_quiz",
+    "summary",
+]
 
 PROGRESS_ENV = "MCPMINI_PROGRESS"
 
@@ -49,6 +57,7 @@ class Graded(Protocol):
 
 
 # --- progress --------------------------------------------------------------------------
+
 
 def progress_path(environ: Mapping[str, str]) -> Path | None:
     """Where progress is kept: ``$MCPMINI_PROGRESS`` if set (``off`` → ``None``, no file),
@@ -136,10 +145,14 @@ def record_quiz(path: Path, report: QuizReport) -> None:
     quiz = data["quiz"]
     quiz["attempts"] = int(quiz.get("attempts", 0)) + 1
     quiz["best_scaled"] = max(int(quiz.get("best_scaled", 0)), report.scaled)
-    quiz["last"] = {"scaled": report.scaled, "passed": report.passed,
-                    "correct": report.correct, "total": len(report.results),
-                    "missed": [r.item for r in report.results if not r.is_correct],
-                    "updated": datetime.now(UTC).isoformat(timespec="seconds")}
+    quiz["last"] = {
+        "scaled": report.scaled,
+        "passed": report.passed,
+        "correct": report.correct,
+        "total": len(report.results),
+        "missed": [r.item for r in report.results if not r.is_correct],
+        "updated": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
     tasks = quiz.setdefault("tasks", {})
     for t in report.by_task:
         entry = tasks.setdefault(t.id, {"correct": 0, "total": 0})
@@ -155,13 +168,22 @@ def quiz_summary(data: Mapping[str, Any]) -> list[dict[str, Any]]:
     rows = []
     for task, entry in tasks.items():
         correct, total = int(entry.get("correct", 0)), int(entry.get("total", 0))
-        rows.append({"task": task, "correct": correct, "total": total,
-                     "percent": round(100 * correct / total, 1) if total else 0.0})
-    return sorted(rows, key=lambda r: tuple(int(p) for p in str(r["task"]).split(".")
-                                            if p.isdigit()))
+        rows.append(
+            {
+                "task": task,
+                "correct": correct,
+                "total": total,
+                "percent": round(100 * correct / total, 1) if total else 0.0,
+            }
+        )
+    return sorted(
+        rows, key=lambda r: tuple(int(p) for p in str(r["task"]).split(".") if p.isdigit())
+    )
 
 
-def summary(data: Mapping[str, Any], catalogue: Sequence[tuple[str, str, int]]) -> list[dict[str, Any]]:
+def summary(
+    data: Mapping[str, Any], catalogue: Sequence[tuple[str, str, int]]
+) -> list[dict[str, Any]]:
     """One row per exercise of ``catalogue`` (``(id, title, max_score)`` triples).
 
     Each row has ``exercise``, ``title``, ``score``, ``best_score``, ``max_score``,
@@ -174,9 +196,18 @@ def summary(data: Mapping[str, Any], catalogue: Sequence[tuple[str, str, int]]) 
         tally = data.get("practice", {}).get(exercise, {})
         practice = f"{tally.get('correct', 0)}/{tally.get('attempts', 0)}"
         if not isinstance(entry, Mapping):
-            rows.append({"exercise": exercise, "title": title, "score": 0, "best_score": 0,
-                         "max_score": max_score, "attempts": 0, "practice": practice,
-                         "label": "未着手"})
+            rows.append(
+                {
+                    "exercise": exercise,
+                    "title": title,
+                    "score": 0,
+                    "best_score": 0,
+                    "max_score": max_score,
+                    "attempts": 0,
+                    "practice": practice,
+                    "label": "未着手",
+                }
+            )
             continue
         parts = entry.get("parts", {})
         wrong = sum(1 for v in parts.values() if v == "incorrect")
@@ -190,8 +221,16 @@ def summary(data: Mapping[str, Any], catalogue: Sequence[tuple[str, str, int]]) 
             if len(parts) != max_score and not bits:
                 bits.append("採点の対象が変わりました。もう一度 check してください")
             label = f"{score}/{max_score} 正解（{'・'.join(bits)}）"
-        rows.append({"exercise": exercise, "title": title, "score": score,
-                     "best_score": int(entry.get("best_score", score)), "max_score": max_score,
-                     "attempts": int(entry.get("attempts", 0)), "practice": practice,
-                     "label": label})
+        rows.append(
+            {
+                "exercise": exercise,
+                "title": title,
+                "score": score,
+                "best_score": int(entry.get("best_score", score)),
+                "max_score": max_score,
+                "attempts": int(entry.get("attempts", 0)),
+                "practice": practice,
+                "label": label,
+            }
+        )
     return rows

@@ -64,6 +64,7 @@ MAX_SCORE = 1000
 
 # --- the bank as values ----------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Domain:
     """One exam domain: its number, English title, Japanese title and weight (percent)."""
@@ -123,14 +124,25 @@ class QuizItem:
 
     def public(self) -> dict[str, Any]:
         """The item as a learner sees it: no key, no rebuttals, no explanation."""
-        return {"id": self.id, "task": self.task, "scenario": self.scenario, "stem": self.stem,
-                "pick": self.pick, "options": [{"id": o.id, "text": o.text} for o in self.options]}
+        return {
+            "id": self.id,
+            "task": self.task,
+            "scenario": self.scenario,
+            "stem": self.stem,
+            "pick": self.pick,
+            "options": [{"id": o.id, "text": o.text} for o in self.options],
+        }
 
     def key(self) -> dict[str, Any]:
         """The instructor's view: the correct set, the explanation and every rebuttal."""
-        return {"id": self.id, "task": self.task, "correct": sorted(self.correct),
-                "computed": self.compute, "explanation": self.explanation,
-                "rebuttals": {o.id: o.rebuttal for o in self.options if o.id not in self.correct}}
+        return {
+            "id": self.id,
+            "task": self.task,
+            "correct": sorted(self.correct),
+            "computed": self.compute,
+            "explanation": self.explanation,
+            "rebuttals": {o.id: o.rebuttal for o in self.options if o.id not in self.correct},
+        }
 
 
 @dataclass(frozen=True)
@@ -160,6 +172,7 @@ class Bank:
 
 # --- computed keys ---------------------------------------------------------------------
 
+
 def _fact_tool_choice(mode: str) -> frozenset[str]:
     """Run the loop with ``tool_choice=mode`` on small talk and on a matching request.
 
@@ -171,17 +184,34 @@ def _fact_tool_choice(mode: str) -> frozenset[str]:
     def tool(name: str, description: str) -> Tool:
         def fn(_input: dict[str, Any]) -> str:
             return f"{name} ran"
+
         return Tool(name, description, {"type": "object"}, fn)
 
-    tools = [tool("classify_ticket", "Classify a support email into billing, shipping or other."),
-             tool("extract_metadata", "Extract sender, date and subject from a document.")]
+    tools = [
+        tool("classify_ticket", "Classify a support email into billing, shipping or other."),
+        tool("extract_metadata", "Extract sender, date and subject from a document."),
+    ]
     calls: list[list[str]] = []
     for prompt in ("hello, nice weather today", "please classify this billing email"):
-        result = run(prompt, RouterModel(), AgentOptions(
-            tools=tools, tool_choice=mode, max_turns=1,
-            allowed_tools=["classify_ticket", "extract_metadata"]))
-        calls.append([b["name"] for m in result.messages if m["role"] == "assistant"
-                      for b in m["content"] if b["type"] == "tool_use"])
+        result = run(
+            prompt,
+            RouterModel(),
+            AgentOptions(
+                tools=tools,
+                tool_choice=mode,
+                max_turns=1,
+                allowed_tools=["classify_ticket", "extract_metadata"],
+            ),
+        )
+        calls.append(
+            [
+                b["name"]
+                for m in result.messages
+                if m["role"] == "assistant"
+                for b in m["content"]
+                if b["type"] == "tool_use"
+            ]
+        )
     if any(not c for c in calls):
         return frozenset(["may_answer_text"])
     if all(c == [mode] for c in calls):
@@ -195,8 +225,12 @@ def _fact_mcp_scope_winner() -> frozenset[str]:
 
     entry = {"mcpServers": {"tracker": {"command": "tracker-mcp"}}}
     other = {"mcpServers": {"tracker": {"command": "tracker-mcp", "args": ["--beta"]}}}
-    won = resolve_mcp_servers([load_mcp_json(other, environ={}, source="user"),
-                               load_mcp_json(entry, environ={}, source="project")])
+    won = resolve_mcp_servers(
+        [
+            load_mcp_json(other, environ={}, source="user"),
+            load_mcp_json(entry, environ={}, source="project"),
+        ]
+    )
     return frozenset([won["tracker"].source])
 
 
@@ -204,8 +238,10 @@ def _fact_mcp_scope_local() -> frozenset[str]:
     """The winning scope when local, project and user all define one server name."""
     from ..config import load_mcp_json, resolve_mcp_servers
 
-    sources = [load_mcp_json({"mcpServers": {"db": {"command": f"db-{s}"}}}, environ={},
-                             source=s) for s in ("user", "project", "local")]
+    sources = [
+        load_mcp_json({"mcpServers": {"db": {"command": f"db-{s}"}}}, environ={}, source=s)
+        for s in ("user", "project", "local")
+    ]
     return frozenset([resolve_mcp_servers(sources)["db"].source])
 
 
@@ -214,8 +250,9 @@ def _fact_var_default() -> frozenset[str]:
     from ..config import expand_vars
 
     value, missing = expand_vars("${API_BASE:-https://api.example.test}", {})
-    return frozenset(["default" if value == "https://api.example.test" and not missing
-                      else "literal"])
+    return frozenset(
+        ["default" if value == "https://api.example.test" and not missing else "literal"]
+    )
 
 
 def _fact_retried_kinds() -> frozenset[str]:
@@ -232,13 +269,16 @@ def _fact_edit_duplicate_anchor() -> frozenset[str]:
     with tempfile.TemporaryDirectory() as tmp:
         Path(tmp, "app.yaml").write_text("api:\n  timeout: 30\ndb:\n  timeout: 30\n")
         tools = {t.name: t for t in builtin_tools(tmp)}
-        first = tools["Edit"].run({"file_path": "app.yaml", "old_string": "timeout: 30",
-                                   "new_string": "timeout: 60"})
-        again = tools["Edit"].run({"file_path": "app.yaml", "old_string": "timeout: 30",
-                                   "new_string": "timeout: 60"})
+        first = tools["Edit"].run(
+            {"file_path": "app.yaml", "old_string": "timeout: 30", "new_string": "timeout: 60"}
+        )
+        again = tools["Edit"].run(
+            {"file_path": "app.yaml", "old_string": "timeout: 30", "new_string": "timeout: 60"}
+        )
         text = tools["Read"].run({"file_path": "app.yaml"})
-        fixed = Path(tmp, "app.yaml").read_text().replace("api:\n  timeout: 30",
-                                                          "api:\n  timeout: 60")
+        fixed = (
+            Path(tmp, "app.yaml").read_text().replace("api:\n  timeout: 30", "api:\n  timeout: 60")
+        )
         written = tools["Write"].run({"file_path": "app.yaml", "content": fixed})
         ok = Path(tmp, "app.yaml").read_text() == "api:\n  timeout: 60\ndb:\n  timeout: 30\n"
     facts = set()
@@ -294,11 +334,17 @@ def _computed(fact: str) -> frozenset[str]:
 
 # --- loading ---------------------------------------------------------------------------
 
-_OPTION = {"type": "object", "required": ["id", "text"], "additionalProperties": False,
-           "properties": {"id": {"type": "string", "pattern": "^[A-F]$"},
-                          "text": {"type": "string", "minLength": 1},
-                          "rebuttal": {"type": "string", "minLength": 1},
-                          "value": {"type": "string"}}}
+_OPTION = {
+    "type": "object",
+    "required": ["id", "text"],
+    "additionalProperties": False,
+    "properties": {
+        "id": {"type": "string", "pattern": "^[A-F]$"},
+        "text": {"type": "string", "minLength": 1},
+        "rebuttal": {"type": "string", "minLength": 1},
+        "value": {"type": "string"},
+    },
+}
 ITEM_SCHEMA: dict[str, Any] = {
     "type": "object",
     "required": ["id", "task", "scenario", "stem", "options", "pick", "explanation"],
@@ -324,8 +370,14 @@ def _read_yaml(path: Path, problems: list[Problem]) -> Any:
         return yaml.safe_load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        problems.append(Problem(Severity.ERROR, f"invalid YAML: {getattr(exc, 'problem', exc)}",
-                                str(path), line=mark.line + 1 if mark else None))
+        problems.append(
+            Problem(
+                Severity.ERROR,
+                f"invalid YAML: {getattr(exc, 'problem', exc)}",
+                str(path),
+                line=mark.line + 1 if mark else None,
+            )
+        )
     except OSError as exc:
         problems.append(Problem(Severity.ERROR, f"cannot read: {exc}", str(path)))
     return None
@@ -338,35 +390,57 @@ def _tidy(text: Any) -> Any:
     return re.sub(r"(?<=[。、」）])\s+", "", text.strip())
 
 
-def _item(raw: Mapping[str, Any], origin: str, where: str,
-          problems: list[Problem]) -> QuizItem | None:
-    errors = sorted(jsonschema.Draft202012Validator(ITEM_SCHEMA).iter_errors(raw),
-                    key=lambda e: list(map(str, e.path)))
+def _item(
+    raw: Mapping[str, Any], origin: str, where: str, problems: list[Problem]
+) -> QuizItem | None:
+    errors = sorted(
+        jsonschema.Draft202012Validator(ITEM_SCHEMA).iter_errors(raw),
+        key=lambda e: list(map(str, e.path)),
+    )
     if errors:
         for e in errors:
             path = ".".join([where, *map(str, e.absolute_path)])
             problems.append(Problem(Severity.ERROR, f"item skipped: {e.message}", origin, path))
         return None
-    options = tuple(Option(o["id"], _tidy(o["text"]), _tidy(o.get("rebuttal")), o.get("value"))
-                    for o in raw["options"])
+    options = tuple(
+        Option(o["id"], _tidy(o["text"]), _tidy(o.get("rebuttal")), o.get("value"))
+        for o in raw["options"]
+    )
     compute = raw.get("compute")
     if compute is not None:
         if compute not in KEY_FACTS:
-            problems.append(Problem(Severity.ERROR, f"item skipped: unknown fact {compute!r}",
-                                    origin, f"{where}.compute"))
+            problems.append(
+                Problem(
+                    Severity.ERROR,
+                    f"item skipped: unknown fact {compute!r}",
+                    origin,
+                    f"{where}.compute",
+                )
+            )
             return None
         truth = _computed(compute)
         correct = frozenset(o.id for o in options if o.value in truth)
     else:
         correct = frozenset(raw["answer"])
     options, correct = _reorder(raw["id"], options, correct)
-    return QuizItem(raw["id"], raw["task"], _tidy(raw["scenario"]), _tidy(raw["stem"]),
-                    options, correct, int(raw["pick"]), _tidy(raw["explanation"]), compute,
-                    origin, raw.get("source", ""))
+    return QuizItem(
+        raw["id"],
+        raw["task"],
+        _tidy(raw["scenario"]),
+        _tidy(raw["stem"]),
+        options,
+        correct,
+        int(raw["pick"]),
+        _tidy(raw["explanation"]),
+        compute,
+        origin,
+        raw.get("source", ""),
+    )
 
 
-def _reorder(item_id: str, options: tuple[Option, ...],
-             correct: frozenset[str]) -> tuple[tuple[Option, ...], frozenset[str]]:
+def _reorder(
+    item_id: str, options: tuple[Option, ...], correct: frozenset[str]
+) -> tuple[tuple[Option, ...], frozenset[str]]:
     """Shuffle the options with a seed taken from the item id and letter them A, B, C…
 
     Authors tend to put the right answer first; a stable shuffle spreads the keys over
@@ -378,9 +452,11 @@ def _reorder(item_id: str, options: tuple[Option, ...],
     random.Random(zlib.crc32(item_id.encode())).shuffle(order)
     letters = "ABCDEF"
     renamed = {o.id: letters[n] for n, o in enumerate(order)}
-    return (tuple(Option(renamed[o.id], o.text, o.rebuttal, o.value) for o in order),
-            frozenset(renamed[c] for c in correct if c in renamed) | frozenset(
-                c for c in correct if c not in renamed))
+    return (
+        tuple(Option(renamed[o.id], o.text, o.rebuttal, o.value) for o in order),
+        frozenset(renamed[c] for c in correct if c in renamed)
+        | frozenset(c for c in correct if c not in renamed),
+    )
 
 
 def load_bank(folder: str | Path | None = None) -> Bank:
@@ -396,17 +472,29 @@ def load_bank(folder: str | Path | None = None) -> Bank:
     problems: list[Problem] = []
     meta = _read_yaml(root / "tasks.yaml", problems)
     if not isinstance(meta, Mapping):
-        raise ConfigError(problems[0].message if problems else "expected domains and tasks",
-                          str(root / "tasks.yaml"))
+        raise ConfigError(
+            problems[0].message if problems else "expected domains and tasks",
+            str(root / "tasks.yaml"),
+        )
     try:
-        domains = tuple(Domain(int(d["id"]), d["title"], d["title_ja"], int(d["weight"]))
-                        for d in meta["domains"])
-        tasks = tuple(TaskStatement(str(t["id"]), int(str(t["id"]).split(".")[0]), t["title"],
-                                    t["title_ja"], tuple(t.get("chapters", ())))
-                      for t in meta["tasks"])
+        domains = tuple(
+            Domain(int(d["id"]), d["title"], d["title_ja"], int(d["weight"]))
+            for d in meta["domains"]
+        )
+        tasks = tuple(
+            TaskStatement(
+                str(t["id"]),
+                int(str(t["id"]).split(".")[0]),
+                t["title"],
+                t["title_ja"],
+                tuple(t.get("chapters", ())),
+            )
+            for t in meta["tasks"]
+        )
     except (KeyError, TypeError, ValueError) as exc:
-        raise ConfigError(f"domains/tasks entry is incomplete: {exc}",
-                          str(root / "tasks.yaml")) from None
+        raise ConfigError(
+            f"domains/tasks entry is incomplete: {exc}", str(root / "tasks.yaml")
+        ) from None
     items: list[QuizItem] = []
     for path in sorted(root.glob("*.yaml")):
         if path.name == "tasks.yaml":
@@ -420,8 +508,9 @@ def load_bank(folder: str | Path | None = None) -> Bank:
             continue
         for n, raw in enumerate(raw_items):
             if not isinstance(raw, Mapping):
-                problems.append(Problem(Severity.ERROR, "item must be a mapping", str(path),
-                                        f"items.{n}"))
+                problems.append(
+                    Problem(Severity.ERROR, "item must be a mapping", str(path), f"items.{n}")
+                )
                 continue
             item = _item(raw, str(path), f"items.{n}", problems)
             if item is not None:
@@ -442,8 +531,11 @@ def bank_problems(bank: Bank) -> list[Problem]:
     out: list[Problem] = []
 
     def bad(item: QuizItem | None, message: str) -> None:
-        out.append(Problem(Severity.ERROR, message, item.origin if item else None,
-                           item.id if item else None))
+        out.append(
+            Problem(
+                Severity.ERROR, message, item.origin if item else None, item.id if item else None
+            )
+        )
 
     seen: dict[str, str] = {}
     stems: dict[str, str] = {}
@@ -460,8 +552,11 @@ def bank_problems(bank: Bank) -> list[Problem]:
         if len(set(ids)) != len(ids):
             bad(it, "option ids repeat")
         if not it.correct or not it.correct <= set(ids):
-            bad(it, f"key {sorted(it.correct)} does not name existing options "
-                    + ("(computed: the runtime's answer matches no option)" if it.compute else ""))
+            bad(
+                it,
+                f"key {sorted(it.correct)} does not name existing options "
+                + ("(computed: the runtime's answer matches no option)" if it.compute else ""),
+            )
         if it.pick != len(it.correct):
             bad(it, f"pick is {it.pick} but the key has {len(it.correct)} options")
         if it.pick > 1 and f"{it.pick} つ" not in it.stem:
@@ -483,8 +578,10 @@ def bank_problems(bank: Bank) -> list[Problem]:
 
 # --- drawing an exam -------------------------------------------------------------------
 
-def draw(bank: Bank, count: int, seed: int = 0,
-         tasks: Iterable[str] | None = None) -> list[QuizItem]:
+
+def draw(
+    bank: Bank, count: int, seed: int = 0, tasks: Iterable[str] | None = None
+) -> list[QuizItem]:
     """Draw ``count`` distinct items, stratified by domain weight, reproducibly from ``seed``.
 
     Each domain with items gets a share of ``count`` proportional to its weight (largest
@@ -505,8 +602,11 @@ def draw(bank: Bank, count: int, seed: int = 0,
     for it in pool:
         by_domain.setdefault(it.domain, []).append(it)
     weight = {d.id: d.weight for d in bank.domains}
-    quota = _shares({d: weight.get(d, 0) or 1 for d in by_domain}, count,
-                    {d: len(v) for d, v in by_domain.items()})
+    quota = _shares(
+        {d: weight.get(d, 0) or 1 for d in by_domain},
+        count,
+        {d: len(v) for d, v in by_domain.items()},
+    )
     chosen: list[QuizItem] = []
     for d in sorted(by_domain):
         groups: dict[str, list[QuizItem]] = {}
@@ -548,6 +648,7 @@ def _shares(weights: Mapping[int, int], total: int, caps: Mapping[int, int]) -> 
 
 
 # --- grading ---------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class ItemResult:
@@ -603,23 +704,46 @@ class QuizReport:
 
     def to_dict(self) -> dict[str, Any]:
         """The report as JSON-ready data."""
-        return {"scaled": self.scaled, "passed": self.passed, "pass_line": PASS_SCORE,
-                "correct": self.correct, "total": len(self.results),
-                "by_task": {t.id: {"correct": t.correct, "total": t.total,
-                                   "percent": t.percent} for t in self.by_task},
-                "by_domain": {d.id: {"correct": d.correct, "total": d.total,
-                                     "percent": d.percent} for d in self.by_domain},
-                "items": [{"id": r.item, "task": r.task, "chosen": list(r.chosen),
-                           "correct": list(r.correct), "is_correct": r.is_correct,
-                           "flagged": r.flagged, "rebuttals": r.rebuttals}
-                          for r in self.results]}
+        return {
+            "scaled": self.scaled,
+            "passed": self.passed,
+            "pass_line": PASS_SCORE,
+            "correct": self.correct,
+            "total": len(self.results),
+            "by_task": {
+                t.id: {"correct": t.correct, "total": t.total, "percent": t.percent}
+                for t in self.by_task
+            },
+            "by_domain": {
+                d.id: {"correct": d.correct, "total": d.total, "percent": d.percent}
+                for d in self.by_domain
+            },
+            "items": [
+                {
+                    "id": r.item,
+                    "task": r.task,
+                    "chosen": list(r.chosen),
+                    "correct": list(r.correct),
+                    "is_correct": r.is_correct,
+                    "flagged": r.flagged,
+                    "rebuttals": r.rebuttals,
+                }
+                for r in self.results
+            ],
+        }
 
     def lines(self) -> list[str]:
         """A plain-text report: the score and the line, per task statement, every miss."""
         verdict = "合格ライン以上" if self.passed else "合格ライン未満"
-        out = [f"scaled score {self.scaled} / {MAX_SCORE} (pass line {PASS_SCORE}): {verdict}",
-               f"{self.correct} of {len(self.results)} items right", "", "per domain:"]
-        out += [f"  D{d.id:<4} {d.correct:>2}/{d.total:<2} {d.percent:5.1f} %" for d in self.by_domain]
+        out = [
+            f"scaled score {self.scaled} / {MAX_SCORE} (pass line {PASS_SCORE}): {verdict}",
+            f"{self.correct} of {len(self.results)} items right",
+            "",
+            "per domain:",
+        ]
+        out += [
+            f"  D{d.id:<4} {d.correct:>2}/{d.total:<2} {d.percent:5.1f} %" for d in self.by_domain
+        ]
         out += ["", "per task statement:"]
         out += [f"  {t.id:<5} {t.correct:>2}/{t.total:<2} {t.percent:5.1f} %" for t in self.by_task]
         misses = [r for r in self.results if not r.is_correct]
@@ -627,8 +751,10 @@ class QuizReport:
             out += ["", "misses:"]
         for r in misses:
             chosen = ",".join(r.chosen) or "(no answer)"
-            out.append(f"  {r.item} [{r.task}] chose {chosen}, key {','.join(r.correct)}"
-                       + (" (flagged)" if r.flagged else ""))
+            out.append(
+                f"  {r.item} [{r.task}] chose {chosen}, key {','.join(r.correct)}"
+                + (" (flagged)" if r.flagged else "")
+            )
             out += [f"    {o}: {text}" for o, text in r.rebuttals.items()]
             if not r.rebuttals:
                 out.append(f"    {r.explanation}")
@@ -656,8 +782,9 @@ def parse_answers(data: Any) -> tuple[list[str] | None, dict[str, list[str]], se
     if not isinstance(raw, Mapping):
         raise ValueError("'answers' must be an object of item id → option letters")
     items = data.get("items") if wrapped else None
-    if items is not None and not (isinstance(items, list)
-                                  and all(isinstance(i, str) for i in items)):
+    if items is not None and not (
+        isinstance(items, list) and all(isinstance(i, str) for i in items)
+    ):
         raise ValueError("'items' must be a list of item ids")
     flagged = data.get("flagged", []) if wrapped else []
     if not isinstance(flagged, list):
@@ -672,8 +799,12 @@ def parse_answers(data: Any) -> tuple[list[str] | None, dict[str, list[str]], se
     return items, answers, {str(f) for f in flagged}
 
 
-def grade(bank: Bank, answers: Mapping[str, Sequence[str]], items: Sequence[str] | None = None,
-          flagged: Iterable[str] = ()) -> QuizReport:
+def grade(
+    bank: Bank,
+    answers: Mapping[str, Sequence[str]],
+    items: Sequence[str] | None = None,
+    flagged: Iterable[str] = (),
+) -> QuizReport:
     """Grade ``answers`` (item id → chosen option ids) over ``items`` (default: the bank).
 
     An item is right only when the chosen set equals the key. For every wrong option
@@ -694,17 +825,34 @@ def grade(bank: Bank, answers: Mapping[str, Sequence[str]], items: Sequence[str]
     for item_id in ids:
         it = bank.item(item_id)
         chosen = tuple(sorted({c.upper() for c in answers.get(item_id, ())}))
-        rebuttals = {c: (o.rebuttal or "") if (o := it.option(c)) else "no such option"
-                     for c in chosen if c not in it.correct}
-        results.append(ItemResult(it.id, it.task, chosen, tuple(sorted(it.correct)),
-                                  set(chosen) == it.correct, it.id in marked, rebuttals,
-                                  it.explanation))
-    return QuizReport(tuple(results), _tally(results, lambda r: r.task),
-                      _tally(results, lambda r: r.task.split(".")[0]),
-                      scaled_score(sum(r.is_correct for r in results), len(results)))
+        rebuttals = {
+            c: (o.rebuttal or "") if (o := it.option(c)) else "no such option"
+            for c in chosen
+            if c not in it.correct
+        }
+        results.append(
+            ItemResult(
+                it.id,
+                it.task,
+                chosen,
+                tuple(sorted(it.correct)),
+                set(chosen) == it.correct,
+                it.id in marked,
+                rebuttals,
+                it.explanation,
+            )
+        )
+    return QuizReport(
+        tuple(results),
+        _tally(results, lambda r: r.task),
+        _tally(results, lambda r: r.task.split(".")[0]),
+        scaled_score(sum(r.is_correct for r in results), len(results)),
+    )
 
 
-def _tally(results: Sequence[ItemResult], key: Callable[[ItemResult], str]) -> tuple[TaskScore, ...]:
+def _tally(
+    results: Sequence[ItemResult], key: Callable[[ItemResult], str]
+) -> tuple[TaskScore, ...]:
     groups: dict[str, list[bool]] = {}
     for r in results:
         groups.setdefault(key(r), []).append(r.is_correct)
@@ -712,11 +860,13 @@ def _tally(results: Sequence[ItemResult], key: Callable[[ItemResult], str]) -> t
     def order(k: str) -> tuple[int, ...]:
         return tuple(int(p) for p in k.split("."))
 
-    return tuple(TaskScore(k, sum(v), len(v)) for k, v in sorted(groups.items(),
-                                                                   key=lambda kv: order(kv[0])))
+    return tuple(
+        TaskScore(k, sum(v), len(v)) for k, v in sorted(groups.items(), key=lambda kv: order(kv[0]))
+    )
 
 
 # --- an exam in progress ---------------------------------------------------------------
+
 
 class ExamSession:
     """One exam being taken: drawn items, answers, review flags and the clock.
@@ -726,9 +876,15 @@ class ExamSession:
     (``time.monotonic`` by default) so a test can move time by hand.
     """
 
-    def __init__(self, bank: Bank, count: int = 20, seed: int = 0, minutes: float | None = None,
-                 tasks: Iterable[str] | None = None,
-                 clock: Callable[[], float] | None = None) -> None:
+    def __init__(
+        self,
+        bank: Bank,
+        count: int = 20,
+        seed: int = 0,
+        minutes: float | None = None,
+        tasks: Iterable[str] | None = None,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
         import time
 
         self.bank = bank
@@ -770,8 +926,10 @@ class ExamSession:
     def status(self) -> str:
         """One line: answered, flagged and the time left (m:ss)."""
         left = int(self.time_left())
-        return (f"answered {len(self.answers)}/{len(self.items)}, flagged {len(self.flagged)}, "
-                f"time left {left // 60}:{left % 60:02d}")
+        return (
+            f"answered {len(self.answers)}/{len(self.items)}, flagged {len(self.flagged)}, "
+            f"time left {left // 60}:{left % 60:02d}"
+        )
 
     def finish(self) -> QuizReport:
         """Grade the exam (answers so far, flags kept); returns the :class:`QuizReport`."""

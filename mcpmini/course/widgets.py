@@ -77,6 +77,7 @@ def report_text(widget: Any) -> str:
 
 # --- notebook 03: the client's and the server's version sets (Proposition 3.4) ---------
 
+
 @dataclass(frozen=True)
 class VersionComparison:
     """Both negotiation models run on the same pair of version sets.
@@ -93,11 +94,15 @@ class VersionComparison:
 
     def text(self) -> str:
         """A plain-text report: the sets, each method's outcome and its message sequence."""
-        out = [f"C = {{{', '.join(self.client)}}}",
-               f"S = {{{', '.join(self.server)}}}",
-               f"C ∩ S = {{{', '.join(self.common)}}}"]
-        for title, run in (("handshake (2025-11-25)", self.handshake),
-                           ("per-request (2026-07-28)", self.per_request)):
+        out = [
+            f"C = {{{', '.join(self.client)}}}",
+            f"S = {{{', '.join(self.server)}}}",
+            f"C ∩ S = {{{', '.join(self.common)}}}",
+        ]
+        for title, run in (
+            ("handshake (2025-11-25)", self.handshake),
+            ("per-request (2026-07-28)", self.per_request),
+        ):
             verdict = f"agreed on {run.agreed}" if run.ok else "FAILED"
             out.append("")
             out.append(f"{title}: {verdict}, {run.requests} request(s)")
@@ -165,8 +170,10 @@ class VersionPicker:
 
     def ticked(self) -> tuple[list[str], list[str]]:
         """The versions currently ticked for C and for S."""
-        return ([b.description for b in self.client_boxes if b.value],
-                [b.description for b in self.server_boxes if b.value])
+        return (
+            [b.description for b in self.client_boxes if b.value],
+            [b.description for b in self.server_boxes if b.value],
+        )
 
     def report(self) -> str:
         """:meth:`VersionComparison.text` for the ticked sets, or a hint when one is empty."""
@@ -176,9 +183,11 @@ class VersionPicker:
         return compare_versions(c, s).text()
 
 
-def version_picker(universe: Sequence[str] = KNOWN_VERSIONS,
-                   client: Collection[str] = ("2024-11-05", "2026-07-28"),
-                   server: Collection[str] = ("2024-11-05", "2025-03-26")) -> VersionPicker:
+def version_picker(
+    universe: Sequence[str] = KNOWN_VERSIONS,
+    client: Collection[str] = ("2024-11-05", "2026-07-28"),
+    server: Collection[str] = ("2024-11-05", "2025-03-26"),
+) -> VersionPicker:
     """Checkboxes for C and S over ``universe`` with a live report of both methods.
 
     Returns a :class:`VersionPicker`; display its ``widget`` and print its ``report()``
@@ -194,16 +203,26 @@ def version_picker(universe: Sequence[str] = KNOWN_VERSIONS,
         raise ValueError(f"versions {sorted(unknown)} are not in the universe {versions}")
 
     def boxes(picked: Collection[str]) -> list[Any]:
-        return [widgets.Checkbox(value=v in picked, description=v, indent=False,
-                                 layout=widgets.Layout(width="auto")) for v in versions]
+        return [
+            widgets.Checkbox(
+                value=v in picked, description=v, indent=False, layout=widgets.Layout(width="auto")
+            )
+            for v in versions
+        ]
 
     c_boxes, s_boxes = boxes(client), boxes(server)
     output = widgets.HTML()
-    box = widgets.VBox([
-        widgets.HBox([widgets.VBox([widgets.Label("client C"), *c_boxes]),
-                      widgets.VBox([widgets.Label("server S"), *s_boxes])]),
-        output,
-    ])
+    box = widgets.VBox(
+        [
+            widgets.HBox(
+                [
+                    widgets.VBox([widgets.Label("client C"), *c_boxes]),
+                    widgets.VBox([widgets.Label("server S"), *s_boxes]),
+                ]
+            ),
+            output,
+        ]
+    )
     picker = VersionPicker(box, c_boxes, s_boxes)
 
     def refresh(_: Any = None) -> None:
@@ -217,8 +236,10 @@ def version_picker(universe: Sequence[str] = KNOWN_VERSIONS,
 
 # --- notebook 09: re-attachment after compaction (Proposition 5.2) -----------------------
 
-def reattach_lines(sizes: Sequence[int], per_skill_tokens: int = 5000,
-                   total_tokens: int = 25000) -> list[str]:
+
+def reattach_lines(
+    sizes: Sequence[int], per_skill_tokens: int = 5000, total_tokens: int = 25000
+) -> list[str]:
     """What comes back after compaction when skills of ``sizes`` tokens were invoked.
 
     ``sizes`` are body sizes in invocation order (oldest first), one distinct skill each
@@ -228,19 +249,27 @@ def reattach_lines(sizes: Sequence[int], per_skill_tokens: int = 5000,
     """
     from ..skills import reattach
 
-    r = reattach([(f"skill{i + 1}", n) for i, n in enumerate(sizes)],
-                 per_skill_tokens=per_skill_tokens, total_tokens=total_tokens)
-    lines = [f"{x.name:<8} {x.status.value:<7} {x.tokens:>6} / {x.original_tokens:>6} tokens"
-             for x in r.items]
+    r = reattach(
+        [(f"skill{i + 1}", n) for i, n in enumerate(sizes)],
+        per_skill_tokens=per_skill_tokens,
+        total_tokens=total_tokens,
+    )
+    lines = [
+        f"{x.name:<8} {x.status.value:<7} {x.tokens:>6} / {x.original_tokens:>6} tokens"
+        for x in r.items
+    ]
     bound = min(len(sizes) * per_skill_tokens, total_tokens)
-    lines.append(f"attached {r.total_tokens} tokens; bound min(k·a, A) = "
-                 f"min({len(sizes)}·{per_skill_tokens}, {total_tokens}) = {bound}; "
-                 f"dropped {len(r.dropped)}")
+    lines.append(
+        f"attached {r.total_tokens} tokens; bound min(k·a, A) = "
+        f"min({len(sizes)}·{per_skill_tokens}, {total_tokens}) = {bound}; "
+        f"dropped {len(r.dropped)}"
+    )
     return lines
 
 
-def reattach_explorer(sizes: Sequence[int] = (6000,) * 7, per_skill_tokens: int = 5000,
-                      total_tokens: int = 25000) -> Any:
+def reattach_explorer(
+    sizes: Sequence[int] = (6000,) * 7, per_skill_tokens: int = 5000, total_tokens: int = 25000
+) -> Any:
     """Sliders for k, the body size and both caps, with :func:`reattach_lines` live.
 
     Returns the ipywidgets box; the caller should also print :func:`reattach_lines`
@@ -249,17 +278,21 @@ def reattach_explorer(sizes: Sequence[int] = (6000,) * 7, per_skill_tokens: int 
     import ipywidgets as widgets
 
     k = widgets.IntSlider(value=len(sizes), min=0, max=12, description="k")
-    body = widgets.IntSlider(value=max(sizes, default=6000), min=0, max=12000, step=500,
-                             description="body")
-    a = widgets.IntSlider(value=per_skill_tokens, min=0, max=10000, step=500,
-                          description="a (per skill)")
-    big_a = widgets.IntSlider(value=total_tokens, min=0, max=50000, step=1000,
-                              description="A (total)")
+    body = widgets.IntSlider(
+        value=max(sizes, default=6000), min=0, max=12000, step=500, description="body"
+    )
+    a = widgets.IntSlider(
+        value=per_skill_tokens, min=0, max=10000, step=500, description="a (per skill)"
+    )
+    big_a = widgets.IntSlider(
+        value=total_tokens, min=0, max=50000, step=1000, description="A (total)"
+    )
     out = widgets.HTML()
 
     def refresh(_: Any = None) -> None:
-        out.value = live_html("\n".join(reattach_lines([body.value] * k.value, a.value,
-                                                         big_a.value)))
+        out.value = live_html(
+            "\n".join(reattach_lines([body.value] * k.value, a.value, big_a.value))
+        )
 
     for w in (k, body, a, big_a):
         w.observe(refresh, names="value")
@@ -268,6 +301,7 @@ def reattach_explorer(sizes: Sequence[int] = (6000,) * 7, per_skill_tokens: int 
 
 
 # --- notebook 10: whole entry vs field merge (Proposition 6.2, Example 6.3) ----------------
+
 
 def resolution_lines(sources: Any, name: str, mode: str = "whole") -> list[str]:
     """The definition of server ``name`` under ``mode`` "whole" or "merge", field by field.
@@ -306,6 +340,7 @@ def resolution_switch(sources: Any, name: str) -> Any:
 
 # --- notebook 06: up front vs deferred tool definitions (Proposition 3.8) ------------------
 
+
 def context_cost_lines(n: int, u: int, d: float, m: float) -> list[str]:
     """Proposition 3.8 for N, u, d, m: both costs, the difference and the break-even point.
 
@@ -319,10 +354,18 @@ def context_cost_lines(n: int, u: int, d: float, m: float) -> list[str]:
         f"up front  N·d         = {c.upfront:,.0f}",
         f"deferred  N·m + u·d   = {c.deferred:,.0f}",
         f"difference            = {c.difference:,.0f}   (= (N−u)(d−m) − u·m)",
-        (f"break-even u* = N(d−m)/d = {c.break_even:.1f}: deferring wins for "
-         f"u ≤ {max_deferred_uses(n, d, m)}"),
-        "cheaper here: " + ("deferred" if c.deferred < c.upfront else
-                            "up front" if c.upfront < c.deferred else "neither (equal)"),
+        (
+            f"break-even u* = N(d−m)/d = {c.break_even:.1f}: deferring wins for "
+            f"u ≤ {max_deferred_uses(n, d, m)}"
+        ),
+        "cheaper here: "
+        + (
+            "deferred"
+            if c.deferred < c.upfront
+            else "up front"
+            if c.upfront < c.deferred
+            else "neither (equal)"
+        ),
     ]
 
 
@@ -349,8 +392,9 @@ def context_cost_explorer(n: int = 200, u: int = 3, d: int = 300, m: int = 10) -
     def refresh(_: Any = None) -> None:
         su.max = sn.value
         sm.max = min(100, sd.value)
-        text.value = live_html("\n".join(
-            context_cost_lines(sn.value, su.value, sd.value, sm.value)))
+        text.value = live_html(
+            "\n".join(context_cost_lines(sn.value, su.value, sd.value, sm.value))
+        )
         with figure:
             figure.clear_output(wait=True)
             fig = plot_context_cost(sn.value, sd.value, sm.value, su.value)
@@ -364,6 +408,7 @@ def context_cost_explorer(n: int = 200, u: int = 3, d: int = 300, m: int = 10) -
 
 
 # --- notebook 07: matcher playground and hook-settings lab (chapter 4) ------------------
+
 
 def matcher_playground(matcher: str = "Edit|Write", name: str = "NotebookEdit") -> Any:
     """Two text boxes (matcher, tool name) showing :func:`hooklab.explain_matcher` live.
@@ -388,8 +433,13 @@ def matcher_playground(matcher: str = "Edit|Write", name: str = "NotebookEdit") 
     return widgets.VBox([box_matcher, box_name, out])
 
 
-def hook_gate_lab(exit_code: int | str = 2, stdout: str = "", on_failure: str = "continue",
-                  rule: str = "allow Write", mode: str = "default") -> Any:
+def hook_gate_lab(
+    exit_code: int | str = 2,
+    stdout: str = "",
+    on_failure: str = "continue",
+    rule: str = "allow Write",
+    mode: str = "default",
+) -> Any:
     """Controls for one PreToolUse hook (exit code, stdout, onFailure) and the permission
     setup (one rule set, a mode); shows :func:`hooklab.simulate_hook` and draws the path
     through the gate. Returns the ipywidgets box; print ``simulate_hook(...).text()`` too.
@@ -403,19 +453,23 @@ def hook_gate_lab(exit_code: int | str = 2, stdout: str = "", on_failure: str = 
     from .plots import plot_gate_path
 
     code = widgets.Dropdown(options=list(EXIT_CHOICES), value=exit_code, description="exit")
-    text = widgets.Text(value=stdout, description="stdout",
-                        placeholder='{"hookSpecificOutput": {...}}')
-    failure = widgets.ToggleButtons(options=["continue", "block"], value=on_failure,
-                                    description="onFailure")
+    text = widgets.Text(
+        value=stdout, description="stdout", placeholder='{"hookSpecificOutput": {...}}'
+    )
+    failure = widgets.ToggleButtons(
+        options=["continue", "block"], value=on_failure, description="onFailure"
+    )
     rules = widgets.Dropdown(options=list(RULE_SETS), value=rule, description="rules")
-    modes = widgets.Dropdown(options=[m.value for m in PermissionMode], value=mode,
-                             description="mode")
+    modes = widgets.Dropdown(
+        options=[m.value for m in PermissionMode], value=mode, description="mode"
+    )
     report = widgets.HTML()
     figure = widgets.Output()
 
     def refresh(_: Any = None) -> None:
-        sim = simulate_hook(code.value, text.value, failure.value, RULE_SETS[rules.value],
-                            modes.value)
+        sim = simulate_hook(
+            code.value, text.value, failure.value, RULE_SETS[rules.value], modes.value
+        )
         report.value = live_html(sim.text())
         with figure:
             figure.clear_output(wait=True)
@@ -426,15 +480,22 @@ def hook_gate_lab(exit_code: int | str = 2, stdout: str = "", on_failure: str = 
     for w in (code, text, failure, rules, modes):
         w.observe(refresh, names="value")
     refresh()
-    return widgets.VBox([widgets.HBox([widgets.VBox([code, text, failure, rules, modes]),
-                                       report]), figure])
+    return widgets.VBox(
+        [widgets.HBox([widgets.VBox([code, text, failure, rules, modes]), report]), figure]
+    )
 
 
 # --- notebooks/ccaf: exam mode (the CCA-F question bank) -------------------------------
 
-def exam_mode(count: int = 20, seed: int = 0, minutes: float | None = None,
-              tasks: Sequence[str] | None = None, session: Any = None,
-              record: bool = True) -> Any:
+
+def exam_mode(
+    count: int = 20,
+    seed: int = 0,
+    minutes: float | None = None,
+    tasks: Sequence[str] | None = None,
+    session: Any = None,
+    record: bool = True,
+) -> Any:
     """An exam over the CCA-F bank: one item at a time, answer, flag for review, a timer,
     then the report (scaled score with the 720 line, percent per task statement, and the
     rebuttal of every wrong option chosen).
@@ -451,8 +512,7 @@ def exam_mode(count: int = 20, seed: int = 0, minutes: float | None = None,
 
     from .quiz import ExamSession, load_bank
 
-    exam = session if session is not None else ExamSession(load_bank(), count, seed, minutes,
-                                                           tasks)
+    exam = session if session is not None else ExamSession(load_bank(), count, seed, minutes, tasks)
     state = {"at": 0, "loading": False}
     header = widgets.HTML()
     body = widgets.HTML()
@@ -466,17 +526,26 @@ def exam_mode(count: int = 20, seed: int = 0, minutes: float | None = None,
     result = widgets.HTML()
     # a ticking timer without threads: the browser advances Play once a second and each
     # tick reaches the kernel, which redraws the status line (and grades at time-out)
-    ticker = widgets.Play(value=0, min=0, max=max(1, int(exam.budget_s)), interval=1000,
-                          show_repeat=False, playing=True, description="timer")
+    ticker = widgets.Play(
+        value=0,
+        min=0,
+        max=max(1, int(exam.budget_s)),
+        interval=1000,
+        show_repeat=False,
+        playing=True,
+        description="timer",
+    )
 
     def item() -> Any:
         return exam.items[state["at"]]
 
     def show(_: Any = None) -> None:
         it = item()
-        header.value = (f"<b>{state['at'] + 1} / {len(exam.items)}</b> — {it.task} — "
-                        f"{html.escape(exam.status())}")
-        body.value = (f"<p>{html.escape(it.scenario)}</p><p><b>{html.escape(it.stem)}</b></p>")
+        header.value = (
+            f"<b>{state['at'] + 1} / {len(exam.items)}</b> — {it.task} — "
+            f"{html.escape(exam.status())}"
+        )
+        body.value = f"<p>{html.escape(it.scenario)}</p><p><b>{html.escape(it.stem)}</b></p>"
         labels = [(f"{o.id}. {o.text}", o.id) for o in it.options]
         chosen = exam.answers.get(it.id, [])
         state["loading"] = True  # setting the options must not count as answering
@@ -490,8 +559,10 @@ def exam_mode(count: int = 20, seed: int = 0, minutes: float | None = None,
 
     def tick(_: Any = None) -> None:
         it = item()
-        header.value = (f"<b>{state['at'] + 1} / {len(exam.items)}</b> — {it.task} — "
-                        f"{html.escape(exam.status())}")
+        header.value = (
+            f"<b>{state['at'] + 1} / {len(exam.items)}</b> — {it.task} — "
+            f"{html.escape(exam.status())}"
+        )
         if exam.time_left() <= 0 and exam.report is None:
             header.value += " — <b>時間切れ：採点しました</b>"
             finish(None)
@@ -502,8 +573,10 @@ def exam_mode(count: int = 20, seed: int = 0, minutes: float | None = None,
         it = item()
         picked = list(multi.value) if it.pick > 1 else ([single.value] if single.value else [])
         exam.answer(it.id, picked)
-        header.value = (f"<b>{state['at'] + 1} / {len(exam.items)}</b> — {it.task} — "
-                        f"{html.escape(exam.status())}")
+        header.value = (
+            f"<b>{state['at'] + 1} / {len(exam.items)}</b> — {it.task} — "
+            f"{html.escape(exam.status())}"
+        )
 
     def move(step: int) -> None:
         state["at"] = (state["at"] + step) % len(exam.items)
@@ -542,7 +615,17 @@ def exam_mode(count: int = 20, seed: int = 0, minutes: float | None = None,
     review.on_click(to_flagged)
     done.on_click(finish)
     show()
-    box = widgets.VBox([header, body, single, multi, flag,
-                        widgets.HBox([back, ahead, review, done]), result, ticker])
+    box = widgets.VBox(
+        [
+            header,
+            body,
+            single,
+            multi,
+            flag,
+            widgets.HBox([back, ahead, review, done]),
+            result,
+            ticker,
+        ]
+    )
     box.session = exam
     return box

@@ -55,16 +55,27 @@ class Decided:
         out: dict[str, Any] = {}
         if self.hooks is not None:
             h = self.hooks
-            out.update(event=h.event, handlers=[r.to_dict() for r in h.runs],
-                       decision=h.decision.value if h.decision else None, blocked=h.blocked,
-                       reason=h.reason, additional_context=list(h.additional_context),
-                       system_messages=list(h.system_messages), stop=h.stop,
-                       updated_input=h.updated_input)
+            out.update(
+                event=h.event,
+                handlers=[r.to_dict() for r in h.runs],
+                decision=h.decision.value if h.decision else None,
+                blocked=h.blocked,
+                reason=h.reason,
+                additional_context=list(h.additional_context),
+                system_messages=list(h.system_messages),
+                stop=h.stop,
+                updated_input=h.updated_input,
+            )
         if self.gate is not None:
             out["final"] = self.gate.final.value
-            out["gate_path"] = [{"step": s.step.value,
-                                 "verdict": s.verdict.value if s.verdict else None,
-                                 "detail": s.detail} for s in self.gate.path]
+            out["gate_path"] = [
+                {
+                    "step": s.step.value,
+                    "verdict": s.verdict.value if s.verdict else None,
+                    "detail": s.detail,
+                }
+                for s in self.gate.path
+            ]
         return out
 
 
@@ -78,12 +89,21 @@ def has_hooks(hooks: Hooks | None, event: str) -> bool:
 
 
 def decide(
-    hooks: Hooks | None, tool_name: str, tool_input: Mapping[str, Any], *,
-    event: str = GATE_EVENT, payload: Mapping[str, Any] | None = None,
-    rules: PermissionRules | None = None, mode: PermissionMode | str = PermissionMode.DEFAULT,
-    cwd: str = "", home: str | None = None, gated: bool = True,
-    tool_use_id: str | None = None, project_dir: str | os.PathLike[str] | None = None,
-    environ: Mapping[str, str] | None = None, timeout: float | None = None,
+    hooks: Hooks | None,
+    tool_name: str,
+    tool_input: Mapping[str, Any],
+    *,
+    event: str = GATE_EVENT,
+    payload: Mapping[str, Any] | None = None,
+    rules: PermissionRules | None = None,
+    mode: PermissionMode | str = PermissionMode.DEFAULT,
+    cwd: str = "",
+    home: str | None = None,
+    gated: bool = True,
+    tool_use_id: str | None = None,
+    project_dir: str | os.PathLike[str] | None = None,
+    environ: Mapping[str, str] | None = None,
+    timeout: float | None = None,
     mcp_clients: Mapping[str, Client] | None = None,
 ) -> Decided:
     """Run the hooks of ``event`` for one call of ``tool_name``, then the permission gate.
@@ -101,9 +121,16 @@ def decide(
     if hooks is not None:
         call = {"tool_name": tool_name, "tool_input": dict(tool_input)} if tool_name else {}
         data = {**call, **(payload or {})}
-        result = run_hooks(hooks, spec.name, data, tool_use_id=tool_use_id,
-                           project_dir=project_dir, environ=environ, timeout=timeout,
-                           mcp_clients=mcp_clients)
+        result = run_hooks(
+            hooks,
+            spec.name,
+            data,
+            tool_use_id=tool_use_id,
+            project_dir=project_dir,
+            environ=environ,
+            timeout=timeout,
+            mcp_clients=mcp_clients,
+        )
     if not gated:
         return Decided(result, None)
     extra = {"home": home} if home is not None else {}

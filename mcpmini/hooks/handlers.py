@@ -181,7 +181,12 @@ def _substitute(text: str, env: Mapping[str, str]) -> str:
 
 
 def run_process(
-    argv: list[str], stdin: bytes, *, env: Mapping[str, str], cwd: str | None, timeout: float,
+    argv: list[str],
+    stdin: bytes,
+    *,
+    env: Mapping[str, str],
+    cwd: str | None,
+    timeout: float,
     cap: int = OUTPUT_CAP,
 ) -> Execution:
     """Run ``argv`` through :func:`mcpmini.process.run`, feeding ``stdin``; return what happened.
@@ -194,22 +199,32 @@ def run_process(
     done = process.run(argv, stdin=stdin, env=env, cwd=cwd, timeout=timeout, cap=cap)
     finished = time.perf_counter()
     if done.start_error is not None:
-        return Execution("command", start_error=done.start_error, started=started,
-                         finished=finished)
+        return Execution(
+            "command", start_error=done.start_error, started=started, finished=finished
+        )
     if done.timed_out:
-        return Execution("command", timed_out=True, started=started, finished=finished,
-                         stdout_bytes=done.stdout_bytes)
+        return Execution(
+            "command",
+            timed_out=True,
+            started=started,
+            finished=finished,
+            stdout_bytes=done.stdout_bytes,
+        )
     return Execution(
-        "command", exit_code=done.exit_code,
+        "command",
+        exit_code=done.exit_code,
         stdout=done.stdout.decode("utf-8", errors="replace"),
         stderr=done.stderr.decode("utf-8", errors="replace"),
-        stdout_bytes=done.stdout_bytes, truncated=done.truncated,
-        started=started, finished=finished,
+        stdout_bytes=done.stdout_bytes,
+        truncated=done.truncated,
+        started=started,
+        finished=finished,
     )
 
 
-def _run_command(h: CommandHandler, body: bytes, env: Mapping[str, str], cwd: str | None,
-                 timeout: float) -> Execution:
+def _run_command(
+    h: CommandHandler, body: bytes, env: Mapping[str, str], cwd: str | None, timeout: float
+) -> Execution:
     if h.args is not None:
         argv = [_substitute(h.command, env), *(_substitute(a, env) for a in h.args)]
     else:
@@ -225,17 +240,23 @@ def _run_http(h: HttpHandler, body: bytes, env: Mapping[str, str], timeout: floa
     allowed = set(h.allowed_env_vars)
 
     def expand(value: str) -> str:
-        return _VAR.sub(lambda m: env.get(m[1] or m[2], "") if (m[1] or m[2]) in allowed else "",
-                        value)
+        return _VAR.sub(
+            lambda m: env.get(m[1] or m[2], "") if (m[1] or m[2]) in allowed else "", value
+        )
 
     headers = {"Content-Type": "application/json", **{k: expand(v) for k, v in h.headers}}
     request = urllib.request.Request(h.url, data=body, headers=headers, method="POST")
     try:
         with urllib.request.urlopen(request, timeout=timeout) as reply:
             text = reply.read(OUTPUT_CAP + 1).decode("utf-8", errors="replace")
-            return Execution("http", exit_code=None, stdout=text[:OUTPUT_CAP],
-                             truncated=len(text) > OUTPUT_CAP, started=started,
-                             finished=time.perf_counter())
+            return Execution(
+                "http",
+                exit_code=None,
+                stdout=text[:OUTPUT_CAP],
+                truncated=len(text) > OUTPUT_CAP,
+                started=started,
+                finished=time.perf_counter(),
+            )
     except urllib.error.HTTPError as exc:
         error = f"HTTP {exc.code}"
     except TimeoutError:
@@ -243,21 +264,26 @@ def _run_http(h: HttpHandler, body: bytes, env: Mapping[str, str], timeout: floa
     except (urllib.error.URLError, OSError, ValueError) as exc:
         reason = getattr(exc, "reason", exc)
         if isinstance(reason, TimeoutError):
-            return Execution("http", timed_out=True, started=started,
-                             finished=time.perf_counter())
-        return Execution("http", start_error=f"connection failed: {reason}", started=started,
-                         finished=time.perf_counter())
+            return Execution("http", timed_out=True, started=started, finished=time.perf_counter())
+        return Execution(
+            "http",
+            start_error=f"connection failed: {reason}",
+            started=started,
+            finished=time.perf_counter(),
+        )
     return Execution("http", error=error, started=started, finished=time.perf_counter())
 
 
 def _fill(value: Any, payload: Mapping[str, Any]) -> Any:
     """Substitute ``${a.b}`` paths of the hook input inside string values."""
     if isinstance(value, str):
+
         def look(m: re.Match[str]) -> str:
             node: Any = payload
             for part in m[1].split("."):
                 node = node.get(part, "") if isinstance(node, Mapping) else ""
             return node if isinstance(node, str) else json.dumps(node)
+
         return re.sub(r"\$\{([\w.]+)\}", look, value)
     if isinstance(value, Mapping):
         return {k: _fill(v, payload) for k, v in value.items()}
@@ -266,30 +292,41 @@ def _fill(value: Any, payload: Mapping[str, Any]) -> Any:
     return value
 
 
-def _run_mcp(h: McpToolHandler, payload: Mapping[str, Any], clients: Mapping[str, Any],
-             timeout: float) -> Execution:
+def _run_mcp(
+    h: McpToolHandler, payload: Mapping[str, Any], clients: Mapping[str, Any], timeout: float
+) -> Execution:
     started = time.perf_counter()
     client = clients.get(h.server)
     if client is None:
-        return Execution("mcp_tool", start_error=f"MCP server {h.server!r} is not connected",
-                         started=started, finished=time.perf_counter())
+        return Execution(
+            "mcp_tool",
+            start_error=f"MCP server {h.server!r} is not connected",
+            started=started,
+            finished=time.perf_counter(),
+        )
     from ..mcp import to_tool_result  # the runtime's total map outcome -> tool_result
 
     try:
         outcome = client.call_tool(h.tool, _fill(dict(h.input), payload), timeout=timeout)
         result = to_tool_result(outcome, "hook")
     except Exception as exc:  # a broken peer is a hook failure, not a crash of the runner
-        return Execution("mcp_tool", error=f"{type(exc).__name__}: {exc}", started=started,
-                         finished=time.perf_counter())
+        return Execution(
+            "mcp_tool",
+            error=f"{type(exc).__name__}: {exc}",
+            started=started,
+            finished=time.perf_counter(),
+        )
     text = result.get("content", "")
     text = text if isinstance(text, str) else json.dumps(text)
     error = "tool error" if result.get("is_error") else None
-    return Execution("mcp_tool", stdout=text, error=error,
-                     started=started, finished=time.perf_counter())
+    return Execution(
+        "mcp_tool", stdout=text, error=error, started=started, finished=time.perf_counter()
+    )
 
 
-def _run_callback(cb: Callable[..., Any], payload: Mapping[str, Any], tool_use_id: str | None,
-                  timeout: float) -> Execution:
+def _run_callback(
+    cb: Callable[..., Any], payload: Mapping[str, Any], tool_use_id: str | None, timeout: float
+) -> Execution:
     started = time.perf_counter()
     box: dict[str, Any] = {}
 
@@ -310,8 +347,13 @@ def _run_callback(cb: Callable[..., Any], payload: Mapping[str, Any], tool_use_i
     finished = time.perf_counter()
     if worker.is_alive() or box.get("timeout"):
         return Execution("callback", timed_out=True, started=started, finished=finished)
-    return Execution("callback", value=box.get("value"), error=box.get("error"),
-                     started=started, finished=finished)
+    return Execution(
+        "callback",
+        value=box.get("value"),
+        error=box.get("error"),
+        started=started,
+        finished=finished,
+    )
 
 
 async def _awaited(value: Any) -> Any:
@@ -319,9 +361,15 @@ async def _awaited(value: Any) -> Any:
 
 
 def execute(
-    handler: Handler, payload: Mapping[str, Any], *, tool_use_id: str | None,
-    env: Mapping[str, str], cwd: str | None, timeout: float,
-    mcp_clients: Mapping[str, Client] | None = None, body: bytes | None = None,
+    handler: Handler,
+    payload: Mapping[str, Any],
+    *,
+    tool_use_id: str | None,
+    env: Mapping[str, str],
+    cwd: str | None,
+    timeout: float,
+    mcp_clients: Mapping[str, Client] | None = None,
+    body: bytes | None = None,
 ) -> Execution:
     """Run ``handler`` once on ``payload`` (the hook input) and return the raw facts.
 
@@ -337,8 +385,13 @@ def execute(
         return _run_mcp(handler, payload, mcp_clients or {}, timeout)
     if isinstance(handler, ModelHandler):
         now = time.perf_counter()
-        return Execution(handler.kind, start_error=f"{handler.kind} hooks need a model; "
-                         "mcpmini runs them only with a model adapter", started=now, finished=now)
+        return Execution(
+            handler.kind,
+            start_error=f"{handler.kind} hooks need a model; "
+            "mcpmini runs them only with a model adapter",
+            started=now,
+            finished=now,
+        )
     if callable(handler):
         return _run_callback(handler, payload, tool_use_id, timeout)
     raise TypeError(f"not a hook handler: {handler!r}")

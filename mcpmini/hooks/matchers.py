@@ -136,7 +136,7 @@ def js_regex(pattern: str) -> re.Pattern[str]:
                 end = pattern.find(">", i + 3)
                 if end < 0:
                     raise ConfigError(f"unterminated \\k<name>: {pattern!r}")
-                out.append(f"(?P={pattern[i + 3:end]})")
+                out.append(f"(?P={pattern[i + 3 : end]})")
                 i = end + 1
                 continue
             out.append(pattern[i : i + 2])

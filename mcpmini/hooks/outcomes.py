@@ -209,8 +209,19 @@ def read_facts(ex: Execution, spec: EventSpec, *, callback: bool = False) -> Fac
             error = f"callback returned {type(ex.value).__name__}, not a dict"
         stdout, code = (json.dumps(_wire(ex.value)), 0) if error is None else ("", None)
     output, bad, why = _parse(stdout, spec.name)
-    return Facts(ex.kind, callback, ex.start_error, ex.timed_out, error, code, output, bad,
-                 why, stdout.strip() if output is None and bad is None else "", ex.stderr)
+    return Facts(
+        ex.kind,
+        callback,
+        ex.start_error,
+        ex.timed_out,
+        error,
+        code,
+        output,
+        bad,
+        why,
+        stdout.strip() if output is None and bad is None else "",
+        ex.stderr,
+    )
 
 
 def _cap(text: str) -> str:
@@ -237,8 +248,11 @@ def _decision(output: Mapping[str, Any], spec: EventSpec) -> Decision | None:
 def _reason(output: Mapping[str, Any], spec: EventSpec) -> str | None:
     hso = output.get("hookSpecificOutput") or {}
     behavior = hso.get("decision")
-    if (DecisionField.BEHAVIOR in spec.decisions and isinstance(behavior, Mapping)
-            and behavior.get("message")):
+    if (
+        DecisionField.BEHAVIOR in spec.decisions
+        and isinstance(behavior, Mapping)
+        and behavior.get("message")
+    ):
         return str(behavior["message"])
     reason = hso.get("permissionDecisionReason") or output.get("reason")
     return str(reason) if reason else None
@@ -263,30 +277,56 @@ class Rule:
     then: Effect
 
 
-def _failure(kind: FailureKind, problem: str, spec: EventSpec, honours: bool, rule: str,
-             *, force_block: bool = False) -> Verdict:
+def _failure(
+    kind: FailureKind,
+    problem: str,
+    spec: EventSpec,
+    honours: bool,
+    rule: str,
+    *,
+    force_block: bool = False,
+) -> Verdict:
     blocking = honours or force_block
     blocks = blocking and spec.can_block
-    return Verdict(HookOutcome.BLOCKING_ERROR if blocking else HookOutcome.NON_BLOCKING_ERROR,
-                   kind, decision=Decision.DENY if blocks else None, reason=problem,
-                   problem=problem, blocks=blocks, rule=rule)
+    return Verdict(
+        HookOutcome.BLOCKING_ERROR if blocking else HookOutcome.NON_BLOCKING_ERROR,
+        kind,
+        decision=Decision.DENY if blocks else None,
+        reason=problem,
+        problem=problem,
+        blocks=blocks,
+        rule=rule,
+    )
 
 
-def _fails(kind: FailureKind | Callable[[Facts], FailureKind],
-           problem: Callable[[Facts], str], rule: str, *,
-           force: Callable[[Facts, EventSpec], bool] = lambda f, s: False) -> Effect:
+def _fails(
+    kind: FailureKind | Callable[[Facts], FailureKind],
+    problem: Callable[[Facts], str],
+    rule: str,
+    *,
+    force: Callable[[Facts, EventSpec], bool] = lambda f, s: False,
+) -> Effect:
     def then(f: Facts, spec: EventSpec, honours: bool) -> Verdict:
         k = kind(f) if callable(kind) else kind
         return _failure(k, problem(f), spec, honours, rule, force_block=force(f, spec))
+
     return then
 
 
 def _exit_two(f: Facts, spec: EventSpec, honours: bool) -> Verdict:
-    reason = (_reason(f.output, spec) if f.output else None) or f.stderr.strip() or (
-        "blocked by hook (exit 2)")
-    return Verdict(HookOutcome.BLOCKING_ERROR, output=f.output,
-                   decision=Decision.DENY if spec.can_block else None, reason=reason,
-                   blocks=spec.can_block, rule="exit_two")
+    reason = (
+        (_reason(f.output, spec) if f.output else None)
+        or f.stderr.strip()
+        or ("blocked by hook (exit 2)")
+    )
+    return Verdict(
+        HookOutcome.BLOCKING_ERROR,
+        output=f.output,
+        decision=Decision.DENY if spec.can_block else None,
+        reason=reason,
+        blocks=spec.can_block,
+        rule="exit_two",
+    )
 
 
 def _plain(f: Facts, spec: EventSpec, honours: bool) -> Verdict:
@@ -297,16 +337,25 @@ def _plain(f: Facts, spec: EventSpec, honours: bool) -> Verdict:
 def _json(f: Facts, spec: EventSpec, honours: bool) -> Verdict:
     output = f.output or {}
     hso = output.get("hookSpecificOutput") or {}
-    blocked = (DecisionField.BLOCK in spec.decisions and output.get("decision") == "block"
-               and spec.can_block)
+    blocked = (
+        DecisionField.BLOCK in spec.decisions
+        and output.get("decision") == "block"
+        and spec.can_block
+    )
     decision = _decision(output, spec)
     reason = _reason(output, spec) or ("blocked by hook output" if blocked else None)
     return Verdict(
-        HookOutcome.SUCCESS, output=f.output, decision=decision, reason=reason,
+        HookOutcome.SUCCESS,
+        output=f.output,
+        decision=decision,
+        reason=reason,
         context=(_cap(hso["additionalContext"]),) if hso.get("additionalContext") else (),
-        updated_input=hso.get("updatedInput"), stop=output.get("continue") is False,
-        stop_reason=output.get("stopReason"), blocks=blocked or decision is Decision.DENY,
-        rule="json_success")
+        updated_input=hso.get("updatedInput"),
+        stop=output.get("continue") is False,
+        stop_reason=output.get("stopReason"),
+        blocks=blocked or decision is Decision.DENY,
+        rule="json_success",
+    )
 
 
 def _first_stderr(f: Facts) -> str:
@@ -315,56 +364,124 @@ def _first_stderr(f: Facts) -> str:
 
 
 RULES: tuple[Rule, ...] = (
-    Rule("unsupported", "a prompt / agent handler could not run (no model offline)",
-         lambda f, s, h: bool(f.start_error) and f.kind in ("prompt", "agent"),
-         _fails(FailureKind.UNSUPPORTED, lambda f: f.start_error or "", "unsupported")),
-    Rule("not_started", "the handler could not start",
-         lambda f, s, h: bool(f.start_error),
-         _fails(FailureKind.NOT_STARTED, lambda f: f.start_error or "", "not_started")),
-    Rule("timeout", "timed out: a failure; it blocks where the event says a timeout blocks",
-         lambda f, s, h: f.timed_out,
-         _fails(FailureKind.TIMEOUT, lambda f: "timed out", "timeout",
-                force=lambda f, s: s.timeout_blocks or (f.callback and s.callback_timeout_blocks))),
-    Rule("callback_error", "an SDK callback raised or returned something other than a dict",
-         lambda f, s, h: f.callback and f.error is not None,
-         _fails(FailureKind.CALLBACK_ERROR, lambda f: f.error or "", "callback_error")),
-    Rule("exit_two", "exit 2 blocks, whatever the JSON says (even JSON that fails the schema)",
-         lambda f, s, h: f.exit_code == 2, _exit_two),
-    Rule("http_error", "an HTTP status other than 2xx, or the connection failed",
-         lambda f, s, h: f.kind == "http" and f.error is not None,
-         _fails(FailureKind.HTTP_ERROR, lambda f: f.error or "", "http_error")),
-    Rule("tool_error", "the MCP tool returned isError or the server is not connected",
-         lambda f, s, h: f.kind == "mcp_tool" and f.error is not None,
-         _fails(FailureKind.TOOL_ERROR, lambda f: f.error or "", "tool_error")),
-    Rule("bad_output", "stdout starts with '{' but is not JSON, or fails the output schema",
-         lambda f, s, h: f.bad_output is not None,
-         _fails(lambda f: f.bad_output or FailureKind.SCHEMA,
-                lambda f: f.why or "invalid output", "bad_output")),
-    Rule("nonzero_fails", "any nonzero exit fails the action on this event (WorktreeCreate)",
-         lambda f, s, h: f.nonzero and s.nonzero_fails,
-         _fails(FailureKind.EXIT_CODE, lambda f: f"exit code {f.exit_code}", "nonzero_fails",
-                force=lambda f, s: True)),
-    Rule("exit_code", "another exit code without JSON: a failure (126/127: did not start)",
-         lambda f, s, h: f.nonzero and f.output is None,
-         _fails(lambda f: FailureKind.NOT_STARTED if f.exit_code in (126, 127)
-                else FailureKind.EXIT_CODE, _first_stderr, "exit_code")),
-    Rule("exit_code_block", "another exit code with valid JSON still fails under onFailure block",
-         lambda f, s, h: f.nonzero and h,
-         _fails(FailureKind.EXIT_CODE, lambda f: f"exit code {f.exit_code} (onFailure is block)",
-                "exit_code_block")),
-    Rule("http_plain", "a 2xx HTTP reply with a plain-text body",
-         lambda f, s, h: f.kind == "http" and f.output is None and bool(f.text),
-         _fails(FailureKind.HTTP_ERROR, lambda f: "2xx reply with a plain-text body",
-                "http_plain")),
-    Rule("plain_success", "success without JSON; stdout is context where the event says so",
-         lambda f, s, h: f.output is None, _plain),
-    Rule("json_success", "schema-valid JSON decides (also on exit codes other than 0 and 2)",
-         lambda f, s, h: True, _json),
+    Rule(
+        "unsupported",
+        "a prompt / agent handler could not run (no model offline)",
+        lambda f, s, h: bool(f.start_error) and f.kind in ("prompt", "agent"),
+        _fails(FailureKind.UNSUPPORTED, lambda f: f.start_error or "", "unsupported"),
+    ),
+    Rule(
+        "not_started",
+        "the handler could not start",
+        lambda f, s, h: bool(f.start_error),
+        _fails(FailureKind.NOT_STARTED, lambda f: f.start_error or "", "not_started"),
+    ),
+    Rule(
+        "timeout",
+        "timed out: a failure; it blocks where the event says a timeout blocks",
+        lambda f, s, h: f.timed_out,
+        _fails(
+            FailureKind.TIMEOUT,
+            lambda f: "timed out",
+            "timeout",
+            force=lambda f, s: s.timeout_blocks or (f.callback and s.callback_timeout_blocks),
+        ),
+    ),
+    Rule(
+        "callback_error",
+        "an SDK callback raised or returned something other than a dict",
+        lambda f, s, h: f.callback and f.error is not None,
+        _fails(FailureKind.CALLBACK_ERROR, lambda f: f.error or "", "callback_error"),
+    ),
+    Rule(
+        "exit_two",
+        "exit 2 blocks, whatever the JSON says (even JSON that fails the schema)",
+        lambda f, s, h: f.exit_code == 2,
+        _exit_two,
+    ),
+    Rule(
+        "http_error",
+        "an HTTP status other than 2xx, or the connection failed",
+        lambda f, s, h: f.kind == "http" and f.error is not None,
+        _fails(FailureKind.HTTP_ERROR, lambda f: f.error or "", "http_error"),
+    ),
+    Rule(
+        "tool_error",
+        "the MCP tool returned isError or the server is not connected",
+        lambda f, s, h: f.kind == "mcp_tool" and f.error is not None,
+        _fails(FailureKind.TOOL_ERROR, lambda f: f.error or "", "tool_error"),
+    ),
+    Rule(
+        "bad_output",
+        "stdout starts with '{' but is not JSON, or fails the output schema",
+        lambda f, s, h: f.bad_output is not None,
+        _fails(
+            lambda f: f.bad_output or FailureKind.SCHEMA,
+            lambda f: f.why or "invalid output",
+            "bad_output",
+        ),
+    ),
+    Rule(
+        "nonzero_fails",
+        "any nonzero exit fails the action on this event (WorktreeCreate)",
+        lambda f, s, h: f.nonzero and s.nonzero_fails,
+        _fails(
+            FailureKind.EXIT_CODE,
+            lambda f: f"exit code {f.exit_code}",
+            "nonzero_fails",
+            force=lambda f, s: True,
+        ),
+    ),
+    Rule(
+        "exit_code",
+        "another exit code without JSON: a failure (126/127: did not start)",
+        lambda f, s, h: f.nonzero and f.output is None,
+        _fails(
+            lambda f: (
+                FailureKind.NOT_STARTED if f.exit_code in (126, 127) else FailureKind.EXIT_CODE
+            ),
+            _first_stderr,
+            "exit_code",
+        ),
+    ),
+    Rule(
+        "exit_code_block",
+        "another exit code with valid JSON still fails under onFailure block",
+        lambda f, s, h: f.nonzero and h,
+        _fails(
+            FailureKind.EXIT_CODE,
+            lambda f: f"exit code {f.exit_code} (onFailure is block)",
+            "exit_code_block",
+        ),
+    ),
+    Rule(
+        "http_plain",
+        "a 2xx HTTP reply with a plain-text body",
+        lambda f, s, h: f.kind == "http" and f.output is None and bool(f.text),
+        _fails(FailureKind.HTTP_ERROR, lambda f: "2xx reply with a plain-text body", "http_plain"),
+    ),
+    Rule(
+        "plain_success",
+        "success without JSON; stdout is context where the event says so",
+        lambda f, s, h: f.output is None,
+        _plain,
+    ),
+    Rule(
+        "json_success",
+        "schema-valid JSON decides (also on exit codes other than 0 and 2)",
+        lambda f, s, h: True,
+        _json,
+    ),
 )
 
 
-def classify(ex: Execution, spec: EventSpec, *, on_failure: OnFailure | str = OnFailure.CONTINUE,
-             callback: bool = False) -> Verdict:
+def classify(
+    ex: Execution,
+    spec: EventSpec,
+    *,
+    on_failure: OnFailure | str = OnFailure.CONTINUE,
+    callback: bool = False,
+) -> Verdict:
     """Return the :class:`Verdict` of one execution of a handler on event ``spec``.
 
     The first row of :data:`RULES` whose condition holds decides (the last row always

@@ -95,14 +95,17 @@ class HookSettings:
 
 # What run_hooks, decide and AgentOptions.hooks take: loaded settings, SDK-style groups in
 # code, or raw settings groups ({"matcher": ..., "hooks": [{"type": ...}]}) to validate.
-Hooks = (HookSettings | Mapping[str, Iterable[HookMatcher]]
-         | Mapping[str, Iterable[Mapping[str, Any]]])
+Hooks = (
+    HookSettings | Mapping[str, Iterable[HookMatcher]] | Mapping[str, Iterable[Mapping[str, Any]]]
+)
 
 _PRECEDENCE = {"managed": 4, "local": 2, "project": 1, "user": 0}
 
 
 def load_settings(
-    sources: Iterable[str | os.PathLike[str] | tuple[str, Any]], *, strict: bool = True,
+    sources: Iterable[str | os.PathLike[str] | tuple[str, Any]],
+    *,
+    strict: bool = True,
     home: str | os.PathLike[str] | None = None,
 ) -> HookSettings:
     """Read and merge hook sources; return the :class:`HookSettings`.
@@ -127,15 +130,20 @@ def load_settings(
             if raw.kind == "managed":
                 managed_only = True
             else:
-                result.warnings.append(f"{raw.name}: allowManagedHooksOnly works only in "
-                                       "managed settings; ignored")
+                result.warnings.append(
+                    f"{raw.name}: allowManagedHooksOnly works only in managed settings; ignored"
+                )
         perms = data.get("permissions")
         if isinstance(perms, Mapping):
             result.permissions = result.permissions.merged(
-                PermissionRules.from_settings(perms, source=raw.name))
+                PermissionRules.from_settings(perms, source=raw.name)
+            )
             mode = perms.get("defaultMode")
-            if (mode and raw.kind in _PRECEDENCE
-                    and _PRECEDENCE[raw.kind] >= flag_by.get("mode", (-1, False))[0]):
+            if (
+                mode
+                and raw.kind in _PRECEDENCE
+                and _PRECEDENCE[raw.kind] >= flag_by.get("mode", (-1, False))[0]
+            ):
                 flag_by["mode"] = (_PRECEDENCE[raw.kind], True)
                 result.default_mode = mode
         for event, groups in (data.get("hooks") or {}).items():
@@ -150,25 +158,43 @@ def load_settings(
             for gi, group in enumerate(groups):
                 where = f"hooks.{event}[{gi}]"
                 if spec.matcher_field is None and group.get("matcher") not in (None, "", "*"):
-                    result.warnings.append(f"{raw.name} at {where}.matcher: {target} has no "
-                                           "matcher; it is ignored and the group always fires")
-                handlers = [raw.handler(h, f"{where}.hooks[{hi}]", spec)
-                            for hi, h in enumerate(group["hooks"])]
+                    result.warnings.append(
+                        f"{raw.name} at {where}.matcher: {target} has no "
+                        "matcher; it is ignored and the group always fires"
+                    )
+                handlers = [
+                    raw.handler(h, f"{where}.hooks[{hi}]", spec)
+                    for hi, h in enumerate(group["hooks"])
+                ]
                 for hi, h in enumerate(handlers):
                     if handler_type(h) not in spec.handler_types:
-                        result.warnings.append(f"{raw.name} at {where}.hooks[{hi}]: {target} "
-                                               f"does not accept {handler_type(h)} handlers")
+                        result.warnings.append(
+                            f"{raw.name} at {where}.hooks[{hi}]: {target} "
+                            f"does not accept {handler_type(h)} handlers"
+                        )
                     if getattr(h, "on_failure", None) == OnFailure.BLOCK and not (
-                            spec.honours_block(OnFailure.BLOCK)):
-                        result.warnings.append(f"{raw.name} at {where}.hooks[{hi}].onFailure: "
-                                               f"{target} ignores onFailure \"block\" (a "
-                                               "failure there never blocks)")
+                        spec.honours_block(OnFailure.BLOCK)
+                    ):
+                        result.warnings.append(
+                            f"{raw.name} at {where}.hooks[{hi}].onFailure: "
+                            f'{target} ignores onFailure "block" (a '
+                            "failure there never blocks)"
+                        )
                     if getattr(h, "if_", None) and not spec.if_evaluated:
-                        result.warnings.append(f"{raw.name} at {where}.hooks[{hi}].if: {target} "
-                                               "does not evaluate 'if'; this handler never runs")
-                result.hooks.setdefault(target, []).append(HookMatcher(
-                    group.get("matcher"), handlers, source=raw.name, kind=raw.kind, path=where,
-                    plugin_root=raw.plugin_root))
+                        result.warnings.append(
+                            f"{raw.name} at {where}.hooks[{hi}].if: {target} "
+                            "does not evaluate 'if'; this handler never runs"
+                        )
+                result.hooks.setdefault(target, []).append(
+                    HookMatcher(
+                        group.get("matcher"),
+                        handlers,
+                        source=raw.name,
+                        kind=raw.kind,
+                        path=where,
+                        plugin_root=raw.plugin_root,
+                    )
+                )
     disable_rank, disable = flag_by.get("disable", (-1, False))
     if disable and disable_rank == _PRECEDENCE["managed"]:
         result.disabled = True
@@ -177,8 +203,11 @@ def load_settings(
     elif disable or managed_only:
         # disableAllHooks outside managed settings, or allowManagedHooksOnly: managed stay.
         result.hooks = {e: [g for g in gs if g.kind == "managed"] for e, gs in result.hooks.items()}
-        result.warnings.append("disableAllHooks is on: only managed hooks remain" if disable
-                               else "allowManagedHooksOnly: only managed hooks remain")
+        result.warnings.append(
+            "disableAllHooks is on: only managed hooks remain"
+            if disable
+            else "allowManagedHooksOnly: only managed hooks remain"
+        )
     return result
 
 
@@ -214,21 +243,38 @@ class HandlerRun:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready summary (the workbench's ``handlers`` entries)."""
         return {
-            "source": self.source, "matcher": self.matcher, "matched": self.matched,
-            "rule": self.rule.value, "why": self.why, "handler": self.handler,
-            "type": self.handler_type, "outcome": self.outcome.value if self.outcome else None,
+            "source": self.source,
+            "matcher": self.matcher,
+            "matched": self.matched,
+            "rule": self.rule.value,
+            "why": self.why,
+            "handler": self.handler,
+            "type": self.handler_type,
+            "outcome": self.outcome.value if self.outcome else None,
             "failure": self.failure.value if self.failure else None,
             "exit_code": self.exit_code,
-            "decision": self.decision.value if self.decision else None, "reason": self.reason,
-            "skipped": self.skipped, "duration": round(self.duration, 4),
+            "decision": self.decision.value if self.decision else None,
+            "reason": self.reason,
+            "skipped": self.skipped,
+            "duration": round(self.duration, 4),
         }
 
     def with_execution(self, ex: Execution, verdict: Verdict) -> HandlerRun:
         """This run completed by execution ``ex`` and its ``verdict`` (a new value)."""
-        return replace(self, outcome=verdict.outcome, failure=verdict.failure,
-                       exit_code=ex.exit_code, stdout=ex.stdout, stderr=ex.stderr,
-                       truncated=ex.truncated, duration=ex.duration, decision=verdict.decision,
-                       reason=verdict.reason, finished=ex.finished, verdict=verdict)
+        return replace(
+            self,
+            outcome=verdict.outcome,
+            failure=verdict.failure,
+            exit_code=ex.exit_code,
+            stdout=ex.stdout,
+            stderr=ex.stderr,
+            truncated=ex.truncated,
+            duration=ex.duration,
+            decision=verdict.decision,
+            reason=verdict.reason,
+            finished=ex.finished,
+            verdict=verdict,
+        )
 
 
 @dataclass(frozen=True)
@@ -281,17 +327,23 @@ class _Job:
     group: HookMatcher
 
 
-
-
-def _prepare(spec: EventSpec, payload: Mapping[str, Any], tool_use_id: str | None,
-             project_dir: str | os.PathLike[str] | None,
-             environ: Mapping[str, str] | None) -> _Input:
+def _prepare(
+    spec: EventSpec,
+    payload: Mapping[str, Any],
+    tool_use_id: str | None,
+    project_dir: str | os.PathLike[str] | None,
+    environ: Mapping[str, str] | None,
+) -> _Input:
     root = os.fspath(project_dir) if project_dir is not None else os.getcwd()
     base_env = os.environ if environ is None else environ
     env = {k: v for k, v in base_env.items() if not k.startswith("OTEL_")}
     env["CLAUDE_PROJECT_DIR"] = root
-    data: dict[str, Any] = {"session_id": "mcpmini", "transcript_path": "", "cwd": root,
-                            "hook_event_name": spec.name}
+    data: dict[str, Any] = {
+        "session_id": "mcpmini",
+        "transcript_path": "",
+        "cwd": root,
+        "hook_event_name": spec.name,
+    }
     if tool_use_id is not None and spec.tool_use_id:
         data["tool_use_id"] = tool_use_id
     data.update(payload)
@@ -302,14 +354,16 @@ def _prepare(spec: EventSpec, payload: Mapping[str, Any], tool_use_id: str | Non
         body, unserializable = json.dumps(data, ensure_ascii=False).encode("utf-8"), None
     except (TypeError, ValueError) as exc:
         body, unserializable = b"", f"hook input cannot be serialized: {exc}"
-    return _Input(spec, data, body, unserializable, value if isinstance(value, str)
-                  else str(value), env, root)
+    return _Input(
+        spec, data, body, unserializable, value if isinstance(value, str) else str(value), env, root
+    )
 
 
 def _groups(hooks: Hooks, event: str) -> tuple[list[HookMatcher], set[tuple[Any, ...]]]:
     """The event's matcher groups and the session's ``once`` memory."""
     if not isinstance(hooks, HookSettings) and any(
-            isinstance(g, Mapping) for gs in hooks.values() for g in gs):
+        isinstance(g, Mapping) for gs in hooks.values() for g in gs
+    ):
         # Raw settings groups ({"matcher": ..., "hooks": [{"type": ...}]}): validate them.
         hooks = load_settings([("project", {"hooks": hooks})], strict=False)
     if isinstance(hooks, HookSettings):
@@ -317,27 +371,42 @@ def _groups(hooks: Hooks, event: str) -> tuple[list[HookMatcher], set[tuple[Any,
     return [g for g in hooks.get(event, []) if isinstance(g, HookMatcher)], set()
 
 
-def _plan(groups: Iterable[HookMatcher], inp: _Input,
-          fired_once: set[tuple[Any, ...]]) -> tuple[list[HandlerRun], list[_Job]]:
+def _plan(
+    groups: Iterable[HookMatcher], inp: _Input, fired_once: set[tuple[Any, ...]]
+) -> tuple[list[HandlerRun], list[_Job]]:
     """A run for every handler of every group (matched or not) and the jobs to execute."""
     spec = inp.spec
     runs: list[HandlerRun] = []
     jobs: list[_Job] = []
     seen: dict[tuple[Any, ...], str] = {}
     for group in groups:
-        result = match(group.matcher if spec.matcher_field else None, inp.value,
-                       narrow=spec.narrow)
+        result = match(group.matcher if spec.matcher_field else None, inp.value, narrow=spec.narrow)
         for handler in group.hooks:
-            run = HandlerRun(group.source, group.matcher, result.matched, result.rule,
-                             result.explain(), describe(handler), handler_type(handler),
-                             background=bool(getattr(handler, "async_", False)))
-            problem = (f"matching failed: {result.error}" if result.error
-                       else inp.unserializable if result.matched else None)
+            run = HandlerRun(
+                group.source,
+                group.matcher,
+                result.matched,
+                result.rule,
+                result.explain(),
+                describe(handler),
+                handler_type(handler),
+                background=bool(getattr(handler, "async_", False)),
+            )
+            problem = (
+                f"matching failed: {result.error}"
+                if result.error
+                else inp.unserializable
+                if result.matched
+                else None
+            )
             if problem:
                 runs.append(_unmatchable(run, problem, spec))
                 continue
-            skip = (_skip_reason(handler, group, inp.data, seen, fired_once, spec)
-                    if result.matched else None)
+            skip = (
+                _skip_reason(handler, group, inp.data, seen, fired_once, spec)
+                if result.matched
+                else None
+            )
             runs.append(replace(run, skipped=skip))
             if result.matched and skip is None:
                 jobs.append(_Job(len(runs) - 1, handler, group))
@@ -349,31 +418,64 @@ def _unmatchable(run: HandlerRun, problem: str, spec: EventSpec) -> HandlerRun:
     blocks = spec.match_error_blocks  # reference §0.1: PreToolUse, PermissionRequest block
     outcome = HookOutcome.BLOCKING_ERROR if blocks else HookOutcome.NON_BLOCKING_ERROR
     decision = Decision.DENY if blocks else None
-    verdict = Verdict(outcome, FailureKind.NOT_STARTED, decision=decision, blocks=blocks,
-                      reason=problem, problem=problem, rule="unmatchable")
-    return replace(run, outcome=outcome, failure=FailureKind.NOT_STARTED, decision=decision,
-                   reason=problem, verdict=verdict)
+    verdict = Verdict(
+        outcome,
+        FailureKind.NOT_STARTED,
+        decision=decision,
+        blocks=blocks,
+        reason=problem,
+        problem=problem,
+        rule="unmatchable",
+    )
+    return replace(
+        run,
+        outcome=outcome,
+        failure=FailureKind.NOT_STARTED,
+        decision=decision,
+        reason=problem,
+        verdict=verdict,
+    )
 
 
-def _execute(job: _Job, inp: _Input, tool_use_id: str | None, timeout: float | None,
-             mcp_clients: Mapping[str, Client] | None) -> tuple[int, Execution, Verdict]:
+def _execute(
+    job: _Job,
+    inp: _Input,
+    tool_use_id: str | None,
+    timeout: float | None,
+    mcp_clients: Mapping[str, Client] | None,
+) -> tuple[int, Execution, Verdict]:
     handler, group, spec = job.handler, job.group, inp.spec
     kind = handler_type(handler)
-    limit = (getattr(handler, "timeout", None) or group.timeout or timeout
-             or spec.default_timeout(kind))
+    limit = (
+        getattr(handler, "timeout", None) or group.timeout or timeout or spec.default_timeout(kind)
+    )
     env = dict(inp.env)
     if group.plugin_root:
         env["CLAUDE_PLUGIN_ROOT"] = group.plugin_root
-    ex = execute(handler, inp.data, tool_use_id=tool_use_id, env=env, cwd=inp.root,
-                 timeout=limit, mcp_clients=mcp_clients, body=inp.body)
+    ex = execute(
+        handler,
+        inp.data,
+        tool_use_id=tool_use_id,
+        env=env,
+        cwd=inp.root,
+        timeout=limit,
+        mcp_clients=mcp_clients,
+        body=inp.body,
+    )
     on_failure = getattr(handler, "on_failure", None) or group.on_failure or OnFailure.CONTINUE
     return job.index, ex, classify(ex, spec, on_failure=on_failure, callback=kind == "callback")
 
 
 def run_hooks(
-    hooks: Hooks, event: str, payload: Mapping[str, Any], *, tool_use_id: str | None = None,
-    project_dir: str | os.PathLike[str] | None = None, environ: Mapping[str, str] | None = None,
-    timeout: float | None = None, mcp_clients: Mapping[str, Client] | None = None,
+    hooks: Hooks,
+    event: str,
+    payload: Mapping[str, Any],
+    *,
+    tool_use_id: str | None = None,
+    project_dir: str | os.PathLike[str] | None = None,
+    environ: Mapping[str, str] | None = None,
+    timeout: float | None = None,
+    mcp_clients: Mapping[str, Client] | None = None,
 ) -> EventResult:
     """Run every handler of ``event`` whose matcher fires on ``payload``; return the result.
 
@@ -406,9 +508,14 @@ def run_hooks(
     return _combine(event, tuple(runs), time.perf_counter() - started)
 
 
-def _skip_reason(handler: Handler, group: HookMatcher, data: Mapping[str, Any],
-                 seen: dict[tuple[Any, ...], str], fired_once: set[tuple[Any, ...]],
-                 spec: EventSpec) -> str | None:
+def _skip_reason(
+    handler: Handler,
+    group: HookMatcher,
+    data: Mapping[str, Any],
+    seen: dict[tuple[Any, ...], str],
+    fired_once: set[tuple[Any, ...]],
+    spec: EventSpec,
+) -> str | None:
     rule_text = getattr(handler, "if_", None)
     if rule_text:
         if not spec.if_evaluated:
@@ -417,8 +524,11 @@ def _skip_reason(handler: Handler, group: HookMatcher, data: Mapping[str, Any],
         command = tool_input.get("command") if isinstance(tool_input, Mapping) else None
         unparseable = isinstance(command, str) and split_command(command) is None
         if not unparseable and not rule_matches(  # an unparseable command fails open: run
-                parse_rule(rule_text), str(data.get("tool_name", "")), tool_input,
-                cwd=str(data.get("cwd") or "")):
+            parse_rule(rule_text),
+            str(data.get("tool_name", "")),
+            tool_input,
+            cwd=str(data.get("cwd") or ""),
+        ):
             return f"'if' rule {rule_text} does not match"
     identity = getattr(handler, "identity", None)
     if getattr(handler, "once", False) and identity is not None:
@@ -447,18 +557,35 @@ def _combine(event: str, runs: tuple[HandlerRun, ...], duration: float) -> Event
             reason = v.reason
             break
     if reason is None:  # events that cannot block still pass exit-2 stderr / a block reason on
-        reason = next((v.reason for v in verdicts if v.reason and (
-            v.outcome is HookOutcome.BLOCKING_ERROR
-            or (v.output or {}).get("decision") == "block")), None)
+        reason = next(
+            (
+                v.reason
+                for v in verdicts
+                if v.reason
+                and (
+                    v.outcome is HookOutcome.BLOCKING_ERROR
+                    or (v.output or {}).get("decision") == "block"
+                )
+            ),
+            None,
+        )
     updated = [r for r in counted if r.verdict and r.verdict.updated_input is not None]
     last = max(updated, key=lambda r: r.finished) if updated else None  # last finisher wins
     stops = [v for v in verdicts if v.stop]
     return EventResult(
-        event=event, runs=runs, blocked=blocked, decision=decision, reason=reason,
+        event=event,
+        runs=runs,
+        blocked=blocked,
+        decision=decision,
+        reason=reason,
         additional_context=tuple(c for v in verdicts for c in v.context),
         updated_input=last.verdict.updated_input if last and last.verdict else None,
-        stop=bool(stops), stop_reason=next((v.stop_reason for v in stops if v.stop_reason), None),
+        stop=bool(stops),
+        stop_reason=next((v.stop_reason for v in stops if v.stop_reason), None),
         duration=duration,
-        system_messages=tuple(v.output["systemMessage"] for v in verdicts
-                              if v.output and isinstance(v.output.get("systemMessage"), str)),
+        system_messages=tuple(
+            v.output["systemMessage"]
+            for v in verdicts
+            if v.output and isinstance(v.output.get("systemMessage"), str)
+        ),
     )

@@ -43,20 +43,35 @@ _HANDLER = {
     "required": ["type"],
     "properties": {
         "type": {"enum": ["command", "http", "mcp_tool", "prompt", "agent"]},
-        "command": _STR, "args": _STRS, "shell": {"enum": ["bash", "powershell"]},
-        "async": {"type": "boolean"}, "asyncRewake": {"type": "boolean"},
+        "command": _STR,
+        "args": _STRS,
+        "shell": {"enum": ["bash", "powershell"]},
+        "async": {"type": "boolean"},
+        "asyncRewake": {"type": "boolean"},
         "timeout": {"type": "number", "exclusiveMinimum": 0},
         "onFailure": {"enum": ["continue", "block"]},
-        "if": _STR, "statusMessage": _STR, "once": {"type": "boolean"},
-        "url": _STR, "headers": {"type": "object", "additionalProperties": _STR},
-        "allowedEnvVars": _STRS, "server": _STR, "tool": _STR, "input": {"type": "object"},
-        "prompt": _STR, "model": _STR, "continueOnBlock": {"type": "boolean"},
+        "if": _STR,
+        "statusMessage": _STR,
+        "once": {"type": "boolean"},
+        "url": _STR,
+        "headers": {"type": "object", "additionalProperties": _STR},
+        "allowedEnvVars": _STRS,
+        "server": _STR,
+        "tool": _STR,
+        "input": {"type": "object"},
+        "prompt": _STR,
+        "model": _STR,
+        "continueOnBlock": {"type": "boolean"},
     },
     "allOf": [
         {"if": {"properties": {"type": {"const": t}}}, "then": {"required": req}}
-        for t, req in [("command", ["command"]), ("http", ["url"]),
-                       ("mcp_tool", ["server", "tool"]), ("prompt", ["prompt"]),
-                       ("agent", ["prompt"])]
+        for t, req in [
+            ("command", ["command"]),
+            ("http", ["url"]),
+            ("mcp_tool", ["server", "tool"]),
+            ("prompt", ["prompt"]),
+            ("agent", ["prompt"]),
+        ]
     ],
 }
 _GROUP = {
@@ -94,23 +109,34 @@ class RawSource:
     def handler(self, raw: Mapping[str, Any], where: str, spec: EventSpec) -> Handler:
         """Build the handler dataclass of one validated settings entry."""
         # statusMessage is accepted (the schema checks it) but only labels Claude Code's spinner
-        common: dict[str, Any] = {"timeout": raw.get("timeout"), "if_": raw.get("if"),
-                                  "once": bool(raw.get("once")) and self.kind == "skill"}
+        common: dict[str, Any] = {
+            "timeout": raw.get("timeout"),
+            "if_": raw.get("if"),
+            "once": bool(raw.get("once")) and self.kind == "skill",
+        }
         kind = raw["type"]
         if kind == "command":
             args = raw.get("args")
             return CommandHandler(
-                raw["command"], tuple(args) if args is not None else None,
+                raw["command"],
+                tuple(args) if args is not None else None,
                 on_failure=raw.get("onFailure", "continue"),
                 async_=bool(raw.get("async") or raw.get("asyncRewake")),
-                shell=None if args is not None else raw.get("shell"), **common)
+                shell=None if args is not None else raw.get("shell"),
+                **common,
+            )
         if kind == "http":
-            return HttpHandler(raw["url"], tuple(sorted((raw.get("headers") or {}).items())),
-                               tuple(raw.get("allowedEnvVars") or ()),
-                               on_failure=raw.get("onFailure", "continue"), **common)
+            return HttpHandler(
+                raw["url"],
+                tuple(sorted((raw.get("headers") or {}).items())),
+                tuple(raw.get("allowedEnvVars") or ()),
+                on_failure=raw.get("onFailure", "continue"),
+                **common,
+            )
         if kind == "mcp_tool":
-            return McpToolHandler(raw["server"], raw["tool"], dict(raw.get("input") or {}),
-                                  **common)
+            return McpToolHandler(
+                raw["server"], raw["tool"], dict(raw.get("input") or {}), **common
+            )
         return ModelHandler(kind, raw["prompt"], raw.get("model"), **common)
 
 
@@ -169,11 +195,13 @@ def _hook_file(root: Path, rel: Any, manifest: Path, where: str) -> Path:
         raise ConfigError("a hooks path must be a string", str(manifest), where)
     target = (root / rel).resolve()
     if not target.is_relative_to(root.resolve()):
-        raise ConfigError(f"hooks path {rel!r} leaves the plugin root {root}; refused",
-                          str(manifest), where)
+        raise ConfigError(
+            f"hooks path {rel!r} leaves the plugin root {root}; refused", str(manifest), where
+        )
     if target == manifest.resolve() or target.name == "plugin.json":
-        raise ConfigError(f"hooks path {rel!r} names a plugin manifest, not a hooks file",
-                          str(manifest), where)
+        raise ConfigError(
+            f"hooks path {rel!r} names a plugin manifest, not a hooks file", str(manifest), where
+        )
     return target
 
 
@@ -196,8 +224,9 @@ def _plugin(path: Path, data: Any) -> tuple[Any, str]:
                 if not isinstance(inner, Mapping):
                     raise ConfigError("expected an object with a 'hooks' object", str(rel))
                 for event, groups in inner.items():
-                    merged.setdefault(event, []).extend(groups if isinstance(groups, list)
-                                                        else [groups])
+                    merged.setdefault(event, []).extend(
+                        groups if isinstance(groups, list) else [groups]
+                    )
             return {"hooks": merged}, str(root)
         return {"hooks": hooks} if hooks is not None else {}, str(root)
     if isinstance(data, Mapping):
@@ -234,6 +263,7 @@ def read_source(source: Any, *, home: str | os.PathLike[str] | None = None) -> R
             if kind == "plugin":
                 data, root = _plugin(path, data)
     if kind not in SOURCE_KINDS:
-        raise ConfigError(f"unknown source label {label!r}; expected one of "
-                          f"{sorted(SOURCE_KINDS)}", name)
+        raise ConfigError(
+            f"unknown source label {label!r}; expected one of {sorted(SOURCE_KINDS)}", name
+        )
     return RawSource(name, kind, _check(data, name), root)

@@ -43,8 +43,11 @@ Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 
 #: Methods that run user code, so they go to a worker thread and may stream.
 THREADED = frozenset({"tools/call", "prompts/get", "resources/read"})
-_SSE_HEADERS = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache"),
-                (b"x-accel-buffering", b"no")]
+_SSE_HEADERS = [
+    (b"content-type", b"text/event-stream"),
+    (b"cache-control", b"no-cache"),
+    (b"x-accel-buffering", b"no"),
+]
 
 
 class _Final:
@@ -65,7 +68,9 @@ class McpAsgi:
     ``None`` serves every path. ``ask_timeout`` bounds a tool's wait for the client's reply
     to a sampling or elicitation request."""
 
-    def __init__(self, endpoint: HttpEndpoint, path: str | None = None, ask_timeout: float = 60.0) -> None:
+    def __init__(
+        self, endpoint: HttpEndpoint, path: str | None = None, ask_timeout: float = 60.0
+    ) -> None:
         self.endpoint = endpoint
         self.path = path
         self.ask_timeout = ask_timeout
@@ -77,7 +82,9 @@ class McpAsgi:
         if scope["type"] != "http":
             return
         if self.path is not None and scope.get("path", "/").rstrip("/") != self.path.rstrip("/"):
-            await self._write(send, HttpReply(404, (("content-type", "text/plain"),), b"Not Found\n"))
+            await self._write(
+                send, HttpReply(404, (("content-type", "text/plain"),), b"Not Found\n")
+            )
             return
         body, too_big = await self._read_body(receive)
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope.get("headers", [])]
@@ -122,7 +129,10 @@ class McpAsgi:
     @staticmethod
     async def _write(send: Send, reply: HttpReply) -> None:
         # A Content-Length lets the server write head and body at once (no chunked trailer).
-        headers = [*_encode_headers(reply.headers), (b"content-length", str(len(reply.body)).encode())]
+        headers = [
+            *_encode_headers(reply.headers),
+            (b"content-length", str(len(reply.body)).encode()),
+        ]
         await send({"type": "http.response.start", "status": reply.status, "headers": headers})
         await send({"type": "http.response.body", "body": reply.body})
 
@@ -135,8 +145,13 @@ class McpAsgi:
         if dispatch.route is Route.STATELESS:
             level = meta.get(META_PREFIX + "logLevel")
             caps = meta.get(CAPABILITIES_KEY)
-            return CallContext(params, token, level if isinstance(level, str) else None,
-                               caps if isinstance(caps, dict) else {}, emit)
+            return CallContext(
+                params,
+                token,
+                level if isinstance(level, str) else None,
+                caps if isinstance(caps, dict) else {},
+                emit,
+            )
         server = dispatch.server
         level = getattr(server, "log_level", "info")
         caps = getattr(server, "client_capabilities", {})
@@ -145,8 +160,9 @@ class McpAsgi:
             ask = self._asker(session, emit)
         return CallContext(params, token, level, caps, emit, ask)
 
-    def _asker(self, session: Session, emit: Callable[[Message], None]
-               ) -> Callable[[str, Mapping[str, Any], float], Mapping[str, Any]]:
+    def _asker(
+        self, session: Session, emit: Callable[[Message], None]
+    ) -> Callable[[str, Mapping[str, Any], float], Mapping[str, Any]]:
         def ask(method: str, params: Mapping[str, Any], timeout: float) -> Mapping[str, Any]:
             rid = session.new_request_id()
             future: concurrent.futures.Future[Message] = concurrent.futures.Future()
@@ -197,8 +213,13 @@ class McpAsgi:
             await self._write(send, self.endpoint.reply(dispatch, first.reply))
             return
         status, headers = self.endpoint.finish(dispatch, None)
-        await send({"type": "http.response.start", "status": status,
-                    "headers": _SSE_HEADERS + _encode_headers(headers)})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": status,
+                "headers": _SSE_HEADERS + _encode_headers(headers),
+            }
+        )
         item: Message | _Final = first
         while not isinstance(item, _Final):
             await send({"type": "http.response.body", "body": sse_event(item), "more_body": True})
@@ -216,8 +237,13 @@ class McpAsgi:
             loop.call_soon_threadsafe(ended.set)
 
         session.on_close.append(callback)
-        await send({"type": "http.response.start", "status": 200,
-                    "headers": [*_SSE_HEADERS, (b"mcp-session-id", session.id.encode())]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [*_SSE_HEADERS, (b"mcp-session-id", session.id.encode())],
+            }
+        )
         await send({"type": "http.response.body", "body": b": stream open\n\n", "more_body": True})
         waiter = asyncio.ensure_future(ended.wait())
         while not ended.is_set():
@@ -233,20 +259,29 @@ class McpAsgi:
         await send({"type": "http.response.body", "body": b""})
 
 
-def asgi_app(server: Server, *, path: str | None = None, protect_dns: bool = True,
-             allowed_hosts: tuple[str, ...] = (), stateful: bool = True,
-             max_body: int | None = None) -> McpAsgi:
+def asgi_app(
+    server: Server,
+    *,
+    path: str | None = None,
+    protect_dns: bool = True,
+    allowed_hosts: tuple[str, ...] = (),
+    stateful: bool = True,
+    max_body: int | None = None,
+) -> McpAsgi:
     """An ASGI application serving ``server`` over Streamable HTTP (both generations).
 
     ``path`` limits the endpoint to one URL path (``None``: every path). ``stateful=False``
     serves only the stateless generation (no sessions: several workers can share one URL).
     See :class:`~mcpmini.mcp.http.HttpEndpoint` for the other options.
     """
-    endpoint = HttpEndpoint(server, protect_dns=protect_dns, allowed_hosts=allowed_hosts,
-                            stateful=stateful,
-                            **({"max_body": max_body} if max_body is not None else {}))
+    endpoint = HttpEndpoint(
+        server,
+        protect_dns=protect_dns,
+        allowed_hosts=allowed_hosts,
+        stateful=stateful,
+        **({"max_body": max_body} if max_body is not None else {}),
+    )
     return McpAsgi(endpoint, path)
-
 
 
 def listening_socket(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
@@ -262,8 +297,12 @@ def listening_socket(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
 
 
 @contextmanager
-def serve_http(app: Server | Callable[..., Any], host: str = "127.0.0.1", port: int = 0,
-               stop_timeout: float = 10.0) -> Iterator[str]:
+def serve_http(
+    app: Server | Callable[..., Any],
+    host: str = "127.0.0.1",
+    port: int = 0,
+    stop_timeout: float = 10.0,
+) -> Iterator[str]:
     """Serve ``app`` (an mcpmini ``Server`` or any ASGI app) under uvicorn in a background
     thread; yield the endpoint URL (``http://host:port/mcp``).
 
@@ -275,11 +314,13 @@ def serve_http(app: Server | Callable[..., Any], host: str = "127.0.0.1", port: 
     application = asgi_app(app) if isinstance(app, Server) else app
     sock = listening_socket(host, port)
     bound_host, bound_port = sock.getsockname()[:2]
-    config = uvicorn.Config(application, log_level="warning", access_log=False,
-                            timeout_graceful_shutdown=1)
+    config = uvicorn.Config(
+        application, log_level="warning", access_log=False, timeout_graceful_shutdown=1
+    )
     server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True,
-                              name="mcpmini-http")
+    thread = threading.Thread(
+        target=server.run, kwargs={"sockets": [sock]}, daemon=True, name="mcpmini-http"
+    )
     thread.start()
     try:
         name = f"[{bound_host}]" if ":" in bound_host else bound_host

@@ -54,7 +54,7 @@ __all__ = [
 class ClientMode(StrEnum):
     """How :meth:`Client.connect` agrees on a version (see the module docstring)."""
 
-    AUTO = "auto"      # modern first, the handshake as fallback
+    AUTO = "auto"  # modern first, the handshake as fallback
     MODERN = "modern"  # ``server/discover`` only
     LEGACY = "legacy"  # the ``initialize`` handshake only
 
@@ -66,10 +66,10 @@ MAX_INPUT_ROUNDS = 8
 class OutcomeKind(Enum):
     """The four outcomes of a ``tools/call`` (Proposition 3.7, (i)–(iv))."""
 
-    OK = "ok"                          # (i)  result with isError false
-    TOOL_ERROR = "tool_error"          # (ii) result with isError true
+    OK = "ok"  # (i)  result with isError false
+    TOOL_ERROR = "tool_error"  # (ii) result with isError true
     PROTOCOL_ERROR = "protocol_error"  # (iii) JSON-RPC error reply
-    NO_ANSWER = "no_answer"            # (iv) timeout, server exited, garbled reply
+    NO_ANSWER = "no_answer"  # (iv) timeout, server exited, garbled reply
 
 
 @dataclass(frozen=True)
@@ -125,8 +125,12 @@ def to_tool_result(outcome: ToolOutcome, tool_use_id: str) -> dict[str, Any]:
         text, is_error = f"MCP error {outcome.code}: {outcome.message}", True
     else:
         text, is_error = f"No answer from the MCP server ({outcome.reason}).", True
-    return {"type": "tool_result", "tool_use_id": tool_use_id, "content": text,
-            "is_error": is_error}
+    return {
+        "type": "tool_result",
+        "tool_use_id": tool_use_id,
+        "content": text,
+        "is_error": is_error,
+    }
 
 
 @dataclass(frozen=True)
@@ -174,25 +178,31 @@ class Client:
         self.handlers = dict(handlers or {})
         self.pending = PendingTable()
         self.connection: Connection | None = None
-        self.stray: list[bytes] = []      # lines that matched no outstanding request
+        self.stray: list[bytes] = []  # lines that matched no outstanding request
         self._done: dict[JsonId, Response | ErrorResponse] = {}
         self._garbled: set[JsonId] = set()
-        self._calls: dict[JsonId, dict[str, Any]] = {}  # tools/call params, for input_required retries
+        self._calls: dict[
+            JsonId, dict[str, Any]
+        ] = {}  # tools/call params, for input_required retries
         self._version: str | None = None  # modern: the version put in every envelope
 
     # --- plumbing -----------------------------------------------------------------------
 
     def _envelope(self, params: Mapping[str, Any] | None, version: str) -> dict[str, Any]:
         out = dict(params or {})
-        meta = {META_PREFIX + "protocolVersion": version, META_PREFIX + "clientCapabilities": self.capabilities,
-                META_PREFIX + "clientInfo": self.client_info}
+        meta = {
+            META_PREFIX + "protocolVersion": version,
+            META_PREFIX + "clientCapabilities": self.capabilities,
+            META_PREFIX + "clientInfo": self.client_info,
+        }
         if out.get("_meta"):
             meta = {**out["_meta"], **meta}
         out["_meta"] = meta
         return out
 
-    def send_request(self, method: str, params: Mapping[str, Any] | None = None,
-                     version: str | None = None) -> JsonId:
+    def send_request(
+        self, method: str, params: Mapping[str, Any] | None = None, version: str | None = None
+    ) -> JsonId:
         """Send a request without waiting; return its id.
 
         After a modern ``connect()`` the envelope is added automatically (``version``
@@ -201,7 +211,9 @@ class Client:
         version = version or self._version
         if version is not None:
             params = self._envelope(params, version)
-        request = Request(self.pending.allocate(), method, dict(params) if params is not None else None)
+        request = Request(
+            self.pending.allocate(), method, dict(params) if params is not None else None
+        )
         self.pending.add(request)
         self.transport.send(encode(request))
         return request.id
@@ -210,7 +222,9 @@ class Client:
         """Send a notification (no reply will come)."""
         self.transport.send(encode(Notification(method, dict(params) if params else None)))
 
-    def receive_reply(self, timeout: float | None = None) -> tuple[Request, Response | ErrorResponse]:
+    def receive_reply(
+        self, timeout: float | None = None
+    ) -> tuple[Request, Response | ErrorResponse]:
         """Wait for the next reply to any outstanding request; return ``(request, reply)``.
 
         Lines that are not JSON, replies to unknown ids and server-initiated messages are
@@ -252,13 +266,19 @@ class Client:
         """The reply to a request from the server: its handler's result, or ``-32601``."""
         handler = self.handlers.get(request.method)
         if handler is None:
-            return ErrorResponse(request.id, ErrorCode.METHOD_NOT_FOUND, f"Method not found: {request.method}")
+            return ErrorResponse(
+                request.id, ErrorCode.METHOD_NOT_FOUND, f"Method not found: {request.method}"
+            )
         try:
             return Response(request.id, dict(handler(request.params or {})))
         except Exception as exc:
-            return ErrorResponse(request.id, ErrorCode.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}")
+            return ErrorResponse(
+                request.id, ErrorCode.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}"
+            )
 
-    def wait_for(self, request_id: JsonId, timeout: float | None = None) -> Response | ErrorResponse:
+    def wait_for(
+        self, request_id: JsonId, timeout: float | None = None
+    ) -> Response | ErrorResponse:
         """Wait for the reply to ``request_id``, keeping replies to others for later.
 
         Raises :class:`TimeoutError` (the request is then forgotten, so a late reply is
@@ -274,8 +294,13 @@ class Client:
             self._done[request.id] = reply
         return self._done.pop(request_id)
 
-    def request(self, method: str, params: Mapping[str, Any] | None = None,
-                timeout: float | None = None, version: str | None = None) -> dict[str, Any]:
+    def request(
+        self,
+        method: str,
+        params: Mapping[str, Any] | None = None,
+        timeout: float | None = None,
+        version: str | None = None,
+    ) -> dict[str, Any]:
         """Send a request and wait for its result.
 
         Returns the result object. Raises :class:`RemoteProtocolError` carrying the
@@ -286,8 +311,9 @@ class Client:
             raise RemoteProtocolError(reply.message, reply.code, reply.id, reply.data)
         return dict(reply.result)
 
-    def gather(self, calls: Iterable[tuple[str, Mapping[str, Any] | None]],
-               timeout: float | None = None) -> list[Response | ErrorResponse]:
+    def gather(
+        self, calls: Iterable[tuple[str, Mapping[str, Any] | None]], timeout: float | None = None
+    ) -> list[Response | ErrorResponse]:
         """Pipeline several requests: send all, then collect the replies in request order."""
         ids = [self.send_request(method, params) for method, params in calls]
         return [self.wait_for(i, timeout) for i in ids]
@@ -304,8 +330,9 @@ class Client:
         modern = [v for v in self.versions if is_modern(v)]
         legacy = [v for v in self.versions if not is_modern(v)]
         if self.mode in (ClientMode.AUTO, ClientMode.MODERN) and modern:
-            connection = self._discover(modern, steps,
-                                        fallback=self.mode is ClientMode.AUTO and bool(legacy))
+            connection = self._discover(
+                modern, steps, fallback=self.mode is ClientMode.AUTO and bool(legacy)
+            )
             if connection is not None:
                 self.connection = connection
                 return connection
@@ -316,7 +343,11 @@ class Client:
         except RemoteProtocolError as exc:
             # A server slow to start may answer our discover after we gave up on it; it is
             # then stateless and refuses initialize with -32022. Ask it again, patiently.
-            if self.mode is not ClientMode.AUTO or exc.code != ErrorCode.UNSUPPORTED_PROTOCOL_VERSION or not modern:
+            if (
+                self.mode is not ClientMode.AUTO
+                or exc.code != ErrorCode.UNSUPPORTED_PROTOCOL_VERSION
+                or not modern
+            ):
                 raise
             steps.append("initialize refused with -32022: the server is stateless after all")
             connection = self._discover(modern, steps, fallback=False)
@@ -338,7 +369,9 @@ class Client:
                 raise
             except RemoteProtocolError as exc:
                 if exc.code == ErrorCode.UNSUPPORTED_PROTOCOL_VERSION and attempt == 1:
-                    supported = (exc.data or {}).get("supported", []) if isinstance(exc.data, dict) else []
+                    supported = (
+                        (exc.data or {}).get("supported", []) if isinstance(exc.data, dict) else []
+                    )
                     common = sorted(set(modern) & set(supported))
                     steps.append(f"-32022, server supports {supported}")
                     if common:
@@ -353,9 +386,11 @@ class Client:
                 if fallback:
                     return None
                 raise McpminiError(f"server/discover failed: {exc.message} ({exc.code})") from None
-            valid = isinstance(result.get("supportedVersions"), list) and isinstance(
-                result.get("capabilities"), dict) and result.get("cacheScope", "public") in (
-                "public", "private")
+            valid = (
+                isinstance(result.get("supportedVersions"), list)
+                and isinstance(result.get("capabilities"), dict)
+                and result.get("cacheScope", "public") in ("public", "private")
+            )
             if not valid:
                 steps.append("invalid discover result")
                 if fallback:
@@ -369,24 +404,44 @@ class Client:
             self._version = version
             steps.append(f"modern, version {version}")
             info = (result.get("_meta") or {}).get(META_PREFIX + "serverInfo", {})
-            return Connection(Generation.MODERN, version, info, result["capabilities"],
-                              result.get("instructions"), tuple(steps))
+            return Connection(
+                Generation.MODERN,
+                version,
+                info,
+                result["capabilities"],
+                result.get("instructions"),
+                tuple(steps),
+            )
         return None
 
     def _initialize(self, legacy: list[str], steps: list[str]) -> Connection:
         offer = legacy[-1]
         steps.append(f"initialize with {offer}")
-        result = self.request("initialize", {"protocolVersion": offer, "capabilities": self.capabilities,
-                                             "clientInfo": self.client_info})
+        result = self.request(
+            "initialize",
+            {
+                "protocolVersion": offer,
+                "capabilities": self.capabilities,
+                "clientInfo": self.client_info,
+            },
+        )
         answer = result.get("protocolVersion")
         if answer not in legacy:
             steps.append(f"server answered {answer}: disconnect")
-            raise McpminiError(f"server answered protocol version {answer!r}, "
-                               f"which this client does not speak ({legacy})")
+            raise McpminiError(
+                f"server answered protocol version {answer!r}, "
+                f"which this client does not speak ({legacy})"
+            )
         self.notify("notifications/initialized")
         steps.append(f"legacy, version {answer}")
-        return Connection(Generation.LEGACY, answer, result.get("serverInfo", {}),
-                          result.get("capabilities", {}), result.get("instructions"), tuple(steps))
+        return Connection(
+            Generation.LEGACY,
+            answer,
+            result.get("serverInfo", {}),
+            result.get("capabilities", {}),
+            result.get("instructions"),
+            tuple(steps),
+        )
 
     # --- tools --------------------------------------------------------------------------
 
@@ -415,16 +470,20 @@ class Client:
         """
         answers: dict[str, Any] = {}
         requests = result.get("inputRequests")
-        for key, asked in (requests.items() if isinstance(requests, Mapping) else ()):
+        for key, asked in requests.items() if isinstance(requests, Mapping) else ():
             method = asked.get("method") if isinstance(asked, Mapping) else None
             handler = self.handlers.get(method) if isinstance(method, str) else None
             if handler is None:
-                raise LocalProtocolError(f"the server asks for {method!r}, which this client cannot answer",
-                                         ErrorCode.METHOD_NOT_FOUND)
+                raise LocalProtocolError(
+                    f"the server asks for {method!r}, which this client cannot answer",
+                    ErrorCode.METHOD_NOT_FOUND,
+                )
             answers[key] = dict(handler(asked.get("params") or {}))
         return answers
 
-    def tool_outcome(self, name: str, request_id: JsonId, timeout: float | None = None) -> ToolOutcome:
+    def tool_outcome(
+        self, name: str, request_id: JsonId, timeout: float | None = None
+    ) -> ToolOutcome:
         """Wait for the reply to a ``tools/call`` and classify it; never raises for the server.
 
         An ``input_required`` result (2026-07-28, SEP-2322) is answered through
@@ -435,14 +494,24 @@ class Client:
         try:
             reply = self.wait_for(request_id, timeout)
             rounds = 0
-            while (isinstance(reply, Response) and reply.result.get("resultType") == "input_required"
-                   and params is not None and rounds < MAX_INPUT_ROUNDS):
+            while (
+                isinstance(reply, Response)
+                and reply.result.get("resultType") == "input_required"
+                and params is not None
+                and rounds < MAX_INPUT_ROUNDS
+            ):
                 rounds += 1
                 try:
                     answers = self._input_responses(reply.result)
                 except LocalProtocolError as exc:
-                    return ToolOutcome(OutcomeKind.PROTOCOL_ERROR, name, code=exc.code, message=exc.message)
-                retry = {"name": params["name"], "arguments": params["arguments"], "inputResponses": answers}
+                    return ToolOutcome(
+                        OutcomeKind.PROTOCOL_ERROR, name, code=exc.code, message=exc.message
+                    )
+                retry = {
+                    "name": params["name"],
+                    "arguments": params["arguments"],
+                    "inputResponses": answers,
+                }
                 if "requestState" in reply.result:
                     retry["requestState"] = reply.result["requestState"]
                 request_id = self.send_request("tools/call", retry)
@@ -455,16 +524,23 @@ class Client:
             self._garbled.discard(request_id)
             return ToolOutcome(OutcomeKind.NO_ANSWER, name, reason="garbled reply")
         if isinstance(reply, ErrorResponse):
-            return ToolOutcome(OutcomeKind.PROTOCOL_ERROR, name, code=reply.code, message=reply.message)
+            return ToolOutcome(
+                OutcomeKind.PROTOCOL_ERROR, name, code=reply.code, message=reply.message
+            )
         content = reply.result.get("content")
         if not isinstance(content, list):
             return ToolOutcome(OutcomeKind.NO_ANSWER, name, reason="garbled reply")
         kind = OutcomeKind.TOOL_ERROR if reply.result.get("isError") is True else OutcomeKind.OK
-        return ToolOutcome(kind, name, tuple(b for b in content if isinstance(b, dict)),
-                           reply.result.get("structuredContent"))
+        return ToolOutcome(
+            kind,
+            name,
+            tuple(b for b in content if isinstance(b, dict)),
+            reply.result.get("structuredContent"),
+        )
 
-    def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None,
-                  timeout: float | None = None) -> ToolOutcome:
+    def call_tool(
+        self, name: str, arguments: Mapping[str, Any] | None = None, timeout: float | None = None
+    ) -> ToolOutcome:
         """Call a tool and return its :class:`ToolOutcome` (never raises for the server)."""
         try:
             request_id = self.send_tool_call(name, arguments)

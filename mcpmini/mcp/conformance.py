@@ -41,11 +41,20 @@ WAV = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA="
 JSON_SCHEMA_2020_12: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "type": "object",
-    "$defs": {"address": {"$anchor": "addressDef", "type": "object",
-                          "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}},
-    "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"},
-                   "contactMethod": {"type": "string", "enum": ["phone", "email"]},
-                   "phone": {"type": "string"}, "email": {"type": "string"}},
+    "$defs": {
+        "address": {
+            "$anchor": "addressDef",
+            "type": "object",
+            "properties": {"street": {"type": "string"}, "city": {"type": "string"}},
+        }
+    },
+    "properties": {
+        "name": {"type": "string"},
+        "address": {"$ref": "#/$defs/address"},
+        "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+        "phone": {"type": "string"},
+        "email": {"type": "string"},
+    },
     "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
     "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
     "then": {"required": ["phone"]},
@@ -53,20 +62,40 @@ JSON_SCHEMA_2020_12: dict[str, Any] = {
     "additionalProperties": False,
 }
 _TEXT_SCHEMA = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
-_ELICIT_NAME = {"method": "elicitation/create",
-                "params": {"mode": "form", "message": "What is your name?", "requestedSchema": _TEXT_SCHEMA}}
-_ELICIT_CONTEXT = {"method": "elicitation/create",
-                   "params": {"mode": "form", "message": "What context should the prompt use?",
-                              "requestedSchema": {"type": "object", "properties": {"context": {"type": "string"}},
-                                                  "required": ["context"]}}}
-_SAMPLE = {"method": "sampling/createMessage",
-           "params": {"messages": [{"role": "user", "content": {"type": "text",
-                                                                 "text": "What is the capital of France?"}}],
-                      "maxTokens": 100}}
+_ELICIT_NAME = {
+    "method": "elicitation/create",
+    "params": {"mode": "form", "message": "What is your name?", "requestedSchema": _TEXT_SCHEMA},
+}
+_ELICIT_CONTEXT = {
+    "method": "elicitation/create",
+    "params": {
+        "mode": "form",
+        "message": "What context should the prompt use?",
+        "requestedSchema": {
+            "type": "object",
+            "properties": {"context": {"type": "string"}},
+            "required": ["context"],
+        },
+    },
+}
+_SAMPLE = {
+    "method": "sampling/createMessage",
+    "params": {
+        "messages": [
+            {"role": "user", "content": {"type": "text", "text": "What is the capital of France?"}}
+        ],
+        "maxTokens": 100,
+    },
+}
 _ROOTS = {"method": "roots/list", "params": {}}
-_CONFIRM = {"method": "elicitation/create",
-            "params": {"mode": "form", "message": "Confirm?",
-                       "requestedSchema": {"type": "object", "properties": {"ok": {"type": "boolean"}}}}}
+_CONFIRM = {
+    "method": "elicitation/create",
+    "params": {
+        "mode": "form",
+        "message": "Confirm?",
+        "requestedSchema": {"type": "object", "properties": {"ok": {"type": "boolean"}}},
+    },
+}
 
 
 def _text(text: str) -> list[dict[str, Any]]:
@@ -99,8 +128,13 @@ class ConformanceServer(Server):
         logging or subscriptions (those methods are gone from the stateless wire)."""
         if self.generation == "modern":
             return {"tools": {}, "resources": {}, "prompts": {}, "completions": {}}
-        return {"tools": {}, "resources": {"subscribe": True}, "prompts": {}, "logging": {},
-                "completions": {}}
+        return {
+            "tools": {},
+            "resources": {"subscribe": True},
+            "prompts": {},
+            "logging": {},
+            "completions": {},
+        }
 
     # --- state signing for input-required results ---------------------------------------
 
@@ -122,14 +156,17 @@ class ConformanceServer(Server):
                 raise ValueError("bad payload")
             return payload
         except ValueError:
-            raise RemoteProtocolError("Invalid or expired requestState", ErrorCode.INVALID_PARAMS,
-                                      req.id) from None
+            raise RemoteProtocolError(
+                "Invalid or expired requestState", ErrorCode.INVALID_PARAMS, req.id
+            ) from None
 
     # --- method handlers ----------------------------------------------------------------
 
     def _legacy_only(self, req: Request) -> None:
         if self.generation == "modern":
-            raise RemoteProtocolError(f"Method not found: {req.method}", ErrorCode.METHOD_NOT_FOUND, req.id)
+            raise RemoteProtocolError(
+                f"Method not found: {req.method}", ErrorCode.METHOD_NOT_FOUND, req.id
+            )
 
     def _initialize(self, req: Request, params: dict[str, Any]) -> Any:
         reply = super()._initialize(req, params)
@@ -141,9 +178,13 @@ class ConformanceServer(Server):
         self._legacy_only(req)
         level = params.get("level")
         from .context import LOG_LEVELS
+
         if level not in LOG_LEVELS:
-            raise RemoteProtocolError(f"Invalid params: level must be one of {LOG_LEVELS}",
-                                      ErrorCode.INVALID_PARAMS, req.id)
+            raise RemoteProtocolError(
+                f"Invalid params: level must be one of {LOG_LEVELS}",
+                ErrorCode.INVALID_PARAMS,
+                req.id,
+            )
         self.log_level = str(level)
         return {}, False
 
@@ -151,7 +192,9 @@ class ConformanceServer(Server):
         self._legacy_only(req)
         uri = params.get("uri")
         if not isinstance(uri, str):
-            raise RemoteProtocolError("Invalid params: uri must be a string", ErrorCode.INVALID_PARAMS, req.id)
+            raise RemoteProtocolError(
+                "Invalid params: uri must be a string", ErrorCode.INVALID_PARAMS, req.id
+            )
         if req.method == "resources/subscribe":
             self.subscriptions.add(uri)
         else:
@@ -162,21 +205,41 @@ class ConformanceServer(Server):
         return {"completion": {"values": [], "total": 0, "hasMore": False}}, False
 
     def _templates(self, req: Request, params: dict[str, Any]) -> tuple[dict[str, Any], bool]:
-        return {"resourceTemplates": [{"uriTemplate": "test://template/{id}/data", "name": "template",
-                                       "description": "A resource template with one id",
-                                       "mimeType": "application/json"}]}, True
+        return {
+            "resourceTemplates": [
+                {
+                    "uriTemplate": "test://template/{id}/data",
+                    "name": "template",
+                    "description": "A resource template with one id",
+                    "mimeType": "application/json",
+                }
+            ]
+        }, True
 
     _RESOURCES: ClassVar[dict[str, dict[str, str]]] = {
-        "test://static-text": {"name": "static-text", "mimeType": "text/plain",
-                               "text": "This is the content of the static text resource."},
+        "test://static-text": {
+            "name": "static-text",
+            "mimeType": "text/plain",
+            "text": "This is the content of the static text resource.",
+        },
         "test://static-binary": {"name": "static-binary", "mimeType": "image/png", "blob": PNG},
-        "test://watched-resource": {"name": "watched-resource", "mimeType": "text/plain",
-                                    "text": "Watched resource content"},
+        "test://watched-resource": {
+            "name": "watched-resource",
+            "mimeType": "text/plain",
+            "text": "Watched resource content",
+        },
     }
 
     def _resources_list(self, req: Request, params: dict[str, Any]) -> tuple[dict[str, Any], bool]:
-        items = [{"uri": uri, "name": r["name"], "description": f"The {r['name']} fixture",
-                  "mimeType": r["mimeType"]} for uri, r in self._RESOURCES.items()]
+        items = [
+            {
+                "uri": uri,
+                "name": r["name"],
+                "description": f"The {r['name']} fixture",
+                "mimeType": r["mimeType"],
+            }
+            for uri, r in self._RESOURCES.items()
+        ]
         return {"resources": items}, True
 
     def _resources_read(self, req: Request, params: dict[str, Any]) -> tuple[dict[str, Any], bool]:
@@ -185,36 +248,59 @@ class ConformanceServer(Server):
             entry = {k: v for k, v in self._RESOURCES[uri].items() if k != "name"}
             return {"contents": [{"uri": uri, **entry}]}, True
         if isinstance(uri, str) and uri.startswith("test://template/") and uri.endswith("/data"):
-            ident = uri[len("test://template/"):-len("/data")]
-            text = orjson.dumps({"id": ident, "templateTest": True, "data": f"Data for ID: {ident}"}).decode()
+            ident = uri[len("test://template/") : -len("/data")]
+            text = orjson.dumps(
+                {"id": ident, "templateTest": True, "data": f"Data for ID: {ident}"}
+            ).decode()
             return {"contents": [{"uri": uri, "mimeType": "application/json", "text": text}]}, True
-        raise RemoteProtocolError(f"Resource not found: {uri}", ErrorCode.INVALID_PARAMS, req.id,
-                                  {"uri": uri})
+        raise RemoteProtocolError(
+            f"Resource not found: {uri}", ErrorCode.INVALID_PARAMS, req.id, {"uri": uri}
+        )
 
     _PROMPTS: ClassVar[dict[str, tuple[str, list[dict[str, Any]]]]] = {
         "test_simple_prompt": ("A prompt without arguments", []),
-        "test_prompt_with_arguments": ("A prompt with two required arguments", [
-            {"name": "arg1", "description": "First argument", "required": True},
-            {"name": "arg2", "description": "Second argument", "required": True}]),
-        "test_prompt_with_embedded_resource": ("A prompt embedding a resource", [
-            {"name": "resourceUri", "description": "URI of the resource to embed", "required": True}]),
+        "test_prompt_with_arguments": (
+            "A prompt with two required arguments",
+            [
+                {"name": "arg1", "description": "First argument", "required": True},
+                {"name": "arg2", "description": "Second argument", "required": True},
+            ],
+        ),
+        "test_prompt_with_embedded_resource": (
+            "A prompt embedding a resource",
+            [
+                {
+                    "name": "resourceUri",
+                    "description": "URI of the resource to embed",
+                    "required": True,
+                }
+            ],
+        ),
         "test_prompt_with_image": ("A prompt with an image", []),
         "test_input_required_result_prompt": ("A prompt that first asks the client for input", []),
     }
 
     def _prompts_list(self, req: Request, params: dict[str, Any]) -> tuple[dict[str, Any], bool]:
-        return {"prompts": [{"name": n, "description": d, "arguments": a}
-                            for n, (d, a) in self._PROMPTS.items()]}, True
+        return {
+            "prompts": [
+                {"name": n, "description": d, "arguments": a} for n, (d, a) in self._PROMPTS.items()
+            ]
+        }, True
 
     def _prompts_get(self, req: Request, params: dict[str, Any]) -> tuple[dict[str, Any], bool]:
         name = params.get("name")
         args = params.get("arguments") or {}
         if name not in self._PROMPTS or not isinstance(args, dict):
             raise RemoteProtocolError(f"Unknown prompt: {name}", ErrorCode.INVALID_PARAMS, req.id)
-        missing = [a["name"] for a in self._PROMPTS[name][1] if a["required"] and a["name"] not in args]
+        missing = [
+            a["name"] for a in self._PROMPTS[name][1] if a["required"] and a["name"] not in args
+        ]
         if missing:
-            raise RemoteProtocolError(f"Invalid params: missing prompt arguments {missing}",
-                                      ErrorCode.INVALID_PARAMS, req.id)
+            raise RemoteProtocolError(
+                f"Invalid params: missing prompt arguments {missing}",
+                ErrorCode.INVALID_PARAMS,
+                req.id,
+            )
 
         def user(content: dict[str, Any]) -> dict[str, Any]:
             return {"role": "user", "content": content}
@@ -222,21 +308,42 @@ class ConformanceServer(Server):
         if name == "test_simple_prompt":
             messages = [user({"type": "text", "text": "This is a simple prompt for testing."})]
         elif name == "test_prompt_with_arguments":
-            messages = [user({"type": "text", "text": f"Prompt with arguments: arg1='{args['arg1']}', "
-                                                      f"arg2='{args['arg2']}'"})]
+            messages = [
+                user(
+                    {
+                        "type": "text",
+                        "text": f"Prompt with arguments: arg1='{args['arg1']}', "
+                        f"arg2='{args['arg2']}'",
+                    }
+                )
+            ]
         elif name == "test_prompt_with_embedded_resource":
-            messages = [user({"type": "resource", "resource": {
-                "uri": args["resourceUri"], "mimeType": "text/plain",
-                "text": "Embedded resource content for testing."}}),
-                user({"type": "text", "text": "Please process the embedded resource above."})]
+            messages = [
+                user(
+                    {
+                        "type": "resource",
+                        "resource": {
+                            "uri": args["resourceUri"],
+                            "mimeType": "text/plain",
+                            "text": "Embedded resource content for testing.",
+                        },
+                    }
+                ),
+                user({"type": "text", "text": "Please process the embedded resource above."}),
+            ]
         elif name == "test_prompt_with_image":
-            messages = [user({"type": "image", "data": PNG, "mimeType": "image/png"}),
-                        user({"type": "text", "text": "Please analyze the image above."})]
+            messages = [
+                user({"type": "image", "data": PNG, "mimeType": "image/png"}),
+                user({"type": "text", "text": "Please analyze the image above."}),
+            ]
         else:
             responses = params.get("inputResponses")
             answer = responses.get("user_context") if isinstance(responses, dict) else None
-            if not (isinstance(answer, dict) and answer.get("action") == "accept"
-                    and isinstance(answer.get("content"), dict)):
+            if not (
+                isinstance(answer, dict)
+                and answer.get("action") == "accept"
+                and isinstance(answer.get("content"), dict)
+            ):
                 return self._input_required({"user_context": _ELICIT_CONTEXT}), False
             context = answer["content"].get("context", "")
             messages = [user({"type": "text", "text": f"Use this context: {context}"})]
@@ -246,11 +353,16 @@ class ConformanceServer(Server):
 
     @staticmethod
     def _accepted_name(answer: Any) -> bool:
-        return (isinstance(answer, dict) and answer.get("action") == "accept"
-                and isinstance(answer.get("content"), dict) and isinstance(answer["content"].get("name"), str))
+        return (
+            isinstance(answer, dict)
+            and answer.get("action") == "accept"
+            and isinstance(answer.get("content"), dict)
+            and isinstance(answer["content"].get("name"), str)
+        )
 
-    def _input_required(self, requests: Mapping[str, Any], state: Mapping[str, Any] | None = None
-                        ) -> dict[str, Any]:
+    def _input_required(
+        self, requests: Mapping[str, Any], state: Mapping[str, Any] | None = None
+    ) -> dict[str, Any]:
         out: dict[str, Any] = {"resultType": "input_required", "inputRequests": dict(requests)}
         if state is not None:
             out["requestState"] = self.sign(state)
@@ -262,19 +374,33 @@ class ConformanceServer(Server):
         state = params.get("requestState")
         payload = self.verify(state, req) if state is not None else None
         if payload is not None and payload.get("tool") != name:
-            raise RemoteProtocolError("Invalid or expired requestState", ErrorCode.INVALID_PARAMS, req.id)
+            raise RemoteProtocolError(
+                "Invalid or expired requestState", ErrorCode.INVALID_PARAMS, req.id
+            )
         done = {"content": _text(f"{name} complete"), "isError": False}
         if name == "test_input_required_result_elicitation":
             if self._accepted_name(answers.get("user_name")):
-                return {"content": _text(f"Hello, {answers['user_name']['content']['name']}!"),
-                        "isError": False}
+                return {
+                    "content": _text(f"Hello, {answers['user_name']['content']['name']}!"),
+                    "isError": False,
+                }
             return self._input_required({"user_name": _ELICIT_NAME})
         if name == "test_input_required_result_sampling":
-            return done if isinstance(answers.get("capital_question"), dict) else \
-                self._input_required({"capital_question": _SAMPLE})
+            return (
+                done
+                if isinstance(answers.get("capital_question"), dict)
+                else self._input_required({"capital_question": _SAMPLE})
+            )
         if name == "test_input_required_result_list_roots":
-            return done if isinstance(answers.get("roots"), dict) else self._input_required({"roots": _ROOTS})
-        if name in ("test_input_required_result_request_state", "test_input_required_result_tampered_state"):
+            return (
+                done
+                if isinstance(answers.get("roots"), dict)
+                else self._input_required({"roots": _ROOTS})
+            )
+        if name in (
+            "test_input_required_result_request_state",
+            "test_input_required_result_tampered_state",
+        ):
             if payload is not None and isinstance(answers.get("confirm"), dict):
                 return done
             return self._input_required({"confirm": _CONFIRM}, {"tool": name, "round": 1})
@@ -300,9 +426,12 @@ class ConformanceServer(Server):
         if "roots" in caps:
             wanted["roots"] = _ROOTS
         if not wanted:
-            raise RemoteProtocolError("The client declared none of sampling, elicitation or roots",
-                                      MISSING_CAPABILITY, req.id,
-                                      {"requiredCapabilities": {"sampling": {}}})
+            raise RemoteProtocolError(
+                "The client declared none of sampling, elicitation or roots",
+                MISSING_CAPABILITY,
+                req.id,
+                {"requiredCapabilities": {"sampling": {}}},
+            )
         if all(isinstance(answers.get(k), dict) for k in wanted):
             return done
         return self._input_required(wanted)
@@ -317,11 +446,17 @@ class ConformanceServer(Server):
     def _tools_call(self, req: Request, params: dict[str, Any]) -> tuple[dict[str, Any], bool]:
         name = params.get("name")
         if name == "test_missing_capability" and "sampling" not in self._client_caps(params):
-            raise RemoteProtocolError("This tool needs the client's sampling capability",
-                                      MISSING_CAPABILITY, req.id, {"requiredCapabilities": {"sampling": {}}})
+            raise RemoteProtocolError(
+                "This tool needs the client's sampling capability",
+                MISSING_CAPABILITY,
+                req.id,
+                {"requiredCapabilities": {"sampling": {}}},
+            )
         if isinstance(name, str) and name.startswith("test_input_required_result_"):
             if self.generation != "modern":
-                raise RemoteProtocolError(f"{name} needs the 2026-07-28 wire", ErrorCode.INVALID_PARAMS, req.id)
+                raise RemoteProtocolError(
+                    f"{name} needs the 2026-07-28 wire", ErrorCode.INVALID_PARAMS, req.id
+                )
             return self._mrtr(req, name, params), False
         return super()._tools_call(req, params)
 
@@ -362,23 +497,42 @@ class ConformanceServer(Server):
         @tool()
         def test_embedded_resource() -> list[dict[str, Any]]:
             """Returns an embedded text resource."""
-            return [{"type": "resource", "resource": {"uri": "test://embedded-resource", "mimeType": "text/plain",
-                                                      "text": "This is an embedded resource content."}}]
+            return [
+                {
+                    "type": "resource",
+                    "resource": {
+                        "uri": "test://embedded-resource",
+                        "mimeType": "text/plain",
+                        "text": "This is an embedded resource content.",
+                    },
+                }
+            ]
 
         @tool()
         def test_multiple_content_types() -> list[dict[str, Any]]:
             """Returns text, an image and an embedded resource."""
-            return [{"type": "text", "text": "Multiple content types test:"},
-                    {"type": "image", "data": PNG, "mimeType": "image/png"},
-                    {"type": "resource", "resource": {"uri": "test://mixed-content-resource",
-                                                      "mimeType": "application/json",
-                                                      "text": '{"test":"data","value":123}'}}]
+            return [
+                {"type": "text", "text": "Multiple content types test:"},
+                {"type": "image", "data": PNG, "mimeType": "image/png"},
+                {
+                    "type": "resource",
+                    "resource": {
+                        "uri": "test://mixed-content-resource",
+                        "mimeType": "application/json",
+                        "text": '{"test":"data","value":123}',
+                    },
+                },
+            ]
 
         @tool()
         def test_tool_with_logging() -> str:
             """Sends three log messages while it runs."""
             call = current_call()
-            for text in ("Tool execution started", "Tool processing data", "Tool execution completed"):
+            for text in (
+                "Tool execution started",
+                "Tool processing data",
+                "Tool execution completed",
+            ):
                 call.log("info", text)
             return "Tool with logging executed successfully"
 
@@ -402,9 +556,13 @@ class ConformanceServer(Server):
             Args:
                 prompt: the text to send to the model
             """
-            result = current_call().request("sampling/createMessage", {
-                "messages": [{"role": "user", "content": {"type": "text", "text": prompt}}],
-                "maxTokens": 100})
+            result = current_call().request(
+                "sampling/createMessage",
+                {
+                    "messages": [{"role": "user", "content": {"type": "text", "text": prompt}}],
+                    "maxTokens": 100,
+                },
+            )
             content = result.get("content")
             text = content.get("text") if isinstance(content, dict) else None
             return f"LLM response: {text}"
@@ -416,25 +574,56 @@ class ConformanceServer(Server):
             Args:
                 message: what to ask the user
             """
-            result = current_call().request("elicitation/create", {
-                "mode": "form", "message": message,
-                "requestedSchema": {"type": "object", "properties": {
-                    "response": {"type": "string", "description": "User's response"}},
-                    "required": ["response"]}})
+            result = current_call().request(
+                "elicitation/create",
+                {
+                    "mode": "form",
+                    "message": message,
+                    "requestedSchema": {
+                        "type": "object",
+                        "properties": {
+                            "response": {"type": "string", "description": "User's response"}
+                        },
+                        "required": ["response"],
+                    },
+                },
+            )
             return f"User response: action={result.get('action')}, content={result.get('content')}"
 
         @tool()
         def test_elicitation_sep1034_defaults() -> str:
             """Elicits a form whose fields carry default values (SEP-1034)."""
-            result = current_call().request("elicitation/create", {
-                "mode": "form", "message": "Please review the defaults",
-                "requestedSchema": {"type": "object", "required": [], "properties": {
-                    "name": {"type": "string", "description": "Name", "default": "John Doe"},
-                    "age": {"type": "integer", "description": "Age", "default": 30},
-                    "score": {"type": "number", "description": "Score", "default": 95.5},
-                    "status": {"type": "string", "description": "Status",
-                               "enum": ["active", "inactive", "pending"], "default": "active"},
-                    "verified": {"type": "boolean", "description": "Verified", "default": True}}}})
+            result = current_call().request(
+                "elicitation/create",
+                {
+                    "mode": "form",
+                    "message": "Please review the defaults",
+                    "requestedSchema": {
+                        "type": "object",
+                        "required": [],
+                        "properties": {
+                            "name": {
+                                "type": "string",
+                                "description": "Name",
+                                "default": "John Doe",
+                            },
+                            "age": {"type": "integer", "description": "Age", "default": 30},
+                            "score": {"type": "number", "description": "Score", "default": 95.5},
+                            "status": {
+                                "type": "string",
+                                "description": "Status",
+                                "enum": ["active", "inactive", "pending"],
+                                "default": "active",
+                            },
+                            "verified": {
+                                "type": "boolean",
+                                "description": "Verified",
+                                "default": True,
+                            },
+                        },
+                    },
+                },
+            )
             return f"Elicitation completed: action={result.get('action')}, content={result.get('content')}"
 
         @tool()
@@ -442,14 +631,30 @@ class ConformanceServer(Server):
             """Elicits a form with the five enum shapes of SEP-1330."""
             options = ["option1", "option2", "option3"]
             titled = [{"const": o, "title": o.title()} for o in options]
-            result = current_call().request("elicitation/create", {
-                "mode": "form", "message": "Please pick options",
-                "requestedSchema": {"type": "object", "properties": {
-                    "untitledSingle": {"type": "string", "enum": options},
-                    "titledSingle": {"type": "string", "oneOf": titled},
-                    "legacyEnum": {"type": "string", "enum": options, "enumNames": ["One", "Two", "Three"]},
-                    "untitledMulti": {"type": "array", "items": {"type": "string", "enum": options}},
-                    "titledMulti": {"type": "array", "items": {"anyOf": titled}}}}})
+            result = current_call().request(
+                "elicitation/create",
+                {
+                    "mode": "form",
+                    "message": "Please pick options",
+                    "requestedSchema": {
+                        "type": "object",
+                        "properties": {
+                            "untitledSingle": {"type": "string", "enum": options},
+                            "titledSingle": {"type": "string", "oneOf": titled},
+                            "legacyEnum": {
+                                "type": "string",
+                                "enum": options,
+                                "enumNames": ["One", "Two", "Three"],
+                            },
+                            "untitledMulti": {
+                                "type": "array",
+                                "items": {"type": "string", "enum": options},
+                            },
+                            "titledMulti": {"type": "array", "items": {"anyOf": titled}},
+                        },
+                    },
+                },
+            )
             return f"Elicitation completed: action={result.get('action')}, content={result.get('content')}"
 
         @tool()
@@ -468,19 +673,38 @@ class ConformanceServer(Server):
             current_call().log("info", "test_logging_tool ran")
             return "Logging tool executed"
 
-        @tool(input_schema={"type": "object", "properties": {
-            "region": {"type": "string", "x-mcp-header": "Region"}}})
+        @tool(
+            input_schema={
+                "type": "object",
+                "properties": {"region": {"type": "string", "x-mcp-header": "Region"}},
+            }
+        )
         def test_x_mcp_header(region: str = "") -> str:
             """Echoes a region that also travels in the Mcp-Param-Region header."""
             return f"Region: {region}"
 
-        self.add_tool(lambda **kwargs: "ok", "json_schema_2020_12_tool",
-                      "A tool whose input schema uses JSON Schema 2020-12 keywords", JSON_SCHEMA_2020_12)
-        for name in ("elicitation", "sampling", "list_roots", "request_state", "multiple_inputs",
-                     "multi_round", "tampered_state", "capabilities"):
-            self.add_tool(lambda **kwargs: "unreachable", f"test_input_required_result_{name}",
-                          f"Input-required fixture ({name.replace('_', ' ')}), 2026-07-28 only",
-                          {"type": "object", "properties": {}})
+        self.add_tool(
+            lambda **kwargs: "ok",
+            "json_schema_2020_12_tool",
+            "A tool whose input schema uses JSON Schema 2020-12 keywords",
+            JSON_SCHEMA_2020_12,
+        )
+        for name in (
+            "elicitation",
+            "sampling",
+            "list_roots",
+            "request_state",
+            "multiple_inputs",
+            "multi_round",
+            "tampered_state",
+            "capabilities",
+        ):
+            self.add_tool(
+                lambda **kwargs: "unreachable",
+                f"test_input_required_result_{name}",
+                f"Input-required fixture ({name.replace('_', ' ')}), 2026-07-28 only",
+                {"type": "object", "properties": {}},
+            )
 
 
 def conformance_server() -> ConformanceServer:

@@ -56,7 +56,9 @@ class CallContext:
     emit: Callable[[Message], None] = _drop
     ask: Callable[[str, Mapping[str, Any], float], Mapping[str, Any]] | None = None
 
-    def progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
+    def progress(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> None:
         """Send ``notifications/progress`` when the client gave a progress token."""
         if self.progress_token is None:
             return
@@ -81,7 +83,9 @@ class CallContext:
             params["logger"] = logger
         self.emit(Notification("notifications/message", params))
 
-    def request(self, method: str, params: Mapping[str, Any], timeout: float = 30.0) -> Mapping[str, Any]:
+    def request(
+        self, method: str, params: Mapping[str, Any], timeout: float = 30.0
+    ) -> Mapping[str, Any]:
         """Send a request to the client (sampling, elicitation, roots) and return its result.
 
         Raises :class:`McpminiError` when this transport cannot carry a request to the
@@ -96,7 +100,9 @@ class CallContext:
 #: The context outside any call: progress and log do nothing, request raises.
 NO_CALL = CallContext()
 
-_CURRENT: contextvars.ContextVar[CallContext] = contextvars.ContextVar("mcpmini_call", default=NO_CALL)
+_CURRENT: contextvars.ContextVar[CallContext] = contextvars.ContextVar(
+    "mcpmini_call", default=NO_CALL
+)
 
 
 def current_call() -> CallContext:

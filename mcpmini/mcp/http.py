@@ -73,8 +73,9 @@ HEADER_MISMATCH = -32020
 #: Host names accepted by the DNS-rebinding check on a loopback server.
 LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "[::1]", "::1"})
 #: Methods the stateless generation removed (they answer 404 + -32601 there).
-REMOVED_STATELESS = frozenset({"initialize", "ping", "logging/setLevel", "resources/subscribe",
-                               "resources/unsubscribe"})
+REMOVED_STATELESS = frozenset(
+    {"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
+)
 #: Handshake-era versions a stateful request may name in ``MCP-Protocol-Version``.
 STATEFUL_HEADER_VERSIONS = frozenset(v for v in KNOWN_VERSIONS if not is_modern(v))
 
@@ -98,8 +99,13 @@ class HttpRequest:
     path: str = "/"
 
     @classmethod
-    def build(cls, method: str, headers: Iterable[tuple[str, str]] | Mapping[str, str],
-              body: bytes = b"", path: str = "/") -> HttpRequest:
+    def build(
+        cls,
+        method: str,
+        headers: Iterable[tuple[str, str]] | Mapping[str, str],
+        body: bytes = b"",
+        path: str = "/",
+    ) -> HttpRequest:
         """A request with header names folded to lower case (the last of a repeated name wins)."""
         pairs = headers.items() if isinstance(headers, Mapping) else headers
         return cls(method.upper(), {k.lower(): v for k, v in pairs}, body, path)
@@ -160,8 +166,14 @@ def _error_body(id: JsonId | None, code: int, message: str, data: Any = None) ->
     return orjson.dumps(to_dict(ErrorResponse(id, code, message, data)))
 
 
-def _error(status: int, code: int, message: str, id: JsonId | None = None, data: Any = None,
-           extra: tuple[tuple[str, str], ...] = ()) -> HttpReply:
+def _error(
+    status: int,
+    code: int,
+    message: str,
+    id: JsonId | None = None,
+    data: Any = None,
+    extra: tuple[tuple[str, str], ...] = (),
+) -> HttpReply:
     return HttpReply(status, _JSON + extra, _error_body(id, code, message, data))
 
 
@@ -218,16 +230,16 @@ def decode_header_value(value: str) -> str:
     return value
 
 
-def request_headers(message: Message, version: str | None = None,
-                    session_id: str | None = None) -> dict[str, str]:
+def request_headers(
+    message: Message, version: str | None = None, session_id: str | None = None
+) -> dict[str, str]:
     """The headers a client puts on the POST carrying ``message``.
 
     ``MCP-Protocol-Version`` when the version is known, ``Mcp-Session-Id`` for a session,
     and on the stateless generation ``Mcp-Method`` plus ``Mcp-Name`` (the tool or prompt name
     or the resource URI) for a request.
     """
-    headers = {"content-type": "application/json",
-               "accept": "application/json, text/event-stream"}
+    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
     if version is not None:
         headers["mcp-protocol-version"] = version
     if session_id is not None:
@@ -236,7 +248,9 @@ def request_headers(message: Message, version: str | None = None,
         headers["mcp-method"] = message.method
         params = message.params or {}
         name = params.get("uri") if message.method == "resources/read" else params.get("name")
-        if message.method in ("tools/call", "prompts/get", "resources/read") and isinstance(name, str):
+        if message.method in ("tools/call", "prompts/get", "resources/read") and isinstance(
+            name, str
+        ):
             headers["mcp-name"] = encode_header_value(name) or ""
     return headers
 
@@ -298,7 +312,9 @@ class HttpEndpoint:
 
     # --- the mapping --------------------------------------------------------------------
 
-    def receive(self, request: HttpRequest, too_big: bool = False) -> HttpReply | Dispatch | Session:
+    def receive(
+        self, request: HttpRequest, too_big: bool = False
+    ) -> HttpReply | Dispatch | Session:
         """Decide what to do with one HTTP request.
 
         Returns an :class:`HttpReply` to send as is, a :class:`Dispatch` to run, or (for a
@@ -308,20 +324,28 @@ class HttpEndpoint:
         """
         headers = request.headers
         if not self._host_ok(headers):
-            return _error(403, ErrorCode.INVALID_REQUEST, "Forbidden: invalid Host or Origin header")
+            return _error(
+                403, ErrorCode.INVALID_REQUEST, "Forbidden: invalid Host or Origin header"
+            )
         if request.method == "POST":
             return self._post(request, too_big)
         if request.method == "GET":
             return self._get(headers)
         if request.method == "DELETE":
             return self._delete(headers)
-        return _error(405, ErrorCode.INVALID_REQUEST, f"Method not allowed: {request.method}",
-                      extra=(("allow", "GET, POST, DELETE"),))
+        return _error(
+            405,
+            ErrorCode.INVALID_REQUEST,
+            f"Method not allowed: {request.method}",
+            extra=(("allow", "GET, POST, DELETE"),),
+        )
 
     def _session(self, headers: Mapping[str, str]) -> Session | HttpReply:
         sid = headers.get("mcp-session-id")
         if sid is None:
-            return _error(400, ErrorCode.INVALID_REQUEST, "Bad Request: missing Mcp-Session-Id header")
+            return _error(
+                400, ErrorCode.INVALID_REQUEST, "Bad Request: missing Mcp-Session-Id header"
+            )
         session = self.sessions.get(sid.strip())
         if session is None:
             return _error(404, ErrorCode.INVALID_REQUEST, "Session not found (unknown or ended)")
@@ -329,17 +353,28 @@ class HttpEndpoint:
 
     def _get(self, headers: Mapping[str, str]) -> HttpReply | Session:
         if not self.stateful or "mcp-session-id" not in headers:
-            return _error(405, ErrorCode.INVALID_REQUEST,
-                          "Method not allowed: GET needs a session (stateless servers have no stream)",
-                          extra=(("allow", "POST, DELETE"),))
+            return _error(
+                405,
+                ErrorCode.INVALID_REQUEST,
+                "Method not allowed: GET needs a session (stateless servers have no stream)",
+                extra=(("allow", "POST, DELETE"),),
+            )
         if not _accepts(headers.get("accept", ""), "text/event-stream"):
-            return _error(406, ErrorCode.INVALID_REQUEST, "Not Acceptable: GET needs Accept: text/event-stream")
+            return _error(
+                406,
+                ErrorCode.INVALID_REQUEST,
+                "Not Acceptable: GET needs Accept: text/event-stream",
+            )
         return self._session(headers)
 
     def _delete(self, headers: Mapping[str, str]) -> HttpReply:
         if not self.stateful:
-            return _error(405, ErrorCode.INVALID_REQUEST, "Method not allowed: no sessions here",
-                          extra=(("allow", "POST"),))
+            return _error(
+                405,
+                ErrorCode.INVALID_REQUEST,
+                "Method not allowed: no sessions here",
+                extra=(("allow", "POST"),),
+            )
         session = self._session(headers)
         if isinstance(session, HttpReply):
             return session
@@ -360,15 +395,24 @@ class HttpEndpoint:
     def _post(self, request: HttpRequest, too_big: bool) -> HttpReply | Dispatch:
         headers = request.headers
         if "application/json" not in _media_types(headers.get("content-type", "")):
-            return _error(415, ErrorCode.INVALID_REQUEST,
-                          "Unsupported Media Type: Content-Type must be application/json")
+            return _error(
+                415,
+                ErrorCode.INVALID_REQUEST,
+                "Unsupported Media Type: Content-Type must be application/json",
+            )
         accept = headers.get("accept", "")
         if not (_accepts(accept, "application/json") and _accepts(accept, "text/event-stream")):
-            return _error(406, ErrorCode.INVALID_REQUEST,
-                          "Not Acceptable: Accept must list application/json and text/event-stream")
+            return _error(
+                406,
+                ErrorCode.INVALID_REQUEST,
+                "Not Acceptable: Accept must list application/json and text/event-stream",
+            )
         if too_big or len(request.body) > self.max_body:
-            return _error(413, ErrorCode.INVALID_REQUEST,
-                          f"Payload Too Large: the body exceeds {self.max_body} bytes")
+            return _error(
+                413,
+                ErrorCode.INVALID_REQUEST,
+                f"Payload Too Large: the body exceeds {self.max_body} bytes",
+            )
         try:
             obj = orjson.loads(request.body)
         except ValueError as exc:
@@ -382,31 +426,51 @@ class HttpEndpoint:
         params = message.params if isinstance(message, (Request, Notification)) else None
         meta = (params or {}).get("_meta")
         enveloped = isinstance(meta, dict) and VERSION_KEY in meta
-        stateless = enveloped or (sid is None and header_version is not None
-                                  and header_version not in STATEFUL_HEADER_VERSIONS)
+        stateless = enveloped or (
+            sid is None
+            and header_version is not None
+            and header_version not in STATEFUL_HEADER_VERSIONS
+        )
         if stateless or not self.stateful:
             return self._stateless(message, headers, meta)
         return self._stateful(message, headers, header_version, sid)
 
-    def _stateless(self, message: Message, headers: Mapping[str, str], meta: Any) -> HttpReply | Dispatch:
+    def _stateless(
+        self, message: Message, headers: Mapping[str, str], meta: Any
+    ) -> HttpReply | Dispatch:
         if not isinstance(message, Request):
             return HttpReply(202)  # notifications and stray replies: nothing to answer
         header_version = headers.get("mcp-protocol-version")
         body_version = meta.get(VERSION_KEY) if isinstance(meta, dict) else None
-        if header_version is not None and body_version is not None and header_version != body_version:
-            return _error(400, HEADER_MISMATCH,
-                          "Header mismatch: MCP-Protocol-Version differs from params._meta",
-                          message.id)
+        if (
+            header_version is not None
+            and body_version is not None
+            and header_version != body_version
+        ):
+            return _error(
+                400,
+                HEADER_MISMATCH,
+                "Header mismatch: MCP-Protocol-Version differs from params._meta",
+                message.id,
+            )
         problem = self._check_mcp_headers(message, headers)
         if problem is not None:
             return _error(400, HEADER_MISMATCH, problem, message.id)
         if message.method in REMOVED_STATELESS:
-            return _error(404, ErrorCode.METHOD_NOT_FOUND,
-                          f"Method not found: {message.method} (removed in the stateless generation)",
-                          message.id)
-        return Dispatch(message, Route.STATELESS, self.server.connection(Generation.MODERN), None,
-                        str(body_version or header_version or ""), _accepts(headers.get("accept", ""),
-                                                                            "text/event-stream"))
+            return _error(
+                404,
+                ErrorCode.METHOD_NOT_FOUND,
+                f"Method not found: {message.method} (removed in the stateless generation)",
+                message.id,
+            )
+        return Dispatch(
+            message,
+            Route.STATELESS,
+            self.server.connection(Generation.MODERN),
+            None,
+            str(body_version or header_version or ""),
+            _accepts(headers.get("accept", ""), "text/event-stream"),
+        )
 
     def _check_mcp_headers(self, message: Request, headers: Mapping[str, str]) -> str | None:
         method = headers.get("mcp-method")
@@ -416,7 +480,9 @@ class HttpEndpoint:
             return "Header mismatch: the Mcp-Method header is required"
         params = message.params or {}
         if message.method in ("tools/call", "prompts/get", "resources/read"):
-            expected = params.get("uri") if message.method == "resources/read" else params.get("name")
+            expected = (
+                params.get("uri") if message.method == "resources/read" else params.get("name")
+            )
             name = headers.get("mcp-name")
             if name is None:
                 return "Header mismatch: the Mcp-Name header is required"
@@ -430,8 +496,14 @@ class HttpEndpoint:
             return self._check_param_headers(params, headers)
         return None
 
-    def _check_param_headers(self, params: Mapping[str, Any], headers: Mapping[str, str]) -> str | None:
-        tool = self.server.tools.get(params.get("name", "")) if isinstance(params.get("name"), str) else None
+    def _check_param_headers(
+        self, params: Mapping[str, Any], headers: Mapping[str, str]
+    ) -> str | None:
+        tool = (
+            self.server.tools.get(params.get("name", ""))
+            if isinstance(params.get("name"), str)
+            else None
+        )
         if tool is None:
             return None
         arguments = params.get("arguments") or {}
@@ -452,20 +524,33 @@ class HttpEndpoint:
                 return f"Header mismatch: Mcp-Param-{header} differs from the argument {prop!r}"
         return None
 
-    def _stateful(self, message: Message, headers: Mapping[str, str], header_version: str | None,
-                  sid: str | None) -> HttpReply | Dispatch:
+    def _stateful(
+        self,
+        message: Message,
+        headers: Mapping[str, str],
+        header_version: str | None,
+        sid: str | None,
+    ) -> HttpReply | Dispatch:
         if header_version is not None and header_version not in STATEFUL_HEADER_VERSIONS:
-            return _error(400, ErrorCode.INVALID_REQUEST,
-                          f"Bad Request: unsupported MCP-Protocol-Version {header_version!r}",
-                          getattr(message, "id", None),
-                          {"supported": sorted(STATEFUL_HEADER_VERSIONS)})
+            return _error(
+                400,
+                ErrorCode.INVALID_REQUEST,
+                f"Bad Request: unsupported MCP-Protocol-Version {header_version!r}",
+                getattr(message, "id", None),
+                {"supported": sorted(STATEFUL_HEADER_VERSIONS)},
+            )
         sse = _accepts(headers.get("accept", ""), "text/event-stream")
         if isinstance(message, Request) and message.method == "initialize":
             if sid is not None and sid in self.sessions:
-                return _error(400, ErrorCode.INVALID_REQUEST,
-                              "Bad Request: this session is already initialized", message.id)
-            return Dispatch(message, Route.STATEFUL, self.server.connection(), None,
-                            header_version or "", sse)
+                return _error(
+                    400,
+                    ErrorCode.INVALID_REQUEST,
+                    "Bad Request: this session is already initialized",
+                    message.id,
+                )
+            return Dispatch(
+                message, Route.STATEFUL, self.server.connection(), None, header_version or "", sse
+            )
         session = self._session(headers)
         if isinstance(session, HttpReply):
             return session
@@ -477,10 +562,19 @@ class HttpEndpoint:
         if isinstance(message, Notification):
             session.server.handle(message)
             return HttpReply(202)
-        return Dispatch(message, Route.STATEFUL, session.server, session, session.version, sse,
-                        (("mcp-session-id", session.id),))
+        return Dispatch(
+            message,
+            Route.STATEFUL,
+            session.server,
+            session,
+            session.version,
+            sse,
+            (("mcp-session-id", session.id),),
+        )
 
-    def finish(self, dispatch: Dispatch, reply: Message | None) -> tuple[int, tuple[tuple[str, str], ...]]:
+    def finish(
+        self, dispatch: Dispatch, reply: Message | None
+    ) -> tuple[int, tuple[tuple[str, str], ...]]:
         """Status and headers for the reply of ``dispatch`` (creates the session of ``initialize``)."""
         headers = dispatch.headers
         if dispatch.route is Route.STATELESS:
@@ -491,8 +585,9 @@ class HttpEndpoint:
         if dispatch.message.method == "initialize" and isinstance(reply, Response):
             while len(self.sessions) >= self.max_sessions:
                 self.end(next(iter(self.sessions.values())))
-            session = Session(secrets.token_hex(16), dispatch.server,
-                              str(reply.result.get("protocolVersion", "")))
+            session = Session(
+                secrets.token_hex(16), dispatch.server, str(reply.result.get("protocolVersion", ""))
+            )
             self.sessions[session.id] = session
             headers = (*headers, ("mcp-session-id", session.id))
         return 200, headers

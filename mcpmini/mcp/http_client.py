@@ -126,8 +126,15 @@ class HttpTransport:
     reached.
     """
 
-    def __init__(self, url: str, headers: Mapping[str, str] | None = None, timeout: float = 30.0,
-                 open_stream: bool = True, max_workers: int = 8, record: bool = False) -> None:
+    def __init__(
+        self,
+        url: str,
+        headers: Mapping[str, str] | None = None,
+        timeout: float = 30.0,
+        open_stream: bool = True,
+        max_workers: int = 8,
+        record: bool = False,
+    ) -> None:
         self.url = url
         self.headers = {k.lower(): v for k, v in (headers or {}).items()}
         self.timeout = timeout
@@ -219,7 +226,11 @@ class HttpTransport:
 
     def _param_headers(self, message: Message, version: str | None) -> dict[str, str]:
         """``Mcp-Param-*`` headers for arguments whose schema names an ``x-mcp-header``."""
-        if not isinstance(message, Request) or message.method != "tools/call" or not self.tool_headers:
+        if (
+            not isinstance(message, Request)
+            or message.method != "tools/call"
+            or not self.tool_headers
+        ):
             return {}
         params = message.params or {}
         spec = self.tool_headers.get(str(params.get("name")), {})
@@ -252,19 +263,40 @@ class HttpTransport:
     def _learn_tool_headers(self, result: Mapping[str, Any]) -> None:
         learnt = dict(self.tool_headers)
         for tool in result.get("tools") or []:
-            props = ((tool.get("inputSchema") or {}).get("properties") or {}) if isinstance(tool, dict) else {}
-            spec = {p: s["x-mcp-header"] for p, s in props.items()
-                    if isinstance(s, dict) and isinstance(s.get("x-mcp-header"), str)}
+            props = (
+                ((tool.get("inputSchema") or {}).get("properties") or {})
+                if isinstance(tool, dict)
+                else {}
+            )
+            spec = {
+                p: s["x-mcp-header"]
+                for p, s in props.items()
+                if isinstance(s, dict) and isinstance(s.get("x-mcp-header"), str)
+            }
             if spec:
                 learnt[str(tool.get("name"))] = spec
         self.tool_headers = learnt
 
-    def _remember(self, method: str, headers: Mapping[str, str], body: bytes, response: httpx.Response,
-                  received: bytes) -> None:
+    def _remember(
+        self,
+        method: str,
+        headers: Mapping[str, str],
+        body: bytes,
+        response: httpx.Response,
+        received: bytes,
+    ) -> None:
         if self.record:
-            self.exchanges.append(HttpExchange(method, self.url, tuple(headers.items()), body,
-                                               response.status_code, tuple(response.headers.items()),
-                                               received))
+            self.exchanges.append(
+                HttpExchange(
+                    method,
+                    self.url,
+                    tuple(headers.items()),
+                    body,
+                    response.status_code,
+                    tuple(response.headers.items()),
+                    received,
+                )
+            )
 
     def _fail(self, request: Request, code: int, text: str) -> None:
         self._inbox.put(encode(ErrorResponse(request.id, code, text)).rstrip(b"\n"))
@@ -279,7 +311,9 @@ class HttpTransport:
 
     def _exchange(self, request: Request, line: bytes, headers: Mapping[str, str]) -> None:
         try:
-            with self._http.stream("POST", self.url, content=line, headers=dict(headers)) as response:
+            with self._http.stream(
+                "POST", self.url, content=line, headers=dict(headers)
+            ) as response:
                 self.statuses.append((request.method, response.status_code))
                 sid = response.headers.get("mcp-session-id")
                 if sid and request.method == "initialize":
@@ -291,9 +325,13 @@ class HttpTransport:
         except self._httpx.TimeoutException:
             self._fail(request, ErrorCode.INTERNAL_ERROR, f"HTTP timeout after {self.timeout} s")
         except self._httpx.HTTPError as exc:
-            self._fail(request, ErrorCode.INTERNAL_ERROR, f"HTTP error: {type(exc).__name__}: {exc}")
+            self._fail(
+                request, ErrorCode.INTERNAL_ERROR, f"HTTP error: {type(exc).__name__}: {exc}"
+            )
 
-    def _read_reply(self, request: Request, response: httpx.Response, sink: list[str] | None) -> None:
+    def _read_reply(
+        self, request: Request, response: httpx.Response, sink: list[str] | None
+    ) -> None:
         kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
         if kind == "text/event-stream":
             self._read_stream(request, response, sink)
@@ -314,10 +352,18 @@ class HttpTransport:
         if response.status_code == 202:
             self._fail(request, ErrorCode.INTERNAL_ERROR, "HTTP 202 without a reply to a request")
             return
-        code = ErrorCode.METHOD_NOT_FOUND if response.status_code in (404, 405) else ErrorCode.INVALID_REQUEST
-        self._fail(request, code, f"HTTP {response.status_code}: {body[:200].decode(errors='replace')}")
+        code = (
+            ErrorCode.METHOD_NOT_FOUND
+            if response.status_code in (404, 405)
+            else ErrorCode.INVALID_REQUEST
+        )
+        self._fail(
+            request, code, f"HTTP {response.status_code}: {body[:200].decode(errors='replace')}"
+        )
 
-    def _read_stream(self, request: Request, response: httpx.Response, sink: list[str] | None) -> None:
+    def _read_stream(
+        self, request: Request, response: httpx.Response, sink: list[str] | None
+    ) -> None:
         last_id, retry, answered = None, None, False
         for event_id, data, event_retry in _sse_events(_tap(response.iter_lines(), sink)):
             last_id = event_id or last_id
@@ -329,7 +375,11 @@ class HttpTransport:
             resumes += 1  # the server cut the stream before the reply: resume it (SSE polling)
             if self._closed.wait((retry or 1000) / 1000):
                 return
-            headers = {**self._base_headers(), "accept": "text/event-stream", "last-event-id": last_id}
+            headers = {
+                **self._base_headers(),
+                "accept": "text/event-stream",
+                "last-event-id": last_id,
+            }
             if self.session_id is not None:
                 headers["mcp-session-id"] = self.session_id
             with self._http.stream("GET", self.url, headers=headers) as again:
@@ -352,7 +402,11 @@ class HttpTransport:
             obj = orjson.loads(raw)
         except ValueError:
             return False
-        return isinstance(obj, dict) and obj.get("id") == request.id and ("result" in obj or "error" in obj)
+        return (
+            isinstance(obj, dict)
+            and obj.get("id") == request.id
+            and ("result" in obj or "error" in obj)
+        )
 
     def _start_stream(self) -> None:
         if not self.open_stream or self.session_id is None or self._stream is not None:
@@ -365,8 +419,12 @@ class HttpTransport:
         if self.session_id is not None:
             headers["mcp-session-id"] = self.session_id
         try:
-            with self._http.stream("GET", self.url, headers=headers,
-                                   timeout=self._httpx.Timeout(self.timeout, read=None)) as response:
+            with self._http.stream(
+                "GET",
+                self.url,
+                headers=headers,
+                timeout=self._httpx.Timeout(self.timeout, read=None),
+            ) as response:
                 self.statuses.append(("GET", response.status_code))
                 if response.status_code != 200:
                     return

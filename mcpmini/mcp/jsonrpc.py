@@ -383,7 +383,9 @@ def id_violations(
         if outstanding[event.id]:
             violations.append(IdViolation(index, event.id, "equals an outstanding request's id"))
         elif not modern and event.id in used:
-            violations.append(IdViolation(index, event.id, "reuses an id already used in the session"))
+            violations.append(
+                IdViolation(index, event.id, "reuses an id already used in the session")
+            )
         used.add(event.id)
         outstanding[event.id] += 1
     return violations

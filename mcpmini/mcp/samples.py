@@ -51,15 +51,22 @@ def add_server() -> Server:
 
 def _reading(city: str, day: int) -> dict[str, object]:
     digest = hashlib.sha256(f"{city}:{day}".encode()).digest()
-    return {"city": city, "day": day, "temperature_c": round(-5 + digest[0] / 255 * 35, 1),
-            "condition": _CONDITIONS[digest[1] % len(_CONDITIONS)]}
+    return {
+        "city": city,
+        "day": day,
+        "temperature_c": round(-5 + digest[0] / 255 * 35, 1),
+        "condition": _CONDITIONS[digest[1] % len(_CONDITIONS)],
+    }
 
 
 def weather_server() -> Server:
     """A server with ``get_current_weather`` and ``get_weather_history``."""
-    server = Server("weather-server", "0.1.0",
-                    instructions="Weather for Japanese cities. Use get_current_weather for now, "
-                                 "get_weather_history for past days.")
+    server = Server(
+        "weather-server",
+        "0.1.0",
+        instructions="Weather for Japanese cities. Use get_current_weather for now, "
+        "get_weather_history for past days.",
+    )
 
     def check_city(city: str) -> None:
         if city not in CITIES:
@@ -95,7 +102,13 @@ def weather_server() -> Server:
 ORDERS: tuple[dict[str, object], ...] = (
     {"id": "A-1001", "userId": "alice", "items": ["keyboard"], "total": 12800, "status": "shipped"},
     {"id": "A-1002", "userId": "alice", "items": ["mouse", "pad"], "total": 4300, "status": "paid"},
-    {"id": "A-1003", "userId": "alice", "items": ["monitor"], "total": 39800, "status": "delivered"},
+    {
+        "id": "A-1003",
+        "userId": "alice",
+        "items": ["monitor"],
+        "total": 39800,
+        "status": "delivered",
+    },
     {"id": "B-2001", "userId": "bob", "items": ["passport cover"], "total": 2500, "status": "paid"},
     {"id": "B-2002", "userId": "bob", "items": ["suitcase"], "total": 21000, "status": "shipped"},
     {"id": "B-2003", "userId": "bob", "items": ["adapter"], "total": 1800, "status": "cancelled"},
@@ -108,8 +121,11 @@ def orders_server() -> Server:
     Both tools check ownership with the ``userId`` they are given: the server trusts
     that field, so the host must fill it from the signed-in user, never from the model.
     """
-    server = Server("orders-server", "0.1.0",
-                    instructions="Order lookup. userId is set by the host from the signed-in user.")
+    server = Server(
+        "orders-server",
+        "0.1.0",
+        instructions="Order lookup. userId is set by the host from the signed-in user.",
+    )
     book = {str(o["id"]): o for o in ORDERS}
 
     @server.tool()
@@ -146,6 +162,9 @@ def orders_server() -> Server:
 
 
 #: name → factory, for ``mcpmini serve NAME``.
-SAMPLES: dict[str, Callable[[], Server]] = {"add": add_server, "weather": weather_server,
-                                            "conformance": conformance_server,
-                                            "orders": orders_server}
+SAMPLES: dict[str, Callable[[], Server]] = {
+    "add": add_server,
+    "weather": weather_server,
+    "conformance": conformance_server,
+    "orders": orders_server,
+}

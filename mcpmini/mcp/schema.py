@@ -30,8 +30,13 @@ __all__ = [
 ]
 
 _JSON_TYPES: dict[Any, str] = {
-    int: "integer", float: "number", str: "string", bool: "boolean",
-    dict: "object", list: "array", type(None): "null",
+    int: "integer",
+    float: "number",
+    str: "string",
+    bool: "boolean",
+    dict: "object",
+    list: "array",
+    type(None): "null",
 }
 
 
@@ -106,8 +111,11 @@ def schema_from_function(fn: Callable[..., object]) -> dict[str, Any]:
         elif param.default is None or isinstance(param.default, (int, float, str, bool)):
             prop["default"] = param.default
         properties[name] = prop
-    schema: dict[str, Any] = {"type": "object", "properties": properties,
-                              "additionalProperties": False}
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": properties,
+        "additionalProperties": False,
+    }
     if required:
         schema["required"] = required
     return schema
@@ -117,15 +125,49 @@ def schema_from_function(fn: Callable[..., object]) -> dict[str, Any]:
 # default draft (2020-12). Anything else - $ref (siblings differ), array-form items,
 # prefixItems, dependencies, format (fastjsonschema asserts it, jsonschema only annotates),
 # draft-04 (boolean exclusiveMinimum) - is left to jsonschema alone.
-_SAFE_KEYWORDS = frozenset({
-    "type", "properties", "required", "additionalProperties", "items", "enum", "const",
-    "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength",
-    "maxLength", "pattern", "minItems", "maxItems", "uniqueItems", "minProperties",
-    "maxProperties", "anyOf", "oneOf", "allOf", "not", "title", "description", "default",
-    "examples", "$comment", "deprecated", "readOnly", "writeOnly", "$schema",
-})
-_SAFE_DRAFTS = ("http://json-schema.org/draft-07/schema", "https://json-schema.org/draft/2020-12/schema",
-                "https://json-schema.org/draft/2019-09/schema", "http://json-schema.org/draft-06/schema")
+_SAFE_KEYWORDS = frozenset(
+    {
+        "type",
+        "properties",
+        "required",
+        "additionalProperties",
+        "items",
+        "enum",
+        "const",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "minItems",
+        "maxItems",
+        "uniqueItems",
+        "minProperties",
+        "maxProperties",
+        "anyOf",
+        "oneOf",
+        "allOf",
+        "not",
+        "title",
+        "description",
+        "default",
+        "examples",
+        "$comment",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+        "$schema",
+    }
+)
+_SAFE_DRAFTS = (
+    "http://json-schema.org/draft-07/schema",
+    "https://json-schema.org/draft/2020-12/schema",
+    "https://json-schema.org/draft/2019-09/schema",
+    "http://json-schema.org/draft-06/schema",
+)
 
 
 def _same_in_both(schema: Any) -> bool:

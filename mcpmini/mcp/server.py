@@ -131,8 +131,11 @@ def _content(value: object) -> tuple[list[dict[str, Any]], Any]:
     """
     if isinstance(value, str):
         return [{"type": "text", "text": value}], None
-    if (isinstance(value, list) and value
-            and all(isinstance(b, dict) and "type" in b for b in value)):
+    if (
+        isinstance(value, list)
+        and value
+        and all(isinstance(b, dict) and "type" in b for b in value)
+    ):
         return value, None
     bad = _non_finite(value)
     if bad:
@@ -229,8 +232,13 @@ class Server:
         doc_text, _ = docstring_parts(fn.__doc__)
         schema = input_schema if input_schema is not None else schema_from_function(fn)
         check_schema(schema)
-        tool = Tool(tool_name, description if description is not None else doc_text, schema,
-                    fn, output_schema)
+        tool = Tool(
+            tool_name,
+            description if description is not None else doc_text,
+            schema,
+            fn,
+            output_schema,
+        )
         self.tools[tool_name] = tool
         return tool
 
@@ -252,8 +260,11 @@ class Server:
         def register(fn: Callable[..., str]) -> Callable[..., str]:
             doc, texts = docstring_parts(fn.__doc__)
             args = [
-                {"name": p.name, "description": texts.get(p.name, ""),
-                 "required": p.default is p.empty}
+                {
+                    "name": p.name,
+                    "description": texts.get(p.name, ""),
+                    "required": p.default is p.empty,
+                }
                 for p in inspect.signature(fn).parameters.values()
             ]
             self.prompts[name or fn.__name__] = Prompt(name or fn.__name__, doc, args, fn)
@@ -328,30 +339,45 @@ class Server:
         if enveloped:
             raise RemoteProtocolError(
                 "This connection uses the initialize handshake; requests must not carry the "
-                "2026-07-28 _meta envelope", ErrorCode.INVALID_REQUEST, req.id)
+                "2026-07-28 _meta envelope",
+                ErrorCode.INVALID_REQUEST,
+                req.id,
+            )
         if self.generation is None:
             raise RemoteProtocolError(
                 "Not initialized: send initialize first, or use the 2026-07-28 _meta envelope",
-                ErrorCode.INVALID_REQUEST, req.id)
+                ErrorCode.INVALID_REQUEST,
+                req.id,
+            )
         return self._dispatch(req, params, modern=False)
 
     def _initialize(self, req: Request, params: dict[str, Any]) -> Message:
         if self.generation is Generation.MODERN:
             raise RemoteProtocolError(
                 "This connection is stateless (2026-07-28); initialize is not supported",
-                ErrorCode.UNSUPPORTED_PROTOCOL_VERSION, req.id,
-                {"supported": self.modern_versions, "requested": params.get("protocolVersion")})
+                ErrorCode.UNSUPPORTED_PROTOCOL_VERSION,
+                req.id,
+                {"supported": self.modern_versions, "requested": params.get("protocolVersion")},
+            )
         requested = params.get("protocolVersion")
-        if not isinstance(requested, str) or not isinstance(params.get("clientInfo"), dict) \
-                or not isinstance(params.get("capabilities"), dict):
+        if (
+            not isinstance(requested, str)
+            or not isinstance(params.get("clientInfo"), dict)
+            or not isinstance(params.get("capabilities"), dict)
+        ):
             raise RemoteProtocolError(
                 "initialize needs protocolVersion (string), capabilities and clientInfo (objects)",
-                ErrorCode.INVALID_PARAMS, req.id)
+                ErrorCode.INVALID_PARAMS,
+                req.id,
+            )
         # The handshake rule: echo a supported version, else answer with our newest one.
         agreed = requested if requested in self.legacy_versions else self.legacy_versions[-1]
         self.negotiated = agreed
-        result: dict[str, Any] = {"protocolVersion": agreed, "capabilities": self.capabilities(),
-                                  "serverInfo": self.server_info()}
+        result: dict[str, Any] = {
+            "protocolVersion": agreed,
+            "capabilities": self.capabilities(),
+            "serverInfo": self.server_info(),
+        }
         if self.instructions:
             result["instructions"] = self.instructions
         return Response(req.id, result)
@@ -360,33 +386,51 @@ class Server:
         if not isinstance(meta, dict):
             raise RemoteProtocolError(
                 "Invalid params: missing params._meta envelope (2026-07-28)",
-                ErrorCode.INVALID_PARAMS, req.id)
+                ErrorCode.INVALID_PARAMS,
+                req.id,
+            )
         version = meta.get(VERSION_KEY)
         if not isinstance(version, str):
             raise RemoteProtocolError(
                 f"Invalid params: _meta[{VERSION_KEY!r}] must be a string",
-                ErrorCode.INVALID_PARAMS, req.id)
+                ErrorCode.INVALID_PARAMS,
+                req.id,
+            )
         if not isinstance(meta.get(CAPABILITIES_KEY), dict):
             raise RemoteProtocolError(
                 f"Invalid params: _meta[{CAPABILITIES_KEY!r}] must be an object",
-                ErrorCode.INVALID_PARAMS, req.id)
+                ErrorCode.INVALID_PARAMS,
+                req.id,
+            )
         info = meta.get(CLIENT_INFO_KEY)
-        if info is not None and not (isinstance(info, dict) and isinstance(info.get("name"), str)
-                                     and isinstance(info.get("version"), str)):
+        if info is not None and not (
+            isinstance(info, dict)
+            and isinstance(info.get("name"), str)
+            and isinstance(info.get("version"), str)
+        ):
             raise RemoteProtocolError(
                 f"Invalid params: _meta[{CLIENT_INFO_KEY!r}] needs string name and version",
-                ErrorCode.INVALID_PARAMS, req.id)
+                ErrorCode.INVALID_PARAMS,
+                req.id,
+            )
         if version not in self.modern_versions:
             raise RemoteProtocolError(
-                "Unsupported protocol version", ErrorCode.UNSUPPORTED_PROTOCOL_VERSION, req.id,
-                {"supported": self.modern_versions, "requested": version})
+                "Unsupported protocol version",
+                ErrorCode.UNSUPPORTED_PROTOCOL_VERSION,
+                req.id,
+                {"supported": self.modern_versions, "requested": version},
+            )
 
     def _dispatch(self, req: Request, params: dict[str, Any], modern: bool) -> Message:
         handler = self._METHODS.get(req.method)
-        if handler is None or (req.method == "server/discover" and not modern) \
-                or (req.method == "ping" and modern):
-            raise RemoteProtocolError(f"Method not found: {req.method}",
-                                      ErrorCode.METHOD_NOT_FOUND, req.id)
+        if (
+            handler is None
+            or (req.method == "server/discover" and not modern)
+            or (req.method == "ping" and modern)
+        ):
+            raise RemoteProtocolError(
+                f"Method not found: {req.method}", ErrorCode.METHOD_NOT_FOUND, req.id
+            )
         result, is_list = handler(self, req, params)
         if modern:
             result.setdefault("resultType", "complete")  # "input_required" is kept (SEP-2322)
@@ -399,8 +443,10 @@ class Server:
     # Each method handler returns (result dict, whether it is a list result).
 
     def _discover(self, req: Request, params: dict[str, Any]) -> tuple[dict[str, Any], bool]:
-        result: dict[str, Any] = {"supportedVersions": self.modern_versions,
-                                  "capabilities": self.capabilities()}
+        result: dict[str, Any] = {
+            "supportedVersions": self.modern_versions,
+            "capabilities": self.capabilities(),
+        }
         if self.instructions:
             result["instructions"] = self.instructions
         return result, True
@@ -414,8 +460,9 @@ class Server:
     def _tools_call(self, req: Request, params: dict[str, Any]) -> tuple[dict[str, Any], bool]:
         name = params.get("name")
         if not isinstance(name, str):
-            raise RemoteProtocolError("Invalid params: tools/call needs a string name",
-                                      ErrorCode.INVALID_PARAMS, req.id)
+            raise RemoteProtocolError(
+                "Invalid params: tools/call needs a string name", ErrorCode.INVALID_PARAMS, req.id
+            )
         tool = self.tools.get(name)
         if tool is None:
             raise RemoteProtocolError(f"Unknown tool: {name}", ErrorCode.INVALID_PARAMS, req.id)
@@ -434,35 +481,47 @@ class Server:
         problems = tool.errors(arguments)
         if problems or not isinstance(arguments, Mapping):  # keywords, whatever the schema says
             why = "; ".join(problems) or "arguments must be a JSON object"
-            return {"content": [{"type": "text", "text": "Invalid arguments: " + why}],
-                    "isError": True}
+            return {
+                "content": [{"type": "text", "text": "Invalid arguments: " + why}],
+                "isError": True,
+            }
         try:
             content, structured = _content(tool.fn(**arguments))
         except Exception as exc:
-            return {"content": [{"type": "text", "text": f"{type(exc).__name__}: {exc}"}],
-                    "isError": True}
+            return {
+                "content": [{"type": "text", "text": f"{type(exc).__name__}: {exc}"}],
+                "isError": True,
+            }
         result: dict[str, Any] = {"content": content, "isError": False}
         if structured is not None:
             result["structuredContent"] = structured
         return result
 
     def _resources_list(self, req: Request, params: dict[str, Any]) -> tuple[dict[str, Any], bool]:
-        items = [{"uri": r.uri, "name": r.name, "description": r.description,
-                  "mimeType": r.mime_type} for _, r in sorted(self.resources.items())]
+        items = [
+            {"uri": r.uri, "name": r.name, "description": r.description, "mimeType": r.mime_type}
+            for _, r in sorted(self.resources.items())
+        ]
         return {"resources": items}, True
 
     def _resources_read(self, req: Request, params: dict[str, Any]) -> tuple[dict[str, Any], bool]:
         uri = params.get("uri")
         resource = self.resources.get(uri) if isinstance(uri, str) else None
         if resource is None:
-            raise RemoteProtocolError(f"Resource not found: {uri}", ErrorCode.INVALID_PARAMS,
-                                      req.id, {"uri": uri})
-        return {"contents": [{"uri": resource.uri, "mimeType": resource.mime_type,
-                              "text": resource.fn()}]}, False
+            raise RemoteProtocolError(
+                f"Resource not found: {uri}", ErrorCode.INVALID_PARAMS, req.id, {"uri": uri}
+            )
+        return {
+            "contents": [
+                {"uri": resource.uri, "mimeType": resource.mime_type, "text": resource.fn()}
+            ]
+        }, False
 
     def _prompts_list(self, req: Request, params: dict[str, Any]) -> tuple[dict[str, Any], bool]:
-        items = [{"name": p.name, "description": p.description, "arguments": p.arguments}
-                 for _, p in sorted(self.prompts.items())]
+        items = [
+            {"name": p.name, "description": p.description, "arguments": p.arguments}
+            for _, p in sorted(self.prompts.items())
+        ]
         return {"prompts": items}, True
 
     def _prompts_get(self, req: Request, params: dict[str, Any]) -> tuple[dict[str, Any], bool]:
@@ -471,13 +530,20 @@ class Server:
         if prompt is None:
             raise RemoteProtocolError(f"Unknown prompt: {name}", ErrorCode.INVALID_PARAMS, req.id)
         arguments = params.get("arguments") or {}
-        missing = [a["name"] for a in prompt.arguments if a["required"] and a["name"] not in arguments]
+        missing = [
+            a["name"] for a in prompt.arguments if a["required"] and a["name"] not in arguments
+        ]
         if not isinstance(arguments, dict) or missing:
-            raise RemoteProtocolError(f"Invalid params: missing prompt arguments {missing}",
-                                      ErrorCode.INVALID_PARAMS, req.id)
+            raise RemoteProtocolError(
+                f"Invalid params: missing prompt arguments {missing}",
+                ErrorCode.INVALID_PARAMS,
+                req.id,
+            )
         text = prompt.fn(**arguments)
-        return {"description": prompt.description,
-                "messages": [{"role": "user", "content": {"type": "text", "text": text}}]}, False
+        return {
+            "description": prompt.description,
+            "messages": [{"role": "user", "content": {"type": "text", "text": text}}],
+        }, False
 
     _METHODS: ClassVar[dict[str, Callable[..., tuple[dict[str, Any], bool]]]] = {
         "server/discover": _discover,

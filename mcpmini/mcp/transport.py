@@ -193,7 +193,8 @@ class StdioTransport:
         except (BrokenPipeError, ValueError, OSError):
             self._unsent = b""
             raise TransportError(
-                f"server exited (code {self.process.poll()}) while sending") from None
+                f"server exited (code {self.process.poll()}) while sending"
+            ) from None
         self._unsent = data[written:]
         if self._unsent:
             raise TimeoutError(f"the server did not read {len(self._unsent)} bytes in time")
@@ -230,7 +231,7 @@ class StdioTransport:
                 if newline < 0:
                     continue
                 self._skipping = False
-                chunk = chunk[newline + 1:]
+                chunk = chunk[newline + 1 :]
             self._buffer.feed(chunk)
             if self._buffer.tail_size > self.max_line:
                 self._buffer = LineBuffer()
@@ -344,8 +345,13 @@ def serve_stdio(
             if buffer.tail_size > MAX_LINE:
                 buffer = LineBuffer()
                 skipping = True
-                out.append(encode(ErrorResponse(
-                    None, ErrorCode.INVALID_REQUEST, f"message larger than {MAX_LINE} bytes")))
+                out.append(
+                    encode(
+                        ErrorResponse(
+                            None, ErrorCode.INVALID_REQUEST, f"message larger than {MAX_LINE} bytes"
+                        )
+                    )
+                )
             if out:
                 try:
                     wfile.write(b"".join(out))

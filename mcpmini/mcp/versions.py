@@ -116,12 +116,31 @@ def negotiate_handshake(
         raise ValueError(f"fallback {fallback!r} is not in the server's set {list(s)}")
     answer = offer if offer in s else fallback
     messages: list[tuple[str, dict[str, Any]]] = [
-        ("client", {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                    "params": {"protocolVersion": offer, "capabilities": {},
-                               "clientInfo": {"name": "client", "version": "1"}}}),
-        ("server", {"jsonrpc": "2.0", "id": 1,
-                    "result": {"protocolVersion": answer, "capabilities": {},
-                               "serverInfo": {"name": "server", "version": "1"}}}),
+        (
+            "client",
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": offer,
+                    "capabilities": {},
+                    "clientInfo": {"name": "client", "version": "1"},
+                },
+            },
+        ),
+        (
+            "server",
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "result": {
+                    "protocolVersion": answer,
+                    "capabilities": {},
+                    "serverInfo": {"name": "server", "version": "1"},
+                },
+            },
+        ),
     ]
     if answer in c:
         messages.append(("client", {"jsonrpc": "2.0", "method": "notifications/initialized"}))
@@ -152,22 +171,43 @@ def negotiate_per_request(
         raise ValueError(f"first {first!r} is not in the client's set {list(c)}")
 
     def request(rid: int, version: str) -> dict[str, Any]:
-        return {"jsonrpc": "2.0", "id": rid, "method": "tools/list",
-                "params": {"_meta": {META_PREFIX + "protocolVersion": version,
-                                     META_PREFIX + "clientCapabilities": {}}}}
+        return {
+            "jsonrpc": "2.0",
+            "id": rid,
+            "method": "tools/list",
+            "params": {
+                "_meta": {
+                    META_PREFIX + "protocolVersion": version,
+                    META_PREFIX + "clientCapabilities": {},
+                }
+            },
+        }
 
     def success(rid: int) -> dict[str, Any]:
-        return {"jsonrpc": "2.0", "id": rid,
-                "result": {"tools": [], "resultType": "complete", "ttlMs": 0,
-                           "cacheScope": "public"}}
+        return {
+            "jsonrpc": "2.0",
+            "id": rid,
+            "result": {"tools": [], "resultType": "complete", "ttlMs": 0, "cacheScope": "public"},
+        }
 
     messages: list[tuple[str, dict[str, Any]]] = [("client", request(1, first))]
     if first in s:
         messages.append(("server", success(1)))
         return Negotiation("per-request", c, s, first, 1, tuple(messages))
-    messages.append(("server", {"jsonrpc": "2.0", "id": 1,
-                                "error": {"code": -32022, "message": "Unsupported protocol version",
-                                          "data": {"supported": list(s), "requested": first}}}))
+    messages.append(
+        (
+            "server",
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "error": {
+                    "code": -32022,
+                    "message": "Unsupported protocol version",
+                    "data": {"supported": list(s), "requested": first},
+                },
+            },
+        )
+    )
     common = sorted(set(c) & set(s))
     if not common:
         messages.append(("client", {"disconnect": "no version in common"}))

@@ -50,30 +50,54 @@ __all__ = [
 ]
 
 #: Wrappers Claude Code strips before matching (``xargs`` only when bare, with no flags).
-WRAPPERS = frozenset({"timeout", "time", "nice", "nohup", "stdbuf", "command", "builtin",
-                      "noglob", "xargs"})
+WRAPPERS = frozenset(
+    {"timeout", "time", "nice", "nohup", "stdbuf", "command", "builtin", "noglob", "xargs"}
+)
 #: Wrappers that run another program and always prompt; only an exact rule approves them.
 EXEC_WRAPPERS = frozenset({"watch", "setsid", "ionice", "flock"})
 #: The built-in read-only set that never prompts (reference §2.1); each entry is checked
 #: further by :func:`is_read_only_words` (``find -delete``, ``sed … w``, ``--output=``).
-READ_ONLY_COMMANDS = frozenset({"ls", "cat", "echo", "pwd", "head", "tail", "grep", "find",
-                                "wc", "which", "diff", "stat", "du", "cd", "sed"})
+READ_ONLY_COMMANDS = frozenset(
+    {
+        "ls",
+        "cat",
+        "echo",
+        "pwd",
+        "head",
+        "tail",
+        "grep",
+        "find",
+        "wc",
+        "which",
+        "diff",
+        "stat",
+        "du",
+        "cd",
+        "sed",
+    }
+)
 #: ``git`` subcommands that only read (``--output`` and global options disqualify them).
-READ_ONLY_GIT = frozenset({"status", "log", "diff", "show", "branch", "rev-parse",
-                           "ls-files", "blame"})
+READ_ONLY_GIT = frozenset(
+    {"status", "log", "diff", "show", "branch", "rev-parse", "ls-files", "blame"}
+)
 
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-delete"})
 _FIND_WRITES = frozenset({"-fprint", "-fprint0", "-fprintf", "-fls"})
 _CHANGES_DIR = frozenset({"cd", "pushd", "popd"})
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
 _SUBSTITUTIONS = frozenset({"command_substitution", "process_substitution"})
-_OPTION_VALUE = {"timeout": {"-s", "--signal", "-k", "--kill-after"},
-                 "nice": {"-n", "--adjustment"}, "stdbuf": {"-i", "-o", "-e"},
-                 "sudo": {"-u", "-g", "-h", "-p", "-U", "-C", "-D", "-r", "-t"}, "exec": {"-a"},
-                 "env": {"-u", "--unset", "-C", "--chdir", "-S", "--split-string"},
-                 "ionice": {"-c", "-n", "-p", "-P", "-u"}, "flock": {"-w", "-E", "--timeout"},
-                 "watch": {"-n", "--interval", "-d"}, "xargs": {"-I", "-n", "-P", "-L", "-d",
-                                                                 "-E", "-s", "-a"}}
+_OPTION_VALUE = {
+    "timeout": {"-s", "--signal", "-k", "--kill-after"},
+    "nice": {"-n", "--adjustment"},
+    "stdbuf": {"-i", "-o", "-e"},
+    "sudo": {"-u", "-g", "-h", "-p", "-U", "-C", "-D", "-r", "-t"},
+    "exec": {"-a"},
+    "env": {"-u", "--unset", "-C", "--chdir", "-S", "--split-string"},
+    "ionice": {"-c", "-n", "-p", "-P", "-u"},
+    "flock": {"-w", "-E", "--timeout"},
+    "watch": {"-n", "--interval", "-d"},
+    "xargs": {"-I", "-n", "-P", "-L", "-d", "-E", "-s", "-a"},
+}
 
 
 class BypassKind(enum.StrEnum):
@@ -102,12 +126,16 @@ class BypassWarning:
     def message(self) -> str:
         """One sentence naming the bypass and the remedy."""
         if self.kind is BypassKind.FILE_BY_BASH:
-            return (f"{self.rule} binds the built-in file tools, not {self.command!r}: a path "
-                    "rule is not a security boundary for Bash; block it with a PreToolUse "
-                    "hook that inspects the command, or run Bash in the sandbox")
-        return (f"{self.rule} does not see {self.command!r} ({self.kind.value}): a Bash "
-                "deny rule is not a security boundary; block it with a PreToolUse hook that "
-                "inspects the command, or run Bash in the sandbox")
+            return (
+                f"{self.rule} binds the built-in file tools, not {self.command!r}: a path "
+                "rule is not a security boundary for Bash; block it with a PreToolUse "
+                "hook that inspects the command, or run Bash in the sandbox"
+            )
+        return (
+            f"{self.rule} does not see {self.command!r} ({self.kind.value}): a Bash "
+            "deny rule is not a security boundary; block it with a PreToolUse hook that "
+            "inspects the command, or run Bash in the sandbox"
+        )
 
 
 @dataclass(frozen=True)
@@ -121,8 +149,10 @@ class Redirect:
     @property
     def writes(self) -> bool:
         """True for ``>``, ``>>``, ``&>``, ``>|``, ``<>`` and the like (not ``>&2``)."""
-        return ">" in self.operator and not (self.operator.endswith("&") and (
-            self.target is None or self.target.isdigit() or self.target == "-"))
+        return ">" in self.operator and not (
+            self.operator.endswith("&")
+            and (self.target is None or self.target.isdigit() or self.target == "-")
+        )
 
 
 @dataclass(frozen=True)
@@ -167,7 +197,8 @@ class Subcommand:
     def exec_wrapper(self) -> bool:
         """True for ``watch``/``setsid``/``ionice``/``flock`` and ``find -exec``/``-delete``."""
         return self.program in EXEC_WRAPPERS or (
-            self.program == "find" and any(w in _FIND_EXEC for w in self.plain[1:]))
+            self.program == "find" and any(w in _FIND_EXEC for w in self.plain[1:])
+        )
 
 
 @dataclass(frozen=True)
@@ -187,26 +218,35 @@ class CommandAnalysis:
     def unverifiable(self) -> tuple[str, ...]:
         """The reasons no rule, mode or read-only set may approve the command."""
         why = [] if self.parsed else ["the command does not parse as bash"]
-        why += [f"{s.text or '(empty)'}: {s.unverifiable}" for s in self.subcommands
-                if s.unverifiable]
-        why += [f"redirect {r.operator} to a computed target" for r in self.redirects
-                if r.target is None]
+        why += [
+            f"{s.text or '(empty)'}: {s.unverifiable}" for s in self.subcommands if s.unverifiable
+        ]
+        why += [
+            f"redirect {r.operator} to a computed target"
+            for r in self.redirects
+            if r.target is None
+        ]
         if any(s.program in _CHANGES_DIR for s in self.subcommands):
-            why += [f"redirect to {t} after cd: its folder is known only at run time"
-                    for t in self.writes + self.reads if not t.startswith(("/", "~"))]
+            why += [
+                f"redirect to {t} after cd: its folder is known only at run time"
+                for t in self.writes + self.reads
+                if not t.startswith(("/", "~"))
+            ]
         return tuple(why)
 
     @property
     def writes(self) -> tuple[str, ...]:
         """Targets of output redirects (``/dev/null`` and fd duplications excluded)."""
-        return tuple(r.target for r in self.redirects if r.writes and r.target
-                     and r.target not in ("/dev/null", "/dev/stdout", "/dev/stderr"))
+        return tuple(
+            r.target
+            for r in self.redirects
+            if r.writes and r.target and r.target not in ("/dev/null", "/dev/stdout", "/dev/stderr")
+        )
 
     @property
     def reads(self) -> tuple[str, ...]:
         """Targets of input redirects (``< file``)."""
-        return tuple(r.target for r in self.redirects
-                     if r.operator in ("<", "<>") and r.target)
+        return tuple(r.target for r in self.redirects if r.operator in ("<", "<>") and r.target)
 
 
 @lru_cache(maxsize=1)
@@ -232,7 +272,7 @@ _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 def _text(node: tree_sitter.Node) -> str:
     source: str = _LOCAL.sources[-1]
-    return source[node.start_byte:node.end_byte]
+    return source[node.start_byte : node.end_byte]
 
 
 def _has(node: tree_sitter.Node, types: frozenset[str]) -> bool:
@@ -248,8 +288,11 @@ def _plain(node: tree_sitter.Node) -> str | None:
     kind = node.type
     if kind in ("word", "number", "command_name"):
         if kind == "command_name":
-            return "".join(p or "" for p in map(_plain, node.children)) if all(
-                _plain(c) is not None for c in node.children) else None
+            return (
+                "".join(p or "" for p in map(_plain, node.children))
+                if all(_plain(c) is not None for c in node.children)
+                else None
+            )
         return _unescape(_text(node))
     if kind == "raw_string":
         return _text(node)[1:-1]
@@ -273,8 +316,7 @@ def _bare(words: list[tuple[str, str | None]]) -> bool:
     return len(words) > 1 and not (words[1][1] or "-").startswith("-")
 
 
-def _strip(words: list[tuple[str, str | None]]) -> tuple[list[tuple[str, str | None]],
-                                                         list[str]]:
+def _strip(words: list[tuple[str, str | None]]) -> tuple[list[tuple[str, str | None]], list[str]]:
     """Remove the wrappers Claude Code strips; return the rest and what was removed."""
     removed: list[str] = []
     while words:
@@ -283,7 +325,8 @@ def _strip(words: list[tuple[str, str | None]]) -> tuple[list[tuple[str, str | N
             removed.append(words[0][0])  # "time -p" reports POSIX times; "command -p" runs
             words = words[2:]
         elif head in ("time", "nohup", "noglob") or (
-                head in ("command", "builtin", "xargs") and _bare(words)):
+            head in ("command", "builtin", "xargs") and _bare(words)
+        ):
             removed.append(words[0][0])
             words = words[1:]
         elif head in ("timeout", "nice", "stdbuf"):
@@ -302,8 +345,9 @@ def _strip(words: list[tuple[str, str | None]]) -> tuple[list[tuple[str, str | N
     return words, removed
 
 
-def _walk(node: tree_sitter.Node, nested: bool, subs: list[Subcommand],
-          redirects: list[Redirect]) -> None:
+def _walk(
+    node: tree_sitter.Node, nested: bool, subs: list[Subcommand], redirects: list[Redirect]
+) -> None:
     kind = node.type
     if kind == "command":
         _command(node, nested, subs, redirects)
@@ -311,12 +355,16 @@ def _walk(node: tree_sitter.Node, nested: bool, subs: list[Subcommand],
     parent = node.parent.type if node.parent is not None else ""
     if kind in ("declaration_command", "unset_command"):
         words = [(_text(c), _plain(c) if c.is_named else _text(c)) for c in node.children]
-        subs.append(Subcommand(tuple(w for w, _ in words), tuple(p for _, p in words),
-                               nested=nested))
+        subs.append(
+            Subcommand(tuple(w for w, _ in words), tuple(p for _, p in words), nested=nested)
+        )
     elif kind == "redirected_statement" and node.child_by_field_name("body") is None:
         # ">/dev/null x y": the grammar reads x and y as extra redirect targets; bash runs them
-        extra = [c for r in node.children_by_field_name("redirect")
-                 for c in r.children_by_field_name("destination")[1:]]
+        extra = [
+            c
+            for r in node.children_by_field_name("redirect")
+            for c in r.children_by_field_name("destination")[1:]
+        ]
         if extra:
             subs.append(_simple([], extra, nested))
     elif kind == "variable_assignment" and parent not in ("command", "declaration_command"):
@@ -335,8 +383,9 @@ def _redirect(node: tree_sitter.Node, redirects: list[Redirect]) -> None:
         redirects.append(Redirect(operator, _plain(targets[0])))
 
 
-def _command(node: tree_sitter.Node, nested: bool, subs: list[Subcommand],
-             redirects: list[Redirect]) -> None:
+def _command(
+    node: tree_sitter.Node, nested: bool, subs: list[Subcommand], redirects: list[Redirect]
+) -> None:
     assignments: list[str] = []
     name: list[tree_sitter.Node] = []
     rest: list[tree_sitter.Node] = []
@@ -363,20 +412,30 @@ def _simple(assignments: list[str], nodes: list[tree_sitter.Node], nested: bool)
     why = ""
     for i, child in enumerate(nodes):
         if _plain(child) is None and _has(child, _SUBSTITUTIONS):
-            why = why or ("the command word is computed by a substitution" if i == 0
-                          else "an argument is computed by a substitution")
+            why = why or (
+                "the command word is computed by a substitution"
+                if i == 0
+                else "an argument is computed by a substitution"
+            )
         elif _plain(child) is None and i == 0:
             why = why or "a variable in command position"
     return _finish(assignments, [(_text(c), _plain(c)) for c in nodes], why, nested)
 
 
-def _finish(assignments: list[str], words: list[tuple[str, str | None]], why: str,
-            nested: bool) -> Subcommand:
+def _finish(
+    assignments: list[str], words: list[tuple[str, str | None]], why: str, nested: bool
+) -> Subcommand:
     rest, removed = _strip(words)
     if rest and rest[0][1] in ("eval", "exec", "source", "."):
         why = why or f"{rest[0][1]} runs a command that is only known at run time"
-    return Subcommand(tuple(w for w, _ in rest), tuple(p for _, p in rest),
-                      tuple(assignments), tuple(removed), why, nested)
+    return Subcommand(
+        tuple(w for w, _ in rest),
+        tuple(p for _, p in rest),
+        tuple(assignments),
+        tuple(removed),
+        why,
+        nested,
+    )
 
 
 def _parse(command: str) -> tuple[tree_sitter.Node, bool]:
@@ -434,8 +493,11 @@ def _sed_reads_only(args: tuple[str | None, ...]) -> bool:
             expect_script = True
         elif arg.startswith("--expression="):
             scripts.append(arg.split("=", 1)[1])
-        elif arg.startswith(("-f", "--file", "--in-place")) or (
-                re.fullmatch(r"-[a-zA-Z]+", arg) and "i" in arg) or arg.startswith("-i"):
+        elif (
+            arg.startswith(("-f", "--file", "--in-place"))
+            or (re.fullmatch(r"-[a-zA-Z]+", arg) and "i" in arg)
+            or arg.startswith("-i")
+        ):
             return False  # in-place edits, or a script file that may hold w/e commands
         elif not arg.startswith("-"):
             positional.append(arg)
@@ -444,9 +506,14 @@ def _sed_reads_only(args: tuple[str | None, ...]) -> bool:
     simple = re.compile(
         r"(?:(?:\d+|\$|/(?:[^/\\]|\\.)*/)(?:,(?:\d+|\$|/(?:[^/\\]|\\.)*/))?)?!?\s*"
         r"(?:[pdqn=]|s(?P<d>[^\w\s\\])(?:(?!(?P=d))[^\\]|\\.)*(?P=d)"
-        r"(?:(?!(?P=d))[^\\]|\\.)*(?P=d)[gpiImM0-9]*)?")
-    return all(simple.fullmatch(piece.strip()) for script in scripts
-               for piece in re.split(r"[;\n]", script) if piece.strip())
+        r"(?:(?!(?P=d))[^\\]|\\.)*(?P=d)[gpiImM0-9]*)?"
+    )
+    return all(
+        simple.fullmatch(piece.strip())
+        for script in scripts
+        for piece in re.split(r"[;\n]", script)
+        if piece.strip()
+    )
 
 
 def is_read_only_words(words: tuple[str | None, ...]) -> bool:
@@ -466,10 +533,28 @@ def is_read_only_words(words: tuple[str | None, ...]) -> bool:
         if not args or args[0] not in READ_ONLY_GIT:
             return False
         if args[0] == "branch":
-            return all((a or "").startswith("-") and a not in (
-                "-d", "-D", "-m", "-M", "-c", "-C", "--delete", "--move", "--copy", "-u",
-                "--set-upstream-to", "--unset-upstream", "-f", "--force", "--edit-description")
-                for a in args[1:])
+            return all(
+                (a or "").startswith("-")
+                and a
+                not in (
+                    "-d",
+                    "-D",
+                    "-m",
+                    "-M",
+                    "-c",
+                    "-C",
+                    "--delete",
+                    "--move",
+                    "--copy",
+                    "-u",
+                    "--set-upstream-to",
+                    "--unset-upstream",
+                    "-f",
+                    "--force",
+                    "--edit-description",
+                )
+                for a in args[1:]
+            )
         return not any(a in ("--ext-diff", "--textconv") for a in args)
     if program == "find":
         return not any(a in _FIND_EXEC or a in _FIND_WRITES for a in args)
@@ -482,9 +567,13 @@ def is_read_only_command(command: str) -> bool:
     """True when ``command`` parses, every simple command (nested ones too) is a read, it
     is statically verifiable, and it redirects output nowhere but ``/dev/null``."""
     found = analyze(command)
-    return (found.parsed and not found.unverifiable and not found.writes
-            and bool(found.subcommands)
-            and all(s.read_only for s in found.subcommands))
+    return (
+        found.parsed
+        and not found.unverifiable
+        and not found.writes
+        and bool(found.subcommands)
+        and all(s.read_only for s in found.subcommands)
+    )
 
 
 def _skip_options(words: list[str], program: str) -> list[str]:
@@ -505,8 +594,12 @@ def _unwrap(plain: list[str], depth: int) -> Iterator[tuple[BypassKind, list[str
     kind: BypassKind | None = None
     inner: list[str] = []
     if program in ("sudo", "doas", "env", "xargs", "exec", "coproc") or program in EXEC_WRAPPERS:
-        kind = {"sudo": BypassKind.SUDO, "doas": BypassKind.SUDO, "env": BypassKind.ENV,
-                "xargs": BypassKind.XARGS}.get(program, BypassKind.EXEC_WRAPPER)
+        kind = {
+            "sudo": BypassKind.SUDO,
+            "doas": BypassKind.SUDO,
+            "env": BypassKind.ENV,
+            "xargs": BypassKind.XARGS,
+        }.get(program, BypassKind.EXEC_WRAPPER)
         inner = _skip_options(plain, program)
         if program == "flock" and inner:
             inner = inner[1:]  # the lock file
@@ -528,9 +621,10 @@ def _unwrap(plain: list[str], depth: int) -> Iterator[tuple[BypassKind, list[str
     elif program == "find":
         for i, word in enumerate(plain):
             if word in ("-exec", "-execdir", "-ok", "-okdir"):
-                end = next((j for j in range(i + 1, len(plain)) if plain[j] in (";", "+")),
-                           len(plain))
-                yield BypassKind.EXEC_WRAPPER, plain[i + 1:end]
+                end = next(
+                    (j for j in range(i + 1, len(plain)) if plain[j] in (";", "+")), len(plain)
+                )
+                yield BypassKind.EXEC_WRAPPER, plain[i + 1 : end]
         return
     if kind is not None and inner:
         yield kind, inner

@@ -64,46 +64,100 @@ PERMISSION_CASES: tuple[PermissionCase, ...] = (
     _bash("attack", "find ~ -delete", "ask", note="find -delete always prompts"),
     _bash("attack", "find ~ -delete", "ask", deny=_RM),
     _bash("attack", r"find . -exec rm -rf {} \;", "ask", note="find -exec always prompts"),
-    _bash("attack", r"find . -exec rm -rf {} \;", "ask", deny=_RM,
-          warnings=(BypassKind.EXEC_WRAPPER,)),
+    _bash(
+        "attack", r"find . -exec rm -rf {} \;", "ask", deny=_RM, warnings=(BypassKind.EXEC_WRAPPER,)
+    ),
     _bash("attack", "git diff --output=/root/.bashrc", "ask", note="--output writes a file"),
     _bash("attack", "which $(id)", "ask", note="argument computed by a substitution"),
     _bash("attack", "which $(id)", "ask", deny=_RM),
-    _bash("attack", "echo hi > ~/.bashrc", "ask", allow=("Bash(echo:*)",),
-          note="a redirect is a file write"),
+    _bash(
+        "attack",
+        "echo hi > ~/.bashrc",
+        "ask",
+        allow=("Bash(echo:*)",),
+        note="a redirect is a file write",
+    ),
     _bash("attack", "git status $(rm x)", "ask", allow=("Bash(git status:*)",)),
     _bash("attack", "$CMD -rf /", "ask", note="variable in command position"),
-    _bash("attack", "eval 'rm -rf /'", "ask", allow=("Bash(eval:*)",),
-          note="eval cannot be verified"),
-    _bash("attack", "echo x > /etc/passwd", "deny", allow=("Bash(echo:*)",),
-          deny=("Edit(//etc/**)",), note="redirect judged by Edit rules"),
+    _bash(
+        "attack", "eval 'rm -rf /'", "ask", allow=("Bash(eval:*)",), note="eval cannot be verified"
+    ),
+    _bash(
+        "attack",
+        "echo x > /etc/passwd",
+        "deny",
+        allow=("Bash(echo:*)",),
+        deny=("Edit(//etc/**)",),
+        note="redirect judged by Edit rules",
+    ),
     _bash("attack", "sed -i 's/a/b/' f", "ask", note="sed -i is not a read"),
     _bash("attack", "sed 's/a/b/w out' f", "ask", note="sed w writes a file"),
-    _bash("attack", "watch ls", "ask", allow=("Bash(watch:*)",),
-          note="exec wrappers ignore prefix rules"),
+    _bash(
+        "attack",
+        "watch ls",
+        "ask",
+        allow=("Bash(watch:*)",),
+        note="exec wrappers ignore prefix rules",
+    ),
     _bash("attack", "rm -rf /", "ask", mode="acceptEdits", note="outside the working dir"),
-    _bash("attack", "cp evil .git/hooks/pre-commit", "ask", mode="acceptEdits",
-          note="protected path"),
+    _bash(
+        "attack", "cp evil .git/hooks/pre-commit", "ask", mode="acceptEdits", note="protected path"
+    ),
     _bash("attack", "rm -rf ../other", "ask", mode="acceptEdits"),
     _bash("attack", "touch ~/.profile", "ask", mode="acceptEdits"),
-    _bash("attack", "GIT_EXTERNAL_DIFF=./evil git diff", "ask",
-          note="an assignment can change what a read runs"),
+    _bash(
+        "attack",
+        "GIT_EXTERNAL_DIFF=./evil git diff",
+        "ask",
+        note="an assignment can change what a read runs",
+    ),
     _bash("attack", "PATH=/tmp/evil && ls", "ask", note="a later read runs another ls"),
     _bash("attack", "export PATH=/tmp/evil; ls", "ask"),
-    _bash("attack", "cd ~/.ssh && echo k >> authorized_keys", "ask", mode="acceptEdits",
-          deny=("Edit(~/.ssh/**)",), note="after cd a relative target is unknown"),
+    _bash(
+        "attack",
+        "cd ~/.ssh && echo k >> authorized_keys",
+        "ask",
+        mode="acceptEdits",
+        deny=("Edit(~/.ssh/**)",),
+        note="after cd a relative target is unknown",
+    ),
     _bash("attack", "cd /etc && rm passwd", "ask", mode="acceptEdits"),
-    PermissionCase("attack", "Write", {"file_path": f"{HOME}/.ssh/id_rsa", "content": "k"},
-                   "deny", deny=("Edit(~/.ssh/**)",), mode="acceptEdits",
-                   note="~ is the real home"),
-    PermissionCase("attack", "Write", {"file_path": f"{HOME}/notes.txt", "content": "x"},
-                   "ask", mode="acceptEdits", note="acceptEdits stays in the working dir"),
-    PermissionCase("attack", "Grep", {"pattern": "KEY", "path": "secrets"}, "deny",
-                   deny=("Read(./secrets/**)",), note="Read rules cover Grep on the folder"),
-    PermissionCase("attack", "Glob", {"pattern": "secrets/**"}, "deny",
-                   deny=("Read(./secrets/**)",)),
-    PermissionCase("attack", "Read", {"file_path": f"{PROJECT}/secrets/k.pem"}, "deny",
-                   deny=("Read(./secrets/**)",), note="absolute path, same file"),
+    PermissionCase(
+        "attack",
+        "Write",
+        {"file_path": f"{HOME}/.ssh/id_rsa", "content": "k"},
+        "deny",
+        deny=("Edit(~/.ssh/**)",),
+        mode="acceptEdits",
+        note="~ is the real home",
+    ),
+    PermissionCase(
+        "attack",
+        "Write",
+        {"file_path": f"{HOME}/notes.txt", "content": "x"},
+        "ask",
+        mode="acceptEdits",
+        note="acceptEdits stays in the working dir",
+    ),
+    PermissionCase(
+        "attack",
+        "Grep",
+        {"pattern": "KEY", "path": "secrets"},
+        "deny",
+        deny=("Read(./secrets/**)",),
+        note="Read rules cover Grep on the folder",
+    ),
+    PermissionCase(
+        "attack", "Glob", {"pattern": "secrets/**"}, "deny", deny=("Read(./secrets/**)",)
+    ),
+    PermissionCase(
+        "attack",
+        "Read",
+        {"file_path": f"{PROJECT}/secrets/k.pem"},
+        "deny",
+        deny=("Read(./secrets/**)",),
+        note="absolute path, same file",
+    ),
     # --- what must still pass
     _bash("control", "ls -la && git status", "allow"),
     _bash("control", "sed -n 1p f", "allow"),
@@ -124,20 +178,41 @@ PERMISSION_CASES: tuple[PermissionCase, ...] = (
     _bash("bypass", "setsid rm -rf /", "ask", deny=_RM, warnings=(BypassKind.EXEC_WRAPPER,)),
     _bash("bypass", "eval 'rm -rf /'", "ask", deny=_RM, warnings=(BypassKind.EVAL,)),
     _bash("bypass", "exec rm -rf /", "ask", deny=_RM, warnings=(BypassKind.EXEC_WRAPPER,)),
-    _bash("bypass", "cat .env", "allow", deny=("Read(.env)",),
-          warnings=(BypassKind.FILE_BY_BASH,), note="path rules bind the file tools only"),
-    _bash("bypass", "sudo rm -rf /", "allow", deny=_RM, mode="bypassPermissions",
-          warnings=(BypassKind.SUDO,), note="bypass mode runs what the deny misses"),
-    _bash("bypass", "sudo rm -rf /", "allow", deny=_RM, allow=("Bash(sudo:*)",),
-          warnings=(BypassKind.SUDO,), note="a broad allow lets it through"),
+    _bash(
+        "bypass",
+        "cat .env",
+        "allow",
+        deny=("Read(.env)",),
+        warnings=(BypassKind.FILE_BY_BASH,),
+        note="path rules bind the file tools only",
+    ),
+    _bash(
+        "bypass",
+        "sudo rm -rf /",
+        "allow",
+        deny=_RM,
+        mode="bypassPermissions",
+        warnings=(BypassKind.SUDO,),
+        note="bypass mode runs what the deny misses",
+    ),
+    _bash(
+        "bypass",
+        "sudo rm -rf /",
+        "allow",
+        deny=_RM,
+        allow=("Bash(sudo:*)",),
+        warnings=(BypassKind.SUDO,),
+        note="a broad allow lets it through",
+    ),
 )
 
 
 def run_case(case: PermissionCase) -> GateResult:
     """Put ``case`` through :func:`~mcpmini.permissions.gate` with its rules, mode, home, cwd."""
     rules = PermissionRules(case.allow, case.ask, case.deny)
-    return gate(case.tool, case.tool_input, rules=rules, mode=case.mode, cwd=case.cwd,
-                home=case.home)
+    return gate(
+        case.tool, case.tool_input, rules=rules, mode=case.mode, cwd=case.cwd, home=case.home
+    )
 
 
 def case_rows(group: str | None = None) -> list[dict[str, str]]:
@@ -148,11 +223,22 @@ def case_rows(group: str | None = None) -> list[dict[str, str]]:
         if group is not None and case.group != group:
             continue
         result = run_case(case)
-        rules = [*(f"allow {r}" for r in case.allow), *(f"ask {r}" for r in case.ask),
-                 *(f"deny {r}" for r in case.deny)]
-        rows.append({"group": case.group, "call": case.call, "rules": ", ".join(rules),
-                     "mode": case.mode, "expected": case.expected, "actual": result.final.value,
-                     "decided_by": result.decided_by.value,
-                     "warnings": ", ".join(w.kind.value for w in result.warnings),
-                     "note": case.note})
+        rules = [
+            *(f"allow {r}" for r in case.allow),
+            *(f"ask {r}" for r in case.ask),
+            *(f"deny {r}" for r in case.deny),
+        ]
+        rows.append(
+            {
+                "group": case.group,
+                "call": case.call,
+                "rules": ", ".join(rules),
+                "mode": case.mode,
+                "expected": case.expected,
+                "actual": result.final.value,
+                "decided_by": result.decided_by.value,
+                "warnings": ", ".join(w.kind.value for w in result.warnings),
+                "note": case.note,
+            }
+        )
     return rows

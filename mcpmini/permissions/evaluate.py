@@ -96,16 +96,25 @@ class PermissionRules:
     deny: tuple[Rule, ...]
     warnings: tuple[str, ...] = field(compare=False)
 
-    def __init__(self, allow: Iterable[Rule | str] = (), ask: Iterable[Rule | str] = (),
-                 deny: Iterable[Rule | str] = (), warnings: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        allow: Iterable[Rule | str] = (),
+        ask: Iterable[Rule | str] = (),
+        deny: Iterable[Rule | str] = (),
+        warnings: Iterable[str] = (),
+    ) -> None:
         for name, items in (("allow", allow), ("ask", ask), ("deny", deny)):
             if isinstance(items, str):
                 raise ConfigError(f"permissions.{name} must be a list of rules, not a string")
-            object.__setattr__(self, name, tuple(
-                r if isinstance(r, Rule) else parse_rule(r) for r in items))
-        notes = [f"allow rule {r.text!r} is skipped: allow globs count only after a literal "
-                 "mcp__<server>__ prefix" for r in self.allow
-                 if "*" in r.tool and not r.tool.startswith("mcp__")]
+            object.__setattr__(
+                self, name, tuple(r if isinstance(r, Rule) else parse_rule(r) for r in items)
+            )
+        notes = [
+            f"allow rule {r.text!r} is skipped: allow globs count only after a literal "
+            "mcp__<server>__ prefix"
+            for r in self.allow
+            if "*" in r.tool and not r.tool.startswith("mcp__")
+        ]
         object.__setattr__(self, "warnings", tuple(dict.fromkeys([*warnings, *notes])))
 
     @classmethod
@@ -131,12 +140,20 @@ class PermissionRules:
         """Pool rules of several scopes: a deny anywhere beats an allow anywhere."""
         every = (self, *others)
         return PermissionRules(
-            tuple(r for p in every for r in p.allow), tuple(r for p in every for r in p.ask),
+            tuple(r for p in every for r in p.allow),
+            tuple(r for p in every for r in p.ask),
             tuple(r for p in every for r in p.deny),
-            tuple(w for p in every for w in p.warnings))
+            tuple(w for p in every for w in p.warnings),
+        )
 
-    def evaluate(self, tool_name: str, tool_input: Mapping[str, Any], *, cwd: str = "",
-                 home: str | None = None) -> RuleVerdict:
+    def evaluate(
+        self,
+        tool_name: str,
+        tool_input: Mapping[str, Any],
+        *,
+        cwd: str = "",
+        home: str | None = None,
+    ) -> RuleVerdict:
         """Deny, then ask, then allow rules; the first match decides."""
         for behavior in (Behavior.DENY, Behavior.ASK, Behavior.ALLOW):
             for rule in getattr(self, behavior.value):
@@ -144,8 +161,15 @@ class PermissionRules:
                     return RuleVerdict(behavior, rule)
         return RuleVerdict(None)
 
-    def first(self, behavior: Behavior | str, tool_name: str, tool_input: Mapping[str, Any], *,
-              cwd: str = "", home: str | None = None) -> Rule | None:
+    def first(
+        self,
+        behavior: Behavior | str,
+        tool_name: str,
+        tool_input: Mapping[str, Any],
+        *,
+        cwd: str = "",
+        home: str | None = None,
+    ) -> Rule | None:
         """The first rule of one list (``"deny"``, ``"ask"`` or ``"allow"``) that matches.
 
         For Bash, a deny or ask list is also checked against the command's redirects: an
@@ -164,7 +188,8 @@ class PermissionRules:
         for tool, target in calls:
             for rule in rules:
                 if rule.tool in ("Read", "Edit") and rule_matches(
-                        rule, tool, {"file_path": target}, behavior=behavior, cwd=cwd, home=home):
+                    rule, tool, {"file_path": target}, behavior=behavior, cwd=cwd, home=home
+                ):
                     return rule
         return None
 
@@ -200,8 +225,9 @@ class GateResult:
         return self.path[-1].step
 
 
-def _bypass_warnings(rules: PermissionRules, analysis: CommandAnalysis, cwd: str,
-                     home: str) -> tuple[BypassWarning, ...]:
+def _bypass_warnings(
+    rules: PermissionRules, analysis: CommandAnalysis, cwd: str, home: str
+) -> tuple[BypassWarning, ...]:
     """The deny/ask rules this command sidesteps: a Bash rule that a wrapped, re-spelled or
     nested form escapes, and a Read/Edit rule on a file named as a Bash argument (path
     rules bind the built-in file tools, not the programs Bash runs)."""
@@ -209,9 +235,12 @@ def _bypass_warnings(rules: PermissionRules, analysis: CommandAnalysis, cwd: str
     for rule in (*rules.deny, *rules.ask):
         if rule.tool in ("Read", "Edit") and rule.specifier is not None:
             for sub in analysis.subcommands:
-                if any(arg and not arg.startswith("-") and rule_matches(
-                        rule, rule.tool, {"file_path": arg}, cwd=cwd, home=home)
-                        for arg in sub.plain[1:]):
+                if any(
+                    arg
+                    and not arg.startswith("-")
+                    and rule_matches(rule, rule.tool, {"file_path": arg}, cwd=cwd, home=home)
+                    for arg in sub.plain[1:]
+                ):
                     found.append(BypassWarning(rule.text, BypassKind.FILE_BY_BASH, sub.text))
             continue
         if rule.tool != "Bash" or rule.specifier is None:
@@ -227,8 +256,9 @@ def _bypass_warnings(rules: PermissionRules, analysis: CommandAnalysis, cwd: str
     return tuple(dict.fromkeys(found))
 
 
-def _bash_allow(rules: PermissionRules, analysis: CommandAnalysis, cwd: str,
-                home: str) -> tuple[Rule | None, str]:
+def _bash_allow(
+    rules: PermissionRules, analysis: CommandAnalysis, cwd: str, home: str
+) -> tuple[Rule | None, str]:
     """The allow rule that approves the command (every part covered), or why none does."""
     if analysis.unverifiable or not analysis.subcommands:
         return None, "no allow rule approves a command that cannot be verified statically"
@@ -240,8 +270,11 @@ def _bash_allow(rules: PermissionRules, analysis: CommandAnalysis, cwd: str,
         used = used or rule
     for target in analysis.writes:
         path = absolute(target, cwd, home)
-        rule = None if is_protected_path(path) else rules.first(
-            Behavior.ALLOW, "Write", {"file_path": path}, cwd=cwd, home=home)
+        rule = (
+            None
+            if is_protected_path(path)
+            else rules.first(Behavior.ALLOW, "Write", {"file_path": path}, cwd=cwd, home=home)
+        )
         if rule is None:
             return None, f"the redirect to {target} is a file write no Edit allow rule approves"
         used = used or rule
@@ -251,9 +284,15 @@ def _bash_allow(rules: PermissionRules, analysis: CommandAnalysis, cwd: str,
 
 
 def gate(
-    tool_name: str, tool_input: Mapping[str, Any], *, hooks: PreToolUseResult | None = None,
-    rules: PermissionRules | None = None, mode: PermissionMode | str = PermissionMode.DEFAULT,
-    cwd: str = "", home: str | None = None, additional_dirs: Iterable[str] = (),
+    tool_name: str,
+    tool_input: Mapping[str, Any],
+    *,
+    hooks: PreToolUseResult | None = None,
+    rules: PermissionRules | None = None,
+    mode: PermissionMode | str = PermissionMode.DEFAULT,
+    cwd: str = "",
+    home: str | None = None,
+    additional_dirs: Iterable[str] = (),
 ) -> GateResult:
     """Walk one tool call through hooks, rules and mode; return the :class:`GateResult`.
 
@@ -271,8 +310,13 @@ def gate(
     path: list[GateStep] = []
     warnings: tuple[BypassWarning, ...] = ()
 
-    def done(final: Behavior, step: GateStage, detail: str, rule: Rule | None = None,
-             deferred: bool = False) -> GateResult:
+    def done(
+        final: Behavior,
+        step: GateStage,
+        detail: str,
+        rule: Rule | None = None,
+        deferred: bool = False,
+    ) -> GateResult:
         path.append(GateStep(step, final, detail))
         return GateResult(final, tuple(path), detail, rule, deferred, tool_input, warnings)
 
@@ -281,7 +325,9 @@ def gate(
         path.append(GateStep(GateStage.HOOKS, None, "no PreToolUse hooks"))
     else:
         if hooks.blocked or hooks.decision == "deny":
-            return done(Behavior.DENY, GateStage.HOOKS, hooks.reason or "a PreToolUse hook blocked the call")
+            return done(
+                Behavior.DENY, GateStage.HOOKS, hooks.reason or "a PreToolUse hook blocked the call"
+            )
         hook_decision = hooks.decision
         if hooks.updated_input is not None:
             tool_input = hooks.updated_input
@@ -297,21 +343,40 @@ def gate(
     rule = rules.first(Behavior.ASK, tool_name, tool_input, cwd=where, home=user)
     if rule:
         if mode is PermissionMode.DONT_ASK:
-            return done(Behavior.DENY, GateStage.ASK_RULES, f"ask rule {rule.text} matches; dontAsk denies", rule)
+            return done(
+                Behavior.DENY,
+                GateStage.ASK_RULES,
+                f"ask rule {rule.text} matches; dontAsk denies",
+                rule,
+            )
         return done(Behavior.ASK, GateStage.ASK_RULES, f"ask rule {rule.text} matches", rule)
     path.append(GateStep(GateStage.ASK_RULES, None, "no ask rule matches"))
     if hook_decision == "defer":
-        return done(Behavior.ASK, GateStage.HOOK_DECISION, "a hook deferred the call", deferred=True)
+        return done(
+            Behavior.ASK, GateStage.HOOK_DECISION, "a hook deferred the call", deferred=True
+        )
     if hook_decision == "ask":
         return done(Behavior.ASK, GateStage.HOOK_DECISION, "a hook asked for confirmation")
     if hook_decision == "allow":
-        return done(Behavior.ALLOW, GateStage.HOOK_DECISION, "a hook allowed the call (no deny/ask rule)")
-    target = next((tool_input.get(k) for k in ("file_path", "notebook_path")
-                   if isinstance(tool_input.get(k), str)), None)
-    protected = tool_name in EDIT_TOOLS and isinstance(target, str) and is_protected_path(
-        absolute(target, where, user))
-    verdict, detail = mode_verdict(mode, tool_name, tool_input, analysis=analysis, cwd=where,
-                                   home=user, dirs=dirs)
+        return done(
+            Behavior.ALLOW, GateStage.HOOK_DECISION, "a hook allowed the call (no deny/ask rule)"
+        )
+    target = next(
+        (
+            tool_input.get(k)
+            for k in ("file_path", "notebook_path")
+            if isinstance(tool_input.get(k), str)
+        ),
+        None,
+    )
+    protected = (
+        tool_name in EDIT_TOOLS
+        and isinstance(target, str)
+        and is_protected_path(absolute(target, where, user))
+    )
+    verdict, detail = mode_verdict(
+        mode, tool_name, tool_input, analysis=analysis, cwd=where, home=user, dirs=dirs
+    )
     if verdict:
         return done(verdict, GateStage.MODE, detail)
     path.append(GateStep(GateStage.MODE, None, detail))

@@ -19,7 +19,11 @@ from .bash import CommandAnalysis, Subcommand
 from .paths import absolute, inside, is_protected_path
 
 __all__ = [
-    "ACCEPT_EDITS_COMMANDS", "EDIT_TOOLS", "READ_TOOLS", "Behavior", "PermissionMode",
+    "ACCEPT_EDITS_COMMANDS",
+    "EDIT_TOOLS",
+    "READ_TOOLS",
+    "Behavior",
+    "PermissionMode",
     "mode_verdict",
 ]
 
@@ -56,15 +60,17 @@ class PermissionMode(enum.Enum):
         try:
             return cls(value)
         except ValueError:
-            raise ConfigError(f"unknown permission mode {value!r}; expected one of "
-                              f"{[m.value for m in cls]}") from None
+            raise ConfigError(
+                f"unknown permission mode {value!r}; expected one of {[m.value for m in cls]}"
+            ) from None
 
 
 def _path_args(sub: Subcommand) -> list[str] | None:
     """The path arguments of an acceptEdits command (``None``: one is not static)."""
     args: list[str] = []
-    script_seen = sub.program != "sed" or any(a in ("-e", "--expression") or (
-        a or "").startswith("--expression=") for a in sub.plain)
+    script_seen = sub.program != "sed" or any(
+        a in ("-e", "--expression") or (a or "").startswith("--expression=") for a in sub.plain
+    )
     options_done = False
     for arg in sub.plain[1:]:
         if arg is None:
@@ -95,8 +101,14 @@ def _edit_inside(sub: Subcommand, cwd: str, home: str, dirs: Sequence[str]) -> b
 
 
 def mode_verdict(
-    mode: PermissionMode, tool_name: str, tool_input: Mapping[str, Any], *,
-    analysis: CommandAnalysis | None, cwd: str, home: str, dirs: Sequence[str],
+    mode: PermissionMode,
+    tool_name: str,
+    tool_input: Mapping[str, Any],
+    *,
+    analysis: CommandAnalysis | None,
+    cwd: str,
+    home: str,
+    dirs: Sequence[str],
 ) -> tuple[Behavior | None, str]:
     """The mode's verdict (``allow``, ``deny`` or ``None``: no default) and why.
 
@@ -119,22 +131,38 @@ def mode_verdict(
         if wrapped:
             return None, f"{', '.join(wrapped)} runs another program: it always prompts"
         if mode is PermissionMode.ACCEPT_EDITS:
-            writes_ok = all(inside(p, dirs) and not is_protected_path(p) for p in (
-                absolute(w, cwd, home) for w in analysis.writes))
+            writes_ok = all(
+                inside(p, dirs) and not is_protected_path(p)
+                for p in (absolute(w, cwd, home) for w in analysis.writes)
+            )
             moves = any(s.program in ("cd", "pushd", "popd") for s in subs)
-            edits_ok = all(s.read_only or (
-                not moves and s.program in ACCEPT_EDITS_COMMANDS
-                and _edit_inside(s, cwd, home, dirs)) for s in subs)
+            edits_ok = all(
+                s.read_only
+                or (
+                    not moves
+                    and s.program in ACCEPT_EDITS_COMMANDS
+                    and _edit_inside(s, cwd, home, dirs)
+                )
+                for s in subs
+            )
             if subs and writes_ok and edits_ok:
-                return Behavior.ALLOW, ("acceptEdits approves mkdir/touch/rm/rmdir/mv/cp/sed "
-                                 "inside the working directories")
+                return Behavior.ALLOW, (
+                    "acceptEdits approves mkdir/touch/rm/rmdir/mv/cp/sed "
+                    "inside the working directories"
+                )
             return None, "acceptEdits approves file commands only inside the working directories"
         return None, f"{mode.value} has no default for this command"
     if mode is PermissionMode.PLAN and tool_name in EDIT_TOOLS:
         return Behavior.DENY, "plan mode makes no edits and runs no commands that change things"
     if mode is PermissionMode.ACCEPT_EDITS and tool_name in EDIT_TOOLS:
-        target = next((tool_input[k] for k in ("file_path", "notebook_path")
-                       if isinstance(tool_input.get(k), str)), None)
+        target = next(
+            (
+                tool_input[k]
+                for k in ("file_path", "notebook_path")
+                if isinstance(tool_input.get(k), str)
+            ),
+            None,
+        )
         path = absolute(target, cwd, home) if target else None
         if path and inside(path, dirs) and not is_protected_path(path):
             return Behavior.ALLOW, "acceptEdits approves file edits inside the working directories"

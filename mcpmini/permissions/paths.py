@@ -32,9 +32,21 @@ __all__ = [
 ]
 
 PROTECTED_DIRS = frozenset({".git", ".claude", ".vscode", ".idea", ".husky"})
-PROTECTED_FILES = frozenset({".bashrc", ".zshrc", ".profile", ".bash_profile", ".zprofile",
-                             ".bash_login", ".zshenv", ".mcp.json", ".claude.json",
-                             ".gitconfig", ".gitmodules"})
+PROTECTED_FILES = frozenset(
+    {
+        ".bashrc",
+        ".zshrc",
+        ".profile",
+        ".bash_profile",
+        ".zprofile",
+        ".bash_login",
+        ".zshenv",
+        ".mcp.json",
+        ".claude.json",
+        ".gitconfig",
+        ".gitmodules",
+    }
+)
 _SEARCH_TOOLS = frozenset({"Grep", "Glob", "LS"})
 
 
@@ -130,12 +142,17 @@ def _one(spec: str, path: str, cwd: str, home: str, root: str, directory: bool) 
         return True
     # a search or listing of a folder reads what is under it: the folder is covered when
     # the rule's fixed part lies at or under it ("Read(./secrets/**)" covers Grep secrets)
-    return directory and anchor is not None and (
-        anchor == path or anchor.startswith(path.rstrip("/") + "/")) and path != "/"
+    return (
+        directory
+        and anchor is not None
+        and (anchor == path or anchor.startswith(path.rstrip("/") + "/"))
+        and path != "/"
+    )
 
 
-def path_rule_matches(spec: str, path: str, *, behavior: str, cwd: str, home: str,
-                      root: str, directory: bool = False) -> bool:
+def path_rule_matches(
+    spec: str, path: str, *, behavior: str, cwd: str, home: str, root: str, directory: bool = False
+) -> bool:
     """Whether the path specifier ``spec`` covers the absolute ``path``.
 
     A deny/ask matches the path as written or resolved through symlinks (with the anchors
@@ -150,8 +167,9 @@ def path_rule_matches(spec: str, path: str, *, behavior: str, cwd: str, home: st
     return any(_one(spec, p, c, h, r, directory) for p in {path, real} for c, h, r in bases)
 
 
-def call_paths(tool_name: str, tool_input: Mapping[str, Any], cwd: str,
-               home: str) -> list[tuple[str, bool]]:
+def call_paths(
+    tool_name: str, tool_input: Mapping[str, Any], cwd: str, home: str
+) -> list[tuple[str, bool]]:
     """The absolute paths a file tool call touches, each with ``True`` when the call reads
     the folder as a whole (Grep/Glob/LS, or any tool given an existing directory). Glob's
     pattern adds its fixed leading folders (``secrets/*.pem`` searches ``secrets``)."""
@@ -167,8 +185,9 @@ def call_paths(tool_name: str, tool_input: Mapping[str, Any], cwd: str,
     if tool_name == "Glob" and isinstance(pattern, str) and pattern:
         base = found[0][0] if found else cwd
         literal = re.split(r"[*?\[{]", pattern, maxsplit=1)[0]
-        head = literal if literal.endswith("/") or literal == pattern else posixpath.dirname(
-            literal)
+        head = (
+            literal if literal.endswith("/") or literal == pattern else posixpath.dirname(literal)
+        )
         if head:
             found.append((absolute(head, base, home), True))
     return found

@@ -43,8 +43,12 @@ __all__ = [
 ]
 
 _NEVER_CONSULTED = frozenset({"Write", "NotebookEdit", "Glob"})
-_PRIMARY = {"Agent": "subagent_type", "Task": "subagent_type", "Skill": "skill",
-            "WebSearch": "query"}
+_PRIMARY = {
+    "Agent": "subagent_type",
+    "Task": "subagent_type",
+    "Skill": "skill",
+    "WebSearch": "query",
+}
 _PRIMARY_FIELDS = frozenset({"command", "file_path", "notebook_path", "path", "url", "pattern"})
 _RULE = re.compile(r"([^()\s]+)(?:\((.*)\))?", re.DOTALL)
 
@@ -76,8 +80,9 @@ def parse_rule(text: str) -> Rule:
 
 
 def _glob(pattern: str, *, dotall: bool = True) -> re.Pattern[str]:
-    return re.compile(".*".join(re.escape(p) for p in pattern.split("*")),
-                      re.DOTALL if dotall else 0)
+    return re.compile(
+        ".*".join(re.escape(p) for p in pattern.split("*")), re.DOTALL if dotall else 0
+    )
 
 
 def bash_pattern(spec: str) -> re.Pattern[str]:
@@ -99,7 +104,8 @@ def bash_rule_covers(rule: Rule, sub: Subcommand) -> bool:
     if rule.specifier is None:
         return True
     return bash_pattern(rule.specifier).fullmatch(sub.full_text) is not None and (
-        "*" not in rule.specifier or not sub.exec_wrapper)
+        "*" not in rule.specifier or not sub.exec_wrapper
+    )
 
 
 def _bash_matches(rule: Rule, spec: str, command: str, behavior: str) -> bool:
@@ -107,7 +113,8 @@ def _bash_matches(rule: Rule, spec: str, command: str, behavior: str) -> bool:
     if behavior != "allow":
         pattern = bash_pattern(spec)
         return (not found.parsed and pattern.fullmatch(command.strip()) is not None) or any(
-            pattern.fullmatch(s.text) is not None for s in found.subcommands if s.words)
+            pattern.fullmatch(s.text) is not None for s in found.subcommands if s.words
+        )
     if found.unverifiable or found.writes or not found.subcommands:
         return False
     return all(bash_rule_covers(rule, s) for s in found.subcommands)
@@ -129,9 +136,14 @@ def _tool_hits(rule: Rule, tool_name: str, behavior: str) -> bool:
 
 
 def rule_matches(
-    rule: Rule, tool_name: str, tool_input: Mapping[str, Any], *,
+    rule: Rule,
+    tool_name: str,
+    tool_input: Mapping[str, Any],
+    *,
     behavior: Behavior | str = Behavior.DENY,
-    cwd: str = "", home: str | None = None, root: str | None = None,
+    cwd: str = "",
+    home: str | None = None,
+    root: str | None = None,
 ) -> bool:
     """Whether ``rule`` (used as a ``behavior`` rule: allow/ask/deny) covers the call.
 
@@ -153,9 +165,18 @@ def rule_matches(
     if tool in ("Read", "Edit"):
         where, user = working_dir(cwd), home_dir(home)
         touched = call_paths(tool_name, tool_input, where, user)
-        hits = [path_rule_matches(spec, p, behavior=behavior, cwd=where, home=user,
-                                  root=working_dir(root or where), directory=d)
-                for p, d in touched]
+        hits = [
+            path_rule_matches(
+                spec,
+                p,
+                behavior=behavior,
+                cwd=where,
+                home=user,
+                root=working_dir(root or where),
+                directory=d,
+            )
+            for p, d in touched
+        ]
         return bool(hits) and (all(hits) if behavior == "allow" else any(hits))
     if tool == "WebFetch" and spec.startswith("domain:"):
         host = re.sub(r"^[a-z]+://", "", str(tool_input.get("url", ""))).split("/")[0]

@@ -75,8 +75,9 @@ class CommandRun:
         if self.returncode == 0:
             return True
         words = self.command.split()
-        tolerant = bool(words) and (words[0] in _TOLERATE_EXIT_1 or words[:2] in (
-            ["git", "diff"], ["git", "grep"]))
+        tolerant = bool(words) and (
+            words[0] in _TOLERATE_EXIT_1 or words[:2] in (["git", "diff"], ["git", "grep"])
+        )
         return self.returncode == 1 and tolerant
 
 
@@ -156,8 +157,12 @@ def run_shell(command: str, *, cwd: str | None = None, timeout: float = 10.0) ->
         return CommandRun(command, 127, "", done.start_error)
     if done.timed_out:
         return CommandRun(command, None, "", f"timed out after {timeout} s")
-    return CommandRun(command, done.exit_code, done.stdout.decode("utf-8", "replace"),
-                      done.stderr.decode("utf-8", "replace"))
+    return CommandRun(
+        command,
+        done.exit_code,
+        done.stdout.decode("utf-8", "replace"),
+        done.stderr.decode("utf-8", "replace"),
+    )
 
 
 def invoke(
@@ -197,8 +202,9 @@ def invoke(
             return ""
         command = command.strip()
         if permit is not None and not permit(command):
-            result = CommandRun(command, None, "", "not allowed by the permission check",
-                                refused=True)
+            result = CommandRun(
+                command, None, "", "not allowed by the permission check", refused=True
+            )
         else:
             result = run(command)
         runs.append(result)
@@ -208,14 +214,25 @@ def invoke(
 
     # one pass over the original text: outputs are never re-scanned
     pattern = re.compile(f"{_FENCE.pattern}|{_INLINE.pattern}", re.MULTILINE | re.DOTALL)
-    text = pattern.sub(lambda m: execute(m.group(1) if m.group(1) is not None
-                                         else m.group(2)), text)
+    text = pattern.sub(
+        lambda m: execute(m.group(1) if m.group(1) is not None else m.group(2)), text
+    )
     if failed:
         bad = failed[0]
-        why = ("was refused" if bad.refused else "timed out" if bad.returncode is None
-               else f"exited {bad.returncode}")
-        return Invocation(skill.name, "", InvocationStatus.ABORTED, tuple(runs),
-                          f"command {bad.command!r} {why}: {bad.stderr.strip()[:200]}")
+        why = (
+            "was refused"
+            if bad.refused
+            else "timed out"
+            if bad.returncode is None
+            else f"exited {bad.returncode}"
+        )
+        return Invocation(
+            skill.name,
+            "",
+            InvocationStatus.ABORTED,
+            tuple(runs),
+            f"command {bad.command!r} {why}: {bad.stderr.strip()[:200]}",
+        )
     return Invocation(skill.name, text, InvocationStatus.OK, tuple(runs))
 
 
@@ -232,7 +249,8 @@ def skill_permits(skill: Any, *, extra_allow: Sequence[str] = ()) -> Callable[[s
 
     def permit(command: str) -> bool:
         return is_read_only_command(command) or any(
-            rule_matches(r, "Bash", {"command": command}, behavior="allow") for r in rules)
+            rule_matches(r, "Bash", {"command": command}, behavior="allow") for r in rules
+        )
 
     return permit
 

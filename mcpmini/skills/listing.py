@@ -96,8 +96,11 @@ def build_listing(
     bad = {v for v in overrides.values()} - set(OVERRIDES)
     if bad:
         raise ValueError(f"skillOverrides values must be one of {OVERRIDES}, got {sorted(bad)}")
-    budget = budget_chars if budget_chars is not None else int(
-        context_window_tokens * fraction * chars_per_token)
+    budget = (
+        budget_chars
+        if budget_chars is not None
+        else int(context_window_tokens * fraction * chars_per_token)
+    )
     entries: list[ListingEntry] = []
     excluded: list[str] = []
     for s in skills:
@@ -106,10 +109,18 @@ def build_listing(
             excluded.append(s.name)
             continue
         full = s.listing_text
-        entries.append(ListingEntry(s.name, full[:max_desc_chars], len(full),
-                                    len(full) > max_desc_chars, mode == "name-only"))
-    victims = sorted(range(len(entries)), key=lambda i: (usage.get(entries[i].name, 0),
-                                                         entries[i].name))
+        entries.append(
+            ListingEntry(
+                s.name,
+                full[:max_desc_chars],
+                len(full),
+                len(full) > max_desc_chars,
+                mode == "name-only",
+            )
+        )
+    victims = sorted(
+        range(len(entries)), key=lambda i: (usage.get(entries[i].name, 0), entries[i].name)
+    )
     listing = Listing(tuple(entries), budget, tuple(excluded))
     for i in victims:
         if listing.chars <= budget:
@@ -133,14 +144,32 @@ def lint_skills(skillset: Any, **listing_options: Any) -> list[Problem]:
     for e in listing.entries:
         s = skillset[e.name]
         if e.truncated:
-            found.append(Problem(Severity.WARNING, f"description + when_to_use is "
-                                 f"{e.original_chars} characters; the listing keeps the first "
-                                 f"{len(e.text)}", s.source, "description"))
+            found.append(
+                Problem(
+                    Severity.WARNING,
+                    f"description + when_to_use is "
+                    f"{e.original_chars} characters; the listing keeps the first "
+                    f"{len(e.text)}",
+                    s.source,
+                    "description",
+                )
+            )
         if e.dropped:
-            found.append(Problem(Severity.WARNING, "description dropped from the listing to "
-                                 f"fit the {listing.budget_chars}-character budget", s.source,
-                                 "description"))
+            found.append(
+                Problem(
+                    Severity.WARNING,
+                    "description dropped from the listing to "
+                    f"fit the {listing.budget_chars}-character budget",
+                    s.source,
+                    "description",
+                )
+            )
     if listing.over_budget:
-        found.append(Problem(Severity.WARNING, f"even the names ({listing.chars} characters) "
-                             f"exceed the {listing.budget_chars}-character listing budget"))
+        found.append(
+            Problem(
+                Severity.WARNING,
+                f"even the names ({listing.chars} characters) "
+                f"exceed the {listing.budget_chars}-character listing budget",
+            )
+        )
     return sorted(found, key=lambda p: p.severity is not Severity.ERROR)

@@ -41,18 +41,47 @@ __all__ = [
     "scan_dir",
 ]
 
-KNOWN_FIELDS = frozenset({
-    "name", "description", "when_to_use", "argument-hint", "arguments",
-    "disable-model-invocation", "user-invocable", "allowed-tools", "disallowed-tools",
-    "model", "effort", "context", "agent", "background", "hooks", "paths", "shell",
-    "metadata", "license", "compatibility",
-})
-_STR_FIELDS = ("name", "description", "when_to_use", "argument-hint", "model", "agent",
-               "license", "compatibility")
+KNOWN_FIELDS = frozenset(
+    {
+        "name",
+        "description",
+        "when_to_use",
+        "argument-hint",
+        "arguments",
+        "disable-model-invocation",
+        "user-invocable",
+        "allowed-tools",
+        "disallowed-tools",
+        "model",
+        "effort",
+        "context",
+        "agent",
+        "background",
+        "hooks",
+        "paths",
+        "shell",
+        "metadata",
+        "license",
+        "compatibility",
+    }
+)
+_STR_FIELDS = (
+    "name",
+    "description",
+    "when_to_use",
+    "argument-hint",
+    "model",
+    "agent",
+    "license",
+    "compatibility",
+)
 _BOOL_FIELDS = ("disable-model-invocation", "user-invocable", "background")
 _LIST_FIELDS = ("arguments", "allowed-tools", "disallowed-tools", "paths")
-_CHOICES = {"context": {"fork"}, "shell": {"bash", "powershell"},
-            "effort": {"low", "medium", "high", "xhigh", "max"}}
+_CHOICES = {
+    "context": {"fork"},
+    "shell": {"bash", "powershell"},
+    "effort": {"low", "medium", "high", "xhigh", "max"},
+}
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}
 
@@ -67,8 +96,12 @@ class Level(StrEnum):
 
 
 # Highest precedence first; plugin skills are namespaced and never collide with these.
-SKILL_PRECEDENCE: tuple[str, ...] = (Level.ENTERPRISE.value, Level.PERSONAL.value,
-                                     Level.PROJECT.value)
+SKILL_PRECEDENCE: tuple[str, ...] = (
+    Level.ENTERPRISE.value,
+    Level.PERSONAL.value,
+    Level.PROJECT.value,
+)
+
 
 @dataclass(frozen=True)
 class Skill:
@@ -116,8 +149,9 @@ def _as_bool(value: Any) -> bool | None:
     return None
 
 
-def _check_fields(raw: Mapping[str, Any], source: str | None, lines: Mapping[str, int]
-                  ) -> tuple[dict[str, Any], list[Problem]]:
+def _check_fields(
+    raw: Mapping[str, Any], source: str | None, lines: Mapping[str, int]
+) -> tuple[dict[str, Any], list[Problem]]:
     """Type-check the front matter; returns normalized fields and warnings."""
     fields: dict[str, Any] = {}
     warnings: list[Problem] = []
@@ -128,8 +162,15 @@ def _check_fields(raw: Mapping[str, Any], source: str | None, lines: Mapping[str
             return ConfigError(msg, source, _key, _line)
 
         if key not in KNOWN_FIELDS:
-            warnings.append(Problem(Severity.WARNING, f"unknown front-matter field {key!r} "
-                                    "is ignored", source, str(key), line))
+            warnings.append(
+                Problem(
+                    Severity.WARNING,
+                    f"unknown front-matter field {key!r} is ignored",
+                    source,
+                    str(key),
+                    line,
+                )
+            )
             continue
         if key in _STR_FIELDS and not isinstance(value, str):
             raise bad(f"{key!r} must be a string, got {type(value).__name__}")
@@ -185,8 +226,15 @@ def parse_skill(
     if kind == "command":
         for ignored in ("name", "paths"):
             if ignored in fields:
-                warnings.append(Problem(Severity.WARNING, f"commands ignore {ignored!r}",
-                                        source, ignored, lines.get(ignored)))
+                warnings.append(
+                    Problem(
+                        Severity.WARNING,
+                        f"commands ignore {ignored!r}",
+                        source,
+                        ignored,
+                        lines.get(ignored),
+                    )
+                )
                 fields.pop(ignored)
     display = fields.get("name")
     final = name or display or "unnamed"
@@ -194,12 +242,20 @@ def parse_skill(
         final = f"{plugin}:{display or name}"
     description = (fields.get("description") or "").strip()
     if not description:
-        warnings.append(Problem(Severity.WARNING, "no description: the first body paragraph "
-                                "is listed instead, which rarely says when to use the skill",
-                                source, "description", None))
+        warnings.append(
+            Problem(
+                Severity.WARNING,
+                "no description: the first body paragraph "
+                "is listed instead, which rarely says when to use the skill",
+                source,
+                "description",
+                None,
+            )
+        )
         description = _first_paragraph(body)
-    return Skill(final, description, body, fields, source, directory, level, plugin, kind,
-                 tuple(warnings))
+    return Skill(
+        final, description, body, fields, source, directory, level, plugin, kind, tuple(warnings)
+    )
 
 
 @dataclass
@@ -236,8 +292,9 @@ def read_skill_file(path: Path, out: SkillSet, **kw: Any) -> Skill | None:
             from ..hooks import load_settings
 
             try:
-                load_settings([(f"skill:{skill.name}", {"hooks": dict(skill.fields["hooks"])})],
-                              strict=False)
+                load_settings(
+                    [(f"skill:{skill.name}", {"hooks": dict(skill.fields["hooks"])})], strict=False
+                )
             except ConfigError as exc:
                 raise ConfigError(exc.message, str(path), exc.path) from None
     except ConfigError as exc:
@@ -257,13 +314,25 @@ def _escapes(path: Path, confine: Path | None, out: SkillSet) -> bool:
     resolved = path.resolve()
     if resolved.is_relative_to(confine.resolve()):
         return False
-    out.problems.append(Problem(Severity.ERROR, f"resolves to {resolved}, outside the plugin "
-                                f"root {confine}; not loaded", str(path)))
+    out.problems.append(
+        Problem(
+            Severity.ERROR,
+            f"resolves to {resolved}, outside the plugin root {confine}; not loaded",
+            str(path),
+        )
+    )
     return True
 
 
-def scan_dir(root: Path, out: SkillSet, *, level: Level, plugin: str | None = None,
-             commands: bool = True, confine: Path | None = None) -> list[Skill]:
+def scan_dir(
+    root: Path,
+    out: SkillSet,
+    *,
+    level: Level,
+    plugin: str | None = None,
+    commands: bool = True,
+    confine: Path | None = None,
+) -> list[Skill]:
     """Read ``root/skills/*/SKILL.md`` and ``root/commands/*.md`` (if ``commands``).
 
     With ``confine`` (a plugin root), a folder or file that resolves outside it (a symlink
@@ -280,22 +349,31 @@ def scan_dir(root: Path, out: SkillSet, *, level: Level, plugin: str | None = No
         for f in sorted(cmd_dir.glob("*.md")):
             if _escapes(f, confine, out):
                 continue
-            s = read_skill_file(f, out, name=f.stem, directory=str(cmd_dir.resolve()), level=level,
-                      plugin=plugin, kind="command")
+            s = read_skill_file(
+                f,
+                out,
+                name=f.stem,
+                directory=str(cmd_dir.resolve()),
+                level=level,
+                plugin=plugin,
+                kind="command",
+            )
             found.extend([s] if s else [])
     return found
 
 
-def read_skill_dir(d: Path, out: SkillSet, *, level: Level, plugin: str | None = None
-                   ) -> list[Skill]:
+def read_skill_dir(
+    d: Path, out: SkillSet, *, level: Level, plugin: str | None = None
+) -> list[Skill]:
     """Read the skill in folder ``d``; a folder without SKILL.md is an error problem."""
     md = d / "SKILL.md"
     if not md.is_file():
         hint = " (found skill.md: the name must be SKILL.md)" if (d / "skill.md").is_file() else ""
         out.problems.append(Problem(Severity.ERROR, f"missing SKILL.md{hint}", str(d)))
         return []
-    s = read_skill_file(md, out, name=d.name, directory=str(d.resolve()), level=level,
-                        plugin=plugin)
+    s = read_skill_file(
+        md, out, name=d.name, directory=str(d.resolve()), level=level, plugin=plugin
+    )
     return [s] if s else []
 
 
@@ -350,20 +428,33 @@ def load_skills(
         out.problems.extend(plugin.problems)
     order = [*SKILL_PRECEDENCE, Level.PLUGIN.value]
     # skills before commands, then by level; equal (kind, level) keeps discovery order
-    ranked = sorted(enumerate(found), key=lambda it: (
-        it[1].kind != "skill", order.index(it[1].level.value), it[0]))
+    ranked = sorted(
+        enumerate(found),
+        key=lambda it: (it[1].kind != "skill", order.index(it[1].level.value), it[0]),
+    )
     for _, s in ranked:
         won = out.skills.get(s.name)
         if won is None:
             out.skills[s.name] = s
         elif (won.level, won.kind) == (s.level, s.kind):
-            out.problems.append(Problem(Severity.ERROR, f"duplicate {s.kind} name {s.name!r}; "
-                                        f"{won.source} is used instead", s.source, "name"))
+            out.problems.append(
+                Problem(
+                    Severity.ERROR,
+                    f"duplicate {s.kind} name {s.name!r}; {won.source} is used instead",
+                    s.source,
+                    "name",
+                )
+            )
         else:
             out.shadowed.setdefault(s.name, []).append(f"{s.level.value} {s.kind} {s.source}")
             if won.kind != s.kind:
-                out.problems.append(Problem(
-                    Severity.WARNING, f"command {s.name!r} is shadowed by the "
-                    f"{won.level.value} skill of the same name; the skill wins",
-                    s.source, "name"))
+                out.problems.append(
+                    Problem(
+                        Severity.WARNING,
+                        f"command {s.name!r} is shadowed by the "
+                        f"{won.level.value} skill of the same name; the skill wins",
+                        s.source,
+                        "name",
+                    )
+                )
     return out

@@ -29,15 +29,26 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 SHOTS = Path(__file__).resolve().parent / "screenshots"
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update",
-                  "--disable-sync"]
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 SETTINGS = {
-    "@jupyterlab/apputils-extension/notification.jupyterlab-settings":
-        {"fetchNews": "false", "checkForUpdates": False},
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
+        "fetchNews": "false",
+        "checkForUpdates": False,
+    },
     "@jupyterlab/docmanager-extension/plugin.jupyterlab-settings": {"autosave": False},
-    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings":
-        {"windowingMode": "none", "autoStartDefaultKernel": True},
+    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {
+        "windowingMode": "none",
+        "autoStartDefaultKernel": True,
+    },
 }
 STARTUP_SECONDS = 90
 
@@ -50,7 +61,9 @@ def _missing(reason: str) -> None:
 
 def chromium_path() -> str:
     """The system Chromium, or skip (fail under CI=true) when there is none."""
-    path = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+    path = (
+        os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+    )
     if not path:
         _missing("no chromium on PATH (apt-get install chromium)")
     return str(path)
@@ -63,8 +76,17 @@ def _free_port() -> int:
 
 
 def _scratch_copy(dest: Path) -> Path:
-    ignore = shutil.ignore_patterns(".git", ".venv", "__pycache__", "*.egg-info", ".*_cache",
-                                    "screenshots", "build", "dist", ".ipynb_checkpoints")
+    ignore = shutil.ignore_patterns(
+        ".git",
+        ".venv",
+        "__pycache__",
+        "*.egg-info",
+        ".*_cache",
+        "screenshots",
+        "build",
+        "dist",
+        ".ipynb_checkpoints",
+    )
     shutil.copytree(REPO, dest, ignore=ignore, symlinks=True)
     return dest
 
@@ -94,27 +116,43 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
         (settings / name).write_text(json.dumps(value), encoding="utf-8")
     port, token = _free_port(), secrets.token_hex(16)
     bindir = str(Path(sys.executable).parent)
-    env = {**os.environ, "JUPYTERLAB_SETTINGS_DIR": str(settings),
-           "JUPYTERLAB_WORKSPACES_DIR": str(base / "workspaces"),
-           "JUPYTER_CONFIG_DIR": str(base / "config"), "JUPYTER_RUNTIME_DIR": str(base / "runtime"),
-           "MCPMINI_PROGRESS": "off", "PATH": bindir + os.pathsep + os.environ.get("PATH", "")}
-    argv = [sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}",
-            "--ip=127.0.0.1", f"--ServerApp.root_dir={root}", f"--IdentityProvider.token={token}",
-            "--LabApp.news_url=None", "--ServerApp.port_retries=0",
-            "--LabApp.check_for_updates_class="
-            "jupyterlab.handlers.announcements.NeverCheckForUpdate"]
+    env = {
+        **os.environ,
+        "JUPYTERLAB_SETTINGS_DIR": str(settings),
+        "JUPYTERLAB_WORKSPACES_DIR": str(base / "workspaces"),
+        "JUPYTER_CONFIG_DIR": str(base / "config"),
+        "JUPYTER_RUNTIME_DIR": str(base / "runtime"),
+        "MCPMINI_PROGRESS": "off",
+        "PATH": bindir + os.pathsep + os.environ.get("PATH", ""),
+    }
+    argv = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        f"--port={port}",
+        "--ip=127.0.0.1",
+        f"--ServerApp.root_dir={root}",
+        f"--IdentityProvider.token={token}",
+        "--LabApp.news_url=None",
+        "--ServerApp.port_retries=0",
+        "--LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate",
+    ]
     if os.geteuid() == 0:
         argv.append("--allow-root")
     log = open(base / "server.log", "wb")  # noqa: SIM115  (closed below)
-    proc = subprocess.Popen(argv, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        argv, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+    )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + STARTUP_SECONDS
     try:
         while True:
             if proc.poll() is not None:
-                pytest.fail(f"JupyterLab exited with {proc.returncode}:\n"
-                            + (base / "server.log").read_text(errors="replace")[-3000:])
+                pytest.fail(
+                    f"JupyterLab exited with {proc.returncode}:\n"
+                    + (base / "server.log").read_text(errors="replace")[-3000:]
+                )
             try:
                 with urllib.request.urlopen(f"{url}/api/status?token={token}", timeout=2):
                     break
@@ -146,8 +184,12 @@ def browser(lab: Lab, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]
     profile = tmp_path_factory.mktemp("chromium-profile")
     with sync_api.sync_playwright() as p:
         context = p.chromium.launch_persistent_context(
-            str(profile), executable_path=chromium_path(), headless=True,
-            args=CHROMIUM_FLAGS, viewport={"width": 1400, "height": 1000})
+            str(profile),
+            executable_path=chromium_path(),
+            headless=True,
+            args=CHROMIUM_FLAGS,
+            viewport={"width": 1400, "height": 1000},
+        )
         try:
             yield context
         finally:

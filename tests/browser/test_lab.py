@@ -29,11 +29,11 @@ from .conftest import REPO, SHOTS, Lab
 # The first test's setup runs every notebook (a module fixture): lift the per-test timeout.
 pytestmark = pytest.mark.timeout(1800)
 
-PARALLEL = 3                 # pages (kernels) at a time; the CI machine has 2 cores
-OPEN_MS = 120_000            # the page is loaded and the kernel idle
-RUN_MS = 300_000             # all cells have run
-CHANGE_MS = 30_000           # a widget's report redrawn after one interaction
-PLOT_MS = 10_000             # its plot redrawn, once the report has changed
+PARALLEL = 3  # pages (kernels) at a time; the CI machine has 2 cores
+OPEN_MS = 120_000  # the page is loaded and the kernel idle
+RUN_MS = 300_000  # all cells have run
+CHANGE_MS = 30_000  # a widget's report redrawn after one interaction
+PLOT_MS = 10_000  # its plot redrawn, once the report has changed
 
 
 def notebooks() -> list[str]:
@@ -41,9 +41,11 @@ def notebooks() -> list[str]:
     found = [*REPO.glob("notebooks/**/*.ipynb"), *REPO.glob("exercises/**/*.ipynb")]
     # comma-separated substrings, to rerun a few notebooks while editing
     only = [o for o in os.environ.get("BROWSER_NOTEBOOKS", "").split(",") if o] or [""]
-    return sorted(str(p.relative_to(REPO)) for p in found
-                  if ".ipynb_checkpoints" not in p.parts
-                  and any(o in str(p.relative_to(REPO)) for o in only))
+    return sorted(
+        str(p.relative_to(REPO))
+        for p in found
+        if ".ipynb_checkpoints" not in p.parts and any(o in str(p.relative_to(REPO)) for o in only)
+    )
 
 
 # --- what the page is asked ---------------------------------------------------------------
@@ -136,7 +138,10 @@ def _open(context: Any, lab: Lab, path: str, slot: int) -> Any:
     # "| Idle" comes after the connection, when cells can really run.
     page.wait_for_function(
         "() => [...document.querySelectorAll('.jp-StatusBar-TextItem')]"
-        ".some(e => /ipykernel\\) \\| Idle/.test(e.textContent))", timeout=OPEN_MS, polling=250)
+        ".some(e => /ipykernel\\) \\| Idle/.test(e.textContent))",
+        timeout=OPEN_MS,
+        polling=250,
+    )
     return page
 
 
@@ -156,17 +161,22 @@ def _wait_done(page: Any) -> dict[str, Any]:
     page.wait_for_function(
         f"() => {{ const s = ({PROGRESS_JS})(); "
         "return s.cells > 0 && s.running === 0 && (s.done === s.cells || s.error); }",
-        timeout=RUN_MS, polling=500)
+        timeout=RUN_MS,
+        polling=500,
+    )
     return dict(page.evaluate(PROGRESS_JS))
 
 
 def _candidates(root: Any) -> Iterator[tuple[str, str, Any]]:
     """``(name, kind, locator)``: controls of a widget, in the order a learner would try them."""
-    for kind, selector, limit in (("slider", ".noUi-handle", 4), ("checkbox", "input[type=checkbox]", 3),
-                                  ("toggle", ".widget-toggle-button:not(.mod-active)", 1),
-                                  ("dropdown", "select", 5),
-                                  ("radio", "input[type=radio]:not(:checked)", 1),
-                                  ("text", "input[type=text]", 2)):
+    for kind, selector, limit in (
+        ("slider", ".noUi-handle", 4),
+        ("checkbox", "input[type=checkbox]", 3),
+        ("toggle", ".widget-toggle-button:not(.mod-active)", 1),
+        ("dropdown", "select", 5),
+        ("radio", "input[type=radio]:not(:checked)", 1),
+        ("text", "input[type=text]", 2),
+    ):
         found = root.locator(selector)
         for i in range(min(found.count(), limit)):
             yield f"{kind} {i}", kind, found.nth(i)
@@ -205,8 +215,11 @@ def _exercise_widget(page: Any, index: int, stem: str) -> WidgetCheck:
         _act(kind, control)
         handle = root.element_handle()
         try:
-            page.wait_for_function(f"([r, old]) => ({REPORT_JS})(r) !== old",
-                                   arg=[handle, before["report"]], timeout=CHANGE_MS)
+            page.wait_for_function(
+                f"([r, old]) => ({REPORT_JS})(r) !== old",
+                arg=[handle, before["report"]],
+                timeout=CHANGE_MS,
+            )
         except Exception:
             continue
         check.report_changed = True
@@ -215,7 +228,9 @@ def _exercise_widget(page: Any, index: int, stem: str) -> WidgetCheck:
                 page.wait_for_function(
                     "([r, old]) => { const i = r.querySelector('.jp-OutputArea-output img');"
                     " return i && i.getAttribute('src') !== old; }",
-                    arg=[handle, before["plot"]], timeout=PLOT_MS)
+                    arg=[handle, before["plot"]],
+                    timeout=PLOT_MS,
+                )
                 check.plot_changed = True
             except Exception:
                 continue
@@ -244,7 +259,7 @@ def runs(lab: Lab, browser: Any) -> dict[str, NotebookRun]:
     results = {p: NotebookRun(p) for p in paths}
     began = time.monotonic()
     for start in range(0, len(paths), PARALLEL):
-        batch = paths[start:start + PARALLEL]
+        batch = paths[start : start + PARALLEL]
         pages = {}
         for slot, path in enumerate(batch):
             try:
@@ -261,15 +276,19 @@ def runs(lab: Lab, browser: Any) -> dict[str, NotebookRun]:
                 page.screenshot(path=str(SHOTS / (path.replace("/", "__") + ".png")))
                 page.close()
                 results[path].seconds = round(time.monotonic() - began, 1)
-    summary = {"total_seconds": round(time.monotonic() - began, 1), "parallel": PARALLEL,
-               "notebooks": [asdict(r) for r in results.values()]}
+    summary = {
+        "total_seconds": round(time.monotonic() - began, 1),
+        "parallel": PARALLEL,
+        "notebooks": [asdict(r) for r in results.values()],
+    }
     (SHOTS / "summary.json").write_text(json.dumps(summary, indent=1, ensure_ascii=False))
     return results
 
 
 @pytest.mark.parametrize("path", notebooks())
 def test_the_notebook_runs_in_the_browser_without_errors_and_its_widgets_respond(
-        runs: dict[str, NotebookRun], path: str) -> None:
+    runs: dict[str, NotebookRun], path: str
+) -> None:
     run = runs[path]
     assert run.problems == []
     for w in run.widgets:

@@ -24,28 +24,45 @@ MODE = "modern" if VERSION is not None and VERSION >= "2026-07-28" else "legacy"
 def defaults(params: Mapping[str, Any]) -> dict[str, Any]:
     """Accept an elicitation with every default of its schema (SEP-1034)."""
     props = (params.get("requestedSchema") or {}).get("properties") or {}
-    return {"action": "accept", "content": {k: v["default"] for k, v in props.items() if "default" in v}}
+    return {
+        "action": "accept",
+        "content": {k: v["default"] for k, v in props.items() if "default" in v},
+    }
 
 
 HANDLERS: dict[str, Callable[[Mapping[str, Any]], Mapping[str, Any]]] = {
     "elicitation/create": defaults,
-    "sampling/createMessage": lambda p: {"role": "assistant", "model": "mcpmini-stub",
-                                         "content": {"type": "text", "text": ""}},
+    "sampling/createMessage": lambda p: {
+        "role": "assistant",
+        "model": "mcpmini-stub",
+        "content": {"type": "text", "text": ""},
+    },
     "roots/list": lambda p: {"roots": []},
 }
 CAPABILITIES = {"elicitation": {}, "sampling": {}, "roots": {}}
 
 
 def connect(url: str, mode: str = MODE, **kwargs: Any) -> Client:
-    client = Client(HttpTransport(url, timeout=20), mode=mode, timeout=20, versions=KNOWN_VERSIONS, **kwargs)
+    client = Client(
+        HttpTransport(url, timeout=20), mode=mode, timeout=20, versions=KNOWN_VERSIONS, **kwargs
+    )
     client.connect()
     return client
 
 
 def stub_arguments(schema: Mapping[str, Any]) -> dict[str, Any]:
-    by_type = {"string": "x", "integer": 0, "number": 0, "boolean": False, "object": {}, "array": []}
+    by_type = {
+        "string": "x",
+        "integer": 0,
+        "number": 0,
+        "boolean": False,
+        "object": {},
+        "array": [],
+    }
     props = schema.get("properties") or {}
-    return {n: by_type.get((props.get(n) or {}).get("type"), "x") for n in schema.get("required", [])}
+    return {
+        n: by_type.get((props.get(n) or {}).get("type"), "x") for n in schema.get("required", [])
+    }
 
 
 def valid_header_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -58,9 +75,14 @@ def valid_header_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
             if not isinstance(prop, dict) or "x-mcp-header" not in prop:
                 continue
             name = prop["x-mcp-header"]
-            if (not isinstance(name, str) or not name or name.lower() in seen
-                    or any(c in name for c in " :") or not all(0x21 <= ord(c) < 0x7F for c in name)
-                    or prop.get("type") not in ("string", "integer", "boolean")):
+            if (
+                not isinstance(name, str)
+                or not name
+                or name.lower() in seen
+                or any(c in name for c in " :")
+                or not all(0x21 <= ord(c) < 0x7F for c in name)
+                or prop.get("type") not in ("string", "integer", "boolean")
+            ):
                 ok = False
             seen.add(name.lower() if isinstance(name, str) else "")
         if ok:
@@ -95,9 +117,16 @@ def main(url: str) -> int:
                 if call["name"] in surfaced:
                     client.call_tool(call["name"], call.get("arguments") or {})
         elif scenario == "sep-2322-client-request-state":
-            client.handlers["elicitation/create"] = lambda p: {"action": "accept", "content": {"confirmed": True}}
-            for name in ("test_mrtr_echo_state", "test_mrtr_unrelated", "test_mrtr_no_state",
-                         "test_mrtr_no_result_type"):
+            client.handlers["elicitation/create"] = lambda p: {
+                "action": "accept",
+                "content": {"confirmed": True},
+            }
+            for name in (
+                "test_mrtr_echo_state",
+                "test_mrtr_unrelated",
+                "test_mrtr_no_state",
+                "test_mrtr_no_result_type",
+            ):
                 client.call_tool(name, {})
     return 0
 

@@ -42,17 +42,25 @@ def main() -> int:
         CLIENTS["official SDK"] = f"{sys.executable} {script}"
     suite.ensure_installed()
     for version in (suite.STABLE, suite.ALPHA):
-        listing = subprocess.run([str(suite.node()), str(suite.suite_js(version)), "list", "--client"],
-                                 capture_output=True, text=True, timeout=60).stdout
+        listing = subprocess.run(
+            [str(suite.node()), str(suite.suite_js(version)), "list", "--client"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        ).stdout
         names = re.findall(r"^\s+- (\S+)", listing, re.M)
         results: dict[str, dict[str, suite.Scenario]] = {c: {} for c in CLIENTS}
         for scenario in names:
             for name, command in CLIENTS.items():
                 with tempfile.TemporaryDirectory() as out:
                     try:
-                        run = suite.run(version, "client", Path(out), ["--scenario", scenario, "--timeout",
-                                                                        "60000", "--command", command],
-                                        timeout=180)
+                        run = suite.run(
+                            version,
+                            "client",
+                            Path(out),
+                            ["--scenario", scenario, "--timeout", "60000", "--command", command],
+                            timeout=180,
+                        )
                     except subprocess.TimeoutExpired:
                         continue
                 for s in run.scenarios:

@@ -48,8 +48,13 @@ def suite_js(version: str) -> Path:
 
 def _installed() -> bool:
     stamp = CACHE / "installed.json"
-    return (stamp.exists() and json.loads(stamp.read_text()) == PACKAGES and node().exists()
-            and suite_js(STABLE).exists() and suite_js(ALPHA).exists())
+    return (
+        stamp.exists()
+        and json.loads(stamp.read_text()) == PACKAGES
+        and node().exists()
+        and suite_js(STABLE).exists()
+        and suite_js(ALPHA).exists()
+    )
 
 
 def ensure_installed() -> None:
@@ -63,10 +68,18 @@ def ensure_installed() -> None:
     if npm is None:
         raise SuiteUnavailable("npm is not installed (the conformance suite is an npm package)")
     CACHE.mkdir(exist_ok=True)
-    (CACHE / "package.json").write_text(json.dumps(
-        {"name": "mcpmini-conformance", "private": True, "dependencies": PACKAGES}, indent=2))
-    proc = subprocess.run([npm, "install", "--no-audit", "--no-fund", "--loglevel=error"], cwd=CACHE,
-                          capture_output=True, text=True, timeout=INSTALL_TIMEOUT)
+    (CACHE / "package.json").write_text(
+        json.dumps(
+            {"name": "mcpmini-conformance", "private": True, "dependencies": PACKAGES}, indent=2
+        )
+    )
+    proc = subprocess.run(
+        [npm, "install", "--no-audit", "--no-fund", "--loglevel=error"],
+        cwd=CACHE,
+        capture_output=True,
+        text=True,
+        timeout=INSTALL_TIMEOUT,
+    )
     if proc.returncode != 0 or not node().exists():
         raise SuiteUnavailable(f"npm install failed: {proc.stderr.strip()[-500:]}")
     (CACHE / "installed.json").write_text(json.dumps(PACKAGES))
@@ -92,8 +105,21 @@ def http_server(name: str, *extra: str) -> Iterator[str]:
     sock = listening_socket()
     port = sock.getsockname()[1]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "mcpmini", "serve", name, "--http", "--fd", str(sock.fileno()), *extra],
-        pass_fds=[sock.fileno()], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        [
+            sys.executable,
+            "-m",
+            "mcpmini",
+            "serve",
+            name,
+            "--http",
+            "--fd",
+            str(sock.fileno()),
+            *extra,
+        ],
+        pass_fds=[sock.fileno()],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     sock.close()
     try:
         yield f"http://127.0.0.1:{port}/mcp"
@@ -140,11 +166,15 @@ class SuiteRun:
 
     def line(self) -> str:
         good = sum(1 for s in self.scored if not s.failed)
-        return (f"{good}/{len(self.scored)} scenarios, {len(self.failing)} failing, "
-                f"{sum(len(w) for w in self.warnings.values())} warnings")
+        return (
+            f"{good}/{len(self.scored)} scenarios, {len(self.failing)} failing, "
+            f"{sum(len(w) for w in self.warnings.values())} warnings"
+        )
 
 
-_LINE = re.compile(r"^\s*([✓✗])\s+(\S+?):?\s+(?:(\d+) passed, (\d+) failed(?:, \d+ warnings)?|\((.+)\))\s*$")
+_LINE = re.compile(
+    r"^\s*([✓✗])\s+(\S+?):?\s+(?:(\d+) passed, (\d+) failed(?:, \d+ warnings)?|\((.+)\))\s*$"
+)
 
 
 def _warnings(outdir: Path) -> dict[str, tuple[str, ...]]:
@@ -168,8 +198,10 @@ def parse(output: str, outdir: Path) -> tuple[Scenario, ...]:
     totals = re.search(r"Passed: (\d+)/(\d+), (\d+) failed, (\d+) warnings", output)
     if "SUMMARY ===" not in output and single and totals:
         warned = tuple(f"warning {i + 1}" for i in range(int(totals.group(4))))
-        return (Scenario(single.group(1), int(totals.group(1)), int(totals.group(3)), warned, True),)
-    summary = output[output.rfind("SUMMARY ==="):]
+        return (
+            Scenario(single.group(1), int(totals.group(1)), int(totals.group(3)), warned, True),
+        )
+    summary = output[output.rfind("SUMMARY ===") :]
     counts: dict[str, tuple[int, int]] = {}
     unscored: set[str] = set()
     in_unscored = False
@@ -184,11 +216,15 @@ def parse(output: str, outdir: Path) -> tuple[Scenario, ...]:
         elif in_unscored:
             unscored.add(m.group(2))
     warnings = _warnings(outdir)
-    return tuple(Scenario(name, p, f, warnings.get(name, ()), name not in unscored)
-                 for name, (p, f) in counts.items())
+    return tuple(
+        Scenario(name, p, f, warnings.get(name, ()), name not in unscored)
+        for name, (p, f) in counts.items()
+    )
 
 
-def run(version: str, mode: str, outdir: Path, args: Sequence[str] = (), timeout: float = RUN_TIMEOUT) -> SuiteRun:
+def run(
+    version: str, mode: str, outdir: Path, args: Sequence[str] = (), timeout: float = RUN_TIMEOUT
+) -> SuiteRun:
     """Run ``conformance MODE ARGS`` of ``version`` with ``-o OUTDIR``; return the parsed run."""
     command = (str(node()), str(suite_js(version)), mode, *args, "-o", str(outdir))
     env = {**os.environ, "NO_COLOR": "1"}

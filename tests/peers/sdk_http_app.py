@@ -1,4 +1,4 @@
-"""The official SDK's `add` server as a Streamable HTTP ASGI app (interop tests and bench/http.py)."""
+"""The official SDK's `add` server as a Streamable HTTP ASGI app (interop tests, bench/http_load.py)."""
 
 from mcp.server.mcpserver import MCPServer
 

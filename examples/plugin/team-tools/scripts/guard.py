@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 """PreToolUse hook: exit 2 (block) when a Bash command contains `rm -rf`."""
+
 import json
 import sys
 

@@ -13,7 +13,7 @@ change on the machine hits both, and the medians are compared. For the first com
 server processes' CPU time per call is printed too: the SDK client spends several times the
 CPU of either server, so on a busy machine the calls per second mostly measure the client.
 
-Run: ``.venv/bin/python bench/http.py [--seconds S] [--repeat N]`` (or ``make bench``).
+Run: ``.venv/bin/python bench/http_load.py [--seconds S] [--repeat N]`` (or ``make bench``).
 """
 
 from __future__ import annotations
@@ -66,8 +66,13 @@ def server(argv: list[str]) -> Iterator[str]:
     sock = listening_socket()
     sock.set_inheritable(True)
     port = sock.getsockname()[1]
-    proc = subprocess.Popen([*argv, "--fd", str(sock.fileno())], pass_fds=[sock.fileno()],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+    proc = subprocess.Popen(
+        [*argv, "--fd", str(sock.fileno())],
+        pass_fds=[sock.fileno()],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd=ROOT,
+    )
     sock.close()
     url = f"http://127.0.0.1:{port}/mcp"
     SERVER_PIDS[url] = proc.pid
@@ -82,13 +87,30 @@ def server(argv: list[str]) -> Iterator[str]:
             proc.wait(15)
 
 
-SDK_SERVER = [sys.executable, "-m", "uvicorn", "--factory", "tests.peers.sdk_http_app:app",
-              "--log-level", "warning", "--no-access-log"]
+SDK_SERVER = [
+    sys.executable,
+    "-m",
+    "uvicorn",
+    "--factory",
+    "tests.peers.sdk_http_app:app",
+    "--log-level",
+    "warning",
+    "--no-access-log",
+]
 
 
 def mcpmini_server(workers: int = 1, stateless: bool = False) -> list[str]:
-    return [sys.executable, "-m", "mcpmini", "serve", "add", "--http", "--workers", str(workers),
-            *(["--stateless"] if stateless else [])]
+    return [
+        sys.executable,
+        "-m",
+        "mcpmini",
+        "serve",
+        "add",
+        "--http",
+        "--workers",
+        str(workers),
+        *(["--stateless"] if stateless else []),
+    ]
 
 
 # --- 1. the official SDK client against both servers --------------------------------------------
@@ -109,7 +131,9 @@ async def _sdk_calls(url: str, seconds: float) -> float:
             await client.call_tool("add", {"a": calls, "b": 1})
             calls += 1
         rate = calls / (time.perf_counter() - start)
-        SERVER_MS.setdefault(url, []).append((cpu_seconds(SERVER_PIDS[url]) - cpu0) * 1000 / max(calls, 1))
+        SERVER_MS.setdefault(url, []).append(
+            (cpu_seconds(SERVER_PIDS[url]) - cpu0) * 1000 / max(calls, 1)
+        )
         return rate
 
 
@@ -119,10 +143,15 @@ def sdk_client_rate(url: str, seconds: float) -> float:
 
 # --- 2. mcpmini clients against 1 and 2 workers -------------------------------------------------
 
+
 def _client_process(url: str, seconds: float, batch: int, out: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
-    with Client(HttpTransport(url, timeout=30, max_workers=batch), mode="modern", timeout=30) as client:
+    with Client(
+        HttpTransport(url, timeout=30, max_workers=batch), mode="modern", timeout=30
+    ) as client:
         client.connect()
-        calls_of = [("tools/call", {"name": "add", "arguments": {"a": i, "b": 1}}) for i in range(batch)]
+        calls_of = [
+            ("tools/call", {"name": "add", "arguments": {"a": i, "b": 1}}) for i in range(batch)
+        ]
         client.gather(calls_of)
         calls, start = 0, time.perf_counter()
         while time.perf_counter() - start < seconds:
@@ -133,8 +162,10 @@ def _client_process(url: str, seconds: float, batch: int, out: multiprocessing.Q
 
 def mcpmini_clients_rate(url: str, seconds: float, processes: int = 4, batch: int = 8) -> float:
     out: multiprocessing.Queue = multiprocessing.Queue()  # type: ignore[type-arg]
-    procs = [multiprocessing.Process(target=_client_process, args=(url, seconds, batch, out))
-             for _ in range(processes)]
+    procs = [
+        multiprocessing.Process(target=_client_process, args=(url, seconds, batch, out))
+        for _ in range(processes)
+    ]
     for p in procs:
         p.start()
     rates = [out.get(timeout=seconds + 60) for _ in procs]
@@ -143,8 +174,9 @@ def mcpmini_clients_rate(url: str, seconds: float, processes: int = 4, batch: in
     return sum(rates)
 
 
-def side_by_side(label_a: str, run_a: Callable[[], float], label_b: str, run_b: Callable[[], float],
-                 repeat: int) -> tuple[float, float]:
+def side_by_side(
+    label_a: str, run_a: Callable[[], float], label_b: str, run_b: Callable[[], float], repeat: int
+) -> tuple[float, float]:
     a, b = [], []
     for _ in range(repeat):
         a.append(run_a())
@@ -155,35 +187,56 @@ def side_by_side(label_a: str, run_a: Callable[[], float], label_b: str, run_b: 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=3.0, help="measured time per side and round")
+    parser.add_argument(
+        "--seconds", type=float, default=3.0, help="measured time per side and round"
+    )
     parser.add_argument("--repeat", type=int, default=3, help="rounds (A, B) per comparison")
     args = parser.parse_args()
-    print(f"bench/http.py on {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
+    print(f"bench/http_load.py on {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
 
     print("1. official SDK client, sequential tools/call, one uvicorn worker each")
     with server(SDK_SERVER) as sdk_url, server(mcpmini_server()) as mini_url:
-        sdk, mini = side_by_side("SDK server", lambda: sdk_client_rate(sdk_url, args.seconds),
-                                 "mcpmini server", lambda: sdk_client_rate(mini_url, args.seconds),
-                                 args.repeat)
-        sdk_ms, mini_ms = statistics.median(SERVER_MS[sdk_url]), statistics.median(SERVER_MS[mini_url])
+        sdk, mini = side_by_side(
+            "SDK server",
+            lambda: sdk_client_rate(sdk_url, args.seconds),
+            "mcpmini server",
+            lambda: sdk_client_rate(mini_url, args.seconds),
+            args.repeat,
+        )
+        sdk_ms, mini_ms = (
+            statistics.median(SERVER_MS[sdk_url]),
+            statistics.median(SERVER_MS[mini_url]),
+        )
 
     print("2. mcpmini clients (4 processes x 8 pipelined calls), stateless mcpmini server")
     with server(mcpmini_server(1, True)) as one_url, server(mcpmini_server(2, True)) as two_url:
-        one, two = side_by_side("1 worker", lambda: mcpmini_clients_rate(one_url, args.seconds),
-                                "2 workers", lambda: mcpmini_clients_rate(two_url, args.seconds),
-                                args.repeat)
+        one, two = side_by_side(
+            "1 worker",
+            lambda: mcpmini_clients_rate(one_url, args.seconds),
+            "2 workers",
+            lambda: mcpmini_clients_rate(two_url, args.seconds),
+            args.repeat,
+        )
 
     print()
     print("| comparison | A (calls/s) | B (calls/s) | B / A | target |")
     print("|---|---|---|---|---|")
-    print(f"| SDK client: SDK server (A) vs mcpmini server (B) | {sdk:.0f} | {mini:.0f} | "
-          f"{mini / sdk:.2f}x | >= 3x |")
-    print(f"| mcpmini clients: 1 worker (A) vs 2 workers (B), stateless | {one:.0f} | {two:.0f} | "
-          f"{two / one:.2f}x | >= 1.6x |")
+    print(
+        f"| SDK client: SDK server (A) vs mcpmini server (B) | {sdk:.0f} | {mini:.0f} | "
+        f"{mini / sdk:.2f}x | >= 3x |"
+    )
+    print(
+        f"| mcpmini clients: 1 worker (A) vs 2 workers (B), stateless | {one:.0f} | {two:.0f} | "
+        f"{two / one:.2f}x | >= 1.6x |"
+    )
     print()
-    print("Server CPU per call (the client's own cost cannot hide it; calls per server CPU-second):")
-    print(f"  SDK server {sdk_ms:.2f} ms, mcpmini server {mini_ms:.2f} ms: "
-          f"{sdk_ms / mini_ms:.2f}x the calls per CPU-second")
+    print(
+        "Server CPU per call (the client's own cost cannot hide it; calls per server CPU-second):"
+    )
+    print(
+        f"  SDK server {sdk_ms:.2f} ms, mcpmini server {mini_ms:.2f} ms: "
+        f"{sdk_ms / mini_ms:.2f}x the calls per CPU-second"
+    )
     return 0
 
 
