@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: lab test check lint bench clean
+.PHONY: lab test check lint bench clean claude-code
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -45,6 +45,10 @@ check: lint
 
 bench: $(STAMP)
 	@for f in bench/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+
+# The pinned real Claude Code (the oracle) into .claude-code/ from npm.
+claude-code: $(STAMP)
+	$(BIN)/python -c 'from mcpmini.oracle import install_claude; print(install_claude())'
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -1,7 +1,7 @@
 """Package-wide rules: the layout, the import order, and each package's public API pinned.
 
 Imports only go downwards: base modules -> mcp -> permissions -> hooks -> agent -> skills ->
-config -> course -> cli. Every import of every module is read with ``ast`` (function-level
+config -> oracle -> course -> cli. Every import of every module is read with ``ast`` (function-level
 imports included), so a lazy import cannot hide an upward dependency either.
 """
 
@@ -20,7 +20,7 @@ import pytest
 import mcpmini
 
 ROOT = Path(mcpmini.__file__).parent
-LAYERS = ["mcp", "permissions", "hooks", "agent", "skills", "config", "course", "cli"]
+LAYERS = ["mcp", "permissions", "hooks", "agent", "skills", "config", "oracle", "course", "cli"]
 RANK = {name: i + 1 for i, name in enumerate(LAYERS)}  # base modules rank 0
 RUNTIME_PACKAGES = [p for p in LAYERS if p not in ("course", "cli")]
 
@@ -344,6 +344,14 @@ PUBLIC = {
         "schema_problems",
         "SOURCE_FORMS",
         "validate_plugin",
+    },
+    "oracle": {
+        "INSTALL_DIR",
+        "PIN",
+        "ClaudeCodeMissing",
+        "binary_version",
+        "find_claude",
+        "install_claude",
     },
     "cli": {
         "main",
