@@ -1,6 +1,6 @@
 """The official SDK's `add` server as a Streamable HTTP ASGI app (interop tests, bench/http_load.py)."""
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 
 
 def build(stateless: bool = False, json_response: bool = True):
@@ -12,9 +12,20 @@ def build(stateless: bool = False, json_response: bool = True):
         """Return the sum of two numbers."""
         return a + b
 
+    @server.tool()
+    async def add_with_progress(a: float, b: float, ctx: Context) -> float:
+        """Return the sum of two numbers after one progress notification."""
+        await ctx.report_progress(1, 1)
+        return a + b
+
     return server.streamable_http_app(stateless_http=stateless, json_response=json_response)
 
 
 def app():
     """Factory for `uvicorn --factory tests.peers.sdk_http_app:app`."""
     return build()
+
+
+def app_sse():
+    """The same server answering every POST with an event stream (progress travels on it)."""
+    return build(json_response=False)
