@@ -3,8 +3,9 @@
 from mcp.server.mcpserver import Context, MCPServer
 
 
-def build(stateless: bool = False, json_response: bool = True):
-    """A fresh ASGI app serving `add` at /mcp (JSON responses unless told otherwise)."""
+def build(stateless: bool = False, json_response: bool = True, progress: bool = False):
+    """A fresh ASGI app serving `add` at /mcp (JSON responses unless told otherwise); with
+    ``progress``, also `add_with_progress`, which reports progress before its result."""
     server = MCPServer("sdk-add-server", version="1.0.0")
 
     @server.tool()
@@ -12,13 +13,15 @@ def build(stateless: bool = False, json_response: bool = True):
         """Return the sum of two numbers."""
         return a + b
 
-    @server.tool()
-    async def add_with_progress(a: float, b: float, ctx: Context) -> float:
-        """Return the sum of two numbers after one progress notification."""
-        await ctx.report_progress(1, 1)
-        return a + b
-
+    if progress:
+        server.add_tool(add_with_progress)
     return server.streamable_http_app(stateless_http=stateless, json_response=json_response)
+
+
+async def add_with_progress(a: float, b: float, ctx: Context) -> float:
+    """Return the sum of two numbers after one progress notification."""
+    await ctx.report_progress(1, 1)
+    return a + b
 
 
 def app():
@@ -28,4 +31,4 @@ def app():
 
 def app_sse():
     """The same server answering every POST with an event stream (progress travels on it)."""
-    return build(json_response=False)
+    return build(json_response=False, progress=True)
