@@ -12,7 +12,7 @@ alternating so a change of load on the machine hits every row:
 - each of the floor, the SDK and mcpmini again for an **event-stream** reply (a tool that
   reports progress first: the reply is ``text/event-stream``).
 
-Per row: requests/s, p50 and p99 latency, non-2xx answers (must be 0) and the server's CPU
+Per row: requests/s, p50 and p99 latency, non-2xx answers and socket errors (must be 0) and the server's CPU
 milliseconds per call (psutil, the server process and its workers). The ratios against the
 issue's targets come last. Table 2 keeps the earlier Python-client comparison (the official SDK
 client against both servers), where the client's own CPU dominates on two cores.
@@ -26,12 +26,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import re
 import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -39,11 +37,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
-import orjson
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from mcpmini.course.scaleout import wrk  # noqa: E402
 from mcpmini.mcp.asgi import listening_socket  # noqa: E402
 from mcpmini.mcp.versions import META_PREFIX  # noqa: E402
 
@@ -207,16 +205,6 @@ class Row:
     cpu_ms: list[float] = field(default_factory=list)
     bad: int = 0
 
-    def script(self, folder: Path) -> Path:
-        """A wrk Lua script sending this row's POST."""
-        lua = ['wrk.method = "POST"', f"wrk.body = {_lua_string(orjson.dumps(self.body).decode())}"]
-        lua += [
-            f"wrk.headers[{_lua_string(k)}] = {_lua_string(v)}" for k, v in self.headers.items()
-        ]
-        path = folder / (re.sub(r"\W+", "_", self.label) + ".lua")
-        path.write_text("\n".join(lua) + "\n")
-        return path
-
     def check(self) -> None:
         """One request through httpx first: the body must be answered with a result."""
         reply = httpx.post(self.served.url, json=self.body, headers=self.headers, timeout=10)
@@ -225,54 +213,22 @@ class Row:
             raise RuntimeError(f"{self.label}: {reply.status_code} {text[:200]}")
 
 
-def _lua_string(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-_UNITS = {"us": 0.001, "ms": 1.0, "s": 1000.0}
-
-
-def _millis(text: str) -> float:
-    number, unit = re.fullmatch(r"([\d.]+)(us|ms|s)", text).groups()  # type: ignore[union-attr]
-    return float(number) * _UNITS[unit]
-
-
-def run_wrk(row: Row, script: Path, seconds: int, connections: int) -> None:
+def run_wrk(row: Row, seconds: int, connections: int) -> None:
     """One wrk run of ``row``; appends its rate, latency percentiles and server CPU per call."""
     cpu0 = cpu_seconds(row.served.pid)
-    out = subprocess.run(
-        [
-            "wrk",
-            "-t1",
-            f"-c{connections}",
-            f"-d{seconds}s",
-            "--latency",
-            "-s",
-            str(script),
-            row.served.url,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=seconds + 60,
-        check=True,
-    ).stdout
+    result = wrk(row.served.url, row.body, row.headers, seconds=seconds, connections=connections)
     cpu = cpu_seconds(row.served.pid) - cpu0
-    requests = int(re.search(r"(\d+) requests in", out).group(1))  # type: ignore[union-attr]
-    row.rates.append(float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)))  # type: ignore[union-attr]
-    row.p50.append(_millis(re.search(r"50%\s+(\S+)", out).group(1)))  # type: ignore[union-attr]
-    row.p99.append(_millis(re.search(r"99%\s+(\S+)", out).group(1)))  # type: ignore[union-attr]
-    row.cpu_ms.append(cpu * 1000 / max(requests, 1))
-    bad = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
-    row.bad += int(bad.group(1)) if bad else 0
-    errors = re.search(r"Socket errors: (.*)", out)
-    if errors:
-        print(f"    {row.label}: socket errors {errors.group(1)}")
+    row.rates.append(result.requests_per_second)
+    row.p50.append(result.p50_ms)
+    row.p99.append(result.p99_ms)
+    row.cpu_ms.append(cpu * 1000 / max(result.requests, 1))
+    row.bad += result.non_2xx + result.socket_errors
 
 
 def wrk_table(seconds: int, repeat: int, connections: int) -> dict[str, Row]:
     sdk = uvicorn("tests.peers.sdk_http_app:app", factory=True)
     sdk_sse = uvicorn("tests.peers.sdk_http_app:app_sse", factory=True)
-    with ExitStack() as stack, tempfile.TemporaryDirectory() as tmp:
+    with ExitStack() as stack:
         up = {
             name: stack.enter_context(server(argv))
             for name, argv in {
@@ -331,22 +287,20 @@ def wrk_table(seconds: int, repeat: int, connections: int) -> dict[str, Row]:
                 conf,
             ),
         ]
-        scripts = {}
         for row in rows:
             row.check()
-            scripts[row.label] = row.script(Path(tmp))
-            run_wrk(row, scripts[row.label], 1, connections)  # warm-up, discarded
+            run_wrk(row, 1, connections)  # warm-up, discarded
             row.rates.clear(), row.p50.clear(), row.p99.clear(), row.cpu_ms.clear()
         for n in range(repeat):
             print(f"  round {n + 1}/{repeat}", flush=True)
             for row in rows:
-                run_wrk(row, scripts[row.label], seconds, connections)
+                run_wrk(row, seconds, connections)
     return {row.label: row for row in rows}
 
 
 def print_wrk(rows: dict[str, Row]) -> None:
     med = statistics.median
-    print("| server | requests/s | p50 ms | p99 ms | server CPU ms/call | non-2xx |")
+    print("| server | requests/s | p50 ms | p99 ms | server CPU ms/call | failed |")
     print("|---|---|---|---|---|---|")
     for row in rows.values():
         print(
