@@ -34,7 +34,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -60,6 +60,7 @@ class Ending(StrEnum):
     EXITED = "exited"  # the program exited by itself (any exit code or signal)
     TIMEOUT = "timeout"  # the deadline passed; we ended it
     OUTPUT_LIMIT = "output_limit"  # it wrote past the cap with ``stop_at_cap``; we ended it
+    LIMIT = "limit"  # the caller's ``watch`` named a limit it passed; we ended it
     START_ERROR = "start_error"  # it could not be started
 
 
@@ -72,7 +73,7 @@ class Completed:
     ``stdout_bytes`` / ``stderr_bytes`` count everything read, so ``truncated`` says
     whether anything was dropped. ``start_error`` says why it could not start.
     ``leftovers`` counts the descendants that were still running when it ended and had to
-    be killed.
+    be killed. ``limit`` is the reason the caller's ``watch`` gave (:attr:`Ending.LIMIT`).
     """
 
     argv: tuple[str, ...]
@@ -86,6 +87,7 @@ class Completed:
     pid: int = 0
     elapsed: float = 0.0
     leftovers: int = 0
+    limit: str | None = None
 
     @property
     def timed_out(self) -> bool:
@@ -379,8 +381,14 @@ class _Drain:
         stop_at_cap: bool,
         deadline: float,
         after_exit: float,
+        watch: Callable[[], str | None] | None = None,
+        watch_every: float = 0.1,
     ) -> None:
         self.proc = proc
+        self.watch = watch
+        self.watch_every = watch_every
+        self.next_watch = 0.0
+        self.limit: str | None = None
         self.kept: dict[int, list[bytes]] = {fd: [] for fd, _ in _streams(proc)}
         self.seen = dict.fromkeys(self.kept, 0)
         self.room = dict.fromkeys(self.kept, cap)
@@ -448,6 +456,8 @@ class _Drain:
                 if not self.exited and pidfd is None and self.proc.popen.poll() is not None:
                     self.on_exit(now)
                 tick = self.deadline - now if pidfd is not None else min(self.deadline - now, 0.02)
+                if self.watch is not None:
+                    tick = min(tick, self.watch_every)
                 for key, _ in sel.select(tick):
                     if key.fd == pidfd:
                         sel.unregister(key.fd)
@@ -456,6 +466,17 @@ class _Drain:
                         self.on_writable(sel, key.fd)
                     else:
                         self.on_readable(sel, key.fd)
+                if self.watch is not None and self.ending is None:
+                    self._check(time.monotonic())
+
+    def _check(self, now: float) -> None:
+        """Ask the caller's ``watch`` (at most every ``watch_every`` s) whether a limit passed."""
+        if self.watch is None or now < self.next_watch:
+            return
+        self.next_watch = now + self.watch_every
+        self.limit = self.watch()
+        if self.limit is not None:
+            self.ending = Ending.LIMIT
 
     def completed(self, started: float) -> Completed:
         code = self.proc.popen.returncode if self.ending is None else None
@@ -471,6 +492,7 @@ class _Drain:
             pid=self.proc.pid,
             elapsed=time.monotonic() - started,
             leftovers=self.proc.leftovers,
+            limit=self.limit,
         )
 
 
@@ -487,6 +509,8 @@ def run(
     grace: float = 0.2,
     new_session: bool = False,
     after_exit: float = 2.0,
+    watch: Callable[[], str | None] | None = None,
+    watch_every: float = 0.1,
 ) -> Completed:
     """Run ``argv`` to the end, within ``timeout`` seconds; never raises for the program.
 
@@ -496,6 +520,9 @@ def run(
     ``stop_at_cap``, the program is ended (:attr:`Ending.OUTPUT_LIMIT`). When the program
     exits, output still coming from children that hold the pipes is read for at most
     ``after_exit`` seconds; then everything it started is ended (see the module doc).
+    ``watch``, when given, is called about every ``watch_every`` seconds while the program
+    runs; a string it returns names a limit the program passed, and the run ends there
+    (:attr:`Ending.LIMIT`, :attr:`Completed.limit`).
     """
     started = time.monotonic()
     try:
@@ -517,6 +544,8 @@ def run(
         stop_at_cap=stop_at_cap,
         deadline=started + timeout,
         after_exit=after_exit,
+        watch=watch,
+        watch_every=watch_every,
     )
     pidfd: int | None
     try:
