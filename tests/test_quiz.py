@@ -58,6 +58,42 @@ def test_domain_2_has_40_items_six_per_task_statement_and_a_quarter_multiple_res
     assert sum(it.pick > 1 for it in BANK.items) / len(BANK.items) >= 0.25
 
 
+def test_bank_problems_point_into_the_file_with_json_paths(tmp_path: Path) -> None:
+    (tmp_path / "tasks.yaml").write_text(
+        (Path(ccaf.__file__).parent / "data" / "tasks.yaml").read_text(encoding="utf-8"),
+        encoding="utf-8",
+    )
+    good = {
+        "id": "p1",
+        "task": "2.1",
+        "scenario": "s",
+        "stem": "q",
+        "pick": 1,
+        "answer": ["A"],
+        "explanation": "e",
+        "options": [
+            {"id": "A", "text": "a"},
+            {"id": "B", "text": "b", "rebuttal": "r"},
+            {"id": "C", "text": "c", "rebuttal": "r"},
+        ],
+    }
+    bad_option = dict(good, id="p2", options=[*good["options"][:2], {"id": "Z", "text": "z"}])
+    unknown_fact = {k: v for k, v in good.items() if k != "answer"} | {
+        "id": "p3",
+        "compute": "no_such_fact",
+    }
+    twin = dict(good, scenario="other scenario")
+    (tmp_path / "items.yaml").write_text(
+        json.dumps({"items": [good, "not a mapping", bad_option, unknown_fact, twin]}),
+        encoding="utf-8",
+    )
+    paths = {(p.path, p.message.split(":")[0]) for p in load_bank(tmp_path).problems}
+    assert ("items[1]", "item must be a mapping") in paths
+    assert ("items[2].options[2].id", "item skipped") in paths
+    assert ("items[3].compute", "item skipped") in paths
+    assert ("items[4]", "duplicate id (also in " + str(tmp_path / "items.yaml") + ")") in paths
+
+
 def test_other_domains_have_three_items_per_mapped_task_statement() -> None:
     per_task = Counter(it.task for it in BANK.items if it.domain != 2)
     assert set(per_task) == {t.id for t in BANK.tasks if t.domain != 2}

@@ -31,7 +31,7 @@ from typing import Any
 import jsonschema
 import yaml
 
-from ...errors import ConfigError, Problem, Severity
+from ...errors import ConfigError, Problem, Severity, json_path
 
 __all__ = [
     "BANK_DIR",
@@ -99,6 +99,8 @@ class QuizItem:
     compute: str | None = None
     origin: str = ""
     source: str = ""
+    #: where the item sits in its file, as :func:`~mcpmini.errors.json_path` writes it
+    at: str = ""
 
     @property
     def domain(self) -> int:
@@ -350,6 +352,8 @@ ITEM_SCHEMA: dict[str, Any] = {
     },
     "oneOf": [{"required": ["answer"]}, {"required": ["compute"]}],
 }
+#: One validator for every item, built once (as :mod:`mcpmini.mcp.schema` does per tool).
+_ITEM_VALIDATOR = jsonschema.Draft202012Validator(ITEM_SCHEMA)
 
 
 def _read_yaml(path: Path, problems: list[Problem]) -> Any:
@@ -378,15 +382,12 @@ def _tidy(text: Any) -> Any:
 
 
 def _item(
-    raw: Mapping[str, Any], origin: str, where: str, problems: list[Problem]
+    raw: Mapping[str, Any], origin: str, where: tuple[str | int, ...], problems: list[Problem]
 ) -> QuizItem | None:
-    errors = sorted(
-        jsonschema.Draft202012Validator(ITEM_SCHEMA).iter_errors(raw),
-        key=lambda e: list(map(str, e.path)),
-    )
+    errors = sorted(_ITEM_VALIDATOR.iter_errors(raw), key=lambda e: list(map(str, e.path)))
     if errors:
         for e in errors:
-            path = ".".join([where, *map(str, e.absolute_path)])
+            path = json_path([*where, *e.absolute_path])
             problems.append(Problem(Severity.ERROR, f"item skipped: {e.message}", origin, path))
         return None
     options = tuple(
@@ -401,7 +402,7 @@ def _item(
                     Severity.ERROR,
                     f"item skipped: unknown fact {compute!r}",
                     origin,
-                    f"{where}.compute",
+                    json_path([*where, "compute"]),
                 )
             )
             return None
@@ -422,6 +423,7 @@ def _item(
         compute,
         origin,
         raw.get("source", ""),
+        json_path(where),
     )
 
 
@@ -496,10 +498,12 @@ def load_bank(folder: str | Path | None = None) -> Bank:
         for n, raw in enumerate(raw_items):
             if not isinstance(raw, Mapping):
                 problems.append(
-                    Problem(Severity.ERROR, "item must be a mapping", str(path), f"items.{n}")
+                    Problem(
+                        Severity.ERROR, "item must be a mapping", str(path), json_path(["items", n])
+                    )
                 )
                 continue
-            item = _item(raw, str(path), f"items.{n}", problems)
+            item = _item(raw, str(path), ("items", n), problems)
             if item is not None:
                 items.append(item)
     bank = Bank(domains, tasks, tuple(items))
@@ -518,11 +522,8 @@ def bank_problems(bank: Bank) -> list[Problem]:
     out: list[Problem] = []
 
     def bad(item: QuizItem | None, message: str) -> None:
-        out.append(
-            Problem(
-                Severity.ERROR, message, item.origin if item else None, item.id if item else None
-            )
-        )
+        where = (item.origin or None, item.at or None) if item else (None, None)
+        out.append(Problem(Severity.ERROR, message, *where))
 
     seen: dict[str, str] = {}
     stems: dict[str, str] = {}
