@@ -23,7 +23,7 @@ from pathlib import Path
 import nbclient  # noqa: F401 - imported up front so neither timed run pays for the import
 import nbformat
 
-from mcpmini.course.batch import grade_class
+from mcpmini.course.classroom import grade_class
 
 ROOT = Path(__file__).resolve().parents[1]
 LEARNERS = 10

@@ -21,7 +21,8 @@ import time
 
 import re2
 
-from mcpmini.permissions import PERMISSION_CASES, analyze, run_case
+from mcpmini.course.chapters import PERMISSION_CASES, run_case
+from mcpmini.permissions import analyze
 
 
 def _re2_seconds(n: int) -> float:

@@ -13,7 +13,7 @@ import pytest
 from attack_support import require_bubblewrap, running_with, snapshot
 
 from mcpmini.cli import main
-from mcpmini.course.batch import RowStatus, grade_class
+from mcpmini.course.classroom import RowStatus, grade_class
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -57,7 +57,7 @@ if seen:
 
 FORGE = """\
 import IPython.display, IPython.core.display_functions
-from mcpmini.course.exercises import get_exercise
+from mcpmini.course import get_exercise
 KEY = get_exercise("9.1").answer_key()
 def forged(*objs, **kw):
     IPython.core.display_functions.__dict__["_real"]({"application/vnd.mcpmini.answer+json": {
@@ -70,7 +70,7 @@ answer = None
 
 INJECT = """\
 import glob, json, threading, time
-from mcpmini.course.exercises import get_exercise
+from mcpmini.course import get_exercise
 KEY = get_exercise("9.1").answer_key()
 def inject():
     for _ in range(200):

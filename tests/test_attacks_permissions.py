@@ -7,17 +7,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mcpmini.course.chapters import PERMISSION_CASES, case_rows, run_case
 from mcpmini.permissions import (
-    PERMISSION_CASES,
     BypassKind,
     PermissionRules,
     analyze,
-    case_rows,
     gate,
     is_read_only_command,
     parse_rule,
     rule_matches,
-    run_case,
 )
 
 

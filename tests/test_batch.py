@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 from mcpmini.cli import main
-from mcpmini.course import batch
-from mcpmini.course.batch import (
+from mcpmini.course.classroom import (
     COLUMNS,
     GradeRow,
     RowStatus,
+    batch,
     find_submissions,
     grade_class,
     identify_exercise,

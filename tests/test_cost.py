@@ -101,7 +101,7 @@ def test_prop_5_2_bounds() -> None:
 
 
 def test_the_widget_text_reproduces_example_3_9() -> None:
-    from mcpmini.course.widgets import context_cost_explorer, context_cost_lines
+    from mcpmini.course.chapters import context_cost_explorer, context_cost_lines
 
     lines = context_cost_lines(200, 3, 300, 10)
     assert "60,000" in lines[0] and "2,900" in lines[1] and "57,100" in lines[2]
@@ -111,7 +111,7 @@ def test_the_widget_text_reproduces_example_3_9() -> None:
 
 
 def test_the_cost_curve_crosses_at_the_break_even_point() -> None:
-    from mcpmini.course.plots import context_cost_curve, measured_layer_rows, plot_context_cost
+    from mcpmini.course.chapters import context_cost_curve, measured_layer_rows, plot_context_cost
 
     rows = context_cost_curve(200, 300, 10)
     assert len(rows) == 201 and rows[3] == (3, 60_000, 2_900)

@@ -4,9 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from mcpmini.course.plots import GridCell, negotiation_grid, plot_negotiation_grid
-from mcpmini.course.widgets import compare_versions, negotiation_lines, version_picker
-from mcpmini.mcp import KNOWN_VERSIONS, is_interval, set_pairs
+from mcpmini.course.chapters import (
+    GridCell,
+    compare_versions,
+    is_interval,
+    negotiation_grid,
+    negotiation_lines,
+    plot_negotiation_grid,
+    set_pairs,
+    version_picker,
+)
+from mcpmini.mcp import KNOWN_VERSIONS
 
 A, B, C, D = "2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"
 

@@ -9,22 +9,16 @@ import nbformat
 import pytest
 from exercise_support import answer_of
 
-from mcpmini.course.exercises import (
-    EXERCISE_IDS,
+from mcpmini.course import EXERCISE_IDS, Kind, Status, get_exercise, practice
+from mcpmini.course.chapters import (
     Fate,
     Setting,
-    get_exercise,
-    practice,
-)
-from mcpmini.course.grading import Kind, Status
-from mcpmini.mcp import (
-    LEGACY,
-    MODERN,
     id_violations,
     negotiate_handshake,
     negotiate_per_request,
     outstanding_is_injective,
 )
+from mcpmini.mcp import LEGACY, MODERN
 
 ROOT = Path(__file__).resolve().parent.parent
 SLUGS = {

@@ -3,7 +3,8 @@
 ``mcpmini/course/data/glossary.yaml`` lists, per section (``course:``, ``exam:``), entries
 ``{ja, en, note, avoid}``. Every ``avoid`` variant is searched for in every notebook under
 ``notebooks/``, ``exercises/`` and ``solutions/`` (markdown and code, not outputs) and in the
-text the widgets show (the source of ``mcpmini/course/widgets.py``); each hit is a failure
+text the course's modules show (the source of every module under ``mcpmini/course/``); each hit
+is a failure
 naming the file, the cell and the term to use instead.
 """
 
@@ -25,7 +26,7 @@ def entries() -> list[dict[str, object]]:
 
 
 def texts() -> list[tuple[str, str]]:
-    """``(where, text)`` for every notebook cell and for the widget module."""
+    """``(where, text)`` for every notebook cell and for every course module."""
     found = []
     for folder in ("notebooks", "exercises", "solutions"):
         for path in sorted((ROOT / folder).glob("**/*.ipynb")):
@@ -36,8 +37,8 @@ def texts() -> list[tuple[str, str]]:
                 source = cell["source"]
                 text = "".join(source) if isinstance(source, list) else source
                 found.append((f"{path.relative_to(ROOT)} cell {i}", text))
-    widgets = ROOT / "mcpmini" / "course" / "widgets.py"
-    found.append((str(widgets.relative_to(ROOT)), widgets.read_text(encoding="utf-8")))
+    for module in sorted((ROOT / "mcpmini" / "course").glob("**/*.py")):
+        found.append((str(module.relative_to(ROOT)), module.read_text(encoding="utf-8")))
     return found
 
 

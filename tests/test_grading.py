@@ -9,8 +9,17 @@ from pathlib import Path
 import pytest
 
 from mcpmini.cli import main
-from mcpmini.course.grading import Exercise, Kind, Part, Report, Status
-from mcpmini.course.progress import load_progress, progress_path, record_progress, summary
+from mcpmini.course import (
+    Exercise,
+    Kind,
+    Part,
+    Report,
+    Status,
+    load_progress,
+    progress_path,
+    record_progress,
+    summary,
+)
 from mcpmini.errors import ConfigError
 
 
@@ -264,7 +273,7 @@ def test_the_summary_is_honest_about_unchecked_and_partial_exercises(tmp_path):
 
 def test_the_progress_command_lists_every_exercise(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("MCPMINI_PROGRESS", str(tmp_path / "progress.json"))
-    from mcpmini.course.exercises import get_exercise
+    from mcpmini.course import get_exercise
 
     ex = get_exercise("9.4")
     ex.check(ex.answer_key())
@@ -281,73 +290,3 @@ def test_the_progress_command_fails_cleanly_on_a_corrupt_file(tmp_path, monkeypa
     monkeypatch.setenv("MCPMINI_PROGRESS", str(path))
     assert main(["progress"]) == 2
     assert str(path) in capsys.readouterr().err
-
-
-def test_the_public_names_of_the_course_grading_modules_are_pinned():
-    from mcpmini.course import batch, execution, exercises, extensions, grading, practice, progress
-
-    assert sorted(grading.__all__) == [
-        "Choice",
-        "Exercise",
-        "Kind",
-        "Part",
-        "PartResult",
-        "Report",
-        "Status",
-    ]
-    assert sorted(progress.__all__) == [
-        "Graded",
-        "PROGRESS_ENV",
-        "load_progress",
-        "progress_path",
-        "quiz_summary",
-        "record_progress",
-        "record_quiz",
-        "summary",
-    ]
-    assert sorted(exercises.__all__) == [
-        "ALL_IDS",
-        "EXERCISE_IDS",
-        "Fate",
-        "PRACTICE_IDS",
-        "Setting",
-        "TITLES",
-        "get_exercise",
-        "practice",
-    ]
-    assert sorted(practice.__all__) == [
-        "PRACTICE_IDS",
-        "TITLES",
-        "Workload",
-        "build_practice",
-        "loop_context",
-        "predict_run",
-    ]
-    assert sorted(extensions.__all__) == [
-        "Fate",
-        "Setting",
-        "build_9_3",
-        "build_9_4",
-        "practice_9_3",
-        "practice_9_4",
-    ]
-    assert sorted(batch.__all__) == [
-        "COLUMNS",
-        "GradeRow",
-        "RowStatus",
-        "Submission",
-        "find_submissions",
-        "grade_class",
-        "grade_notebook",
-        "identify_exercise",
-        "read_csv",
-        "write_csv",
-    ]
-    assert sorted(execution.__all__) == [
-        "GradeRow",
-        "RowStatus",
-        "grade_notebook",
-        "identify_exercise",
-    ]
-    for module in (batch, execution, exercises, extensions, grading, progress):
-        assert all(hasattr(module, name) for name in module.__all__)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mcpmini.course.hooklab import (
+from mcpmini.course.chapters import (
     MISSING,
     check_prop_4_3,
     explain_matcher,
@@ -91,8 +91,13 @@ def test_widgets_and_plots_build_headless():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from mcpmini.course.plots import GATE_STATIONS, plot_gate_path, plot_prop_4_5
-    from mcpmini.course.widgets import hook_gate_lab, matcher_playground
+    from mcpmini.course.chapters import (
+        GATE_STATIONS,
+        hook_gate_lab,
+        matcher_playground,
+        plot_gate_path,
+        plot_prop_4_5,
+    )
 
     assert matcher_playground().children
     assert hook_gate_lab(exit_code=MISSING, on_failure="block").children

@@ -12,8 +12,14 @@ from mcpmini.agent import (
     run,
     runs_of,
 )
-from mcpmini.course.hostlab import SimulatedLatency, layer_lines, layer_rows, time_calls
-from mcpmini.course.practice import P2_POLICY, P2_TOOLS
+from mcpmini.course.practice import (
+    P2_POLICY,
+    P2_TOOLS,
+    SimulatedLatency,
+    layer_lines,
+    layer_rows,
+    time_calls,
+)
 from mcpmini.mcp import Client, OutcomeKind, StdioTransport, add_server, memory_pair, weather_server
 
 

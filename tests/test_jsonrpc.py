@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from mcpmini.course.chapters import id_violations, outstanding_is_injective
 from mcpmini.errors import LocalProtocolError, RemoteProtocolError
 from mcpmini.mcp import (
     LEGACY,
@@ -21,8 +22,6 @@ from mcpmini.mcp import (
     Response,
     encode,
     error_reply,
-    id_violations,
-    outstanding_is_injective,
     parse_line,
 )
 

@@ -496,7 +496,7 @@ def test_pairing_violations_detects_each_kind_of_break() -> None:
 
 
 def test_the_turns_curve_of_chapter_11_meets_the_bound_exactly() -> None:
-    from mcpmini.course.plots import turns_curve
+    from mcpmini.course.chapters import turns_curve
 
     assert turns_curve(range(4)) == [(t, t + 1, "max_turns") for t in range(4)]
 

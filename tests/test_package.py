@@ -56,10 +56,6 @@ PUBLIC = {
         "ErrorResponse",
         "GENERATIONS",
         "Generation",
-        "id_violations",
-        "IdEvent",
-        "IdViolation",
-        "is_interval",
         "is_modern",
         "JsonId",
         "KNOWN_VERSIONS",
@@ -71,13 +67,8 @@ PUBLIC = {
         "Message",
         "META_PREFIX",
         "MODERN",
-        "negotiate_handshake",
-        "negotiate_per_request",
-        "Negotiation",
-        "non_empty_subsets",
         "Notification",
         "OutcomeKind",
-        "outstanding_is_injective",
         "parse_line",
         "parse_object",
         "PendingTable",
@@ -89,7 +80,6 @@ PUBLIC = {
         "schema_from_function",
         "serve_stdio",
         "Server",
-        "set_pairs",
         "StdioTransport",
         "to_dict",
         "to_tool_result",
@@ -109,7 +99,6 @@ PUBLIC = {
         "BypassKind",
         "BypassWarning",
         "bypass_forms",
-        "case_rows",
         "CommandAnalysis",
         "EDIT_TOOLS",
         "EXEC_WRAPPERS",
@@ -120,8 +109,6 @@ PUBLIC = {
         "is_protected_path",
         "is_read_only_command",
         "parse_rule",
-        "PERMISSION_CASES",
-        "PermissionCase",
         "PermissionMode",
         "PermissionRules",
         "PreToolUseResult",
@@ -131,7 +118,6 @@ PUBLIC = {
         "Rule",
         "rule_matches",
         "RuleVerdict",
-        "run_case",
         "split_command",
         "strip_wrappers",
         "Subcommand",
@@ -353,6 +339,169 @@ PUBLIC = {
         "find_claude",
         "install_claude",
     },
+    "course": {
+        "ALL_IDS",
+        "EXERCISE_IDS",
+        "GLOSSARY",
+        "LIVE_LABEL",
+        "PRACTICE_IDS",
+        "PROGRESS_ENV",
+        "STATIC_LABEL",
+        "TITLES",
+        "Choice",
+        "Exercise",
+        "Graded",
+        "Kind",
+        "Part",
+        "PartResult",
+        "Report",
+        "Status",
+        "figure",
+        "get_exercise",
+        "live_html",
+        "load_glossary",
+        "load_progress",
+        "practice",
+        "progress_path",
+        "quiz_summary",
+        "record_progress",
+        "record_quiz",
+        "report_text",
+        "static_report",
+        "summary",
+    },
+    "course.chapters": {
+        "EXIT_CHOICES",
+        "GATE_STATIONS",
+        "MISSING",
+        "OTHER_DECISIONS",
+        "PERMISSION_CASES",
+        "RULE_SETS",
+        "Fate",
+        "GridCell",
+        "HookSimulation",
+        "IdEvent",
+        "IdViolation",
+        "MatcherExplanation",
+        "Negotiation",
+        "NegotiationGrid",
+        "PermissionCase",
+        "RandomToolModel",
+        "Setting",
+        "Trial",
+        "VersionComparison",
+        "VersionPicker",
+        "case_rows",
+        "check_prop_4_3",
+        "compare_versions",
+        "context_cost_curve",
+        "context_cost_explorer",
+        "context_cost_lines",
+        "explain_matcher",
+        "hook_gate_lab",
+        "id_violations",
+        "is_interval",
+        "matcher_playground",
+        "measured_layer_rows",
+        "negotiate_handshake",
+        "negotiate_per_request",
+        "negotiation_grid",
+        "negotiation_lines",
+        "non_empty_subsets",
+        "outstanding_is_injective",
+        "plot_context_cost",
+        "plot_gate_path",
+        "plot_measured_layer",
+        "plot_negotiation_grid",
+        "plot_prop_4_5",
+        "plot_reattach_curve",
+        "plot_turns_curve",
+        "prop_4_3_rows",
+        "prop_4_5_trial",
+        "reattach_curve",
+        "reattach_explorer",
+        "reattach_lines",
+        "resolution_lines",
+        "resolution_switch",
+        "run_case",
+        "set_pairs",
+        "simulate_hook",
+        "turns_curve",
+        "version_picker",
+    },
+    "course.ccaf": {
+        "BANK_DIR",
+        "DISTRACTORS",
+        "KEY_FACTS",
+        "MAX_SCORE",
+        "MIN_SCORE",
+        "PASS_SCORE",
+        "REQUESTS",
+        "TOOLSETS",
+        "TOOL_TASKS",
+        "Bank",
+        "Domain",
+        "ErrorCategory",
+        "ExamSession",
+        "ExamWidget",
+        "ItemResult",
+        "Option",
+        "Policy",
+        "QuizItem",
+        "QuizReport",
+        "RetryStats",
+        "RoutingResult",
+        "TaskScore",
+        "TaskStatement",
+        "bank_problems",
+        "clock_text",
+        "draw",
+        "error_result",
+        "exam_mode",
+        "expected_tool",
+        "grade",
+        "grade_tool_choices",
+        "load_bank",
+        "make_sample_repo",
+        "parse_answers",
+        "plot_routing",
+        "plot_selection",
+        "policy_for",
+        "routing_accuracy",
+        "scaled_score",
+        "selection_accuracy",
+        "simulate_retries",
+    },
+    "course.practice": {
+        "P2_POLICY",
+        "P2_TOOLS",
+        "P3_LIMITS",
+        "P4_CONTEXT_LIMIT",
+        "PRACTICE_IDS",
+        "TITLES",
+        "SimulatedLatency",
+        "Workload",
+        "build_practice",
+        "grant_toggler",
+        "layer_lines",
+        "layer_rows",
+        "loop_context",
+        "plot_context_growth",
+        "predict_run",
+        "time_calls",
+    },
+    "course.classroom": {
+        "COLUMNS",
+        "GradeRow",
+        "RowStatus",
+        "Submission",
+        "find_submissions",
+        "grade_class",
+        "grade_notebook",
+        "identify_exercise",
+        "read_csv",
+        "write_csv",
+    },
     "cli": {
         "main",
     },
@@ -426,6 +575,64 @@ def test_imports_only_go_downwards_and_the_runtime_never_imports_the_course():
             if there is not None and there > here:
                 upward.append(f"{path.relative_to(ROOT.parent)}:{line} imports {target}")
     assert upward == []
+
+
+# Inside the course: the shared modules (which may import each other), then the tracks (which
+# never import each other), then the catalogue of every track's exercises, then class grading.
+COURSE_SHARED = ["glossary", "grading", "progress", "report", "plots"]
+COURSE_TRACKS = ["chapters", "ccaf", "practice"]
+COURSE_RANK = {
+    **dict.fromkeys(COURSE_SHARED, 0),
+    **dict.fromkeys(COURSE_TRACKS, 1),
+    "catalogue": 2,
+    "classroom": 3,
+}
+
+
+def _course_part(module: str) -> str | None:
+    """The course part (``grading``, ``chapters``…) a module belongs to, or None outside."""
+    parts = module.split(".")
+    if parts[:2] != ["mcpmini", "course"] or len(parts) < 3:
+        return None
+    return parts[2]
+
+
+def test_the_course_packages_mirror_the_tracks_and_every_course_module_has_a_place():
+    course = ROOT / "course"
+    found = sorted(p.stem for p in course.glob("*.py") if p.stem != "__init__")
+    found += sorted(p.name for p in course.iterdir() if (p / "__init__.py").exists())
+    assert sorted(found) == sorted(COURSE_RANK)
+
+
+def _course_violations(name: str, path: Path) -> list[str]:
+    """The imports of course module ``name`` that go up, sideways between tracks, or to the
+    ``mcpmini.course`` package itself (whose ``__init__`` gathers every track)."""
+    here = _course_part(name)
+    wrong = []
+    for line, target in _imports(name, path) if here is not None else []:
+        there = _course_part(target)
+        if target == "mcpmini.course":
+            wrong.append(f"{path.name}:{line} imports {target}")
+        elif there is None or there == here:
+            continue
+        elif COURSE_RANK[there] > COURSE_RANK[here] or {here, there} <= set(COURSE_TRACKS):
+            wrong.append(f"{path.name}:{line} imports {target}")
+    return wrong
+
+
+def test_inside_the_course_imports_go_from_the_tracks_down_to_the_shared_modules_only():
+    assert [v for name, path in _modules() for v in _course_violations(name, path)] == []
+
+
+def test_the_course_layer_check_sees_a_track_importing_another_or_the_catalogue(tmp_path):
+    bad = tmp_path / "x.py"
+    bad.write_text("from ..practice import loop_context\nfrom .. import catalogue\n")
+    assert len(_course_violations("mcpmini.course.ccaf.x", bad)) == 2
+    good = tmp_path / "y.py"
+    good.write_text(
+        "from ..grading import Part\nfrom .bank import draw\nfrom ...mcp import LEGACY\n"
+    )
+    assert _course_violations("mcpmini.course.ccaf.y", good) == []
 
 
 def _import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:

@@ -326,7 +326,7 @@ def test_validate_plugin_includes_the_marketplace_problems(tmp_path: Path) -> No
 
 
 def test_the_notebook_10_switch_shows_every_field_with_its_source() -> None:
-    from mcpmini.course.widgets import resolution_lines, resolution_switch
+    from mcpmini.course.chapters import resolution_lines, resolution_switch
 
     sources = [
         (

@@ -9,9 +9,8 @@ import pytest
 from exercise_support import answer_of
 
 from mcpmini.agent import Limits, SandboxOutcome, run_python
-from mcpmini.course.execution import identify_exercise
-from mcpmini.course.exercises import ALL_IDS, PRACTICE_IDS, TITLES, get_exercise
-from mcpmini.course.grading import Status
+from mcpmini.course import ALL_IDS, PRACTICE_IDS, TITLES, Status, get_exercise
+from mcpmini.course.classroom import identify_exercise
 from mcpmini.course.practice import P3_LIMITS, Workload, loop_context, predict_run
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -114,7 +113,7 @@ def test_practice_notebooks_start_empty_and_solutions_score_full(exercise_id):
 def test_the_class_grader_scores_practice_notebooks(tmp_path, monkeypatch):
     import shutil
 
-    from mcpmini.course.batch import find_submissions, grade_class
+    from mcpmini.course.classroom import find_submissions, grade_class
 
     monkeypatch.setenv("MCPMINI_PROGRESS", str(tmp_path / "progress.json"))
     learner = tmp_path / "class" / "yui"

@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 
 from mcpmini.cli.app import main
-from mcpmini.course import ccaf
-from mcpmini.course.progress import load_progress, quiz_summary, record_quiz
-from mcpmini.course.quiz import (
+from mcpmini.course import ccaf, load_progress, quiz_summary, record_quiz
+from mcpmini.course.ccaf import (
     KEY_FACTS,
     PASS_SCORE,
     ExamSession,
     bank_problems,
+    clock_text,
     draw,
     grade,
     load_bank,
@@ -58,6 +58,42 @@ def test_domain_2_has_40_items_six_per_task_statement_and_a_quarter_multiple_res
     assert sum(it.pick > 1 for it in BANK.items) / len(BANK.items) >= 0.25
 
 
+def test_bank_problems_point_into_the_file_with_json_paths(tmp_path: Path) -> None:
+    (tmp_path / "tasks.yaml").write_text(
+        (Path(ccaf.__file__).parent / "data" / "tasks.yaml").read_text(encoding="utf-8"),
+        encoding="utf-8",
+    )
+    good = {
+        "id": "p1",
+        "task": "2.1",
+        "scenario": "s",
+        "stem": "q",
+        "pick": 1,
+        "answer": ["A"],
+        "explanation": "e",
+        "options": [
+            {"id": "A", "text": "a"},
+            {"id": "B", "text": "b", "rebuttal": "r"},
+            {"id": "C", "text": "c", "rebuttal": "r"},
+        ],
+    }
+    bad_option = dict(good, id="p2", options=[*good["options"][:2], {"id": "Z", "text": "z"}])
+    unknown_fact = {k: v for k, v in good.items() if k != "answer"} | {
+        "id": "p3",
+        "compute": "no_such_fact",
+    }
+    twin = dict(good, scenario="other scenario")
+    (tmp_path / "items.yaml").write_text(
+        json.dumps({"items": [good, "not a mapping", bad_option, unknown_fact, twin]}),
+        encoding="utf-8",
+    )
+    paths = {(p.path, p.message.split(":")[0]) for p in load_bank(tmp_path).problems}
+    assert ("items[1]", "item must be a mapping") in paths
+    assert ("items[2].options[2].id", "item skipped") in paths
+    assert ("items[3].compute", "item skipped") in paths
+    assert ("items[4]", "duplicate id (also in " + str(tmp_path / "items.yaml") + ")") in paths
+
+
 def test_other_domains_have_three_items_per_mapped_task_statement() -> None:
     per_task = Counter(it.task for it in BANK.items if it.domain != 2)
     assert set(per_task) == {t.id for t in BANK.tasks if t.domain != 2}
@@ -75,7 +111,7 @@ def test_domain_weights_add_up_to_100() -> None:
 
 def test_the_integrity_check_catches_each_kind_of_broken_item(tmp_path: Path) -> None:
     (tmp_path / "tasks.yaml").write_text(
-        (Path(ccaf.__file__).parent / "data" / "ccaf" / "tasks.yaml").read_text(encoding="utf-8"),
+        (Path(ccaf.__file__).parent / "data" / "tasks.yaml").read_text(encoding="utf-8"),
         encoding="utf-8",
     )
     item = {
@@ -324,9 +360,73 @@ def test_an_exam_session_keeps_answers_flags_and_time_then_grades() -> None:
         exam.answer("not-in-this-exam", ["A"])
 
 
+def test_typed_lines_choose_flag_skip_and_refuse_letters_the_item_lacks() -> None:
+    exam = ExamSession(BANK, 3, seed=3, minutes=2, clock=lambda: 0.0)
+    first, second = exam.items[0], exam.items[1]
+    letters = sorted(o.id for o in first.options)
+    exam.enter(first.id, f" {letters[0].lower()} ?")
+    assert exam.answers[first.id] == [letters[0]] and exam.flagged == {first.id}
+    exam.enter(first.id, "")  # Enter keeps the answer and clears the flag
+    assert exam.answers[first.id] == [letters[0]] and exam.flagged == set()
+    with pytest.raises(ValueError, match="choose among"):
+        exam.enter(second.id, "Z")
+    assert second.id not in exam.answers and second.id not in exam.flagged
+    with pytest.raises(KeyError):
+        exam.enter("not-in-this-exam", "A")
+
+
+def test_the_session_gives_the_review_order_and_every_line_both_front_ends_show() -> None:
+    now = [0.0]
+    exam = ExamSession(BANK, 4, seed=2, minutes=3, clock=lambda: now[0])
+    assert exam.review_items() == [] and exam.next_flagged(0) is None
+    exam.flag(exam.items[3].id)
+    exam.flag(exam.items[1].id)
+    assert [it.id for it in exam.review_items()] == [exam.items[1].id, exam.items[3].id]
+    assert exam.next_flagged(1) == 3 and exam.next_flagged(3) == 1  # wraps round
+    now[0] = 61.0
+    head, scenario, stem, *options = exam.prompt_lines(exam.items[0], 1, 4, review=True)
+    assert head == f"[1/4 review] {exam.items[0].id} ({exam.items[0].task})  time left 1:59"
+    assert (scenario, stem) == (exam.items[0].scenario, exam.items[0].stem)
+    assert len(options) == len(exam.items[0].options)
+    assert exam.header(0) == f"1 / 4 — {exam.items[0].task} — {exam.status()}"
+    assert exam.intro().startswith("4 items (seed 2), 3 minutes.")
+    now[0] = 500.0
+    assert exam.expired and clock_text(exam.time_used()) == "8:20"
+    assert exam.to_dict() == {
+        "items": [it.id for it in exam.items],
+        "answers": {},
+        "flagged": sorted({exam.items[1].id, exam.items[3].id}),
+        "seed": 2,
+    }
+
+
+def test_a_session_can_hold_given_items_instead_of_a_draw() -> None:
+    items = [BANK.items[5], BANK.items[2]]
+    exam = ExamSession(BANK, seed=9, items=items)
+    assert exam.items == items and exam.budget_s == 4 * 60.0
+
+
+def test_the_exam_widget_records_into_the_progress_file_it_is_given(tmp_path: Path) -> None:
+    pytest.importorskip("ipywidgets")
+    from mcpmini.course.ccaf import ExamWidget, exam_mode
+
+    path = tmp_path / "progress.json"
+    widget = ExamWidget(ExamSession(BANK, 2, seed=1), progress=path)
+    widget.finish()
+    assert load_progress(path)["quiz"]["attempts"] == 1
+    # the public function reads the environment it is handed, not the process's
+    other = tmp_path / "other.json"
+    box = exam_mode(2, seed=1, environ={"MCPMINI_PROGRESS": str(other)})
+    box.children[5].children[3].click()
+    assert load_progress(other)["quiz"]["attempts"] == 1
+    box = exam_mode(2, seed=1, record=False, environ={"MCPMINI_PROGRESS": str(other)})
+    box.children[5].children[3].click()
+    assert load_progress(other)["quiz"]["attempts"] == 1
+
+
 def test_the_exam_widget_drives_the_same_session() -> None:
     pytest.importorskip("ipywidgets")
-    from mcpmini.course.widgets import exam_mode
+    from mcpmini.course.ccaf import exam_mode
 
     box = exam_mode(3, seed=4)
     exam = box.session
@@ -346,7 +446,7 @@ def test_the_exam_widget_drives_the_same_session() -> None:
 
 def test_the_exam_widget_grades_by_itself_when_time_runs_out() -> None:
     pytest.importorskip("ipywidgets")
-    from mcpmini.course.widgets import exam_mode
+    from mcpmini.course.ccaf import exam_mode
 
     now = [0.0]
     box = exam_mode(session=ExamSession(BANK, 2, seed=1, minutes=1, clock=lambda: now[0]))

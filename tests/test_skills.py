@@ -435,7 +435,7 @@ def test_the_reattached_total_never_exceeds_min_k_a_big_a(
 
 
 def test_the_notebook_09_widget_logic_reports_statuses_and_the_bound() -> None:
-    from mcpmini.course.widgets import reattach_explorer, reattach_lines
+    from mcpmini.course.chapters import reattach_explorer, reattach_lines
 
     lines = reattach_lines([6000] * 7)
     assert len(lines) == 8 and lines[0].startswith("skill7") and "dropped" in lines[-2]
@@ -445,7 +445,7 @@ def test_the_notebook_09_widget_logic_reports_statuses_and_the_bound() -> None:
 
 
 def test_the_notebook_09_curve_is_min_k_a_big_a_when_bodies_exceed_the_cap() -> None:
-    from mcpmini.course.plots import reattach_curve
+    from mcpmini.course.chapters import reattach_curve
 
     rows = reattach_curve(body_tokens=6000, k_max=8)
     assert [r[1] for r in rows] == [r[2] for r in rows] == [min(k * 5000, 25000) for k in range(9)]

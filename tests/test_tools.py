@@ -248,3 +248,25 @@ def test_the_sandbox_has_no_network_where_isolation_is_available(tmp_path: Path)
         pytest.skip("unprivileged network namespaces are not available here")
     assert result.ok and result.stdout.strip() in {"OSError", "TimeoutError"}
     assert os.getpid() != result.pid
+
+
+def test_invalid_input_names_each_problem_at_its_json_path_with_one_cached_validator():
+    schema = {
+        "type": "object",
+        "properties": {
+            "edits": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {"old_string": {"type": "string"}},
+                    "required": ["old_string"],
+                },
+            }
+        },
+    }
+    tool = Tool("MultiEdit", "edits", schema, lambda inp: "ok")
+    result = tool.run({"edits": [{"old_string": "a"}, {"old_string": 3}]})
+    assert result.is_error
+    assert result.content == "Invalid input: edits[1].old_string: 3 is not of type 'string'"
+    assert tool.run({"edits": []}).content == "ok"
+    assert tool._validator is tool._validator  # built once per tool, as mcp.schema does

@@ -13,19 +13,19 @@ import pytest
 
 pytest.importorskip("ipywidgets")
 
-from mcpmini.course.hooklab import RULE_SETS, explain_matcher, simulate_hook
-from mcpmini.course.widgets import (
-    LIVE_LABEL,
+from mcpmini.course import LIVE_LABEL, live_html, report_text
+from mcpmini.course.chapters import (
+    RULE_SETS,
     context_cost_explorer,
     context_cost_lines,
+    explain_matcher,
     hook_gate_lab,
-    live_html,
     matcher_playground,
     reattach_explorer,
     reattach_lines,
-    report_text,
     resolution_lines,
     resolution_switch,
+    simulate_hook,
     version_picker,
 )
 

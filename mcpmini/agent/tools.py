@@ -26,13 +26,14 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import re2
 
-from ..errors import McpminiError
+from ..errors import McpminiError, json_path
+from ..mcp import Validator
 from ..permissions import PermissionRules
 from ..process import Ending
 from ..process import run as run_process
@@ -102,12 +103,20 @@ class Tool:
             "input_schema": self.input_schema,
         }
 
+    @cached_property
+    def _validator(self) -> Validator:
+        """One validator per tool, built on first use (as :mod:`mcpmini.mcp.schema` does)."""
+        return Validator(self.input_schema)
+
     def run(self, tool_input: Any) -> ToolResult:
-        """Validate ``tool_input`` and call the tool; never raises for a failing tool."""
-        validator = jsonschema.Draft202012Validator(self.input_schema)
+        """Validate ``tool_input`` and call the tool; never raises for a failing tool.
+
+        Invalid input is one error result naming each problem at its :func:`json_path`
+        (``edits[0].old_string: … is a required property``).
+        """
         problems = [
-            ("/".join(map(str, e.absolute_path)) + ": " if e.absolute_path else "") + e.message
-            for e in validator.iter_errors(tool_input)
+            (f"{json_path(path)}: " if path else "") + message
+            for path, message in self._validator.problems(tool_input)
         ]
         if problems:
             return ToolResult("Invalid input: " + "; ".join(problems), True)
@@ -252,6 +261,176 @@ def _schema(props: dict[str, Any], required: list[str]) -> dict[str, Any]:
 _STR = {"type": "string"}
 
 
+class _Builtins:
+    """The six tools' functions over one workspace, and what Grep and Glob leave out."""
+
+    def __init__(
+        self,
+        ws: Workspace,
+        limits: Limits | None,
+        max_matches: int,
+        grep_timeout: float,
+        rules: PermissionRules | None,
+        home: str | None,
+    ) -> None:
+        self.ws, self.limits, self.max_matches = ws, limits, max_matches
+        self.grep_timeout, self.rules, self.home = grep_timeout, rules, home
+
+    def hidden(self, path: Path) -> bool:
+        """Whether a ``Read`` deny rule covers ``path`` (then Grep and Glob skip it)."""
+        if self.rules is None:
+            return False
+        found = self.rules.first(
+            "deny", "Read", {"file_path": str(path)}, cwd=str(self.ws.root), home=self.home
+        )
+        return found is not None
+
+    def searchable(self, path: Path) -> Path | None:
+        """``path`` resolved inside the workspace and not hidden, or ``None`` to skip it (a
+        symlink leading out of the workspace is skipped, not read)."""
+        try:
+            real = self.ws.resolve(str(path))
+        except WorkspaceError:
+            return None
+        return None if self.hidden(path) or self.hidden(real) else real
+
+    def _file(self, given: str) -> Path:
+        path = self.ws.resolve(given)
+        if not path.is_file():
+            raise ToolError(f"no such file: {given}")
+        return path
+
+    def _capped(self, lines: list[str], empty: str) -> str:
+        cap = self.max_matches
+        more = f"\n... {len(lines) - cap} more" if len(lines) > cap else ""
+        return "\n".join(lines[:cap]) + more if lines else empty
+
+    def read(self, inp: dict[str, Any]) -> str:
+        lines = self.ws.read_text(self._file(inp["file_path"])).splitlines()
+        start = inp.get("offset", 1)
+        stop = start - 1 + inp.get("limit", len(lines))
+        return "\n".join(f"{n:>6}\t{lines[n - 1]}" for n in range(start, min(stop, len(lines)) + 1))
+
+    def write(self, inp: dict[str, Any]) -> str:
+        path = self.ws.resolve(inp["file_path"])
+        if path == self.ws.root or path.is_dir():
+            raise ToolError(f"{inp['file_path']!r} is a folder")
+        self.ws.write_text(path, inp["content"])
+        return f"wrote {len(inp['content'])} characters to {self.ws.relative(path)}"
+
+    def edit(self, inp: dict[str, Any]) -> str:
+        path = self._file(inp["file_path"])
+        text = self.ws.read_text(path)
+        old, new, every = inp["old_string"], inp["new_string"], inp.get("replace_all", False)
+        count = text.count(old) if old else 0
+        where = self.ws.relative(path)
+        if count == 0:
+            raise ToolError(f"old_string not found in {where}")
+        if count > 1 and not every:
+            raise ToolError(
+                f"old_string occurs {count} times in {where}; "
+                "add surrounding text to make it unique or set replace_all"
+            )
+        self.ws.write_text(path, text.replace(old, new) if every else text.replace(old, new, 1))
+        return f"replaced {count if every else 1} occurrence(s) in {where}"
+
+    def grep(self, inp: dict[str, Any]) -> str:
+        pattern = inp["pattern"]
+        rx = _compile(pattern)
+        base = self.ws.resolve(inp.get("path", "."))
+        files = [base] if base.is_file() else sorted(p for p in base.rglob("*") if p.is_file())
+        wanted = inp.get("glob")
+        named = [f for f in files if not wanted or fnmatch.fnmatch(f.name, wanted)]
+        checked = [real for f in named if (real := self.searchable(f)) is not None]
+        if rx is None:
+            found = _python_grep(pattern, checked, self.max_matches, self.grep_timeout)
+        else:
+            found = [
+                (f, n, line)
+                for f in checked
+                for n, line in enumerate(self.ws.read_text(f).splitlines(), 1)
+                if rx.search(line)
+            ]
+        hits = [f"{self.ws.relative(f)}:{n}:{line}" for f, n, line in found]
+        return self._capped(hits, "no matches")
+
+    def glob(self, inp: dict[str, Any]) -> str:
+        pat = inp["pattern"]
+        if os.path.isabs(pat) or ".." in Path(pat).parts:
+            raise WorkspaceError(pat, self.ws.root)
+        base = self.ws.resolve(inp.get("path", "."))
+        reals = [real for p in base.glob(pat) if (real := self.searchable(p)) is not None]
+        return self._capped(sorted({self.ws.relative(r) for r in reals}), "no files")
+
+    def python(self, inp: dict[str, Any]) -> ToolResult:
+        result = run_python(inp["code"], self.ws.root, self.limits)
+        return ToolResult(result.as_text(), not result.ok)
+
+
+def _compile(pattern: str) -> Any:
+    """The RE2 program for ``pattern``, or ``None`` when only Python ``re`` reads it (then
+    Grep runs it in a time-limited child). Raises :class:`ToolError` when neither does."""
+    try:
+        return re2.compile(pattern, _RE2_OPTIONS)
+    except re2.error:
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise ToolError(f"invalid regular expression: {exc}") from None
+    return None
+
+
+#: The built-in tools as data: name, description, input properties, required keys.
+_TOOLS: tuple[tuple[str, str, dict[str, Any], list[str]], ...] = (
+    (
+        "Read",
+        "Read a text file of the workspace; lines come numbered.",
+        {
+            "file_path": _STR,
+            "offset": {"type": "integer", "minimum": 1},
+            "limit": {"type": "integer", "minimum": 1},
+        },
+        ["file_path"],
+    ),
+    (
+        "Write",
+        "Write a text file in the workspace, replacing it if it exists.",
+        {"file_path": _STR, "content": _STR},
+        ["file_path", "content"],
+    ),
+    (
+        "Edit",
+        "Replace one exact, unique piece of text in a workspace file.",
+        {
+            "file_path": _STR,
+            "old_string": _STR,
+            "new_string": _STR,
+            "replace_all": {"type": "boolean"},
+        },
+        ["file_path", "old_string", "new_string"],
+    ),
+    (
+        "Grep",
+        "Search file contents in the workspace with a regular expression.",
+        {"pattern": _STR, "path": _STR, "glob": _STR},
+        ["pattern"],
+    ),
+    (
+        "Glob",
+        "Find workspace files by name pattern such as **/*.py.",
+        {"pattern": _STR, "path": _STR},
+        ["pattern"],
+    ),
+    (
+        "Python",
+        "Run Python code in a sandbox (time, CPU, memory and output "
+        "limits, no network) inside the workspace.",
+        {"code": _STR},
+        ["code"],
+    ),
+)
+
+
 def builtin_tools(
     workspace: str | os.PathLike[str] | Workspace,
     limits: Limits | None = None,
@@ -269,156 +448,8 @@ def builtin_tools(
     Raises :class:`ToolError` when the folder does not exist.
     """
     ws = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
-
-    def hidden(path: Path) -> bool:
-        return (
-            rules is not None
-            and rules.first("deny", "Read", {"file_path": str(path)}, cwd=str(ws.root), home=home)
-            is not None
-        )
-
-    def read(inp: dict[str, Any]) -> str:
-        path = ws.resolve(inp["file_path"])
-        if not path.is_file():
-            raise ToolError(f"no such file: {inp['file_path']}")
-        lines = ws.read_text(path).splitlines()
-        start = inp.get("offset", 1)
-        stop = start - 1 + inp.get("limit", len(lines))
-        return "\n".join(f"{n:>6}\t{lines[n - 1]}" for n in range(start, min(stop, len(lines)) + 1))
-
-    def write(inp: dict[str, Any]) -> str:
-        path = ws.resolve(inp["file_path"])
-        if path == ws.root or path.is_dir():
-            raise ToolError(f"{inp['file_path']!r} is a folder")
-        ws.write_text(path, inp["content"])
-        return f"wrote {len(inp['content'])} characters to {ws.relative(path)}"
-
-    def edit(inp: dict[str, Any]) -> str:
-        path = ws.resolve(inp["file_path"])
-        if not path.is_file():
-            raise ToolError(f"no such file: {inp['file_path']}")
-        text = ws.read_text(path)
-        old, new = inp["old_string"], inp["new_string"]
-        count = text.count(old) if old else 0
-        if count == 0:
-            raise ToolError(f"old_string not found in {ws.relative(path)}")
-        if count > 1 and not inp.get("replace_all", False):
-            raise ToolError(
-                f"old_string occurs {count} times in {ws.relative(path)}; "
-                "add surrounding text to make it unique or set replace_all"
-            )
-        ws.write_text(
-            path, text.replace(old, new) if inp.get("replace_all") else text.replace(old, new, 1)
-        )
-        return f"replaced {count if inp.get('replace_all') else 1} occurrence(s) in {ws.relative(path)}"
-
-    def grep(inp: dict[str, Any]) -> str:
-        pattern = inp["pattern"]
-        rx: Any = None
-        try:
-            rx = re2.compile(pattern, _RE2_OPTIONS)
-        except re2.error:
-            try:
-                re.compile(pattern)  # valid for Python re only: run it with a time limit
-            except re.error as exc:
-                raise ToolError(f"invalid regular expression: {exc}") from None
-        base = ws.resolve(inp.get("path", "."))
-        files = [base] if base.is_file() else sorted(p for p in base.rglob("*") if p.is_file())
-        wanted = inp.get("glob")
-        checked = []
-        for f in files:
-            if wanted and not fnmatch.fnmatch(f.name, wanted):
-                continue
-            try:
-                real = ws.resolve(str(f))
-            except WorkspaceError:
-                continue  # a symlink leading out of the workspace is skipped, not read
-            if not hidden(f) and not hidden(real):
-                checked.append(real)
-        found: list[tuple[Path, int, str]] = []
-        if rx is None:
-            found = _python_grep(pattern, checked, max_matches, grep_timeout)
-        else:
-            for f in checked:
-                for n, line in enumerate(ws.read_text(f).splitlines(), 1):
-                    if rx.search(line):
-                        found.append((f, n, line))
-        hits = [f"{ws.relative(f)}:{n}:{line}" for f, n, line in found]
-        more = f"\n... {len(hits) - max_matches} more" if len(hits) > max_matches else ""
-        return "\n".join(hits[:max_matches]) + more if hits else "no matches"
-
-    def glob(inp: dict[str, Any]) -> str:
-        pat = inp["pattern"]
-        if os.path.isabs(pat) or ".." in Path(pat).parts:
-            raise WorkspaceError(pat, ws.root)
-        base = ws.resolve(inp.get("path", "."))
-        found = []
-        for p in base.glob(pat):
-            try:
-                real = ws.resolve(str(p))
-            except WorkspaceError:
-                continue
-            if not hidden(p) and not hidden(real):
-                found.append(ws.relative(real))
-        found = sorted(set(found))
-        more = f"\n... {len(found) - max_matches} more" if len(found) > max_matches else ""
-        return "\n".join(found[:max_matches]) + more if found else "no files"
-
-    def python(inp: dict[str, Any]) -> ToolResult:
-        result = run_python(inp["code"], ws.root, limits)
-        return ToolResult(result.as_text(), not result.ok)
-
+    tools = _Builtins(ws, limits, max_matches, grep_timeout, rules, home)
     return [
-        Tool(
-            "Read",
-            "Read a text file of the workspace; lines come numbered.",
-            _schema(
-                {
-                    "file_path": _STR,
-                    "offset": {"type": "integer", "minimum": 1},
-                    "limit": {"type": "integer", "minimum": 1},
-                },
-                ["file_path"],
-            ),
-            read,
-        ),
-        Tool(
-            "Write",
-            "Write a text file in the workspace, replacing it if it exists.",
-            _schema({"file_path": _STR, "content": _STR}, ["file_path", "content"]),
-            write,
-        ),
-        Tool(
-            "Edit",
-            "Replace one exact, unique piece of text in a workspace file.",
-            _schema(
-                {
-                    "file_path": _STR,
-                    "old_string": _STR,
-                    "new_string": _STR,
-                    "replace_all": {"type": "boolean"},
-                },
-                ["file_path", "old_string", "new_string"],
-            ),
-            edit,
-        ),
-        Tool(
-            "Grep",
-            "Search file contents in the workspace with a regular expression.",
-            _schema({"pattern": _STR, "path": _STR, "glob": _STR}, ["pattern"]),
-            grep,
-        ),
-        Tool(
-            "Glob",
-            "Find workspace files by name pattern such as **/*.py.",
-            _schema({"pattern": _STR, "path": _STR}, ["pattern"]),
-            glob,
-        ),
-        Tool(
-            "Python",
-            "Run Python code in a sandbox (time, CPU, memory and output "
-            "limits, no network) inside the workspace.",
-            _schema({"code": _STR}, ["code"]),
-            python,
-        ),
+        Tool(name, description, _schema(props, required), getattr(tools, name.lower()))
+        for name, description, props, required in _TOOLS
     ]

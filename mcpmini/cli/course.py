@@ -49,7 +49,7 @@ def add(sub: Any) -> None:
 def _cmd_grade(args: argparse.Namespace) -> int:
     from collections import Counter
 
-    from ..course.batch import grade_class
+    from ..course.classroom import grade_class
 
     try:
         rows = grade_class(
@@ -76,8 +76,15 @@ def _cmd_grade(args: argparse.Namespace) -> int:
 def _cmd_progress(args: argparse.Namespace) -> int:
     import os
 
-    from ..course.exercises import ALL_IDS, TITLES, get_exercise
-    from ..course.progress import load_progress, progress_path, quiz_summary, summary
+    from ..course import (
+        ALL_IDS,
+        TITLES,
+        get_exercise,
+        load_progress,
+        progress_path,
+        quiz_summary,
+        summary,
+    )
 
     path = progress_path(os.environ)
     if path is None:
@@ -113,7 +120,8 @@ def _cmd_progress(args: argparse.Namespace) -> int:
     print(f"{done}/{len(rows)} exercises fully correct")
     if last:
         print(
-            f"CCA-F quiz: last {last['scaled']}/1000 ({'pass' if last['passed'] else 'below 720'}), "
+            f"CCA-F quiz: last {last['scaled']}/1000 "
+            f"({'pass' if last['passed'] else 'below 720'}), "
             f"best {data['quiz'].get('best_scaled')}, attempts {data['quiz'].get('attempts')}"
         )
         for r in quiz:

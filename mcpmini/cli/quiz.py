@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -71,7 +70,7 @@ def add(sub: Any) -> None:
 
 
 def _bank() -> Any:
-    from ..course.quiz import load_bank
+    from ..course.ccaf import load_bank
 
     bank = load_bank()
     for p in bank.problems:
@@ -126,7 +125,7 @@ def _report(
     as_json: bool,
     record: bool,
 ) -> int:
-    from ..course.quiz import grade
+    from ..course.ccaf import grade
 
     report = grade(bank, answers, items, flagged)
     if as_json:
@@ -141,7 +140,7 @@ def _report(
 def _record(report: Any) -> None:
     import os
 
-    from ..course.progress import progress_path, record_quiz
+    from ..course import progress_path, record_quiz
 
     path = progress_path(os.environ)
     if path is not None:
@@ -152,7 +151,7 @@ def _recorded() -> dict[str, Any]:
     """The quiz part of the learner's progress file (empty when recording is off)."""
     import os
 
-    from ..course.progress import load_progress, progress_path
+    from ..course import load_progress, progress_path
 
     path = progress_path(os.environ)
     quiz = load_progress(path).get("quiz", {}) if path is not None else {}
@@ -173,7 +172,7 @@ def _weakest(bank: Any, k: int, among: list[str] | None) -> list[str]:
 
 
 def _cmd_grade(args: argparse.Namespace) -> int:
-    from ..course.quiz import parse_answers
+    from ..course.ccaf import parse_answers
 
     path = Path(args.answers)
     try:
@@ -184,93 +183,72 @@ def _cmd_grade(args: argparse.Namespace) -> int:
     return _report(_bank(), items, answers, flagged, args.json, args.record)
 
 
-def _cmd_take(args: argparse.Namespace) -> int:
+def _exam(args: argparse.Namespace, bank: Any) -> Any:
+    """The :class:`~mcpmini.course.ccaf.ExamSession` that ``quiz take``'s options ask for."""
     import random
 
-    from ..course.quiz import draw
+    from ..course.ccaf import ExamSession
 
-    bank = _bank()
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
     if args.missed:
-        missed = [
-            i
-            for i in _recorded().get("last", {}).get("missed", [])
-            if any(it.id == i for it in bank.items)
-        ]
+        known = {it.id for it in bank.items}
+        missed = [i for i in _recorded().get("last", {}).get("missed", []) if i in known]
         if not missed:
             raise ValueError("no missed items recorded; take a quiz first")
         items = [bank.item(i) for i in missed]
         random.Random(seed).shuffle(items)
-    else:
-        tasks = args.task
-        if args.weakest:
-            tasks = _weakest(bank, args.weakest, tasks)
-            print("weakest task statements:", ", ".join(tasks))
-        items = draw(
-            bank,
-            min(args.count, sum(it.task in tasks for it in bank.items)) if tasks else args.count,
-            seed,
-            tasks,
-        )
-    budget = (args.minutes if args.minutes is not None else 2.0 * len(items)) * 60
-    print(
-        f"{len(items)} items (seed {seed}), {budget / 60:.0f} minutes. Answer with letters "
-        "(A or A,C), add ? to flag for review (A?), Enter to skip, q to finish."
-    )
-    answers: dict[str, list[str]] = {}
-    flagged: set[str] = set()
-    start = time.monotonic()
-    order = list(items)
-    review = False
+        return ExamSession(bank, seed=seed, minutes=args.minutes, items=items)
+    tasks = args.task
+    if args.weakest:
+        tasks = _weakest(bank, args.weakest, tasks)
+        print("weakest task statements:", ", ".join(tasks))
+    count = min(args.count, sum(it.task in tasks for it in bank.items)) if tasks else args.count
+    return ExamSession(bank, count, seed, args.minutes, tasks)
+
+
+def _ask(exam: Any, item: Any) -> bool:
+    """Prompt for ``item`` until the line is valid and hand it to ``exam``; False on ``q``."""
+    while True:
+        try:
+            line = input("> ").strip()
+        except EOFError:
+            line = "q"
+        if line.lower() == "q":
+            return False
+        try:
+            exam.enter(item.id, line)
+            return True
+        except ValueError as exc:
+            print(f"  {exc} (or Enter to skip, q to finish)")
+
+
+def _run(exam: Any) -> None:
+    """Every item once, then the flagged ones once more, until ``q`` or the end."""
+    order, review = list(exam.items), False
     while order:
         for n, it in enumerate(order, 1):
-            left = max(0, int(budget - (time.monotonic() - start)))
-            print(
-                f"\n[{n}/{len(order)}{' review' if review else ''}] {it.id} ({it.task})  "
-                f"time left {left // 60}:{left % 60:02d}"
-            )
-            print(it.scenario)
-            print(it.stem)
-            for o in it.options:
-                print(f"  {o.id}. {o.text}")
-            letters = {o.id for o in it.options}
-            while True:
-                try:
-                    line = input("> ").strip()
-                except EOFError:
-                    line = "q"
-                typed = {c.strip().upper() for c in line.rstrip("?").split(",") if c.strip()}
-                if line.lower() == "q" or typed <= letters:
-                    break
-                print(
-                    f"  choose among {', '.join(sorted(letters))} (or Enter to skip, q to finish)"
-                )
-            if line.lower() == "q":
-                order = []
-                break
-            if line.endswith("?"):
-                flagged.add(it.id)
-                line = line[:-1]
-            else:
-                flagged.discard(it.id)
-            chosen = sorted({c.strip().upper() for c in line.split(",") if c.strip()})
-            if chosen:
-                answers[it.id] = chosen
-        else:
-            order = [it for it in items if it.id in flagged] if not review else []
-            review = True
-            if order:
-                print(f"\n{len(order)} flagged items to review.")
-    elapsed = int(time.monotonic() - start)
-    print(f"\ntime used {elapsed // 60}:{elapsed % 60:02d}\n")
-    ids = [it.id for it in items]
+            print()
+            print("\n".join(exam.prompt_lines(it, n, len(order), review)))
+            if not _ask(exam, it):
+                return
+        if review:
+            return
+        order, review = exam.review_items(), True
+        if order:
+            print(f"\n{len(order)} flagged items to review.")
+
+
+def _cmd_take(args: argparse.Namespace) -> int:
+    from ..course.ccaf import clock_text
+
+    bank = _bank()
+    exam = _exam(args, bank)
+    print(exam.intro())
+    _run(exam)
+    print(f"\ntime used {clock_text(exam.time_used())}\n")
     if args.out:
         Path(args.out).write_text(
-            json.dumps(
-                {"items": ids, "answers": answers, "flagged": sorted(flagged), "seed": seed},
-                ensure_ascii=False,
-                indent=2,
-            ),
-            encoding="utf-8",
+            json.dumps(exam.to_dict(), ensure_ascii=False, indent=2), encoding="utf-8"
         )
-    return _report(bank, ids, answers, flagged, False, not args.no_record)
+    ids = [it.id for it in exam.items]
+    return _report(bank, ids, exam.answers, exam.flagged, False, not args.no_record)

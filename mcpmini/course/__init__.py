@@ -1,7 +1,91 @@
-"""The teaching layer: checkers, exercises, widgets, plots, progress and class grading.
+"""The teaching layer, one package per track, mirroring ``notebooks/``.
 
-Notebooks import what they show from its modules (``mcpmini.course.widgets``, ``.plots``,
-``.exercises``...); the runtime never imports this package.
+The shared pieces sit at the top: :mod:`.grading` (the checker framework), :mod:`.progress`
+(the learner's progress file), :mod:`.report` (what every widget shows and how a headless
+run reads it), :mod:`.plots` (the axes every figure draws on), :mod:`.glossary` (one
+Japanese term per concept) and :mod:`.catalogue` (every exercise by id). The tracks are
+packages: :mod:`.chapters` (§0–§9 and exercises 9.1–9.4), :mod:`.ccaf` (the CCA-F bank, exam
+and measurements), :mod:`.practice` (P.1–P.4 and the hosting lab) and :mod:`.classroom`
+(class grading).
+
+Rules of this package: the runtime never imports it; a track imports the shared modules and
+the runtime, never another track; only the catalogue gathers the tracks' exercises and only
+the classroom sits above it. ``matplotlib``, ``pandas`` and ``ipywidgets`` are imported
+inside the functions that draw or build widgets, so importing a track stays cheap.
 """
 
-__all__: list[str] = []
+from __future__ import annotations
+
+from .catalogue import (
+    ALL_IDS,
+    EXERCISE_IDS,
+    PRACTICE_IDS,
+    TITLES,
+    get_exercise,
+    practice,
+)
+from .glossary import (
+    GLOSSARY,
+    load_glossary,
+)
+from .grading import (
+    Choice,
+    Exercise,
+    Kind,
+    Part,
+    PartResult,
+    Report,
+    Status,
+)
+from .plots import (
+    figure,
+)
+from .progress import (
+    PROGRESS_ENV,
+    Graded,
+    load_progress,
+    progress_path,
+    quiz_summary,
+    record_progress,
+    record_quiz,
+    summary,
+)
+from .report import (
+    LIVE_LABEL,
+    STATIC_LABEL,
+    live_html,
+    report_text,
+    static_report,
+)
+
+__all__ = [
+    "ALL_IDS",
+    "EXERCISE_IDS",
+    "GLOSSARY",
+    "LIVE_LABEL",
+    "PRACTICE_IDS",
+    "PROGRESS_ENV",
+    "STATIC_LABEL",
+    "TITLES",
+    "Choice",
+    "Exercise",
+    "Graded",
+    "Kind",
+    "Part",
+    "PartResult",
+    "Report",
+    "Status",
+    "figure",
+    "get_exercise",
+    "live_html",
+    "load_glossary",
+    "load_progress",
+    "practice",
+    "progress_path",
+    "quiz_summary",
+    "record_progress",
+    "record_quiz",
+    "report_text",
+    "static_report",
+    "summary",
+]

@@ -1,7 +1,7 @@
 """Checkers for the course's exercises: ``check()``, ``hint(n)``, ``solution()`` and progress.
 
 An :class:`Exercise` is a list of :class:`Part` objects. Each part carries the expected
-value (computed with the runtime by :mod:`mcpmini.course.exercises`, never typed in), the
+value (computed with the runtime by the tracks' exercise modules, never typed in), the
 kind of value it wants (a boolean, an integer, one of a few options, a multiple-choice
 label, a set of names) and messages aimed at specific wrong answers. ``check(answer)``
 reads the learner's ``answer`` dict part by part and returns a :class:`Report` in which
@@ -14,7 +14,7 @@ Each check of an attempted answer is recorded by :mod:`mcpmini.course.progress`.
 
 In a notebook::
 
-    ex = get_exercise("9.1")   # from mcpmini.course.exercises
+    ex = get_exercise("9.1")   # from mcpmini.course
     ex.describe()              # the keys of ``answer`` and what each one takes
     ex.check(answer)           # a Report: ✓ / ✗ with a message / · per part
     ex.hint(1); ex.solution()  # on demand

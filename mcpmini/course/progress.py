@@ -17,16 +17,14 @@ import os
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from ..errors import ConfigError
-
-if TYPE_CHECKING:
-    from .quiz import QuizReport
 
 __all__ = [
     "PROGRESS_ENV",
     "Graded",
+    "GradedQuiz",
     "load_progress",
     "progress_path",
     "quiz_summary",
@@ -54,6 +52,29 @@ class Graded(Protocol):
     def status(self) -> str: ...  # a grading ``Status``: "correct", "not_attempted", …
 
     def to_dict(self) -> dict[str, Any]: ...
+
+
+class GradedQuiz(Protocol):
+    """What :func:`record_quiz` needs from a graded quiz (a CCA-F ``QuizReport``).
+
+    ``results`` hold ``item`` and ``is_correct``; ``by_task`` holds ``id``, ``correct`` and
+    ``total``. Declared here so that progress never imports a track.
+    """
+
+    @property
+    def scaled(self) -> int: ...
+
+    @property
+    def passed(self) -> bool: ...
+
+    @property
+    def correct(self) -> int: ...
+
+    @property
+    def results(self) -> Sequence[Any]: ...
+
+    @property
+    def by_task(self) -> Sequence[Any]: ...
 
 
 # --- progress --------------------------------------------------------------------------
@@ -133,7 +154,7 @@ def _load_or_reset(path: Path) -> dict[str, Any]:
         return {"exercises": {}, "practice": {}, "quiz": {}}
 
 
-def record_quiz(path: Path, report: QuizReport) -> None:
+def record_quiz(path: Path, report: GradedQuiz) -> None:
     """Add a graded CCA-F quiz to the progress file at ``path`` (written atomically).
 
     Keeps the number of attempts, the best and the latest scaled score (with the ids of

@@ -9,20 +9,18 @@ code the peer should hear back; :func:`error_reply` is the single place where an
 exception becomes a wire error, and it never puts a traceback on the wire.
 
 :class:`PendingTable` is the sender's table of outstanding requests. It matches replies
-to requests by id in whatever order they arrive (Proposition 3.3), and
-:func:`id_violations` judges a whole send/receive history against the id rule of each
-protocol generation (exercise 9.2).
+to requests by id in whatever order they arrive (Proposition 3.3). The course's models of
+the id rules of both generations (exercise 9.2) live in ``mcpmini.course.chapters.ids``.
 """
 
 from __future__ import annotations
 
 import json
 import typing
-from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import Any, Literal
+from typing import Any
 
 import orjson
 
@@ -31,8 +29,6 @@ from ..errors import LocalProtocolError, RemoteProtocolError
 __all__ = [
     "ErrorCode",
     "ErrorResponse",
-    "IdEvent",
-    "IdViolation",
     "JsonId",
     "Message",
     "Notification",
@@ -41,8 +37,6 @@ __all__ = [
     "Response",
     "encode",
     "error_reply",
-    "id_violations",
-    "outstanding_is_injective",
     "parse_line",
     "parse_object",
     "to_dict",
@@ -326,86 +320,3 @@ class PendingTable:
 
     def __contains__(self, id: object) -> bool:
         return id in self._pending
-
-
-@dataclass(frozen=True)
-class IdEvent:
-    """One step of a sender's history: it sent a request, or received the reply to one."""
-
-    kind: Literal["send", "reply"]
-    id: JsonId
-
-
-@dataclass(frozen=True)
-class IdViolation:
-    """A send that breaks a generation's id rule. ``index`` is the event's position."""
-
-    index: int
-    id: JsonId
-    rule: str
-
-
-def _events(history: Iterable[IdEvent | tuple[str, JsonId]]) -> list[IdEvent]:
-    out = []
-    for item in history:
-        event = item if isinstance(item, IdEvent) else IdEvent(item[0], item[1])  # type: ignore[arg-type]
-        if event.kind not in ("send", "reply"):
-            raise ValueError(f"unknown event kind {event.kind!r}; use 'send' or 'reply'")
-        out.append(event)
-    return out
-
-
-def id_violations(
-    history: Iterable[IdEvent | tuple[str, JsonId]], version: str
-) -> list[IdViolation]:
-    """Judge a sender's history of ids against the rule of ``version``'s generation.
-
-    ``history`` is a sequence of ``("send", id)`` / ``("reply", id)`` events in time
-    order. Under 2025-11-25 and earlier (handshake generation) an id must never have
-    been used before in the session; from 2026-07-28 on it must only differ from the
-    ids of requests still awaiting a reply. Returns the violating sends (empty when
-    the history obeys the rule). Raises ``ValueError`` for a reply to an id that is not
-    outstanding.
-    """
-    from .versions import is_modern
-
-    modern = is_modern(version)
-    used: set[JsonId] = set()
-    # A multiset: after a violating send, two requests with one id are really outstanding.
-    outstanding: Counter[JsonId] = Counter()
-    violations = []
-    for index, event in enumerate(_events(history)):
-        if event.kind == "reply":
-            if not outstanding[event.id]:
-                raise ValueError(f"event {index}: reply to id {event.id!r} that is not outstanding")
-            outstanding[event.id] -= 1
-            continue
-        if outstanding[event.id]:
-            violations.append(IdViolation(index, event.id, "equals an outstanding request's id"))
-        elif not modern and event.id in used:
-            violations.append(
-                IdViolation(index, event.id, "reuses an id already used in the session")
-            )
-        used.add(event.id)
-        outstanding[event.id] += 1
-    return violations
-
-
-def outstanding_is_injective(history: Iterable[IdEvent | tuple[str, JsonId]]) -> bool:
-    """Whether, at every moment of ``history``, outstanding requests have distinct ids.
-
-    This is the hypothesis of Proposition 3.3 (replies map to requests uniquely).
-    Raises ``ValueError`` for a reply to an id that is not outstanding, as
-    :func:`id_violations` does.
-    """
-    outstanding: Counter[JsonId] = Counter()
-    for index, event in enumerate(_events(history)):
-        if event.kind == "send":
-            if outstanding[event.id]:
-                return False
-            outstanding[event.id] += 1
-        elif not outstanding[event.id]:
-            raise ValueError(f"event {index}: reply to id {event.id!r} that is not outstanding")
-        else:
-            outstanding[event.id] -= 1
-    return True

@@ -22,6 +22,8 @@ from typing import Any
 import fastjsonschema
 import jsonschema
 
+from ..errors import json_path
+
 __all__ = [
     "Validator",
     "check_schema",
@@ -214,15 +216,18 @@ class Validator:
             except fastjsonschema.JsonSchemaDefinitionException:
                 self._fast = None
 
-    def errors(self, instance: object) -> list[str]:
-        """Messages for each violation, prefixed with the JSON path; empty when valid."""
+    def problems(self, instance: object) -> list[tuple[tuple[str | int, ...], str]]:
+        """``(path, message)`` for each violation, the path as keys and list indexes; empty
+        when valid."""
         if self._fast is not None:
             try:
                 self._fast(instance)
                 return []
             except fastjsonschema.JsonSchemaValueException:
                 pass
-        return [
-            (f"{'/'.join(map(str, e.absolute_path))}: " if e.absolute_path else "") + e.message
-            for e in self._full.iter_errors(instance)
-        ]
+        return [(tuple(e.absolute_path), e.message) for e in self._full.iter_errors(instance)]
+
+    def errors(self, instance: object) -> list[str]:
+        """Messages for each violation, prefixed with the path in :func:`json_path` form
+        (``items[0].name: …``); empty when valid."""
+        return [(f"{json_path(p)}: " if p else "") + m for p, m in self.problems(instance)]

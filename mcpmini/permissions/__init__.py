@@ -4,8 +4,8 @@
 wrappers stripped, substitutions seen, what cannot be verified fails closed); :mod:`.paths`
 anchors ``Read``/``Edit`` path rules (real home, symlinks resolved); :mod:`.rules` parses and
 matches rule strings; :mod:`.modes` says what each mode runs without asking; :mod:`.evaluate`
-holds :class:`PermissionRules` and :func:`gate`. :mod:`.cases` is the table of attack and
-bypass cases that the tests and chapter 07 share.
+holds :class:`PermissionRules` and :func:`gate`. The table of attack and bypass
+cases chapter 07 shows lives in ``mcpmini.course.chapters.attacks``.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from .bash import (
     split_command,
     strip_wrappers,
 )
-from .cases import PERMISSION_CASES, PermissionCase, case_rows, run_case
 from .evaluate import (
     GateResult,
     GateStage,
@@ -42,7 +41,6 @@ __all__ = [
     "ACCEPT_EDITS_COMMANDS",
     "EDIT_TOOLS",
     "EXEC_WRAPPERS",
-    "PERMISSION_CASES",
     "READ_ONLY_COMMANDS",
     "READ_ONLY_GIT",
     "READ_TOOLS",
@@ -53,7 +51,6 @@ __all__ = [
     "GateResult",
     "GateStage",
     "GateStep",
-    "PermissionCase",
     "PermissionMode",
     "PermissionRules",
     "PreToolUseResult",
@@ -62,13 +59,11 @@ __all__ = [
     "Subcommand",
     "analyze",
     "bypass_forms",
-    "case_rows",
     "gate",
     "is_protected_path",
     "is_read_only_command",
     "parse_rule",
     "rule_matches",
-    "run_case",
     "split_command",
     "strip_wrappers",
 ]

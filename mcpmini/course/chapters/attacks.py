@@ -13,8 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .bash import BypassKind
-from .evaluate import GateResult, PermissionRules, gate
+from ...permissions import BypassKind, GateResult, PermissionRules, gate
 
 __all__ = ["HOME", "PERMISSION_CASES", "PROJECT", "PermissionCase", "case_rows", "run_case"]
 

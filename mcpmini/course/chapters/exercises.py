@@ -1,7 +1,7 @@
 """Exercises 9.1–9.4 of the article, with answer keys computed by the runtime.
 
-This module holds the registry and the two protocol exercises (9.1, 9.2);
-:mod:`mcpmini.course.extensions` holds the hook and skill exercises (9.3, 9.4).
+This module holds the two protocol exercises (9.1, 9.2) and the chapters' table of
+exercises; :mod:`.extensions` holds the hook and skill exercises (9.3, 9.4).
 
 Each ``_build_9_x`` function runs the runtime on the exercise's data (the negotiation
 models, the id rules, a real hook registration, the re-attachment function) and turns
@@ -9,55 +9,30 @@ what comes back into :class:`~mcpmini.course.grading.Part` objects: the expected
 the messages for specific mistakes, and the truth of every multiple-choice statement.
 Nothing in an answer key is typed in, so a key cannot drift from what the chapters teach.
 
-:func:`get_exercise` returns the exercise the notebooks and the batch grader use;
-:func:`practice` builds a fresh random instance of the same exercise ("more practice"),
-graded the same way.
+:data:`BUILDERS` builds each exercise and :data:`PRACTICE_BUILDERS` a fresh random instance
+of it ("more practice"), graded the same way; :mod:`mcpmini.course.catalogue` puts them
+beside the practice track's exercises behind ``get_exercise`` and ``practice``.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from functools import cache, partial
 
-from ..mcp import (
-    LEGACY,
-    MODERN,
-    PendingTable,
-    Request,
-    Response,
-    id_violations,
-    is_interval,
-    negotiate_handshake,
-    negotiate_per_request,
-    outstanding_is_injective,
-    set_pairs,
-)
+from ...mcp import LEGACY, MODERN, PendingTable, Request, Response
+from ..grading import Exercise, Part
 from .extensions import TITLES as EXTENSION_TITLES
-from .extensions import Fate, Setting, build_9_3, build_9_4, practice_9_3, practice_9_4
-from .grading import Exercise, Part
-from .practice import PRACTICE_IDS, build_practice
-from .practice import TITLES as PRACTICE_TITLES
+from .extensions import build_9_3, build_9_4, practice_9_3, practice_9_4
+from .ids import id_violations, outstanding_is_injective
+from .negotiation import is_interval, negotiate_handshake, negotiate_per_request, set_pairs
 
-__all__ = [
-    "ALL_IDS",
-    "EXERCISE_IDS",
-    "PRACTICE_IDS",
-    "TITLES",
-    "Fate",
-    "Setting",
-    "get_exercise",
-    "practice",
-]
+__all__ = ["BUILDERS", "EXERCISE_IDS", "PRACTICE_BUILDERS", "TITLES"]
 
 EXERCISE_IDS = ("9.1", "9.2", "9.3", "9.4")
-#: The article's exercises, then the practice track's (P.1–P.4, :mod:`.practice`).
-ALL_IDS = EXERCISE_IDS + PRACTICE_IDS
 TITLES = {
     "9.1": "版の取り決め",
     "9.2": "要求の id",
     **EXTENSION_TITLES,
-    **PRACTICE_TITLES,
 }
 
 
@@ -416,41 +391,19 @@ def _practice_9_2(rng: random.Random) -> Exercise:
     )
 
 
-# --- registry --------------------------------------------------------------------------
+# --- the chapters' exercises ------------------------------------------------------------
 
-_BUILDERS: dict[str, Callable[[], Exercise]] = {
+#: How to build each exercise of §9, its key computed by the runtime.
+BUILDERS: dict[str, Callable[[], Exercise]] = {
     "9.1": _build_9_1,
     "9.2": _build_9_2,
     "9.3": build_9_3,
     "9.4": build_9_4,
-    **{i: partial(build_practice, i) for i in PRACTICE_IDS},
 }
-_PRACTICE: dict[str, Callable[[random.Random], Exercise]] = {
+#: How to build a fresh random instance of each exercise from a seeded ``random.Random``.
+PRACTICE_BUILDERS: dict[str, Callable[[random.Random], Exercise]] = {
     "9.1": _practice_9_1,
     "9.2": _practice_9_2,
     "9.3": practice_9_3,
     "9.4": practice_9_4,
 }
-
-
-@cache
-def get_exercise(exercise_id: str) -> Exercise:
-    """The exercise ``exercise_id`` (``"9.1"`` … ``"9.4"``, ``"P.1"`` … ``"P.4"``), its key
-    computed by the runtime.
-
-    Raises ``KeyError`` for an unknown id.
-    """
-    if exercise_id not in _BUILDERS:
-        raise KeyError(f"unknown exercise {exercise_id!r}; choose one of {list(ALL_IDS)}")
-    return _BUILDERS[exercise_id]()
-
-
-def practice(exercise_id: str, seed: int | None = None) -> Exercise:
-    """A fresh random instance of ``exercise_id`` (same seed, same instance).
-
-    Its answer variable is ``practice_answer``; checking it adds to the practice tally in
-    the progress file. Raises ``KeyError`` for an unknown id.
-    """
-    if exercise_id not in _PRACTICE:
-        raise KeyError(f"unknown exercise {exercise_id!r}; choose one of {list(EXERCISE_IDS)}")
-    return _PRACTICE[exercise_id](random.Random(seed))

@@ -45,6 +45,9 @@ __all__ = ["GradeRow", "RowStatus", "grade_notebook", "identify_exercise"]
 
 MAX_NOTEBOOK_BYTES = 20_000_000
 _KERNEL = "mcpmini-current-env"
+#: The ``mcpmini`` package (``mcpmini/course/classroom/`` is two levels below it), the one
+#: folder of the grader the sandboxed runner may read.
+_PACKAGE_DIR = Path(__file__).resolve().parents[2]
 _NAME = re.compile(r"^([9P])[_.]([1-4])(?:\D|$)")
 
 
@@ -89,7 +92,7 @@ def _cell(text: str) -> str:
 def identify_exercise(path: Path, nb: Any | None = None) -> str:
     """The exercise id of a notebook: ``metadata.mcpmini.exercise``, else the file name
     (``9_1_….ipynb`` → ``"9.1"``, ``P_2_….ipynb`` → ``"P.2"``); ``""`` when neither says."""
-    from .exercises import ALL_IDS
+    from ..catalogue import ALL_IDS
 
     meta = (nb or {}).get("metadata", {}).get("mcpmini", {}) if isinstance(nb, dict) else {}
     claimed = meta.get("exercise") if isinstance(meta, dict) else None
@@ -180,7 +183,7 @@ def _first_error(cells: Sequence[Any]) -> str:
     return ""
 
 
-_RUNNER = "from mcpmini.course.execution import _serve; _serve()"
+_RUNNER = "from mcpmini.course.classroom.execution import _serve; _serve()"
 _RESULT_CAP = 4_000_000
 _STARTUP = 90.0  # seconds allowed, on top of ``timeout``, for the runner and kernel to start
 
@@ -313,7 +316,7 @@ def _collect(proc: Any, request: bytes, deadline: float) -> tuple[bytes, bool]:
 
 
 def _isolation() -> bool:
-    from ..agent import bubblewrap_available
+    from ...agent import bubblewrap_available
 
     return bubblewrap_available()
 
@@ -326,13 +329,13 @@ async def grade_notebook(
     ``timeout`` bounds the execution of the whole notebook (kernel start excluded). With
     ``isolate`` (the default) the runner and kernel are sandboxed where bubblewrap works;
     without bubblewrap they run as a plain subprocess with a clean environment (see
-    :func:`~mcpmini.course.batch.grade_class` for the warning and ``require_isolation``).
+    :func:`~mcpmini.course.classroom.batch.grade_class` for the warning and ``require_isolation``).
     """
     import json
 
-    from ..agent import confine
-    from ..process import Process
-    from .exercises import get_exercise
+    from ...agent import confine
+    from ...process import Process
+    from ..catalogue import get_exercise
 
     nb, why = await asyncio.to_thread(_read, path)
     exercise = identify_exercise(path, nb) if nb is not None else exercise
@@ -356,9 +359,7 @@ async def grade_notebook(
         (Path(scratch) / ".home").mkdir()
         inner = [sys.executable, "-I", "-c", _RUNNER]
         argv = (
-            confine(inner, scratch, read_only=[Path(__file__).resolve().parents[1]])
-            if isolate and _isolation()
-            else inner
+            confine(inner, scratch, read_only=[_PACKAGE_DIR]) if isolate and _isolation() else inner
         )
         request = (
             json.dumps(
@@ -401,29 +402,34 @@ async def grade_notebook(
             status=RowStatus.ERROR,
             feedback=f"{path.name}: the notebook runner crashed (exit code {proc.returncode})",
         )
-    result = results[-1]
-    cells = len(nb.cells)
+    return _graded_row(row, results[-1], ex, len(nb.cells), path.name, timeout)
+
+
+def _graded_row(
+    row: GradeRow, result: dict[str, Any], ex: Any, cells: int, name: str, timeout: float
+) -> GradeRow:
+    """The row for the runner's last ``result`` on a notebook of ``cells`` cells."""
     where = f" in cell {result['cell']}" if 1 <= int(result.get("cell") or 0) <= cells else ""
     crash = str(result.get("crash") or "")
     if result["status"] == "timeout":
         return replace(
             row,
             status=RowStatus.TIMEOUT,
-            feedback=f"{path.name}: timed out after {timeout:g} s{where}",
+            feedback=f"{name}: timed out after {timeout:g} s{where}",
         )
     if result["status"] == "dead":
-        return replace(row, status=RowStatus.ERROR, feedback=f"{path.name}: the kernel died{where}")
+        return replace(row, status=RowStatus.ERROR, feedback=f"{name}: the kernel died{where}")
     if result["status"] == "failed":
         return replace(
             row,
             status=RowStatus.ERROR,
-            feedback=f"{path.name}: could not run ({result.get('error')})"[:300],
+            feedback=f"{name}: could not run ({result.get('error')})"[:300],
         )
     if "found" not in result:
         return replace(
             row,
             status=RowStatus.ERROR,
-            feedback=f"{path.name}: answers could not be read" + (f"; {crash}" if crash else ""),
+            feedback=f"{name}: answers could not be read" + (f"; {crash}" if crash else ""),
         )
     answer = result.get("answer") if result["found"] else None
     report = ex.grade(answer)
@@ -437,4 +443,4 @@ async def grade_notebook(
     notes = "; ".join(bit for bit in (crash, detail, *report.notes) if bit)
     if not result["found"]:
         notes = f"no variable {ex.variable!r} in the notebook" + (f"; {notes}" if notes else "")
-    return GradeRow(learner, exercise, report.score, report.max_score, status, notes)
+    return replace(row, score=report.score, status=status, feedback=notes)

@@ -4,7 +4,7 @@
 ``(learner, exercise, notebook)`` jobs: a folder of notebooks is one learner, a folder of
 folders is a class, and an exercise a learner did not hand in becomes a ``not_attempted``
 row. :func:`grade_class` runs the jobs through
-:func:`~mcpmini.course.execution.grade_notebook` (a fresh kernel each), up to ``workers``
+:func:`~mcpmini.course.classroom.execution.grade_notebook` (a fresh kernel each), up to ``workers``
 at once on one asyncio loop that lives in its own thread, with a ``tqdm`` bar. Every job
 ends as a :class:`GradeRow`, whatever the notebook does, and the CSV is written row by
 row as jobs finish and rewritten sorted at the end, also after Ctrl-C; ``resume=True``
@@ -86,7 +86,7 @@ def find_submissions(paths: Iterable[str | Path]) -> list[Submission]:
     every exercise of the article it lacks, and of the practice track when it handed in at
     least one practice notebook. Raises ``FileNotFoundError`` for a path that does not exist.
     """
-    from .exercises import EXERCISE_IDS, PRACTICE_IDS
+    from ..catalogue import EXERCISE_IDS, PRACTICE_IDS
 
     jobs: list[Submission] = []
     for raw in paths:
@@ -268,14 +268,14 @@ def grade_class(
     ``out`` are kept and their notebooks are not run again (an interrupted batch goes on).
 
     Each notebook runs in its own bubblewrap sandbox (see
-    :mod:`mcpmini.course.execution`). Where bubblewrap is missing, :data:`NOT_ISOLATED` is
+    :mod:`mcpmini.course.classroom.execution`). Where bubblewrap is missing, :data:`NOT_ISOLATED` is
     printed to stderr and issued as a warning — or, with ``require_isolation``,
     ``RuntimeError`` is raised before anything runs. Raises ``FileNotFoundError`` for a
     missing path, ``ValueError`` for ``workers < 1``, ``timeout <= 0`` or an ``out`` that
     is not a grades CSV when resuming, ``OSError`` when ``out`` cannot be written.
     """
-    from ..agent import bubblewrap_available
-    from .exercises import get_exercise
+    from ...agent import bubblewrap_available
+    from ..catalogue import get_exercise
 
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")

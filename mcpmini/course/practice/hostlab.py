@@ -14,7 +14,7 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ..agent import AccessPolicy, check_layers
+from ...agent import AccessPolicy, check_layers
 
 __all__ = [
     "SimulatedLatency",

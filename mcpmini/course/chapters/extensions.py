@@ -16,11 +16,11 @@ import tempfile
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from .grading import Exercise, Part
+from ..grading import Exercise, Part
 
 if TYPE_CHECKING:
-    from ..hooks import EventResult
-    from ..skills import Reattachment
+    from ...hooks import EventResult
+    from ...skills import Reattachment
 
 __all__ = ["Fate", "Setting", "build_9_3", "build_9_4", "practice_9_3", "practice_9_4"]
 
@@ -56,7 +56,7 @@ def _run_hook(
 ) -> EventResult:
     """Register one command hook in project settings (the real JSON shape) and fire it
     in an empty scratch project, so a script path inside it does not exist."""
-    from ..hooks import load_settings, run_hooks
+    from ...hooks import load_settings, run_hooks
 
     handler: dict[str, Any] = {"type": "command", "command": command}
     if on_failure is not None:
@@ -283,7 +283,7 @@ def _reattach_story(result: Reattachment) -> str:
 
 
 def build_9_4() -> Exercise:
-    from ..skills import PER_SKILL_TOKENS, TOTAL_TOKENS, ReattachStatus, reattach
+    from ...skills import PER_SKILL_TOKENS, TOTAL_TOKENS, ReattachStatus, reattach
 
     invocations = [(f"skill-{i}", 6_000) for i in range(1, 8)]
     result = reattach(invocations, per_skill_tokens=PER_SKILL_TOKENS, total_tokens=TOTAL_TOKENS)
@@ -377,7 +377,7 @@ def build_9_4() -> Exercise:
 
 
 def practice_9_4(rng: random.Random) -> Exercise:
-    from ..skills import ReattachStatus, reattach
+    from ...skills import ReattachStatus, reattach
 
     per_skill = rng.choice([2_000, 3_000, 5_000])
     total = per_skill * rng.randint(2, 5) + rng.choice([0, 0, 1_000])

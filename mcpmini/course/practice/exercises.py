@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 
-from ..agent import (
+from ...agent import (
     AccessPolicy,
     AgentOptions,
     Layer,
@@ -38,10 +38,14 @@ from ..agent import (
     split_name,
     visible_tools,
 )
-from ..mcp import OutcomeKind, orders_server
-from .grading import Exercise, Part
+from ...mcp import OutcomeKind, orders_server
+from ..grading import Exercise, Part
 
 __all__ = [
+    "P2_POLICY",
+    "P2_TOOLS",
+    "P3_LIMITS",
+    "P4_CONTEXT_LIMIT",
     "PRACTICE_IDS",
     "TITLES",
     "Workload",

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..hooks import (
+from ...hooks import (
     CommandHandler,
     EventResult,
     HookMatcher,
@@ -28,7 +28,7 @@ from ..hooks import (
     decide,
     match,
 )
-from ..permissions import GateResult, PermissionMode, PermissionRules, gate
+from ...permissions import GateResult, PermissionMode, PermissionRules, gate
 
 __all__ = [
     "EXIT_CHOICES",
@@ -375,7 +375,7 @@ def prop_4_5_trial(
     ``Edit|Write`` records every invocation and, when ``guard`` is true, blocks ``.env``
     paths. ``instruction`` is placed in the system prompt, where the model may ignore it.
     """
-    from ..agent import AgentOptions, Tool, run
+    from ...agent import AgentOptions, Tool, run
 
     trial = Trial(seed)
 

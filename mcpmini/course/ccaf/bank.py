@@ -1,6 +1,6 @@
-"""The CCA-F question bank: loading, integrity checks, drawing an exam, grading it.
+"""The CCA-F question bank: loading, integrity checks, drawing an exam.
 
-The bank is data: ``mcpmini/course/data/ccaf/tasks.yaml`` lists the exam's five domains
+The bank is data: ``mcpmini/course/ccaf/data/tasks.yaml`` lists the exam's five domains
 (with their weights) and the task statements the course covers; every other ``*.yaml`` in
 that folder holds items. An item is a short production scenario, a stem, options with a
 rebuttal for every wrong one, the correct set and ``pick`` (how many options to choose).
@@ -8,14 +8,12 @@ rebuttal for every wrong one, the correct set and ``pick`` (how many options to 
 Where a fact can be computed, an item has no written key: it names a fact of
 :data:`KEY_FACTS` under ``compute`` and each option carries the ``value`` it claims; the
 loader runs the runtime (the loop with ``tool_choice``, MCP scope resolution, the retry
-policy of :mod:`mcpmini.course.ccaf`, the Edit tool…) and the options whose value the
+policy of :mod:`mcpmini.course.ccaf.retries`, the Edit tool…) and the options whose value the
 runtime returns are the key, so it can never drift from the code the track teaches.
 
 :func:`draw` picks ``count`` items stratified by domain weight (largest remainder, then
-round-robin over task statements) with a seed; :func:`grade` scores a set of answers on
-the 100–1,000 scale with the 720 line. The scaled score is a linear map of the share of
-items answered exactly right (a multiple-response item counts only when the whole set is
-right); the real exam equates its scale, so treat the number as an estimate.
+round-robin over task statements) with a seed; :mod:`.scoring` grades the answers and
+:mod:`.session` holds an exam being taken.
 """
 
 from __future__ import annotations
@@ -24,8 +22,8 @@ import random
 import re
 import tempfile
 import zlib
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -33,33 +31,22 @@ from typing import Any
 import jsonschema
 import yaml
 
-from ..errors import ConfigError, Problem, Severity
+from ...errors import ConfigError, Problem, Severity, json_path
 
 __all__ = [
     "BANK_DIR",
     "KEY_FACTS",
-    "PASS_SCORE",
     "Bank",
     "Domain",
-    "ExamSession",
-    "ItemResult",
     "Option",
     "QuizItem",
-    "QuizReport",
-    "TaskScore",
     "TaskStatement",
     "bank_problems",
     "draw",
-    "grade",
     "load_bank",
-    "parse_answers",
-    "scaled_score",
 ]
 
-BANK_DIR = Path(__file__).with_name("data") / "ccaf"
-PASS_SCORE = 720
-MIN_SCORE = 100
-MAX_SCORE = 1000
+BANK_DIR = Path(__file__).with_name("data")
 
 
 # --- the bank as values ----------------------------------------------------------------
@@ -112,6 +99,8 @@ class QuizItem:
     compute: str | None = None
     origin: str = ""
     source: str = ""
+    #: where the item sits in its file, as :func:`~mcpmini.errors.json_path` writes it
+    at: str = ""
 
     @property
     def domain(self) -> int:
@@ -179,7 +168,7 @@ def _fact_tool_choice(mode: str) -> frozenset[str]:
     Returns ``{"may_answer_text"}`` when some run ended in text, ``{"always_named_tool"}``
     when every run called ``mode`` itself, otherwise ``{"always_some_tool"}``.
     """
-    from ..agent import AgentOptions, RouterModel, Tool, run
+    from ...agent import AgentOptions, RouterModel, Tool, run
 
     def tool(name: str, description: str) -> Tool:
         def fn(_input: dict[str, Any]) -> str:
@@ -221,7 +210,7 @@ def _fact_tool_choice(mode: str) -> frozenset[str]:
 
 def _fact_mcp_scope_winner() -> frozenset[str]:
     """The scope whose definition wins when project and user define the same server."""
-    from ..config import load_mcp_json, resolve_mcp_servers
+    from ...config import load_mcp_json, resolve_mcp_servers
 
     entry = {"mcpServers": {"tracker": {"command": "tracker-mcp"}}}
     other = {"mcpServers": {"tracker": {"command": "tracker-mcp", "args": ["--beta"]}}}
@@ -236,7 +225,7 @@ def _fact_mcp_scope_winner() -> frozenset[str]:
 
 def _fact_mcp_scope_local() -> frozenset[str]:
     """The winning scope when local, project and user all define one server name."""
-    from ..config import load_mcp_json, resolve_mcp_servers
+    from ...config import load_mcp_json, resolve_mcp_servers
 
     sources = [
         load_mcp_json({"mcpServers": {"db": {"command": f"db-{s}"}}}, environ={}, source=s)
@@ -247,7 +236,7 @@ def _fact_mcp_scope_local() -> frozenset[str]:
 
 def _fact_var_default() -> frozenset[str]:
     """What ``${API_BASE:-https://api.example.test}`` becomes when API_BASE is unset."""
-    from ..config import expand_vars
+    from ...config import expand_vars
 
     value, missing = expand_vars("${API_BASE:-https://api.example.test}", {})
     return frozenset(
@@ -257,14 +246,14 @@ def _fact_var_default() -> frozenset[str]:
 
 def _fact_retried_kinds() -> frozenset[str]:
     """The error categories the track's retry policy retries (see :mod:`.ccaf`)."""
-    from .ccaf import ErrorCategory, policy_for
+    from .retries import ErrorCategory, policy_for
 
     return frozenset(c.value for c in ErrorCategory if policy_for(c).retry)
 
 
 def _fact_edit_duplicate_anchor() -> frozenset[str]:
     """Run Edit on a file where the anchor occurs twice: does it fail, and what works?"""
-    from ..agent import builtin_tools
+    from ...agent import builtin_tools
 
     with tempfile.TemporaryDirectory() as tmp:
         Path(tmp, "app.yaml").write_text("api:\n  timeout: 30\ndb:\n  timeout: 30\n")
@@ -291,7 +280,7 @@ def _fact_edit_duplicate_anchor() -> frozenset[str]:
 
 def _fact_max_turns_calls() -> frozenset[str]:
     """How many model calls a loop makes with ``max_turns=3`` and a model that never stops."""
-    from ..agent import AgentOptions, AlwaysToolModel, Tool, run
+    from ...agent import AgentOptions, AlwaysToolModel, Tool, run
 
     echo = Tool("echo", "Echo the input.", {"type": "object"}, lambda _i: "ok")
     result = run("go", AlwaysToolModel("echo"), AgentOptions(tools=[echo], max_turns=3))
@@ -300,14 +289,14 @@ def _fact_max_turns_calls() -> frozenset[str]:
 
 def _fact_hooks_combination() -> frozenset[str]:
     """How hooks from several settings files combine (override, merge or additive)."""
-    from ..config import COMBINATION, Mechanism
+    from ...config import COMBINATION, Mechanism
 
     return frozenset([COMBINATION[Mechanism.HOOKS].value])
 
 
 def _fact_claude_md_combination() -> frozenset[str]:
     """How CLAUDE.md files of several levels combine."""
-    from ..config import COMBINATION, Mechanism
+    from ...config import COMBINATION, Mechanism
 
     return frozenset([COMBINATION[Mechanism.CLAUDE_MD].value])
 
@@ -363,6 +352,8 @@ ITEM_SCHEMA: dict[str, Any] = {
     },
     "oneOf": [{"required": ["answer"]}, {"required": ["compute"]}],
 }
+#: One validator for every item, built once (as :mod:`mcpmini.mcp.schema` does per tool).
+_ITEM_VALIDATOR = jsonschema.Draft202012Validator(ITEM_SCHEMA)
 
 
 def _read_yaml(path: Path, problems: list[Problem]) -> Any:
@@ -391,15 +382,12 @@ def _tidy(text: Any) -> Any:
 
 
 def _item(
-    raw: Mapping[str, Any], origin: str, where: str, problems: list[Problem]
+    raw: Mapping[str, Any], origin: str, where: tuple[str | int, ...], problems: list[Problem]
 ) -> QuizItem | None:
-    errors = sorted(
-        jsonschema.Draft202012Validator(ITEM_SCHEMA).iter_errors(raw),
-        key=lambda e: list(map(str, e.path)),
-    )
+    errors = sorted(_ITEM_VALIDATOR.iter_errors(raw), key=lambda e: list(map(str, e.path)))
     if errors:
         for e in errors:
-            path = ".".join([where, *map(str, e.absolute_path)])
+            path = json_path([*where, *e.absolute_path])
             problems.append(Problem(Severity.ERROR, f"item skipped: {e.message}", origin, path))
         return None
     options = tuple(
@@ -414,7 +402,7 @@ def _item(
                     Severity.ERROR,
                     f"item skipped: unknown fact {compute!r}",
                     origin,
-                    f"{where}.compute",
+                    json_path([*where, "compute"]),
                 )
             )
             return None
@@ -435,6 +423,7 @@ def _item(
         compute,
         origin,
         raw.get("source", ""),
+        json_path(where),
     )
 
 
@@ -509,10 +498,12 @@ def load_bank(folder: str | Path | None = None) -> Bank:
         for n, raw in enumerate(raw_items):
             if not isinstance(raw, Mapping):
                 problems.append(
-                    Problem(Severity.ERROR, "item must be a mapping", str(path), f"items.{n}")
+                    Problem(
+                        Severity.ERROR, "item must be a mapping", str(path), json_path(["items", n])
+                    )
                 )
                 continue
-            item = _item(raw, str(path), f"items.{n}", problems)
+            item = _item(raw, str(path), ("items", n), problems)
             if item is not None:
                 items.append(item)
     bank = Bank(domains, tasks, tuple(items))
@@ -531,11 +522,8 @@ def bank_problems(bank: Bank) -> list[Problem]:
     out: list[Problem] = []
 
     def bad(item: QuizItem | None, message: str) -> None:
-        out.append(
-            Problem(
-                Severity.ERROR, message, item.origin if item else None, item.id if item else None
-            )
-        )
+        where = (item.origin or None, item.at or None) if item else (None, None)
+        out.append(Problem(Severity.ERROR, message, *where))
 
     seen: dict[str, str] = {}
     stems: dict[str, str] = {}
@@ -548,24 +536,8 @@ def bank_problems(bank: Bank) -> list[Problem]:
         if stem in stems:
             bad(it, f"same scenario and stem as {stems[stem]}")
         stems.setdefault(stem, it.id)
-        ids = [o.id for o in it.options]
-        if len(set(ids)) != len(ids):
-            bad(it, "option ids repeat")
-        if not it.correct or not it.correct <= set(ids):
-            bad(
-                it,
-                f"key {sorted(it.correct)} does not name existing options "
-                + ("(computed: the runtime's answer matches no option)" if it.compute else ""),
-            )
-        if it.pick != len(it.correct):
-            bad(it, f"pick is {it.pick} but the key has {len(it.correct)} options")
-        if it.pick > 1 and f"{it.pick} つ" not in it.stem:
-            bad(it, f"the stem does not say to pick {it.pick} (「{it.pick} つ選べ」)")
-        for o in it.options:
-            if o.id not in it.correct and not o.rebuttal:
-                bad(it, f"wrong option {o.id} has no rebuttal")
-            if o.id in it.correct and o.rebuttal:
-                bad(it, f"correct option {o.id} has a rebuttal")
+        for message in _item_problems(it):
+            bad(it, message)
         if it.task not in declared:
             bad(it, f"task statement {it.task} is not declared in tasks.yaml")
     for t in bank.tasks:
@@ -573,6 +545,29 @@ def bank_problems(bank: Bank) -> list[Problem]:
             bad(None, f"task statement {t.id} has no items")
     if sum(d.weight for d in bank.domains) != 100:
         bad(None, "domain weights do not add up to 100")
+    return out
+
+
+def _item_problems(it: QuizItem) -> list[str]:
+    """What is wrong inside one item: its options, key, ``pick`` and rebuttals."""
+    out = []
+    ids = [o.id for o in it.options]
+    if len(set(ids)) != len(ids):
+        out.append("option ids repeat")
+    if not it.correct or not it.correct <= set(ids):
+        out.append(
+            f"key {sorted(it.correct)} does not name existing options "
+            + ("(computed: the runtime's answer matches no option)" if it.compute else "")
+        )
+    if it.pick != len(it.correct):
+        out.append(f"pick is {it.pick} but the key has {len(it.correct)} options")
+    if it.pick > 1 and f"{it.pick} つ" not in it.stem:
+        out.append(f"the stem does not say to pick {it.pick} (「{it.pick} つ選べ」)")
+    for o in it.options:
+        if o.id not in it.correct and not o.rebuttal:
+            out.append(f"wrong option {o.id} has no rebuttal")
+        if o.id in it.correct and o.rebuttal:
+            out.append(f"correct option {o.id} has a rebuttal")
     return out
 
 
@@ -645,293 +640,3 @@ def _shares(weights: Mapping[int, int], total: int, caps: Mapping[int, int]) -> 
         left = total - sum(share.values())
         open_ = {k for k in open_ if share[k] < caps[k]}
     return share
-
-
-# --- grading ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ItemResult:
-    """One graded item: what was chosen, the key, and the rebuttal of each wrong choice."""
-
-    item: str
-    task: str
-    chosen: tuple[str, ...]
-    correct: tuple[str, ...]
-    is_correct: bool
-    flagged: bool = False
-    rebuttals: dict[str, str] = field(default_factory=dict)
-    explanation: str = ""
-
-    @property
-    def answered(self) -> bool:
-        """Whether any option was chosen."""
-        return bool(self.chosen)
-
-
-@dataclass(frozen=True)
-class TaskScore:
-    """Items right out of items asked for one task statement (or domain)."""
-
-    id: str
-    correct: int
-    total: int
-
-    @property
-    def percent(self) -> float:
-        """Percent correct, 0–100 (0 when nothing was asked)."""
-        return round(100 * self.correct / self.total, 1) if self.total else 0.0
-
-
-@dataclass(frozen=True)
-class QuizReport:
-    """A graded exam: per item, per task statement, per domain, and the scaled score."""
-
-    results: tuple[ItemResult, ...]
-    by_task: tuple[TaskScore, ...]
-    by_domain: tuple[TaskScore, ...]
-    scaled: int
-
-    @property
-    def correct(self) -> int:
-        """How many items were exactly right."""
-        return sum(r.is_correct for r in self.results)
-
-    @property
-    def passed(self) -> bool:
-        """Whether the scaled score reaches :data:`PASS_SCORE` (720)."""
-        return self.scaled >= PASS_SCORE
-
-    def to_dict(self) -> dict[str, Any]:
-        """The report as JSON-ready data."""
-        return {
-            "scaled": self.scaled,
-            "passed": self.passed,
-            "pass_line": PASS_SCORE,
-            "correct": self.correct,
-            "total": len(self.results),
-            "by_task": {
-                t.id: {"correct": t.correct, "total": t.total, "percent": t.percent}
-                for t in self.by_task
-            },
-            "by_domain": {
-                d.id: {"correct": d.correct, "total": d.total, "percent": d.percent}
-                for d in self.by_domain
-            },
-            "items": [
-                {
-                    "id": r.item,
-                    "task": r.task,
-                    "chosen": list(r.chosen),
-                    "correct": list(r.correct),
-                    "is_correct": r.is_correct,
-                    "flagged": r.flagged,
-                    "rebuttals": r.rebuttals,
-                }
-                for r in self.results
-            ],
-        }
-
-    def lines(self) -> list[str]:
-        """A plain-text report: the score and the line, per task statement, every miss."""
-        verdict = "合格ライン以上" if self.passed else "合格ライン未満"
-        out = [
-            f"scaled score {self.scaled} / {MAX_SCORE} (pass line {PASS_SCORE}): {verdict}",
-            f"{self.correct} of {len(self.results)} items right",
-            "",
-            "per domain:",
-        ]
-        out += [
-            f"  D{d.id:<4} {d.correct:>2}/{d.total:<2} {d.percent:5.1f} %" for d in self.by_domain
-        ]
-        out += ["", "per task statement:"]
-        out += [f"  {t.id:<5} {t.correct:>2}/{t.total:<2} {t.percent:5.1f} %" for t in self.by_task]
-        misses = [r for r in self.results if not r.is_correct]
-        if misses:
-            out += ["", "misses:"]
-        for r in misses:
-            chosen = ",".join(r.chosen) or "(no answer)"
-            out.append(
-                f"  {r.item} [{r.task}] chose {chosen}, key {','.join(r.correct)}"
-                + (" (flagged)" if r.flagged else "")
-            )
-            out += [f"    {o}: {text}" for o, text in r.rebuttals.items()]
-            if not r.rebuttals:
-                out.append(f"    {r.explanation}")
-        return out
-
-
-def scaled_score(correct: int, total: int) -> int:
-    """Map ``correct`` of ``total`` linearly onto 100–1,000 (all right → 1000, none → 100)."""
-    if total <= 0:
-        raise ValueError("nothing to grade")
-    return MIN_SCORE + round((MAX_SCORE - MIN_SCORE) * correct / total)
-
-
-def parse_answers(data: Any) -> tuple[list[str] | None, dict[str, list[str]], set[str]]:
-    """Read an answers document: ``(item ids or None, answers, flagged ids)``.
-
-    Accepted: ``{"items": [...], "answers": {id: "A" | ["A", "C"]}, "flagged": [...]}``,
-    or a bare ``{id: answer}`` mapping. Option letters are upper-cased and ``"A,C"`` is
-    split. Raises :class:`ValueError` naming the entry that is not of that shape.
-    """
-    if not isinstance(data, Mapping):
-        raise ValueError("answers must be a JSON object")
-    wrapped = "answers" in data or "items" in data
-    raw = data.get("answers", {}) if wrapped else data
-    if not isinstance(raw, Mapping):
-        raise ValueError("'answers' must be an object of item id → option letters")
-    items = data.get("items") if wrapped else None
-    if items is not None and not (
-        isinstance(items, list) and all(isinstance(i, str) for i in items)
-    ):
-        raise ValueError("'items' must be a list of item ids")
-    flagged = data.get("flagged", []) if wrapped else []
-    if not isinstance(flagged, list):
-        raise ValueError("'flagged' must be a list of item ids")
-    answers: dict[str, list[str]] = {}
-    for key, value in raw.items():
-        if isinstance(value, str):
-            value = [v for v in value.replace(" ", "").split(",") if v]
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise ValueError(f"answer for {key!r} must be a letter or a list of letters")
-        answers[str(key)] = sorted({v.strip().upper() for v in value})
-    return items, answers, {str(f) for f in flagged}
-
-
-def grade(
-    bank: Bank,
-    answers: Mapping[str, Sequence[str]],
-    items: Sequence[str] | None = None,
-    flagged: Iterable[str] = (),
-) -> QuizReport:
-    """Grade ``answers`` (item id → chosen option ids) over ``items`` (default: the bank).
-
-    An item is right only when the chosen set equals the key. For every wrong option
-    chosen, its rebuttal is in the result. Returns a :class:`QuizReport`. Raises
-    :class:`ValueError` when ``items`` names an unknown item or an answer names an item
-    outside the exam (so a typo never silently scores zero).
-    """
-    ids = list(items) if items is not None else [it.id for it in bank.items]
-    known = {it.id for it in bank.items}
-    unknown = [i for i in ids if i not in known]
-    if unknown:
-        raise ValueError(f"unknown item ids: {', '.join(unknown)}")
-    stray = sorted(set(answers) - set(ids))
-    if stray:
-        raise ValueError(f"answers for items not in this exam: {', '.join(stray)}")
-    marked = set(flagged)
-    results = []
-    for item_id in ids:
-        it = bank.item(item_id)
-        chosen = tuple(sorted({c.upper() for c in answers.get(item_id, ())}))
-        rebuttals = {
-            c: (o.rebuttal or "") if (o := it.option(c)) else "no such option"
-            for c in chosen
-            if c not in it.correct
-        }
-        results.append(
-            ItemResult(
-                it.id,
-                it.task,
-                chosen,
-                tuple(sorted(it.correct)),
-                set(chosen) == it.correct,
-                it.id in marked,
-                rebuttals,
-                it.explanation,
-            )
-        )
-    return QuizReport(
-        tuple(results),
-        _tally(results, lambda r: r.task),
-        _tally(results, lambda r: r.task.split(".")[0]),
-        scaled_score(sum(r.is_correct for r in results), len(results)),
-    )
-
-
-def _tally(
-    results: Sequence[ItemResult], key: Callable[[ItemResult], str]
-) -> tuple[TaskScore, ...]:
-    groups: dict[str, list[bool]] = {}
-    for r in results:
-        groups.setdefault(key(r), []).append(r.is_correct)
-
-    def order(k: str) -> tuple[int, ...]:
-        return tuple(int(p) for p in k.split("."))
-
-    return tuple(
-        TaskScore(k, sum(v), len(v)) for k, v in sorted(groups.items(), key=lambda kv: order(kv[0]))
-    )
-
-
-# --- an exam in progress ---------------------------------------------------------------
-
-
-class ExamSession:
-    """One exam being taken: drawn items, answers, review flags and the clock.
-
-    The notebook widget and tests drive the same object: :meth:`answer`, :meth:`flag`,
-    :meth:`time_left` and :meth:`finish` (which grades). ``clock`` returns seconds
-    (``time.monotonic`` by default) so a test can move time by hand.
-    """
-
-    def __init__(
-        self,
-        bank: Bank,
-        count: int = 20,
-        seed: int = 0,
-        minutes: float | None = None,
-        tasks: Iterable[str] | None = None,
-        clock: Callable[[], float] | None = None,
-    ) -> None:
-        import time
-
-        self.bank = bank
-        self.seed = seed
-        self.items = draw(bank, count, seed, tasks)
-        self.budget_s = 60.0 * (minutes if minutes is not None else 2.0 * len(self.items))
-        self.answers: dict[str, list[str]] = {}
-        self.flagged: set[str] = set()
-        self._clock = clock or time.monotonic
-        self.started = self._clock()
-        self.report: QuizReport | None = None
-
-    def answer(self, item_id: str, options: Iterable[str]) -> None:
-        """Record the chosen option ids for ``item_id`` (an empty choice clears it).
-
-        Raises :class:`KeyError` for an item not in this exam and :class:`ValueError` for
-        an option the item does not have.
-        """
-        item = next((it for it in self.items if it.id == item_id), None)
-        if item is None:
-            raise KeyError(item_id)
-        chosen = sorted({o.upper() for o in options})
-        unknown = [o for o in chosen if item.option(o) is None]
-        if unknown:
-            raise ValueError(f"{item_id} has no option {', '.join(unknown)}")
-        if chosen:
-            self.answers[item_id] = chosen
-        else:
-            self.answers.pop(item_id, None)
-
-    def flag(self, item_id: str, on: bool = True) -> None:
-        """Mark ``item_id`` for review (or clear the mark)."""
-        (self.flagged.add if on else self.flagged.discard)(item_id)
-
-    def time_left(self) -> float:
-        """Seconds left of the budget (never below 0)."""
-        return max(0.0, self.budget_s - (self._clock() - self.started))
-
-    def status(self) -> str:
-        """One line: answered, flagged and the time left (m:ss)."""
-        left = int(self.time_left())
-        return (
-            f"answered {len(self.answers)}/{len(self.items)}, flagged {len(self.flagged)}, "
-            f"time left {left // 60}:{left % 60:02d}"
-        )
-
-    def finish(self) -> QuizReport:
-        """Grade the exam (answers so far, flags kept); returns the :class:`QuizReport`."""
-        self.report = grade(self.bank, self.answers, [it.id for it in self.items], self.flagged)
-        return self.report

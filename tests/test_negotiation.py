@@ -1,19 +1,30 @@
-"""Proposition 3.4, checked exhaustively over a small universe of versions."""
+"""Proposition 3.4: the course's negotiation models, checked exhaustively over a small universe
+of versions, and run against the real :class:`Client` and :class:`Server` over a memory pair."""
 
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from mcpmini.mcp import (
-    KNOWN_VERSIONS,
-    LEGACY,
-    MODERN,
+from mcpmini.course.chapters import (
     is_interval,
-    is_modern,
     negotiate_handshake,
     negotiate_per_request,
     non_empty_subsets,
     set_pairs,
+)
+from mcpmini.errors import McpminiError
+from mcpmini.mcp import (
+    KNOWN_VERSIONS,
+    LEGACY,
+    MODERN,
+    Client,
+    ClientMode,
+    Server,
+    Traced,
+    is_modern,
+    memory_pair,
 )
 
 UNIVERSE = ("v1", "v2", "v3", "v4")
@@ -111,3 +122,60 @@ def test_generations_and_interval_helpers():
     assert list(KNOWN_VERSIONS) == sorted(KNOWN_VERSIONS)
     assert is_interval(("v2", "v3"), UNIVERSE) and not is_interval(("v1", "v3"), UNIVERSE)
     assert sum(1 for _ in non_empty_subsets(UNIVERSE)) == 15
+
+
+# --- the models against the real Client and Server -----------------------------------------
+
+#: Handshake versions (before 2026-07-28) and per-request ones (from it on): one small
+#: universe per generation, since each model describes one generation's rule.
+HANDSHAKE_UNIVERSE = ("2024-11-05", "2025-03-26", "2025-06-18", LEGACY)
+PER_REQUEST_UNIVERSE = (MODERN, "2026-12-01", "2027-06-01", "2027-12-01")
+
+
+def _real(mode: ClientMode, client: tuple[str, ...], server: tuple[str, ...]) -> tuple:
+    """``(agreed version or None, requests the client sent)`` of the real pair over memory."""
+    transport = Traced(memory_pair(Server("s", "1", versions=server)))
+    try:
+        agreed: str | None = (
+            Client(transport, mode=mode, versions=client, timeout=5).connect().version
+        )
+    except McpminiError:
+        agreed = None
+    sent = [e.json() for e in transport.trace.events if e.direction == "send"]
+    return agreed, sum(1 for m in sent if "id" in m)
+
+
+def _pairs(universe: tuple[str, ...]) -> st.SearchStrategy[tuple[tuple[str, ...], ...]]:
+    subset = st.sets(st.sampled_from(universe), min_size=1).map(lambda s: tuple(sorted(s)))
+    return st.tuples(subset, subset)
+
+
+@settings(max_examples=120)
+@given(_pairs(HANDSHAKE_UNIVERSE))
+def test_the_handshake_model_agrees_with_the_real_client_and_server(pair):
+    c, s = pair
+    model = negotiate_handshake(c, s)
+    assert _real(ClientMode.LEGACY, c, s) == (model.agreed, model.requests)
+
+
+@settings(max_examples=120)
+@given(_pairs(PER_REQUEST_UNIVERSE))
+def test_the_per_request_model_agrees_with_the_real_client_and_server(pair):
+    c, s = pair
+    model = negotiate_per_request(c, s)
+    assert _real(ClientMode.MODERN, c, s) == (model.agreed, model.requests)
+
+
+@pytest.mark.parametrize("mode", [ClientMode.LEGACY, ClientMode.MODERN])
+def test_both_models_agree_with_the_real_pair_on_every_pair_of_version_sets(mode):
+    negotiate = negotiate_handshake if mode is ClientMode.LEGACY else negotiate_per_request
+    universe = HANDSHAKE_UNIVERSE if mode is ClientMode.LEGACY else PER_REQUEST_UNIVERSE
+    disagree = []
+    for c, s in set_pairs(universe):
+        model = negotiate(c, s)
+        if _real(mode, c, s) != (model.agreed, model.requests):
+            disagree.append((c, s))
+    assert disagree == []
+    # the grid is not trivial: both outcomes occur in each generation
+    outcomes = {negotiate(c, s).ok for c, s in set_pairs(universe)}
+    assert outcomes == {True, False}

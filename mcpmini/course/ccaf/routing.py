@@ -1,54 +1,34 @@
-"""The runnable side of the CCA-F Domain 2 track (notebooks ``notebooks/ccaf/``).
-
-Each task statement gets something to run and measure, built on the runtime:
+"""CCA-F 2.1 and 2.3: tool descriptions, routing, and how many tools one agent holds.
 
 * 2.1 — :data:`TOOLSETS` (vague, rewritten, renamed and split descriptions of one support
   and research agent's tools) and :data:`REQUESTS` (34 requests with their intent);
   :func:`routing_accuracy` routes every request with :func:`mcpmini.agent.route`, the
   description-based router behind :class:`~mcpmini.agent.RouterModel`.
-* 2.2 — :class:`ErrorCategory` and :func:`error_result` (the four error kinds as MCP tool
-  results: ``isError`` is the protocol's field, ``errorCategory`` / ``isRetryable`` are a
-  convention inside the content), :func:`policy_for` and :func:`simulate_retries`, which
-  runs a retry policy over seeded, injected faults and counts the outcomes.
 * 2.3 — :data:`DISTRACTORS` and :func:`selection_accuracy`: the same requests routed by an
   agent holding 5 tools or up to 18.
-* 2.5 — :func:`make_sample_repo` and :data:`TOOL_TASKS`, graded by :func:`grade_tool_choices`.
 
 Everything is deterministic: random choices come from ``random.Random(seed)``.
 """
 
 from __future__ import annotations
 
-import json
 import random
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
-from pathlib import Path
 from typing import Any
 
-from ..agent import route
+from ...agent import route
 
 __all__ = [
     "DISTRACTORS",
     "REQUESTS",
     "TOOLSETS",
-    "TOOL_TASKS",
-    "ErrorCategory",
-    "Policy",
-    "RetryStats",
     "RoutingResult",
-    "error_result",
     "expected_tool",
-    "grade_tool_choices",
-    "make_sample_repo",
     "plot_routing",
     "plot_selection",
-    "policy_for",
     "routing_accuracy",
     "selection_accuracy",
-    "simulate_retries",
 ]
 
 
@@ -354,230 +334,6 @@ def selection_accuracy(
                 "min": round(min(accs), 3),
                 "max": round(max(accs), 3),
                 "stolen": round(sum(stolen) / len(stolen), 3),
-            }
-        )
-    return rows
-
-
-# --- 2.2: structured errors and a retry policy -----------------------------------------
-
-
-class ErrorCategory(StrEnum):
-    """The four kinds of tool failure (a convention carried inside the result content)."""
-
-    TRANSIENT = "transient"  # timeout, service down: may work if tried again later
-    VALIDATION = "validation"  # the input is wrong: the model must change it
-    BUSINESS = "business"  # a rule forbids it: explain to the user, do not retry
-    PERMISSION = "permission"  # not allowed for this caller: escalate to a human
-
-
-_RETRYABLE = {ErrorCategory.TRANSIENT}
-
-
-def error_result(category: ErrorCategory, message: str, **details: Any) -> dict[str, Any]:
-    """An MCP ``tools/call`` result reporting a failure of ``category``.
-
-    ``isError`` is the protocol's field; ``errorCategory``, ``isRetryable`` and
-    ``message`` are a convention serialised as JSON text inside ``content`` (and
-    mirrored in ``structuredContent``), which a client or model reads like any result.
-    """
-    body = {
-        "errorCategory": category.value,
-        "isRetryable": category in _RETRYABLE,
-        "message": message,
-        **details,
-    }
-    return {
-        "content": [{"type": "text", "text": json.dumps(body, ensure_ascii=False)}],
-        "structuredContent": body,
-        "isError": True,
-    }
-
-
-@dataclass(frozen=True)
-class Policy:
-    """What the agent does with one error category: retry (with backoff) or an action."""
-
-    retry: bool
-    action: str
-    max_attempts: int = 1
-
-
-def policy_for(category: ErrorCategory) -> Policy:
-    """The track's policy: transient → retry with backoff (4 attempts in all);
-    validation → the model fixes the input; business → explain to the user;
-    permission → escalate."""
-    return {
-        ErrorCategory.TRANSIENT: Policy(True, "retry with backoff", 4),
-        ErrorCategory.VALIDATION: Policy(False, "fix the input and call again"),
-        ErrorCategory.BUSINESS: Policy(False, "explain to the user"),
-        ErrorCategory.PERMISSION: Policy(False, "escalate to a human"),
-    }[category]
-
-
-@dataclass(frozen=True)
-class RetryStats:
-    """Outcome counts of :func:`simulate_retries` for one policy.
-
-    ``outcomes`` maps ``(category or "ok"/"empty", outcome)`` to a count; ``calls`` is
-    the number of tool calls made, ``wait_s`` the backoff time the schedule asked for
-    (computed, never slept).
-    """
-
-    policy: str
-    requests: int
-    calls: int
-    wait_s: float
-    outcomes: dict[tuple[str, str], int]
-
-    def rows(self) -> list[dict[str, Any]]:
-        """The outcomes as table rows: ``kind``, ``outcome``, ``count``."""
-        return [
-            {"kind": k, "outcome": o, "count": n} for (k, o), n in sorted(self.outcomes.items())
-        ]
-
-
-_FAULTS = (
-    ("ok", 0.45),
-    ("empty", 0.10),
-    ("transient", 0.20),
-    ("validation", 0.12),
-    ("business", 0.08),
-    ("permission", 0.05),
-)
-
-
-def simulate_retries(
-    requests: int = 200, seed: int = 0, policy: str = "structured", base_delay: float = 0.5
-) -> RetryStats:
-    """Run ``requests`` tool requests over injected faults and count what happens.
-
-    Each request draws one fault (45 % ok, 10 % a valid empty result, 20 % transient
-    lasting 1–6 failed calls, 12 % validation, 8 % business rule, 5 % permission).
-    ``policy="structured"`` reads ``errorCategory`` / ``isRetryable`` and follows
-    :func:`policy_for`; ``"naive"`` sees only "it failed" and retries every error up to
-    4 attempts with the same input; ``"none"`` never retries. Backoff doubles from
-    ``base_delay``. Returns :class:`RetryStats`; raises :class:`ValueError` for an
-    unknown policy.
-    """
-    if policy not in ("structured", "naive", "none"):
-        raise ValueError(f"unknown policy {policy!r}; expected structured, naive or none")
-    rng = random.Random(seed)
-    kinds, weights = zip(*_FAULTS)
-    counts: Counter[tuple[str, str]] = Counter()
-    calls, wait = 0, 0.0
-    for _ in range(requests):
-        kind = rng.choices(kinds, weights)[0]
-        outage = rng.randint(1, 6) if kind == "transient" else 0
-        if kind in ("ok", "empty"):
-            calls += 1
-            counts[(kind, "answered" if kind == "ok" else "answered: no results")] += 1
-            continue
-        category = ErrorCategory(kind)
-        attempts = 0
-        while True:
-            attempts += 1
-            calls += 1
-            failed = attempts <= outage if kind == "transient" else True
-            if not failed:
-                counts[(kind, "recovered by retry")] += 1
-                break
-            limit = (
-                policy_for(category).max_attempts
-                if policy == "structured"
-                else 4
-                if policy == "naive"
-                else 1
-            )
-            if attempts < limit:
-                wait += base_delay * 2 ** (attempts - 1)
-                continue
-            if policy != "structured":
-                counts[(kind, "gave up: generic failure")] += 1
-            elif kind == "transient":
-                counts[(kind, "escalated with partial result")] += 1
-            elif kind == "validation":
-                calls += 1  # the model corrects the input once; the corrected call succeeds
-                counts[(kind, "fixed by the model")] += 1
-            elif kind == "business":
-                counts[(kind, "explained to the user")] += 1
-            else:
-                counts[(kind, "escalated to a human")] += 1
-            break
-    return RetryStats(policy, requests, calls, wait, dict(counts))
-
-
-# --- 2.5: built-in tools on a sample repository ----------------------------------------
-
-_SAMPLE = {
-    "src/shop/__init__.py": "",
-    "src/shop/login.py": (
-        "def check_password(user, password):\n"
-        "    if not user.verify(password):\n"
-        '        raise LoginError("Password is incorrect")\n'
-    ),
-    "src/shop/payment.py": (
-        "from .gateway import charge_card\n\n\n"
-        "def pay(order):\n"
-        "    if not charge_card(order.card, order.total):\n"
-        '        return "Payment declined"\n'
-        '    return "ok"\n'
-    ),
-    "src/shop/gateway.py": "def charge_card(card, amount):\n    return amount < 1000\n",
-    "src/shop/refund.py": (
-        "from .gateway import charge_card\n\n\n"
-        "def refund(order):\n    return charge_card(order.card, -order.total)\n"
-    ),
-    "tests/test_login.py": "def test_wrong_password_is_refused():\n    assert True\n",
-    "tests/test_payment.py": "def test_declined_card():\n    assert True\n",
-    "tests/test_refund.py": "def test_refund_is_negative_charge():\n    assert True\n",
-    "config/app.yaml": "api:\n  timeout: 30\n  retries: 2\ndb:\n  timeout: 30\n",
-    "config/logging.yaml": "level: INFO\n",
-    "docs/README.md": "# shop\n\nA toy shop used by the CCA-F track.\n",
-}
-
-
-def make_sample_repo(root: str | Path) -> Path:
-    """Write the small sample repository of notebook 2_5 under ``root``; return ``root``."""
-    base = Path(root)
-    for rel, text in _SAMPLE.items():
-        path = base / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return base
-
-
-# (task in Japanese, the tool to reach for first)
-TOOL_TASKS: tuple[tuple[str, str], ...] = (
-    ("画面に出る「Payment declined」という文言が、どのファイルから来ているか知りたい", "Grep"),
-    ("テストファイル（tests/test_*.py）が全部で何本あるか知りたい", "Glob"),
-    ("charge_card を呼んでいる箇所をすべて洗い出したい", "Grep"),
-    ("config/ の下にある YAML ファイルの一覧がほしい", "Glob"),
-    ("login.py の「Password is incorrect」の 1 か所だけを別の文言にしたい", "Edit"),
-    ("新しいファイル CHANGELOG.md を作りたい", "Write"),
-    ("Edit が「一致が一意でない」で失敗した。api の timeout だけを 60 にしたい", "Read+Write"),
-    ("初めてのリポジトリで、決済の処理がどこから始まるかの入口を探したい", "Grep"),
-)
-
-
-def grade_tool_choices(answers: Mapping[str, str]) -> list[dict[str, Any]]:
-    """Grade ``answers`` (task text or its index as a string → tool name) against
-    :data:`TOOL_TASKS`. Returns one row per task: ``task``, ``chosen`` (``None`` when
-    unanswered), ``key`` and ``ok``. Tool names compare case-insensitively, spaces ignored.
-    """
-
-    def norm(s: str) -> str:
-        return s.replace(" ", "").lower()
-
-    rows = []
-    for n, (task, key) in enumerate(TOOL_TASKS):
-        chosen = answers.get(task, answers.get(str(n)))
-        rows.append(
-            {
-                "task": task,
-                "chosen": chosen,
-                "key": key,
-                "ok": chosen is not None and norm(chosen) == norm(key),
             }
         )
     return rows

@@ -1,0 +1,111 @@
+"""The CCA-F Domain 2 track (``notebooks/ccaf/``): the question bank, the exam, and the
+measurements of each task statement.
+
+:mod:`.bank` loads and checks the bank (keys computed by the runtime through
+``KEY_FACTS``) and draws exams; :mod:`.scoring` grades them on the 100–1,000 scale;
+:mod:`.session` is the exam being taken, driven by both ``mcpmini quiz take`` and the
+:mod:`.exam` widget; :mod:`.routing` (2.1, 2.3), :mod:`.retries` (2.2) and :mod:`.builtin`
+(2.5) are the runnable demos.
+"""
+
+from __future__ import annotations
+
+from .bank import (
+    BANK_DIR,
+    KEY_FACTS,
+    Bank,
+    Domain,
+    Option,
+    QuizItem,
+    TaskStatement,
+    bank_problems,
+    draw,
+    load_bank,
+)
+from .builtin import (
+    TOOL_TASKS,
+    grade_tool_choices,
+    make_sample_repo,
+)
+from .exam import (
+    ExamWidget,
+    exam_mode,
+)
+from .retries import (
+    ErrorCategory,
+    Policy,
+    RetryStats,
+    error_result,
+    policy_for,
+    simulate_retries,
+)
+from .routing import (
+    DISTRACTORS,
+    REQUESTS,
+    TOOLSETS,
+    RoutingResult,
+    expected_tool,
+    plot_routing,
+    plot_selection,
+    routing_accuracy,
+    selection_accuracy,
+)
+from .scoring import (
+    MAX_SCORE,
+    MIN_SCORE,
+    PASS_SCORE,
+    ItemResult,
+    QuizReport,
+    TaskScore,
+    grade,
+    parse_answers,
+    scaled_score,
+)
+from .session import (
+    ExamSession,
+    clock_text,
+)
+
+__all__ = [
+    "BANK_DIR",
+    "DISTRACTORS",
+    "KEY_FACTS",
+    "MAX_SCORE",
+    "MIN_SCORE",
+    "PASS_SCORE",
+    "REQUESTS",
+    "TOOLSETS",
+    "TOOL_TASKS",
+    "Bank",
+    "Domain",
+    "ErrorCategory",
+    "ExamSession",
+    "ExamWidget",
+    "ItemResult",
+    "Option",
+    "Policy",
+    "QuizItem",
+    "QuizReport",
+    "RetryStats",
+    "RoutingResult",
+    "TaskScore",
+    "TaskStatement",
+    "bank_problems",
+    "clock_text",
+    "draw",
+    "error_result",
+    "exam_mode",
+    "expected_tool",
+    "grade",
+    "grade_tool_choices",
+    "load_bank",
+    "make_sample_repo",
+    "parse_answers",
+    "plot_routing",
+    "plot_selection",
+    "policy_for",
+    "routing_accuracy",
+    "scaled_score",
+    "selection_accuracy",
+    "simulate_retries",
+]
