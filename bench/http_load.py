@@ -41,7 +41,7 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from mcpmini.course.scaleout import wrk  # noqa: E402
+from mcpmini.course.chapters import wrk  # noqa: E402
 from mcpmini.mcp.asgi import listening_socket  # noqa: E402
 from mcpmini.mcp.versions import META_PREFIX  # noqa: E402
 

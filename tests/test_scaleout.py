@@ -15,7 +15,7 @@ import os
 import httpx
 import pytest
 
-from mcpmini.course.scaleout import backends, balancer, missing, post_calls
+from mcpmini.course.chapters import backends, balancer, missing, post_calls
 from mcpmini.mcp import Client, HttpTransport
 
 pytestmark = pytest.mark.slow

@@ -26,8 +26,8 @@ from pathlib import Path
 import httpx
 import orjson
 
-from .. import process
-from ..mcp.asgi import listening_socket
+from ... import process
+from ...mcp.asgi import listening_socket
 
 __all__ = [
     "Backend",
@@ -40,7 +40,7 @@ __all__ = [
     "wrk",
 ]
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 ACCEPT = "application/json, text/event-stream"
 START_TIMEOUT = 20.0
 
