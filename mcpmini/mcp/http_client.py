@@ -47,7 +47,7 @@ from .jsonrpc import (
     encode,
     parse_line,
 )
-from .server import VERSION_KEY
+from .versions import META_PREFIX
 
 if TYPE_CHECKING:
     import httpx
@@ -58,6 +58,7 @@ __all__ = [
 ]
 
 _CLOSED = object()
+_VERSION_KEY = META_PREFIX + "protocolVersion"  # where a 2026-07-28 request names its version
 
 
 @dataclass(frozen=True)
@@ -169,8 +170,8 @@ class HttpTransport:
         version = self.version
         if isinstance(message, (Request, Notification)):
             meta = (message.params or {}).get("_meta")
-            if isinstance(meta, dict) and isinstance(meta.get(VERSION_KEY), str):
-                version = meta[VERSION_KEY]
+            if isinstance(meta, dict) and isinstance(meta.get(_VERSION_KEY), str):
+                version = meta[_VERSION_KEY]
             if isinstance(message, Request) and message.method == "initialize":
                 self._initialize_ids.add(message.id)
         headers = {**request_headers(message, version, self.session_id), **self.headers}
