@@ -363,6 +363,117 @@ def _streams(proc: Process) -> Iterator[tuple[int, str]]:
         yield proc.popen.stderr.fileno(), "stderr"
 
 
+class _Drain:
+    """The state of one :func:`run` loop: what is kept of each stream, what is left to write.
+
+    Each selector event goes to one method; ``ending`` is set when the loop must stop early.
+    """
+
+    def __init__(
+        self,
+        proc: Process,
+        stdin: bytes,
+        *,
+        cap: int,
+        total_cap: int | None,
+        stop_at_cap: bool,
+        deadline: float,
+        after_exit: float,
+    ) -> None:
+        self.proc = proc
+        self.kept: dict[int, list[bytes]] = {fd: [] for fd, _ in _streams(proc)}
+        self.seen = dict.fromkeys(self.kept, 0)
+        self.room = dict.fromkeys(self.kept, cap)
+        self.total_room = total_cap  # None: no shared cap
+        self.stop_at_cap = stop_at_cap
+        self.view = memoryview(stdin)
+        self.deadline = deadline
+        self.after_exit = after_exit
+        self.exited = False
+        self.open_reads = len(self.kept)
+        self.ending: Ending | None = None
+        self.stdin_fd = proc.popen.stdin.fileno() if proc.popen.stdin is not None else None
+
+    def on_exit(self, now: float) -> None:
+        """The program exited: output still held by its children is read a little longer."""
+        self.exited = True
+        self.proc.popen.poll()
+        self.deadline = min(self.deadline, now + self.after_exit)
+
+    def on_writable(self, sel: selectors.BaseSelector, fd: int) -> None:
+        try:
+            self.view = self.view[os.write(fd, self.view[:_CHUNK]) :]
+        except BlockingIOError:
+            return
+        except OSError:
+            self.view = self.view[:0]  # it closed its stdin: its right
+        if not self.view:
+            sel.unregister(fd)
+            self.proc.close_stdin()
+
+    def on_readable(self, sel: selectors.BaseSelector, fd: int) -> None:
+        try:
+            chunk = os.read(fd, _CHUNK)
+        except BlockingIOError:
+            return
+        if not chunk:
+            sel.unregister(fd)
+            self.open_reads -= 1
+            return
+        self.seen[fd] += len(chunk)
+        keep = self.room[fd] if self.total_room is None else min(self.room[fd], self.total_room)
+        if keep > 0:
+            self.kept[fd].append(chunk[:keep])
+            self.room[fd] -= min(keep, len(chunk))
+            if self.total_room is not None:
+                self.total_room -= min(keep, len(chunk))
+        if self.stop_at_cap and len(chunk) > keep:
+            self.ending = Ending.OUTPUT_LIMIT
+
+    def loop(self, pidfd: int | None) -> None:
+        """Feed stdin and drain both streams until the end, the deadline or a cap."""
+        with selectors.DefaultSelector() as sel:
+            for fd in self.kept:
+                sel.register(fd, selectors.EVENT_READ)
+            if self.stdin_fd is not None:
+                sel.register(self.stdin_fd, selectors.EVENT_WRITE)
+            if pidfd is not None:
+                sel.register(pidfd, selectors.EVENT_READ)
+            while self.ending is None and (self.open_reads or not self.exited):
+                now = time.monotonic()
+                if now >= self.deadline:
+                    if not self.exited:
+                        self.ending = Ending.TIMEOUT
+                    return
+                if not self.exited and pidfd is None and self.proc.popen.poll() is not None:
+                    self.on_exit(now)
+                tick = self.deadline - now if pidfd is not None else min(self.deadline - now, 0.02)
+                for key, _ in sel.select(tick):
+                    if key.fd == pidfd:
+                        sel.unregister(key.fd)
+                        self.on_exit(time.monotonic())
+                    elif key.fd == self.stdin_fd:
+                        self.on_writable(sel, key.fd)
+                    else:
+                        self.on_readable(sel, key.fd)
+
+    def completed(self, started: float) -> Completed:
+        code = self.proc.popen.returncode if self.ending is None else None
+        out_fd, err_fd = [*self.kept, -1, -1][:2]
+        return Completed(
+            self.proc.argv,
+            self.ending or Ending.EXITED,
+            code,
+            stdout=b"".join(self.kept.get(out_fd, [])),
+            stderr=b"".join(self.kept.get(err_fd, [])),
+            stdout_bytes=self.seen.get(out_fd, 0),
+            stderr_bytes=self.seen.get(err_fd, 0),
+            pid=self.proc.pid,
+            elapsed=time.monotonic() - started,
+            leftovers=self.proc.leftovers,
+        )
+
+
 def run(
     argv: Sequence[str],
     *,
@@ -387,7 +498,6 @@ def run(
     ``after_exit`` seconds; then everything it started is ended (see the module doc).
     """
     started = time.monotonic()
-    deadline = started + timeout
     try:
         proc = Process(argv, env=env, cwd=cwd, stdin=bool(stdin), new_session=new_session)
     except OSError as exc:
@@ -399,94 +509,24 @@ def run(
             start_error=reason,
             elapsed=time.monotonic() - started,
         )
-    kept: dict[int, list[bytes]] = {fd: [] for fd, _ in _streams(proc)}
-    seen = dict.fromkeys(kept, 0)
-    room = dict.fromkeys(kept, cap)
-    total_room = [total_cap if total_cap is not None else -1]
-    ending: Ending | None = None
-    view = memoryview(stdin)
+    drain = _Drain(
+        proc,
+        stdin,
+        cap=cap,
+        total_cap=total_cap,
+        stop_at_cap=stop_at_cap,
+        deadline=started + timeout,
+        after_exit=after_exit,
+    )
     pidfd: int | None
     try:
         pidfd = os.pidfd_open(proc.pid)  # readable once the program has exited (Linux 5.3+)
     except (AttributeError, OSError):
         pidfd = None
-    exited = False
     try:
-        with selectors.DefaultSelector() as sel:
-            for fd in kept:
-                sel.register(fd, selectors.EVENT_READ)
-            stdin_fd = proc.popen.stdin.fileno() if proc.popen.stdin is not None else None
-            if stdin_fd is not None:
-                sel.register(stdin_fd, selectors.EVENT_WRITE)
-            if pidfd is not None:
-                sel.register(pidfd, selectors.EVENT_READ)
-            open_reads = len(kept)
-            while open_reads or not exited:
-                now = time.monotonic()
-                if now >= deadline:
-                    if not exited:
-                        ending = Ending.TIMEOUT
-                    break
-                if not exited and pidfd is None and proc.popen.poll() is not None:
-                    exited = True
-                    deadline = min(deadline, now + after_exit)
-                tick = deadline - now if pidfd is not None else min(deadline - now, 0.02)
-                for key, _ in sel.select(tick):
-                    fd = key.fd
-                    if fd == pidfd:
-                        exited = True
-                        sel.unregister(fd)
-                        proc.popen.poll()
-                        deadline = min(deadline, time.monotonic() + after_exit)
-                    elif fd == stdin_fd:
-                        try:
-                            view = view[os.write(fd, view[:_CHUNK]) :]
-                        except BlockingIOError:
-                            continue
-                        except OSError:
-                            view = view[:0]  # it closed its stdin: its right
-                        if not view:
-                            sel.unregister(fd)
-                            proc.close_stdin()
-                    else:
-                        try:
-                            chunk = os.read(fd, _CHUNK)
-                        except BlockingIOError:
-                            continue
-                        if not chunk:
-                            sel.unregister(fd)
-                            open_reads -= 1
-                            continue
-                        seen[fd] += len(chunk)
-                        keep = room[fd] if total_room[0] < 0 else min(room[fd], total_room[0])
-                        if keep > 0:
-                            kept[fd].append(chunk[:keep])
-                            room[fd] -= min(keep, len(chunk))
-                            if total_room[0] >= 0:
-                                total_room[0] -= min(keep, len(chunk))
-                        if stop_at_cap and len(chunk) > keep:
-                            ending = Ending.OUTPUT_LIMIT
-                if ending is not None:
-                    break
-                if exited and not open_reads:
-                    break
+        drain.loop(pidfd)
     finally:
         if pidfd is not None:
             os.close(pidfd)
         proc.close(grace)
-    code = proc.popen.returncode if ending is None else None
-    if ending is None:
-        ending = Ending.EXITED
-    out_fd, err_fd = [*kept, -1, -1][:2]
-    return Completed(
-        proc.argv,
-        ending,
-        code,
-        stdout=b"".join(kept.get(out_fd, [])),
-        stderr=b"".join(kept.get(err_fd, [])),
-        stdout_bytes=seen.get(out_fd, 0),
-        stderr_bytes=seen.get(err_fd, 0),
-        pid=proc.pid,
-        elapsed=time.monotonic() - started,
-        leftovers=proc.leftovers,
-    )
+    return drain.completed(started)

@@ -131,7 +131,8 @@ def test_a_setsid_daemon_dies_with_the_run_which_is_not_a_timeout(area: tuple[Pa
     late = outside / "late.txt"
     code = (
         "import subprocess\n"
-        f"subprocess.Popen(['sh', '-c', 'sleep 41.5; echo late > {late}'], start_new_session=True,\n"
+        f"subprocess.Popen(['sh', '-c', 'sleep 41.5; echo late > {late}'],\n"
+        "                 start_new_session=True,\n"
         "                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
         "subprocess.Popen(['sh', '-c', 'sleep 41.6'], start_new_session=True)\n"
         "print('started')\n"

@@ -104,7 +104,11 @@ def test_a_missing_program_is_a_start_error_not_an_exception() -> None:
 
 
 def test_read_keeps_one_deadline_across_a_trickle_of_bytes() -> None:
-    script = "import sys, time\nwhile True:\n    sys.stdout.write('x'); sys.stdout.flush(); time.sleep(0.01)\n"
+    script = (
+        "import sys, time\n"
+        "while True:\n"
+        "    sys.stdout.write('x'); sys.stdout.flush(); time.sleep(0.01)\n"
+    )
     with Process([sys.executable, "-c", script]) as proc:
         deadline = time.monotonic() + 0.5
         received = 0

@@ -1,4 +1,4 @@
-"""The sandboxed Python runner: bubblewrap namespaces plus wall-clock, CPU, memory and output limits.
+"""The sandboxed Python runner: bubblewrap namespaces, wall-clock, CPU, memory and output limits.
 
 :func:`run_python` runs ``python -I -c <code>`` in the workspace folder through
 :func:`mcpmini.process.run` (one deadline, capped output, everything it started ended at
