@@ -136,3 +136,17 @@ def test_no_stray_processes_remain_from_this_module():
     me = psutil.Process(os.getpid())
     leftovers = [p for p in me.children(recursive=True) if p.status() != psutil.STATUS_ZOMBIE]
     assert leftovers == []
+
+
+def test_http_notifications_that_cannot_be_delivered_say_why():
+    from mcpmini.mcp import HttpTransport
+
+    line = b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n'
+    transport = HttpTransport("http://127.0.0.1:9/mcp", timeout=5, open_stream=False)
+    with pytest.raises(TransportError) as info:
+        transport.send(line)
+    assert info.value.kind is TransportErrorKind.UNREACHABLE
+    transport.close()
+    with pytest.raises(TransportError) as info:
+        transport.send(line)
+    assert info.value.kind is TransportErrorKind.CLOSED
