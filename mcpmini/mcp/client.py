@@ -291,7 +291,9 @@ class ClientConnection:
 
     def _sendable(self, what: str) -> None:
         if self.state is ClientState.CLOSED:
-            raise TransportError(f"cannot send {what}: the connection is closed")
+            raise TransportError(
+                f"cannot send {what}: the connection is closed", TransportErrorKind.CLOSED
+            )
         if self.state in _NEGOTIATING:
             raise LocalProtocolError(
                 f"cannot send {what} while {self.state}: the negotiation owns the wire",
@@ -349,7 +351,9 @@ class ClientConnection:
         Raises :class:`TransportError` when the connection is closed.
         """
         if self.state is ClientState.CLOSED:
-            raise TransportError("cannot answer the server: the connection is closed")
+            raise TransportError(
+                "cannot answer the server: the connection is closed", TransportErrorKind.CLOSED
+            )
         handler = self.handlers.get(request.method)
         if handler is None:
             failure: ProtocolError = LocalProtocolError(
