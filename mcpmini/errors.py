@@ -25,6 +25,7 @@ __all__ = [
     "RemoteProtocolError",
     "Severity",
     "TransportError",
+    "TransportErrorKind",
     "json_path",
 ]
 
@@ -83,8 +84,36 @@ class ConfigError(McpminiError, ValueError):
         self.line = line
 
 
+class TransportErrorKind(StrEnum):
+    """Why a transport failed; :class:`TransportError` carries one."""
+
+    NOT_STARTED = "not started"  # the command could not be started (missing, not executable)
+    CLOSED = "closed"  # the peer ended the stream, or the transport was closed
+    TOO_LARGE = "too large"  # a message passed the size cap
+    TIMED_OUT = "timed out"  # the transport gave up waiting (an HTTP exchange)
+    UNREACHABLE = "unreachable"  # the server's address could not be reached
+
+
 class TransportError(McpminiError):
-    """A transport could not start, write or read (server missing, pipe closed…)."""
+    """A transport could not start, write or read (server missing, pipe closed…).
+
+    ``kind`` says which (a :class:`TransportErrorKind`); for a process, ``exit_code`` is its
+    exit status once known (negative: the signal) and ``stderr_tail`` the last lines it
+    wrote to stderr, so a caller can report both without reaching into the transport.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        kind: TransportErrorKind = TransportErrorKind.CLOSED,
+        exit_code: int | None = None,
+        stderr_tail: str = "",
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.kind = TransportErrorKind(kind)
+        self.exit_code = exit_code
+        self.stderr_tail = stderr_tail
 
 
 class Severity(StrEnum):

@@ -9,7 +9,7 @@ import time
 import pytest
 from attack_support import running_with
 
-from mcpmini.errors import McpminiError, TransportError
+from mcpmini.errors import McpminiError, TransportError, TransportErrorKind
 from mcpmini.mcp import Client, StdioTransport
 
 # Each server sleeps a length no other test uses, so leftovers can be found by command line.
@@ -48,9 +48,10 @@ def test_the_client_timeout_holds_against_a_streaming_server() -> None:
 
 def test_a_reply_over_the_size_cap_is_refused_and_skipped() -> None:
     transport = StdioTransport([sys.executable, "-c", HUGE], close_grace=0.1, max_line=1 << 20)
-    with pytest.raises(TransportError):
+    with pytest.raises(TransportError) as info:
         for _ in range(100):  # the oversized line arrives in chunks
             transport.receive(20)
+    assert info.value.kind is TransportErrorKind.TOO_LARGE
     assert transport.receive(20) == b'{"ok": 1}'  # the stream goes on after it
     transport.close()
     assert running_with("sleep 43.3") == []

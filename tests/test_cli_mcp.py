@@ -71,3 +71,26 @@ def test_bad_arguments_exit_2_with_one_line(capsys, argv):
 def test_a_server_that_cannot_start_exits_2(capsys):
     assert main(["call", "tools/list", "--", "/nonexistent/server"]) == 2
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+def test_call_over_http_prints_the_result_of_any_method(capsys):
+    from mcpmini.mcp import add_server, serve_http
+
+    with serve_http(add_server()) as url:
+        code = main(["call", "resources/list", "--url", url, "--header", "X-Test: 1"])
+    out = capsys.readouterr().out
+    assert code == 0 and out.startswith("connected: modern 2026-07-28 (add-server")
+    assert json.loads(out.split("\n", 1)[1])["resources"] == []
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        ["--url", "ftp://example.com/mcp"],
+        ["--url", "http://127.0.0.1:9/mcp", "--header", "no colon"],
+        ["--url", "http://127.0.0.1:9/mcp", *SERVE, "add"],
+    ],
+)
+def test_bad_url_or_header_options_exit_2(capsys, extra):
+    assert main(["call", "tools/list", *extra]) == 2
+    assert capsys.readouterr().err.startswith("mcpmini call:")

@@ -8,16 +8,27 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mcpmini.errors import McpminiError, RemoteProtocolError, TransportError
+from mcpmini.errors import (
+    LocalProtocolError,
+    McpminiError,
+    RemoteProtocolError,
+    TransportError,
+    TransportErrorKind,
+)
 from mcpmini.mcp import (
     LEGACY,
     MODERN,
     Client,
+    ClientConnection,
     ClientMode,
+    ClientState,
     ErrorCode,
     Generation,
     MemoryTransport,
+    Notification,
     OutcomeKind,
+    Request,
+    Response,
     Server,
     ToolOutcome,
     Traced,
@@ -25,6 +36,7 @@ from mcpmini.mcp import (
     memory_pair,
     to_tool_result,
 )
+from mcpmini.mcp.client import TRANSITIONS, Connected, Outgoing, ReplyReceived, Stray
 
 
 def connected(mode="auto", server=None, seed=None) -> Client:
@@ -245,3 +257,161 @@ def test_non_text_content_is_not_dropped_from_the_tool_result():
     )
     result = to_tool_result(outcome, "tu")
     assert "image/png" in result["content"] and "a cat" in result["content"]
+
+
+# --- requests from the server --------------------------------------------------------------
+
+
+def asking_server(method: str):
+    """A transport whose server answers ``tools/call`` only after asking the client ``method``;
+    ``answers`` collects what the client sent back to that request."""
+    server = add_server()
+    answers: list[dict] = []
+    waiting: dict[str, object] = {}
+
+    def handler(raw: bytes):
+        message = json.loads(raw)
+        if message.get("method") == "tools/call":
+            waiting["call"] = message["id"]
+            return json.dumps(
+                {"jsonrpc": "2.0", "id": "ask-1", "method": method, "params": {"message": "?"}}
+            ).encode()
+        if message.get("id") == "ask-1" and "method" not in message:
+            answers.append(message)
+            result = {"content": [{"type": "text", "text": "done"}], "isError": False}
+            return json.dumps({"jsonrpc": "2.0", "id": waiting["call"], "result": result}).encode()
+        return server.handle_line(raw)
+
+    return MemoryTransport(handler), answers
+
+
+def test_a_failing_handler_never_sends_the_exception_type_or_text_to_the_server():
+    def broken(params):
+        raise ValueError("cannot read /home/alice/.secret-token")
+
+    transport, answers = asking_server("elicitation/create")
+    client = Client(transport, mode="modern", handlers={"elicitation/create": broken})
+    client.connect()
+    assert client.call_tool("add", {"a": 1, "b": 2}).text == "done"
+    (answer,) = answers
+    assert answer["error"]["code"] == ErrorCode.INTERNAL_ERROR
+    wire = json.dumps(answer)
+    assert "ValueError" not in wire and "secret" not in wire and "alice" not in wire
+
+
+def test_a_request_no_handler_answers_gets_method_not_found():
+    transport, answers = asking_server("roots/list")
+    client = Client(transport, mode="legacy")
+    client.connect()
+    assert client.call_tool("add", {"a": 1, "b": 2}).text == "done"
+    assert answers[0]["error"]["code"] == ErrorCode.METHOD_NOT_FOUND
+
+
+def test_a_handler_result_is_sent_back_with_the_servers_id():
+    transport, answers = asking_server("roots/list")
+    client = Client(transport, handlers={"roots/list": lambda p: {"roots": []}})
+    client.connect()
+    client.call_tool("add", {"a": 1, "b": 2})
+    assert answers == [{"jsonrpc": "2.0", "id": "ask-1", "result": {"roots": []}}]
+
+
+# --- the sans-I/O connection ---------------------------------------------------------------
+
+
+def reply_line(request, result=None, error=None) -> bytes:
+    body = {"error": error} if error is not None else {"result": result}
+    return json.dumps({"jsonrpc": "2.0", "id": request.id, **body}).encode()
+
+
+def test_a_legacy_negotiation_goes_idle_initializing_ready_and_sends_initialized_first():
+    conn = ClientConnection(mode="legacy")
+    assert conn.state is ClientState.IDLE
+    initialize = conn.start()
+    assert (initialize.method, conn.state) == ("initialize", ClientState.INITIALIZING)
+    events = conn.receive(
+        reply_line(initialize, {"protocolVersion": LEGACY, "capabilities": {}, "serverInfo": {}})
+    )
+    assert [type(e) for e in events] == [Outgoing, Connected]
+    assert events[0].message == Notification("notifications/initialized")
+    assert conn.state is ClientState.READY and events[1].connection.version == LEGACY
+
+
+def test_auto_falls_back_from_a_discover_error_to_initialize_as_the_next_message():
+    conn = ClientConnection(mode="auto")
+    discover = conn.start()
+    assert conn.state is ClientState.DISCOVERING and conn.can_fall_back
+    (event,) = conn.receive(reply_line(discover, error={"code": -32601, "message": "no"}))
+    assert isinstance(event, Outgoing) and event.message.method == "initialize"
+    assert conn.state is ClientState.INITIALIZING and len(conn.pending) == 1
+
+
+def test_a_discover_timeout_falls_back_in_auto_and_closes_in_modern():
+    auto = ClientConnection(mode="auto")
+    (event,) = auto.timed_out(auto.start().id)
+    assert event.message.method == "initialize" and auto.state is ClientState.INITIALIZING
+    modern = ClientConnection(mode="modern")
+    with pytest.raises(TimeoutError):
+        modern.timed_out(modern.start().id)
+    assert modern.state is ClientState.CLOSED and len(modern.pending) == 0
+
+
+def test_nothing_but_the_negotiation_is_sent_while_it_runs_and_nothing_once_closed():
+    conn = ClientConnection(mode="legacy")
+    conn.start()
+    with pytest.raises(LocalProtocolError):
+        conn.send_request("tools/list")
+    conn.close()
+    with pytest.raises(TransportError) as info:
+        conn.send_request("tools/list")
+    assert info.value.kind is TransportErrorKind.CLOSED
+    with pytest.raises(LocalProtocolError):
+        conn.start()
+
+
+def test_an_idle_connection_may_send_with_an_explicit_version():
+    conn = ClientConnection()
+    request = conn.send_request("tools/list", version=MODERN)
+    assert request.params["_meta"]["io.modelcontextprotocol/protocolVersion"] == MODERN
+    (event,) = conn.receive(Response(request.id, {"tools": []}))  # a parsed message works too
+    assert isinstance(event, ReplyReceived) and event.request == request
+
+
+def test_unreadable_lines_and_unknown_ids_are_stray_and_a_garbled_reply_is_marked():
+    conn = ClientConnection()
+    request = conn.send_request("tools/list")
+    assert [type(e) for e in conn.receive(b"Welcome!")] == [Stray]
+    assert [type(e) for e in conn.receive(reply_line(Request(99, "x"), {}))] == [Stray]
+    (event,) = conn.receive(reply_line(request, 42))
+    assert isinstance(event, ReplyReceived) and event.garbled
+    assert event.reply.code == ErrorCode.INVALID_REQUEST and len(conn.pending) == 0
+
+
+class Recording(ClientConnection):
+    """A connection that records every state it enters."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.seen = [self.state]
+
+    def _move(self, state):
+        super()._move(state)
+        if self.seen[-1] is not state:
+            self.seen.append(state)
+
+
+VERSION_SETS = st.sets(st.sampled_from(["2024-11-05", LEGACY, MODERN, "2027-01-01"]), min_size=1)
+
+
+@given(st.sampled_from(list(ClientMode)), VERSION_SETS, VERSION_SETS)
+def test_every_negotiation_moves_only_along_the_transition_table(mode, ours, theirs):
+    client = Client(memory_pair(Server("s", versions=tuple(theirs))), mode=mode)
+    client.conn = conn = Recording(mode, ours)
+    try:
+        client.connect()
+    except (McpminiError, TimeoutError):
+        assert conn.state is ClientState.CLOSED and conn.connection is None
+    else:
+        assert conn.state is ClientState.READY and conn.connection.version in ours
+    assert conn.seen[0] is ClientState.IDLE
+    for before, after in zip(conn.seen, conn.seen[1:]):
+        assert after in TRANSITIONS[before]

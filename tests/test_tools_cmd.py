@@ -196,3 +196,10 @@ def test_sources_load_like_config_resolve_and_bad_files_are_problems(env, tmp_pa
 def test_a_bad_timeout_is_a_usage_error(capsys):
     assert main(["tools", "--timeout", "0"]) == 2
     assert "timeout" in capsys.readouterr().err
+
+
+def test_a_server_that_exits_at_start_is_reported_with_its_exit_code_and_last_stderr_line():
+    crash = "import sys; sys.stderr.write('starting\\nno database at /srv/db\\n'); sys.exit(4)"
+    report = take_inventory({"crash": _entry(crash)}, timeout=10).servers[0]
+    assert report.status is ServerStatus.FAILED
+    assert report.reason == "exited (code 4) before answering: no database at /srv/db"

@@ -9,7 +9,7 @@ import time
 import psutil
 import pytest
 
-from mcpmini.errors import TransportError
+from mcpmini.errors import TransportError, TransportErrorKind
 from mcpmini.mcp import Client, LineBuffer, MemoryTransport, StdioTransport, Trace, Traced
 
 SERVE_ADD = [sys.executable, "-m", "mcpmini", "serve", "add"]
@@ -60,28 +60,53 @@ def test_close_ends_a_hung_server_and_the_children_it_started():
     assert gone(child_pid) and gone(server_pid)
 
 
-def test_stderr_is_captured_and_eof_is_none():
+def test_stderr_is_captured_and_the_end_of_output_is_a_closed_error_with_the_exit_code():
     transport = StdioTransport(
         [sys.executable, "-c", "import sys; sys.stderr.write('boom\\n'); print('line')"]
     )
     assert transport.receive(10) == b"line"
-    assert transport.receive(10) is None
+    with pytest.raises(TransportError) as info:
+        transport.receive(10)
+    assert info.value.kind is TransportErrorKind.CLOSED
+    assert (info.value.exit_code, info.value.stderr_tail) == (0, "boom")
     transport.close()
     assert "boom" in transport.stderr
 
 
-def test_a_missing_command_is_a_transport_error():
-    with pytest.raises(TransportError):
+def test_a_missing_command_is_a_transport_error_of_kind_not_started():
+    with pytest.raises(TransportError) as info:
         StdioTransport(["/nonexistent/mcp-server"])
+    assert info.value.kind is TransportErrorKind.NOT_STARTED and info.value.exit_code is None
 
 
-def test_sending_to_an_exited_server_is_a_transport_error():
-    transport = StdioTransport([sys.executable, "-c", "pass"])
+def test_sending_to_an_exited_server_is_a_closed_error_with_its_code_and_stderr():
+    transport = StdioTransport(
+        [sys.executable, "-c", "import sys; sys.stderr.write('a\\nb\\n'); sys.exit(3)"]
+    )
     transport.process.wait(10)
-    with pytest.raises(TransportError):
+    with pytest.raises(TransportError) as info:
         for _ in range(100):  # the pipe buffer may accept a few writes first
             transport.send(b"x" * 65536 + b"\n")
+    assert info.value.kind is TransportErrorKind.CLOSED
+    assert (info.value.exit_code, info.value.stderr_tail) == (3, "a\nb")
     transport.close()
+
+
+def test_a_client_whose_server_exits_at_start_gets_the_code_and_the_last_stderr_lines():
+    crash = "import sys; sys.stderr.write('Traceback\\nKeyError: db\\n'); sys.exit(7)"
+    with Client(StdioTransport([sys.executable, "-c", crash])) as client:
+        with pytest.raises(TransportError) as info:
+            client.connect()
+        assert client.state == "closed"
+    assert info.value.exit_code == 7 and info.value.stderr_tail.splitlines()[-1] == "KeyError: db"
+
+
+def test_a_closed_memory_transport_refuses_to_send_with_kind_closed():
+    transport = MemoryTransport(lambda raw: raw)
+    transport.close()
+    with pytest.raises(TransportError) as info:
+        transport.send(b"{}\n")
+    assert info.value.kind is TransportErrorKind.CLOSED
 
 
 def test_line_buffer_joins_split_chunks():
@@ -111,3 +136,17 @@ def test_no_stray_processes_remain_from_this_module():
     me = psutil.Process(os.getpid())
     leftovers = [p for p in me.children(recursive=True) if p.status() != psutil.STATUS_ZOMBIE]
     assert leftovers == []
+
+
+def test_http_notifications_that_cannot_be_delivered_say_why():
+    from mcpmini.mcp import HttpTransport
+
+    line = b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n'
+    transport = HttpTransport("http://127.0.0.1:9/mcp", timeout=5, open_stream=False)
+    with pytest.raises(TransportError) as info:
+        transport.send(line)
+    assert info.value.kind is TransportErrorKind.UNREACHABLE
+    transport.close()
+    with pytest.raises(TransportError) as info:
+        transport.send(line)
+    assert info.value.kind is TransportErrorKind.CLOSED

@@ -5,9 +5,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .output import json_object, print_json
+
+if TYPE_CHECKING:  # the mcp package is imported when a command runs, not when the CLI loads
+    from ..mcp import Client, Traced
 
 __all__ = ["add", "http_app"]
 
@@ -16,7 +19,8 @@ SERVER_ENV = "MCPMINI_HTTP_SERVER"
 
 
 def http_app() -> Any:
-    """ASGI factory for ``uvicorn --factory``: the example server named in ``$MCPMINI_HTTP_SERVER``."""
+    """ASGI factory for ``uvicorn --factory``: the example server named in
+    ``$MCPMINI_HTTP_SERVER``."""
     from ..mcp import SAMPLES, asgi_app
 
     name = os.environ.get(SERVER_ENV, "add")
@@ -111,7 +115,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     os.environ[SERVER_ENV] = args.name
     os.environ[SERVER_ENV + "_ALLOWED_HOSTS"] = ",".join(args.allow_host)
     # DNS-rebinding protection (Host and Origin checked) is on for a loopback address; a server
-    # bound to another address is meant to be reached by other names, unless --allow-host lists them.
+    # bound to another address is meant to be reached by other names, unless --allow-host
+    # lists them.
     loopback = args.host in ("127.0.0.1", "localhost", "::1")
     os.environ[SERVER_ENV + "_PROTECT_DNS"] = "1" if loopback or args.allow_host else "0"
     if args.stateless or args.workers > 1:
@@ -147,76 +152,103 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_call(args: argparse.Namespace) -> int:
-    from ..errors import RemoteProtocolError
-    from ..mcp import Client, ErrorResponse, OutcomeKind, StdioTransport, Traced
+def _headers(items: list[str]) -> dict[str, str]:
+    """``--header 'Name: value'`` options as a mapping. Raises ``ValueError`` for a bad one."""
+    headers = {}
+    for item in items:
+        name, sep, value = item.partition(":")
+        if not sep or not name.strip():
+            raise ValueError(f"--header {item!r} is not 'Name: value'")
+        headers[name.strip()] = value.strip()
+    return headers
+
+
+def _call_transport(args: argparse.Namespace) -> Traced:
+    """The traced transport ``mcpmini call`` talks over: ``--url`` or the command after ``--``.
+
+    Raises ``ValueError`` for contradictory or missing options, ``TransportError`` when the
+    command cannot be started.
+    """
+    from ..mcp import HttpTransport, StdioTransport, Traced
 
     argv = list(args.command_line)
     if argv and args.url:
         raise ValueError("give either --url or a server command after --, not both")
     if not argv and not args.url:
         raise ValueError("give --url URL or the server command after --, e.g. -- mcpmini serve add")
-    headers = {}
-    for item in args.header:
-        name, sep, value = item.partition(":")
-        if not sep or not name.strip():
-            raise ValueError(f"--header {item!r} is not 'Name: value'")
-        headers[name.strip()] = value.strip()
-    params = json_object(args.args, "--args")
+    headers = _headers(args.header)
     if args.method == "tools/call" and not args.tool:
         raise ValueError("tools/call needs --tool NAME")
-    if args.url:
-        from ..mcp import HttpTransport
+    if not args.url:
+        return Traced(StdioTransport(argv))
+    if not args.url.startswith(("http://", "https://")):
+        raise ValueError(f"--url {args.url!r} is not an http:// or https:// URL")
+    return Traced(HttpTransport(args.url, headers, timeout=args.timeout))
 
-        if not args.url.startswith(("http://", "https://")):
-            raise ValueError(f"--url {args.url!r} is not an http:// or https:// URL")
-        transport = Traced(HttpTransport(args.url, headers, timeout=args.timeout))
+
+def _print_raw(client: Client, args: argparse.Namespace, params: dict[str, Any]) -> int:
+    """``--json``: the raw reply, the result object or ``{"error": {...}}``; 1 for an error."""
+    from ..mcp import ErrorResponse
+
+    if args.method == "tools/call":
+        request_id = client.send_tool_call(args.tool, params)
     else:
-        transport = Traced(StdioTransport(argv))
-    status = 0
+        request_id = client.send_request(args.method, params or None)
+    reply = client.wait_for(request_id, timeout=args.timeout)
+    if isinstance(reply, ErrorResponse):
+        print_json({"error": {"code": reply.code, "message": reply.message, "data": reply.data}})
+        return 1
+    print_json(reply.result)
+    return 1 if reply.result.get("isError") is True else 0
+
+
+def _print_outcome(client: Client, args: argparse.Namespace, params: dict[str, Any]) -> int:
+    """``tools/call``: the outcome kind and its text; 0 only for ok."""
+    from ..mcp import OutcomeKind
+
+    outcome = client.call_tool(args.tool, params, timeout=args.timeout)
+    print(f"{outcome.kind.value}: {outcome.text or outcome.message or outcome.reason}")
+    return 0 if outcome.kind is OutcomeKind.OK else 1
+
+
+def _print_result(client: Client, args: argparse.Namespace, params: dict[str, Any]) -> int:
+    """Any other method: one line per tool for ``tools/list``, else the result as JSON."""
+    from ..errors import RemoteProtocolError
+
+    try:
+        result = client.request(args.method, params or None, timeout=args.timeout)
+    except RemoteProtocolError as exc:
+        print(f"error {exc.code}: {exc.message}", file=sys.stderr)
+        return 1
+    if args.method != "tools/list":
+        print_json(result)
+        return 0
+    for tool in result.get("tools", []):
+        first = (tool.get("description") or "").splitlines()[:1]
+        print(f"{tool['name']}: {first[0] if first else ''}")
+    return 0
+
+
+def _cmd_call(args: argparse.Namespace) -> int:
+    from ..mcp import Client
+
+    params = json_object(args.args, "--args")
+    transport = _call_transport(args)
     try:
         client = Client(transport, mode=args.mode, timeout=args.timeout)
         connection = client.connect()
-        if not args.json:
-            print(
-                f"connected: {connection.generation} {connection.version} "
-                f"({connection.server_info.get('name')} {connection.server_info.get('version')})"
-            )
         if args.json:
-            # The raw reply: the result object, or {"error": {...}} for an error reply.
-            if args.method == "tools/call":
-                request_id = client.send_tool_call(args.tool, params)
-            else:
-                request_id = client.send_request(args.method, params or None)
-            reply = client.wait_for(request_id, timeout=args.timeout)
-            if isinstance(reply, ErrorResponse):
-                print_json(
-                    {"error": {"code": reply.code, "message": reply.message, "data": reply.data}}
-                )
-                status = 1
-            else:
-                print_json(reply.result)
-                status = 1 if reply.result.get("isError") is True else 0
-        elif args.method == "tools/call":
-            outcome = client.call_tool(args.tool, params, timeout=args.timeout)
-            print(f"{outcome.kind.value}: {outcome.text or outcome.message or outcome.reason}")
-            status = 0 if outcome.kind is OutcomeKind.OK else 1
-        else:
-            try:
-                result = client.request(args.method, params or None, timeout=args.timeout)
-            except RemoteProtocolError as exc:
-                print(f"error {exc.code}: {exc.message}", file=sys.stderr)
-                status = 1
-            else:
-                if args.method == "tools/list":
-                    for tool in result.get("tools", []):
-                        first = (tool.get("description") or "").splitlines()[:1]
-                        print(f"{tool['name']}: {first[0] if first else ''}")
-                else:
-                    print_json(result)
+            return _print_raw(client, args, params)
+        info = connection.server_info
+        print(
+            f"connected: {connection.generation} {connection.version} "
+            f"({info.get('name')} {info.get('version')})"
+        )
+        if args.method == "tools/call":
+            return _print_outcome(client, args, params)
+        return _print_result(client, args, params)
     finally:
         transport.close()
         if args.trace:
             for line in transport.trace.lines():
                 print(line, file=sys.stderr)
-    return status

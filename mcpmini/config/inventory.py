@@ -7,8 +7,10 @@ Each tool is reported under the name Claude Code gives it (``mcp__server__tool``
 ``mcp__plugin_<plugin>_<server>__<tool>`` for a plugin's server) with its definition size
 in tokens, its description length (and whether Claude Code's 2 KB cap cuts it) and its
 name problems. Servers of type ``http`` are reached with :class:`~mcpmini.mcp.HttpTransport`
-(their ``headers`` sent along); ``sse`` and other types are reported as unsupported. A server that cannot start, hangs or answers garbage is reported with a
-:class:`ServerStatus` and a reason; the others are still listed. Every process a server
+(their ``headers`` sent along); ``sse`` and other types are reported as unsupported. A
+server that cannot start, hangs or answers garbage is reported with a :class:`ServerStatus`
+and a reason (for one that exited: its exit code and last stderr line, read from the
+:class:`~mcpmini.errors.TransportError`); the others are still listed. Every process a server
 started is gone when the function returns (its process group is killed).
 
 The totals compare loading every definition up front with tool search's deferred loading
@@ -36,8 +38,15 @@ from ..agent import (
     json_tokens,
     name_problems,
 )
-from ..errors import ConfigError, McpminiError, Problem, RemoteProtocolError, TransportError
-from ..mcp import Client, HttpTransport, StdioTransport
+from ..errors import (
+    ConfigError,
+    McpminiError,
+    Problem,
+    RemoteProtocolError,
+    TransportError,
+    TransportErrorKind,
+)
+from ..mcp import Client, HttpTransport, StdioTransport, Transport
 from .claude_json import load_claude_json
 from .mcp_json import load_mcp_json
 from .plugins import load_plugin
@@ -230,6 +239,45 @@ def _argv_env(
     return [str(entry["command"]), *map(str, args)], env
 
 
+def _transport(
+    entry: Any, timeout: float, environ: Mapping[str, str], cwd: str | None
+) -> Transport | tuple[ServerStatus, str]:
+    """The transport for one entry, or why there is none: ``(status, reason)``."""
+    if not isinstance(entry, Mapping):
+        return ServerStatus.FAILED, "the entry is not an object"
+    if "command" not in entry:
+        kind = str(entry.get("type") or ("http" if "url" in entry else "unknown"))
+        if kind != "http" or not isinstance(entry.get("url"), str):
+            return (
+                ServerStatus.UNSUPPORTED,
+                f"{kind} servers are not connected by this version (stdio and http only)",
+            )
+        headers = entry.get("headers") or {}
+        if not isinstance(headers, Mapping):
+            return ServerStatus.FAILED, "headers must be an object"
+        return HttpTransport(
+            entry["url"],
+            headers={str(k): str(v) for k, v in headers.items()},
+            timeout=timeout,
+            open_stream=False,
+        )
+    try:
+        argv, env = _argv_env(entry, environ)
+        return StdioTransport(argv, env=env, cwd=cwd, close_grace=0.5)
+    except (ValueError, TransportError) as exc:
+        return ServerStatus.FAILED, str(exc)
+
+
+def _ended(exc: TransportError) -> str:
+    """Why a server went away, from the error alone: its exit code and last stderr line."""
+    if exc.kind is not TransportErrorKind.CLOSED or exc.exit_code is None:
+        return str(exc)
+    last = exc.stderr_tail.splitlines()[-1:] or [""]
+    return f"exited (code {exc.exit_code}) before answering" + (
+        f": {last[0][:120]}" if last[0] else ""
+    )
+
+
 def _probe(
     name: str,
     entry: Any,
@@ -240,33 +288,9 @@ def _probe(
     lock: threading.Lock,
 ) -> tuple[ServerStatus, str, list[dict[str, Any]], str]:
     """Connect to one server; returns (status, reason, tools, instructions)."""
-    if not isinstance(entry, Mapping):
-        return ServerStatus.FAILED, "the entry is not an object", [], ""
-    transport: Any
-    if "command" not in entry:
-        kind = str(entry.get("type") or ("http" if "url" in entry else "unknown"))
-        if kind != "http" or not isinstance(entry.get("url"), str):
-            return (
-                ServerStatus.UNSUPPORTED,
-                f"{kind} servers are not connected by this version (stdio and http only)",
-                [],
-                "",
-            )
-        headers = entry.get("headers") or {}
-        if not isinstance(headers, Mapping):
-            return ServerStatus.FAILED, "headers must be an object", [], ""
-        transport = HttpTransport(
-            entry["url"],
-            headers={str(k): str(v) for k, v in headers.items()},
-            timeout=timeout,
-            open_stream=False,
-        )
-    else:
-        try:
-            argv, env = _argv_env(entry, environ)
-            transport = StdioTransport(argv, env=env, cwd=cwd, close_grace=0.5)
-        except (ValueError, TransportError) as exc:
-            return ServerStatus.FAILED, str(exc), [], ""
+    transport = _transport(entry, timeout, environ, cwd)
+    if isinstance(transport, tuple):
+        return transport[0], transport[1], [], ""
     with lock:
         started.append(transport)
     client = Client(transport, timeout=timeout, discover_timeout=min(timeout, 2.0))
@@ -285,16 +309,7 @@ def _probe(
             )
         return ServerStatus.TIMEOUT, f"no answer within {timeout:g} s", [], ""
     except TransportError as exc:
-        if not isinstance(transport, StdioTransport):
-            return ServerStatus.FAILED, str(exc), [], ""
-        code = transport.close()  # joins the stderr reader, so the last line is complete
-        tail = transport.stderr.strip().splitlines()[-1:] or [""]
-        return (
-            ServerStatus.FAILED,
-            f"exited (code {code}) before answering" + (f": {tail[0][:120]}" if tail[0] else ""),
-            [],
-            "",
-        )
+        return ServerStatus.FAILED, _ended(exc), [], ""
     except RemoteProtocolError as exc:
         return ServerStatus.FAILED, f"error {exc.code}: {exc.message}", [], ""
     except McpminiError as exc:

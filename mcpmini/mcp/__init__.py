@@ -2,7 +2,7 @@
 
 JSON-RPC messages and ids (:mod:`.jsonrpc`), both protocol generations (:mod:`.versions`),
 tool schemas (:mod:`.schema`), the sans-I/O server (:mod:`.server`) and client (:mod:`.client`),
-the transports that move their lines (:mod:`.transport`), Streamable HTTP (:mod:`.http` sans-I/O,
+tool-call outcomes (:mod:`.outcome`), the transports that move their lines (:mod:`.transport`), Streamable HTTP (:mod:`.http` sans-I/O,
 :mod:`.asgi` for any ASGI server), what a running tool may send (:mod:`.context`), traces
 (:mod:`.trace`), the example servers (:mod:`.samples`) and the conformance fixtures
 (:mod:`.conformance`).
@@ -17,11 +17,10 @@ from .asgi import (
 )
 from .client import (
     Client,
+    ClientConnection,
     ClientMode,
+    ClientState,
     Connection,
-    OutcomeKind,
-    ToolOutcome,
-    to_tool_result,
 )
 from .conformance import (
     ConformanceServer,
@@ -57,6 +56,11 @@ from .jsonrpc import (
     parse_line,
     parse_object,
     to_dict,
+)
+from .outcome import (
+    OutcomeKind,
+    ToolOutcome,
+    to_tool_result,
 )
 from .samples import (
     CITIES,
@@ -116,7 +120,9 @@ __all__ = [
     "SAMPLES",
     "CallContext",
     "Client",
+    "ClientConnection",
     "ClientMode",
+    "ClientState",
     "ConformanceServer",
     "Connection",
     "ErrorCode",

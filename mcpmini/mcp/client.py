@@ -1,4 +1,10 @@
-"""An MCP client: version negotiation, pipelined requests, and tool-call outcomes.
+"""An MCP client: a sans-I/O connection, and the blocking :class:`Client` that drives it.
+
+:class:`ClientConnection` never touches a socket or a pipe: :meth:`~ClientConnection.start`
+and :meth:`~ClientConnection.send_request` return the message to send,
+:meth:`~ClientConnection.receive` turns one received line (or message) into events.
+:class:`Client` moves those messages over any :class:`~mcpmini.mcp.Transport` (stdio,
+memory, :class:`~mcpmini.mcp.HttpTransport`) and waits, each wait bounded.
 
 ``Client.connect()`` follows the official SDK client (reference: ``mcp-wire.md`` §2):
 
@@ -9,46 +15,92 @@
 * ``auto`` (default): modern first; any other error, an invalid discover result or no
   reply within ``discover_timeout`` falls back to the handshake.
 
+Rules of this module (the connection's invariants; ``TRANSITIONS`` is rule 1 as data):
+
+1. The state is one :class:`ClientState`: ``idle`` → ``discovering`` or ``initializing``
+   (:meth:`~ClientConnection.start`) → ``ready``; ``initializing`` goes back to
+   ``discovering`` once, when a server refuses ``initialize`` with ``-32022`` in auto mode;
+   a failed negotiation, the peer's end of stream and :meth:`~ClientConnection.close` lead
+   to ``closed``, which nothing leaves. No other change happens.
+2. While a negotiation runs, it alone sends requests: the caller may send in ``idle`` (the
+   2026-07-28 generation needs no handshake) and ``ready``; in ``closed`` nothing is sent
+   (:class:`~mcpmini.errors.TransportError` of kind ``closed``).
+3. Every request sent stays in ``pending`` until its reply arrives or
+   :meth:`~ClientConnection.timed_out` forgets it; ids are never reused (Prop. 3.3).
+4. Once a modern version is agreed, every request carries the ``_meta`` envelope.
+5. A request from the server gets exactly one reply: its handler's result, ``-32601`` when
+   no handler answers it, or an error built by :func:`~mcpmini.mcp.error_reply`. A
+   handler's exception is sent as ``-32603`` with a fixed text: **no exception type name or
+   text reaches the peer** (a deliberate :class:`~mcpmini.errors.ProtocolError` keeps its
+   code and message).
+6. Lines that are not JSON-RPC and replies that match no outstanding request are
+   :class:`Stray` events, never errors, as the official client tolerates them.
+
 Requests can be pipelined: :meth:`Client.send_request` returns the id at once and
-:meth:`Client.receive_reply` matches replies through a
-:class:`~mcpmini.mcp.PendingTable`, in whatever order they come (Proposition 3.3).
+:meth:`Client.receive_reply` matches replies in whatever order they come.
 :meth:`Client.call_tool` never raises for what the server does: it returns a
-:class:`ToolOutcome` classified as ok / tool error / protocol error / no answer, and
-:func:`to_tool_result` maps **every** outcome to exactly one ``tool_result``
-(Proposition 3.7).
+:class:`~mcpmini.mcp.ToolOutcome` (see :mod:`.outcome`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
-from enum import Enum, StrEnum
+from enum import StrEnum
 from typing import Any
 
-from ..errors import LocalProtocolError, McpminiError, RemoteProtocolError, TransportError
+from ..errors import (
+    LocalProtocolError,
+    McpminiError,
+    ProtocolError,
+    RemoteProtocolError,
+    TransportError,
+    TransportErrorKind,
+)
 from .jsonrpc import (
     ErrorCode,
     ErrorResponse,
     JsonId,
+    Message,
     Notification,
     PendingTable,
     Request,
     Response,
     encode,
+    error_reply,
     parse_line,
 )
+from .outcome import OutcomeKind, ToolOutcome, classify
 from .transport import Transport
 from .versions import LEGACY, META_PREFIX, MODERN, Generation, is_modern
 
 __all__ = [
+    "TRANSITIONS",
     "Client",
+    "ClientConnection",
     "ClientMode",
+    "ClientState",
+    "Connected",
     "Connection",
-    "OutcomeKind",
-    "ToolOutcome",
-    "to_tool_result",
+    "Event",
+    "NotificationReceived",
+    "Outgoing",
+    "ReplyReceived",
+    "RequestReceived",
+    "Stray",
 ]
+
+Handler = Callable[[Mapping[str, Any]], Mapping[str, Any]]
+
+#: How many ``input_required`` rounds :meth:`Client.tool_outcome` answers before giving up.
+MAX_INPUT_ROUNDS = 8
+
+_DISCOVER = "server/discover"
+_INITIALIZE = "initialize"
+_INITIALIZED = "notifications/initialized"
+_HANDLER_FAILED = "the client could not answer this request"
 
 
 class ClientMode(StrEnum):
@@ -59,78 +111,32 @@ class ClientMode(StrEnum):
     LEGACY = "legacy"  # the ``initialize`` handshake only
 
 
-#: How many ``input_required`` rounds :meth:`Client.tool_outcome` answers before giving up.
-MAX_INPUT_ROUNDS = 8
+class ClientState(StrEnum):
+    """Where a :class:`ClientConnection` is (rule 1 of the module docstring)."""
+
+    IDLE = "idle"  # nothing agreed; the caller may still send (stateless generation)
+    DISCOVERING = "discovering"  # ``server/discover`` sent, its reply awaited
+    INITIALIZING = "initializing"  # ``initialize`` sent, its reply awaited
+    READY = "ready"  # a version is agreed
+    CLOSED = "closed"  # negotiation failed, the peer ended the stream, or closed by us
 
 
-class OutcomeKind(Enum):
-    """The four outcomes of a ``tools/call`` (Proposition 3.7, (i)–(iv))."""
+#: Every state change a connection may make (rule 1); any other raises LocalProtocolError.
+TRANSITIONS: Mapping[ClientState, frozenset[ClientState]] = {
+    ClientState.IDLE: frozenset(
+        {ClientState.DISCOVERING, ClientState.INITIALIZING, ClientState.CLOSED}
+    ),
+    ClientState.DISCOVERING: frozenset(
+        {ClientState.INITIALIZING, ClientState.READY, ClientState.CLOSED}
+    ),
+    ClientState.INITIALIZING: frozenset(
+        {ClientState.DISCOVERING, ClientState.READY, ClientState.CLOSED}
+    ),
+    ClientState.READY: frozenset({ClientState.CLOSED}),
+    ClientState.CLOSED: frozenset(),
+}
 
-    OK = "ok"  # (i)  result with isError false
-    TOOL_ERROR = "tool_error"  # (ii) result with isError true
-    PROTOCOL_ERROR = "protocol_error"  # (iii) JSON-RPC error reply
-    NO_ANSWER = "no_answer"  # (iv) timeout, server exited, garbled reply
-
-
-@dataclass(frozen=True)
-class ToolOutcome:
-    """What came back from one ``tools/call``.
-
-    ``content`` holds the result's content blocks (empty unless a result arrived),
-    ``code``/``message`` the JSON-RPC error (PROTOCOL_ERROR), ``reason`` why no answer
-    came (``"timeout"``, ``"server exited"``, ``"garbled reply"``).
-    """
-
-    kind: OutcomeKind
-    tool: str
-    content: tuple[dict[str, Any], ...] = ()
-    structured: Any = None
-    code: int | None = None
-    message: str = ""
-    reason: str = ""
-
-    @property
-    def text(self) -> str:
-        """The text blocks of the content joined by newlines."""
-        return "\n".join(b.get("text", "") for b in self.content if b.get("type") == "text")
-
-
-def _render(content: Iterable[Mapping[str, Any]]) -> str:
-    """Content blocks as text for the model: text as is, other blocks as a short placeholder."""
-    parts = []
-    for block in content:
-        kind = block.get("type")
-        if kind == "text":
-            parts.append(str(block.get("text", "")))
-        elif kind == "resource_link" or kind == "resource":
-            inner = block.get("resource", block)
-            parts.append(f"[resource {inner.get('uri', '?')}]")
-        else:
-            parts.append(f"[{kind} content, {block.get('mimeType', 'unknown type')}]")
-    return "\n".join(parts)
-
-
-def to_tool_result(outcome: ToolOutcome, tool_use_id: str) -> dict[str, Any]:
-    """Map any outcome to exactly one ``tool_result`` block for the model (total θ).
-
-    (i) and (ii) carry the server's text with ``is_error`` from ``isError``; (iii) and
-    (iv) are written by the client itself so the loop can always continue.
-    """
-    kind = outcome.kind
-    if kind is OutcomeKind.OK:
-        text, is_error = _render(outcome.content), False
-    elif kind is OutcomeKind.TOOL_ERROR:
-        text, is_error = _render(outcome.content) or "The tool reported an error.", True
-    elif kind is OutcomeKind.PROTOCOL_ERROR:
-        text, is_error = f"MCP error {outcome.code}: {outcome.message}", True
-    else:
-        text, is_error = f"No answer from the MCP server ({outcome.reason}).", True
-    return {
-        "type": "tool_result",
-        "tool_use_id": tool_use_id,
-        "content": text,
-        "is_error": is_error,
-    }
+_NEGOTIATING = (ClientState.DISCOVERING, ClientState.INITIALIZING)
 
 
 @dataclass(frozen=True)
@@ -145,48 +151,156 @@ class Connection:
     steps: tuple[str, ...] = field(default=())
 
 
-class Client:
-    """An MCP client over any :class:`~mcpmini.mcp.Transport`.
+# --- events: what one received line means ------------------------------------------------
 
-    ``mode`` is a :class:`ClientMode` (or its value, e.g. ``"auto"``); ``versions`` are the
-    protocol versions the client speaks; ``timeout`` bounds every wait for a reply,
-    ``discover_timeout`` the wait for ``server/discover`` in auto mode.
+
+@dataclass(frozen=True)
+class ReplyReceived:
+    """The reply to a request of ours. ``garbled``: the line could not be read, and
+    ``reply`` is the error the client wrote for it."""
+
+    request: Request
+    reply: Response | ErrorResponse
+    garbled: bool = False
+
+
+@dataclass(frozen=True)
+class RequestReceived:
+    """A request from the server (sampling, elicitation, roots): answer it with
+    :meth:`ClientConnection.answer`."""
+
+    request: Request
+
+
+@dataclass(frozen=True)
+class NotificationReceived:
+    """A notification from the server (log message, progress, list changed …)."""
+
+    notification: Notification
+
+
+@dataclass(frozen=True)
+class Stray:
+    """A line set aside: not JSON-RPC, or a reply to no outstanding request (rule 6)."""
+
+    line: bytes
+
+
+@dataclass(frozen=True)
+class Outgoing:
+    """A message the negotiation needs sent now (a retry, the fallback, ``initialized``)."""
+
+    message: Message
+
+
+@dataclass(frozen=True)
+class Connected:
+    """The negotiation ended: the connection is ``ready`` with what was agreed."""
+
+    connection: Connection
+
+
+Event = ReplyReceived | RequestReceived | NotificationReceived | Stray | Outgoing | Connected
+
+
+def _supported(data: Any) -> list[str]:
+    """The ``supported`` list of a ``-32022`` error's data (empty when there is none)."""
+    found = data.get("supported", []) if isinstance(data, dict) else []
+    return [v for v in found if isinstance(v, str)] if isinstance(found, list) else []
+
+
+def _valid_discover(result: Mapping[str, Any]) -> bool:
+    return (
+        isinstance(result.get("supportedVersions"), list)
+        and isinstance(result.get("capabilities"), dict)
+        and result.get("cacheScope", "public") in ("public", "private")
+    )
+
+
+class ClientConnection:
+    """The client side of one MCP connection, as data (no I/O; see the module rules).
+
+    ``mode`` is a :class:`ClientMode` (or its value); ``versions`` the protocol versions the
+    client speaks; ``capabilities`` what it declares in both generations; ``handlers`` map a
+    server request's method to the function answering it. Raises ``ValueError`` for an
+    unknown mode.
     """
 
     def __init__(
         self,
-        transport: Transport,
         mode: ClientMode | str = ClientMode.AUTO,
         versions: Collection[str] = (LEGACY, MODERN),
         client_info: Mapping[str, str] | None = None,
-        timeout: float = 30.0,
-        discover_timeout: float = 5.0,
         capabilities: Mapping[str, Any] | None = None,
-        handlers: Mapping[str, Callable[[Mapping[str, Any]], Mapping[str, Any]]] | None = None,
+        handlers: Mapping[str, Handler] | None = None,
     ) -> None:
         if mode not in tuple(ClientMode):
             raise ValueError(f"mode must be auto, modern or legacy, not {mode!r}")
-        self.transport = transport
         self.mode = ClientMode(mode)
         self.versions = tuple(sorted(set(versions)))
         self.client_info = dict(client_info or {"name": "mcpmini", "version": "0.1.0"})
-        self.timeout = timeout
-        self.discover_timeout = discover_timeout
-        #: what the client declares (``elicitation``, ``sampling``, ``roots`` …) in both generations
-        self.capabilities = dict(capabilities or {})
-        #: method → function answering the server's requests (elicitation, sampling, roots/list)
-        self.handlers = dict(handlers or {})
+        self.capabilities: dict[str, Any] = dict(capabilities or {})
+        self.handlers: dict[str, Handler] = dict(handlers or {})
         self.pending = PendingTable()
+        self.state = ClientState.IDLE
+        #: what the negotiation agreed (``None`` until ``ready``)
         self.connection: Connection | None = None
-        self.stray: list[bytes] = []  # lines that matched no outstanding request
-        self._done: dict[JsonId, Response | ErrorResponse] = {}
-        self._garbled: set[JsonId] = set()
-        self._calls: dict[
-            JsonId, dict[str, Any]
-        ] = {}  # tools/call params, for input_required retries
-        self._version: str | None = None  # modern: the version put in every envelope
+        #: modern: the version put in every envelope (rule 4)
+        self.version: str | None = None
+        self.steps: list[str] = []
+        self._asked: JsonId | None = None  # the negotiation request awaiting its reply
+        self._attempt = 0  # discover attempts since the last start or restart
+        self._fallback = False  # whether a failed discover falls back to the handshake
+        self._offer = ""  # the version the awaited discover was sent with
 
-    # --- plumbing -----------------------------------------------------------------------
+    # --- state ---------------------------------------------------------------------------
+
+    def _move(self, state: ClientState) -> None:
+        if state is not self.state and state not in TRANSITIONS[self.state]:
+            raise LocalProtocolError(
+                f"a client connection cannot go from {self.state} to {state}",
+                ErrorCode.INVALID_REQUEST,
+            )
+        self.state = state
+
+    @property
+    def modern(self) -> list[str]:
+        """The client's 2026-07-28-or-later versions, oldest first."""
+        return [v for v in self.versions if is_modern(v)]
+
+    @property
+    def legacy(self) -> list[str]:
+        """The client's handshake-generation versions, oldest first."""
+        return [v for v in self.versions if not is_modern(v)]
+
+    @property
+    def awaiting(self) -> JsonId | None:
+        """The id of the negotiation request whose reply is awaited, if any."""
+        return self._asked
+
+    @property
+    def can_fall_back(self) -> bool:
+        """Whether the discover now awaited falls back to the handshake when it fails."""
+        return self.state is ClientState.DISCOVERING and self._fallback
+
+    def _fail(self, error: McpminiError) -> McpminiError:
+        """Close after a failed negotiation; returns ``error`` for the caller to raise."""
+        self._asked = None
+        self._move(ClientState.CLOSED)
+        return error
+
+    def _sendable(self, what: str) -> None:
+        if self.state is ClientState.CLOSED:
+            raise TransportError(
+                f"cannot send {what}: the connection is closed", TransportErrorKind.CLOSED
+            )
+        if self.state in _NEGOTIATING:
+            raise LocalProtocolError(
+                f"cannot send {what} while {self.state}: the negotiation owns the wire",
+                ErrorCode.INVALID_REQUEST,
+            )
+
+    # --- sending ------------------------------------------------------------------------
 
     def _envelope(self, params: Mapping[str, Any] | None, version: str) -> dict[str, Any]:
         out = dict(params or {})
@@ -200,6 +314,403 @@ class Client:
         out["_meta"] = meta
         return out
 
+    def _request(
+        self, method: str, params: Mapping[str, Any] | None, version: str | None
+    ) -> Request:
+        version = version or self.version
+        if version is not None:
+            params = self._envelope(params, version)
+        request = Request(
+            self.pending.allocate(), method, dict(params) if params is not None else None
+        )
+        self.pending.add(request)
+        return request
+
+    def send_request(
+        self, method: str, params: Mapping[str, Any] | None = None, version: str | None = None
+    ) -> Request:
+        """The request to send for ``method`` (recorded as outstanding).
+
+        After a modern negotiation the envelope is added (``version`` overrides it). Raises
+        :class:`LocalProtocolError` while negotiating, :class:`TransportError` when closed.
+        """
+        self._sendable(f"{method!r}")
+        return self._request(method, params, version)
+
+    def send_notification(
+        self, method: str, params: Mapping[str, Any] | None = None
+    ) -> Notification:
+        """The notification to send (no reply will come). Raises like :meth:`send_request`."""
+        self._sendable(f"{method!r}")
+        return Notification(method, dict(params) if params else None)
+
+    def answer(self, request: Request) -> Response | ErrorResponse:
+        """The one reply to a request from the server (rule 5): its handler's result,
+        ``-32601`` without a handler, ``-32603`` with a fixed text when the handler fails.
+
+        Raises :class:`TransportError` when the connection is closed.
+        """
+        if self.state is ClientState.CLOSED:
+            raise TransportError(
+                "cannot answer the server: the connection is closed", TransportErrorKind.CLOSED
+            )
+        handler = self.handlers.get(request.method)
+        if handler is None:
+            failure: ProtocolError = LocalProtocolError(
+                f"Method not found: {request.method}", ErrorCode.METHOD_NOT_FOUND
+            )
+        else:
+            try:
+                return Response(request.id, dict(handler(request.params or {})))
+            except ProtocolError as exc:  # meant for the peer: its code and message go out
+                failure = exc
+            except Exception:  # the text may hold local paths or secrets: it stays here
+                failure = LocalProtocolError(_HANDLER_FAILED, ErrorCode.INTERNAL_ERROR)
+        return dataclasses.replace(error_reply(failure, request.id), id=request.id)
+
+    def answer_input(self, params: Mapping[str, Any], result: Mapping[str, Any]) -> Request:
+        """The repeated ``tools/call`` for an ``input_required`` result (SEP-2322): a new id,
+        the same name and arguments, ``inputResponses`` from :attr:`handlers` and the
+        unchanged ``requestState``. Raises :class:`LocalProtocolError` (``-32601``) for an
+        input request no handler answers.
+        """
+        answers: dict[str, Any] = {}
+        requests = result.get("inputRequests")
+        for key, asked in requests.items() if isinstance(requests, Mapping) else ():
+            method = asked.get("method") if isinstance(asked, Mapping) else None
+            handler = self.handlers.get(method) if isinstance(method, str) else None
+            if handler is None:
+                raise LocalProtocolError(
+                    f"the server asks for {method!r}, which this client cannot answer",
+                    ErrorCode.METHOD_NOT_FOUND,
+                )
+            answers[key] = dict(handler(asked.get("params") or {}))
+        retry = {"name": params["name"], "arguments": params["arguments"]}
+        retry["inputResponses"] = answers
+        if "requestState" in result:
+            retry["requestState"] = result["requestState"]
+        return self.send_request("tools/call", retry)
+
+    # --- negotiating --------------------------------------------------------------------
+
+    def start(self) -> Request:
+        """Begin the negotiation (rule 1); return its first request.
+
+        Raises :class:`LocalProtocolError` unless ``idle``, :class:`McpminiError` (and
+        closes) when the mode leaves the client no version to offer.
+        """
+        if self.state is not ClientState.IDLE:
+            raise LocalProtocolError(
+                f"cannot connect while {self.state}", ErrorCode.INVALID_REQUEST
+            )
+        if self.mode is not ClientMode.LEGACY and self.modern:
+            fallback = self.mode is ClientMode.AUTO and bool(self.legacy)
+            return self._discover(self.modern[-1], fallback, attempt=1)
+        if self.mode is ClientMode.MODERN or not self.legacy:
+            raise self._fail(McpminiError("the client has no protocol version this mode can use"))
+        return self._initialize()
+
+    def _discover(self, version: str, fallback: bool, attempt: int) -> Request:
+        self._move(ClientState.DISCOVERING)
+        self._fallback, self._attempt, self._offer = fallback, attempt, version
+        self.steps.append(f"server/discover with {version}")
+        request = self._request(_DISCOVER, None, version)
+        self._asked = request.id
+        return request
+
+    def _initialize(self) -> Request:
+        self._move(ClientState.INITIALIZING)
+        offer = self.legacy[-1]
+        self.steps.append(f"initialize with {offer}")
+        params = {
+            "protocolVersion": offer,
+            "capabilities": self.capabilities,
+            "clientInfo": self.client_info,
+        }
+        request = self._request(_INITIALIZE, params, None)
+        self._asked = request.id
+        return request
+
+    def _discover_failed(self, error: McpminiError) -> list[Event]:
+        """Fall back to the handshake when allowed, else close and raise ``error``."""
+        if self._fallback:
+            return [Outgoing(self._initialize())]
+        raise self._fail(error)
+
+    def timed_out(self, request_id: JsonId) -> list[Event]:
+        """No reply to ``request_id`` came in time: forget it (a late reply is then stray).
+
+        For the awaited discover in auto mode, returns the fallback to send. Raises
+        ``TimeoutError`` (and closes) when the negotiation cannot go on without that reply.
+        """
+        self.pending.discard(request_id)
+        if request_id != self._asked:
+            return []
+        self._asked = None
+        if self.state is ClientState.DISCOVERING:
+            self.steps.append("no reply in time")
+            if self._fallback:
+                return [Outgoing(self._initialize())]
+        self._move(ClientState.CLOSED)
+        raise TimeoutError("no reply in time")
+
+    def _on_discover(self, reply: Response | ErrorResponse) -> list[Event]:
+        modern = self.modern
+        if isinstance(reply, ErrorResponse):
+            supported = _supported(reply.data)
+            if reply.code == ErrorCode.UNSUPPORTED_PROTOCOL_VERSION and self._attempt == 1:
+                self.steps.append(f"-32022, server supports {supported}")
+                common = sorted(set(modern) & set(supported))
+                if common:
+                    return [Outgoing(self._discover(common[-1], self._fallback, attempt=2))]
+                if supported and all(is_modern(v) for v in supported):
+                    raise self._fail(
+                        McpminiError(
+                            f"no protocol version in common: client {modern}, server {supported}"
+                        )
+                    )
+            else:
+                self.steps.append(f"error {reply.code}")
+            failed = f"server/discover failed: {reply.message} ({reply.code})"
+            return self._discover_failed(McpminiError(failed))
+        result = reply.result
+        if not _valid_discover(result):
+            self.steps.append("invalid discover result")
+            return self._discover_failed(McpminiError("server/discover returned an invalid result"))
+        meta = result.get("_meta")
+        meta = meta if isinstance(meta, dict) else {}
+        version = self._offer
+        if version not in result["supportedVersions"]:
+            common = sorted(set(modern) & set(result["supportedVersions"]))
+            if not common:
+                raise self._fail(McpminiError("no protocol version in common"))
+            version = common[-1]
+        self.version = version
+        self.steps.append(f"modern, version {version}")
+        return self._ready(
+            Generation.MODERN,
+            version,
+            meta.get(META_PREFIX + "serverInfo", {}),
+            result["capabilities"],
+            result.get("instructions"),
+        )
+
+    def _on_initialize(self, reply: Response | ErrorResponse) -> list[Event]:
+        if isinstance(reply, ErrorResponse):
+            # A server slow to start may answer our discover after we gave up on it; it is
+            # then stateless and refuses initialize with -32022. Ask it again, patiently.
+            if (
+                self.mode is ClientMode.AUTO
+                and reply.code == ErrorCode.UNSUPPORTED_PROTOCOL_VERSION
+                and self.modern
+            ):
+                self.steps.append(
+                    "initialize refused with -32022: the server is stateless after all"
+                )
+                return [Outgoing(self._discover(self.modern[-1], fallback=False, attempt=1))]
+            raise self._fail(RemoteProtocolError(reply.message, reply.code, reply.id, reply.data))
+        answer = reply.result.get("protocolVersion")
+        if answer not in self.legacy:
+            self.steps.append(f"server answered {answer}: disconnect")
+            raise self._fail(
+                McpminiError(
+                    f"server answered protocol version {answer!r}, "
+                    f"which this client does not speak ({self.legacy})"
+                )
+            )
+        self.steps.append(f"legacy, version {answer}")
+        initialized = Outgoing(Notification(_INITIALIZED))
+        return [
+            initialized,
+            *self._ready(
+                Generation.LEGACY,
+                str(answer),
+                reply.result.get("serverInfo", {}),
+                reply.result.get("capabilities", {}),
+                reply.result.get("instructions"),
+            ),
+        ]
+
+    def _ready(
+        self,
+        generation: Generation,
+        version: str,
+        info: Mapping[str, Any],
+        capabilities: Mapping[str, Any],
+        instructions: Any,
+    ) -> list[Event]:
+        self._asked = None
+        self._move(ClientState.READY)
+        self.connection = Connection(
+            generation, version, info, capabilities, instructions, tuple(self.steps)
+        )
+        return [Connected(self.connection)]
+
+    # --- receiving ----------------------------------------------------------------------
+
+    def receive(self, data: bytes | Message) -> list[Event]:
+        """What one received line (or already parsed message) means, as events.
+
+        The reply to the negotiation request advances it (:class:`Outgoing`,
+        :class:`Connected`); raises :class:`McpminiError` (a :class:`RemoteProtocolError`
+        for a refused ``initialize``) and closes when it fails. Never raises for a line
+        that is merely unreadable (rule 6).
+        """
+        if isinstance(data, bytes):
+            if not data.strip():
+                return []
+            if self.state is ClientState.CLOSED:
+                return [Stray(data)]
+            try:
+                message = parse_line(data)
+            except RemoteProtocolError as exc:
+                if exc.id is None or exc.id not in self.pending:
+                    return [Stray(data)]
+                request = self.pending.resolve(ErrorResponse(exc.id, exc.code, exc.message))
+                reply = ErrorResponse(exc.id, exc.code, "garbled reply: " + exc.message)
+                return self._replied(request, reply, garbled=True)
+            line = data
+        else:
+            message, line = data, encode(data).rstrip(b"\n")
+            if self.state is ClientState.CLOSED:
+                return [Stray(line)]
+        if isinstance(message, Request):
+            return [RequestReceived(message)]
+        if isinstance(message, Notification):
+            return [NotificationReceived(message)]
+        if message.id is None and len(self.pending) != 1:
+            return [Stray(line)]
+        if message.id is not None and message.id not in self.pending:
+            return [Stray(line)]  # e.g. a late reply to a request we gave up on
+        return self._replied(self.pending.resolve(message), message, garbled=False)
+
+    def _replied(
+        self, request: Request, reply: Response | ErrorResponse, garbled: bool
+    ) -> list[Event]:
+        if request.id != self._asked:
+            return [ReplyReceived(request, reply, garbled)]
+        if self.state is ClientState.DISCOVERING:
+            return self._on_discover(reply)
+        return self._on_initialize(reply)
+
+    def peer_closed(self) -> None:
+        """The peer ended its stream: the connection is ``closed`` (rule 1)."""
+        self._asked = None
+        self._move(ClientState.CLOSED)
+
+    def close(self) -> None:
+        """Close the connection from our side; nothing is sent after this (rule 2)."""
+        self.peer_closed()
+
+
+class Client:
+    """An MCP client over any :class:`~mcpmini.mcp.Transport`: a driver of one
+    :class:`ClientConnection` (``self.conn``).
+
+    ``mode`` is a :class:`ClientMode` (or its value, e.g. ``"auto"``); ``versions`` are the
+    protocol versions the client speaks; ``timeout`` bounds every wait for a reply,
+    ``discover_timeout`` the wait for ``server/discover`` in auto mode. ``capabilities``
+    (``elicitation``, ``sampling``, ``roots`` …) are declared in both generations;
+    ``handlers`` map a server request's method to the function answering it.
+    """
+
+    def __init__(
+        self,
+        transport: Transport,
+        mode: ClientMode | str = ClientMode.AUTO,
+        versions: Collection[str] = (LEGACY, MODERN),
+        client_info: Mapping[str, str] | None = None,
+        timeout: float = 30.0,
+        discover_timeout: float = 5.0,
+        capabilities: Mapping[str, Any] | None = None,
+        handlers: Mapping[str, Handler] | None = None,
+    ) -> None:
+        self.conn = ClientConnection(mode, versions, client_info, capabilities, handlers)
+        self.transport = transport
+        self.timeout = timeout
+        self.discover_timeout = discover_timeout
+        self.stray: list[bytes] = []  # lines that matched no outstanding request
+        self._done: dict[JsonId, Response | ErrorResponse] = {}
+        self._garbled: set[JsonId] = set()
+        self._calls: dict[JsonId, dict[str, Any]] = {}  # tools/call params, for retries
+
+    # --- the connection's data, read through ---------------------------------------------
+
+    @property
+    def mode(self) -> ClientMode:
+        return self.conn.mode
+
+    @property
+    def versions(self) -> tuple[str, ...]:
+        return self.conn.versions
+
+    @property
+    def client_info(self) -> dict[str, str]:
+        return self.conn.client_info
+
+    @property
+    def capabilities(self) -> dict[str, Any]:
+        return self.conn.capabilities
+
+    @property
+    def handlers(self) -> dict[str, Handler]:
+        """Method → function answering the server's requests (mutable)."""
+        return self.conn.handlers
+
+    @handlers.setter
+    def handlers(self, value: Mapping[str, Handler]) -> None:
+        self.conn.handlers = dict(value)
+
+    @property
+    def pending(self) -> PendingTable:
+        return self.conn.pending
+
+    @property
+    def connection(self) -> Connection | None:
+        """What :meth:`connect` agreed, ``None`` before."""
+        return self.conn.connection
+
+    @property
+    def state(self) -> ClientState:
+        return self.conn.state
+
+    # --- plumbing -----------------------------------------------------------------------
+
+    def _send(self, message: Message) -> None:
+        self.transport.send(encode(message))
+
+    def _react(self, events: Iterable[Event]) -> list[Event]:
+        """Do what the events ask (send, answer, set aside); return the rest."""
+        rest: list[Event] = []
+        for event in events:
+            if isinstance(event, Outgoing):
+                self._send(event.message)
+            elif isinstance(event, RequestReceived):
+                self._send(self.conn.answer(event.request))
+            elif isinstance(event, Stray):
+                self.stray.append(event.line)
+            elif isinstance(event, (ReplyReceived, Connected)):
+                rest.append(event)
+            # server notifications (logging, progress…) are not needed here
+        return rest
+
+    def _next_events(self, deadline: float) -> list[Event]:
+        """Receive one line before ``deadline`` and react to it. Raises ``TimeoutError``, or
+        :class:`TransportError` when the server closed the connection."""
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError("no reply in time")
+        try:
+            line = self.transport.receive(remaining)
+        except TransportError as exc:
+            if exc.kind is TransportErrorKind.CLOSED:
+                self.conn.peer_closed()
+            raise
+        if line is None:
+            self.conn.peer_closed()
+            raise TransportError("server closed the connection", TransportErrorKind.CLOSED)
+        return self._react(self.conn.receive(line))
+
     def send_request(
         self, method: str, params: Mapping[str, Any] | None = None, version: str | None = None
     ) -> JsonId:
@@ -208,19 +719,13 @@ class Client:
         After a modern ``connect()`` the envelope is added automatically (``version``
         overrides it). Raises :class:`TransportError` if the server is gone.
         """
-        version = version or self._version
-        if version is not None:
-            params = self._envelope(params, version)
-        request = Request(
-            self.pending.allocate(), method, dict(params) if params is not None else None
-        )
-        self.pending.add(request)
-        self.transport.send(encode(request))
+        request = self.conn.send_request(method, params, version)
+        self._send(request)
         return request.id
 
     def notify(self, method: str, params: Mapping[str, Any] | None = None) -> None:
         """Send a notification (no reply will come)."""
-        self.transport.send(encode(Notification(method, dict(params) if params else None)))
+        self._send(self.conn.send_notification(method, params))
 
     def receive_reply(
         self, timeout: float | None = None
@@ -228,53 +733,16 @@ class Client:
         """Wait for the next reply to any outstanding request; return ``(request, reply)``.
 
         Lines that are not JSON, replies to unknown ids and server-initiated messages are
-        set aside (``self.stray``), as the official client tolerates them. Raises
-        :class:`TimeoutError`, or :class:`TransportError` when the server closed stdout.
+        set aside (``self.stray``) or answered. Raises :class:`TimeoutError`, or
+        :class:`TransportError` when the server closed the connection.
         """
         deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
         while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise TimeoutError("no reply in time")
-            line = self.transport.receive(remaining)
-            if line is None:
-                raise TransportError("server closed the connection")
-            if not line.strip():
-                continue
-            try:
-                message = parse_line(line)
-            except RemoteProtocolError as exc:
-                if exc.id is not None and exc.id in self.pending:
-                    self._garbled.add(exc.id)
-                    request = self.pending.resolve(ErrorResponse(exc.id, exc.code, exc.message))
-                    return request, ErrorResponse(exc.id, exc.code, "garbled reply: " + exc.message)
-                self.stray.append(line)
-                continue
-            if isinstance(message, (Response, ErrorResponse)):
-                if message.id is None and len(self.pending) != 1:
-                    self.stray.append(line)
-                    continue
-                if message.id is not None and message.id not in self.pending:
-                    self.stray.append(line)  # e.g. a late reply to a request we gave up on
-                    continue
-                return self.pending.resolve(message), message
-            if isinstance(message, Request):
-                self.transport.send(encode(self._answer(message)))
-            # server notifications (logging, progress…) are not needed here
-
-    def _answer(self, request: Request) -> Response | ErrorResponse:
-        """The reply to a request from the server: its handler's result, or ``-32601``."""
-        handler = self.handlers.get(request.method)
-        if handler is None:
-            return ErrorResponse(
-                request.id, ErrorCode.METHOD_NOT_FOUND, f"Method not found: {request.method}"
-            )
-        try:
-            return Response(request.id, dict(handler(request.params or {})))
-        except Exception as exc:
-            return ErrorResponse(
-                request.id, ErrorCode.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}"
-            )
+            for event in self._next_events(deadline):
+                if isinstance(event, ReplyReceived):
+                    if event.garbled:
+                        self._garbled.add(event.request.id)
+                    return event.request, event.reply
 
     def wait_for(
         self, request_id: JsonId, timeout: float | None = None
@@ -289,7 +757,7 @@ class Client:
             try:
                 request, reply = self.receive_reply(max(0.0, deadline - time.monotonic()))
             except TimeoutError:
-                self.pending.discard(request_id)
+                self.conn.timed_out(request_id)
                 raise
             self._done[request.id] = reply
         return self._done.pop(request_id)
@@ -323,125 +791,28 @@ class Client:
     def connect(self) -> Connection:
         """Agree on a protocol version with the server (see the module docstring).
 
-        Returns the :class:`Connection`. Raises :class:`McpminiError` when no version
-        can be agreed, :class:`TransportError` when the server goes away.
+        Each negotiation request waits ``discover_timeout`` when it can still fall back,
+        ``timeout`` otherwise. Returns the :class:`Connection`. Raises
+        :class:`McpminiError` when no version can be agreed, ``TimeoutError`` when the
+        server does not answer, :class:`TransportError` when it goes away.
         """
-        steps: list[str] = []
-        modern = [v for v in self.versions if is_modern(v)]
-        legacy = [v for v in self.versions if not is_modern(v)]
-        if self.mode in (ClientMode.AUTO, ClientMode.MODERN) and modern:
-            connection = self._discover(
-                modern, steps, fallback=self.mode is ClientMode.AUTO and bool(legacy)
-            )
-            if connection is not None:
-                self.connection = connection
-                return connection
-        if self.mode is ClientMode.MODERN or not legacy:
-            raise McpminiError("the client has no protocol version this mode can use")
-        try:
-            self.connection = self._initialize(legacy, steps)
-        except RemoteProtocolError as exc:
-            # A server slow to start may answer our discover after we gave up on it; it is
-            # then stateless and refuses initialize with -32022. Ask it again, patiently.
-            if (
-                self.mode is not ClientMode.AUTO
-                or exc.code != ErrorCode.UNSUPPORTED_PROTOCOL_VERSION
-                or not modern
-            ):
-                raise
-            steps.append("initialize refused with -32022: the server is stateless after all")
-            connection = self._discover(modern, steps, fallback=False)
-            assert connection is not None
-            self.connection = connection
-        return self.connection
-
-    def _discover(self, modern: list[str], steps: list[str], fallback: bool) -> Connection | None:
-        version = modern[-1]
-        for attempt in (1, 2):
-            steps.append(f"server/discover with {version}")
-            timeout = self.discover_timeout if fallback else self.timeout
+        conn = self.conn
+        self._send(conn.start())
+        while conn.state in _NEGOTIATING:
+            asked = conn.awaiting
+            wait = self.discover_timeout if conn.can_fall_back else self.timeout
+            deadline = time.monotonic() + wait
             try:
-                result = self.request("server/discover", None, timeout, version=version)
+                while conn.awaiting == asked and conn.state in _NEGOTIATING:
+                    for event in self._next_events(deadline):
+                        if isinstance(event, ReplyReceived):  # a request sent before connect
+                            self._done[event.request.id] = event.reply
             except TimeoutError:
-                steps.append("no reply in time")
-                if fallback:
-                    return None
-                raise
-            except RemoteProtocolError as exc:
-                if exc.code == ErrorCode.UNSUPPORTED_PROTOCOL_VERSION and attempt == 1:
-                    supported = (
-                        (exc.data or {}).get("supported", []) if isinstance(exc.data, dict) else []
-                    )
-                    common = sorted(set(modern) & set(supported))
-                    steps.append(f"-32022, server supports {supported}")
-                    if common:
-                        version = common[-1]
-                        continue
-                    if supported and all(is_modern(v) for v in supported):
-                        raise McpminiError(
-                            f"no protocol version in common: client {modern}, server {supported}"
-                        ) from None
-                else:
-                    steps.append(f"error {exc.code}")
-                if fallback:
-                    return None
-                raise McpminiError(f"server/discover failed: {exc.message} ({exc.code})") from None
-            valid = (
-                isinstance(result.get("supportedVersions"), list)
-                and isinstance(result.get("capabilities"), dict)
-                and result.get("cacheScope", "public") in ("public", "private")
-            )
-            if not valid:
-                steps.append("invalid discover result")
-                if fallback:
-                    return None
-                raise McpminiError("server/discover returned an invalid result")
-            if version not in result["supportedVersions"]:
-                common = sorted(set(modern) & set(result["supportedVersions"]))
-                if not common:
-                    raise McpminiError("no protocol version in common")
-                version = common[-1]
-            self._version = version
-            steps.append(f"modern, version {version}")
-            info = (result.get("_meta") or {}).get(META_PREFIX + "serverInfo", {})
-            return Connection(
-                Generation.MODERN,
-                version,
-                info,
-                result["capabilities"],
-                result.get("instructions"),
-                tuple(steps),
-            )
-        return None
-
-    def _initialize(self, legacy: list[str], steps: list[str]) -> Connection:
-        offer = legacy[-1]
-        steps.append(f"initialize with {offer}")
-        result = self.request(
-            "initialize",
-            {
-                "protocolVersion": offer,
-                "capabilities": self.capabilities,
-                "clientInfo": self.client_info,
-            },
-        )
-        answer = result.get("protocolVersion")
-        if answer not in legacy:
-            steps.append(f"server answered {answer}: disconnect")
-            raise McpminiError(
-                f"server answered protocol version {answer!r}, "
-                f"which this client does not speak ({legacy})"
-            )
-        self.notify("notifications/initialized")
-        steps.append(f"legacy, version {answer}")
-        return Connection(
-            Generation.LEGACY,
-            answer,
-            result.get("serverInfo", {}),
-            result.get("capabilities", {}),
-            result.get("instructions"),
-            tuple(steps),
-        )
+                if asked is None:
+                    raise
+                self._react(conn.timed_out(asked))
+        assert conn.connection is not None
+        return conn.connection
 
     # --- tools --------------------------------------------------------------------------
 
@@ -463,80 +834,41 @@ class Client:
         self._calls[request_id] = params
         return request_id
 
-    def _input_responses(self, result: Mapping[str, Any]) -> dict[str, Any]:
-        """Answers to an ``input_required`` result's requests, from :attr:`handlers` (SEP-2322).
-
-        Raises :class:`LocalProtocolError` (``-32601``) for a request no handler answers.
-        """
-        answers: dict[str, Any] = {}
-        requests = result.get("inputRequests")
-        for key, asked in requests.items() if isinstance(requests, Mapping) else ():
-            method = asked.get("method") if isinstance(asked, Mapping) else None
-            handler = self.handlers.get(method) if isinstance(method, str) else None
-            if handler is None:
-                raise LocalProtocolError(
-                    f"the server asks for {method!r}, which this client cannot answer",
-                    ErrorCode.METHOD_NOT_FOUND,
-                )
-            answers[key] = dict(handler(asked.get("params") or {}))
-        return answers
-
     def tool_outcome(
         self, name: str, request_id: JsonId, timeout: float | None = None
     ) -> ToolOutcome:
         """Wait for the reply to a ``tools/call`` and classify it; never raises for the server.
 
         An ``input_required`` result (2026-07-28, SEP-2322) is answered through
-        :attr:`handlers` and the call repeated with a new id, ``inputResponses`` and the
-        unchanged ``requestState``, at most ``MAX_INPUT_ROUNDS`` times.
+        :attr:`handlers` and the call repeated (:meth:`ClientConnection.answer_input`), at
+        most ``MAX_INPUT_ROUNDS`` times.
         """
         params = self._calls.pop(request_id, None)
         try:
             reply = self.wait_for(request_id, timeout)
-            rounds = 0
-            while (
-                isinstance(reply, Response)
-                and reply.result.get("resultType") == "input_required"
-                and params is not None
-                and rounds < MAX_INPUT_ROUNDS
-            ):
-                rounds += 1
+            for _ in range(MAX_INPUT_ROUNDS):
+                if not (
+                    isinstance(reply, Response)
+                    and reply.result.get("resultType") == "input_required"
+                    and params is not None
+                ):
+                    break
                 try:
-                    answers = self._input_responses(reply.result)
+                    retry = self.conn.answer_input(params, reply.result)
                 except LocalProtocolError as exc:
                     return ToolOutcome(
                         OutcomeKind.PROTOCOL_ERROR, name, code=exc.code, message=exc.message
                     )
-                retry = {
-                    "name": params["name"],
-                    "arguments": params["arguments"],
-                    "inputResponses": answers,
-                }
-                if "requestState" in reply.result:
-                    retry["requestState"] = reply.result["requestState"]
-                request_id = self.send_request("tools/call", retry)
+                self._send(retry)
+                request_id = retry.id
                 reply = self.wait_for(request_id, timeout)
         except TimeoutError:
             return ToolOutcome(OutcomeKind.NO_ANSWER, name, reason="timeout")
         except TransportError:
             return ToolOutcome(OutcomeKind.NO_ANSWER, name, reason="server exited")
-        if request_id in self._garbled:
-            self._garbled.discard(request_id)
-            return ToolOutcome(OutcomeKind.NO_ANSWER, name, reason="garbled reply")
-        if isinstance(reply, ErrorResponse):
-            return ToolOutcome(
-                OutcomeKind.PROTOCOL_ERROR, name, code=reply.code, message=reply.message
-            )
-        content = reply.result.get("content")
-        if not isinstance(content, list):
-            return ToolOutcome(OutcomeKind.NO_ANSWER, name, reason="garbled reply")
-        kind = OutcomeKind.TOOL_ERROR if reply.result.get("isError") is True else OutcomeKind.OK
-        return ToolOutcome(
-            kind,
-            name,
-            tuple(b for b in content if isinstance(b, dict)),
-            reply.result.get("structuredContent"),
-        )
+        garbled = request_id in self._garbled
+        self._garbled.discard(request_id)
+        return classify(name, reply, garbled)
 
     def call_tool(
         self, name: str, arguments: Mapping[str, Any] | None = None, timeout: float | None = None
@@ -549,10 +881,11 @@ class Client:
         return self.tool_outcome(name, request_id, timeout)
 
     def close(self) -> int | None:
-        """Close the transport (for a subprocess: end it and its children).
+        """Close the connection and the transport (for a subprocess: end it and its children).
 
         Returns the transport's answer: a process's exit code, ``None`` for the others.
         """
+        self.conn.close()
         return self.transport.close()
 
     def __enter__(self) -> Client:

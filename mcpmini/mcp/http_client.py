@@ -16,7 +16,10 @@ with the same auto / modern / legacy logic. Underneath:
   the server offers none); an event stream cut before the reply is resumed with ``GET`` and
   ``Last-Event-ID`` after the server's ``retry`` delay;
 * an HTTP error without a JSON-RPC body becomes an error reply to the request, so the client
-  sees an answer, never a hang. Every wait is bounded by ``timeout``.
+  sees an answer, never a hang. Every wait is bounded by ``timeout``;
+* what cannot be an error reply (a notification that cannot be delivered, a send after
+  :meth:`~HttpTransport.close`) raises :class:`~mcpmini.errors.TransportError` with its kind:
+  ``unreachable``, ``timed out`` or ``closed``.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from urllib.parse import urlsplit
 
 import orjson
 
-from ..errors import RemoteProtocolError, TransportError
+from ..errors import RemoteProtocolError, TransportError, TransportErrorKind
 from .http import encode_header_value, request_headers
 from .jsonrpc import (
     ErrorCode,
@@ -44,7 +47,7 @@ from .jsonrpc import (
     encode,
     parse_line,
 )
-from .server import VERSION_KEY
+from .versions import META_PREFIX
 
 if TYPE_CHECKING:
     import httpx
@@ -55,6 +58,7 @@ __all__ = [
 ]
 
 _CLOSED = object()
+_VERSION_KEY = META_PREFIX + "protocolVersion"  # where a 2026-07-28 request names its version
 
 
 @dataclass(frozen=True)
@@ -122,8 +126,8 @@ class HttpTransport:
     ``headers`` are sent on every request; ``timeout`` bounds each HTTP exchange and each
     ``receive`` without its own timeout; ``open_stream=False`` skips the standalone GET
     stream; ``record=True`` keeps every POST and DELETE as an :class:`HttpExchange` in
-    ``exchanges``. Raises :class:`TransportError` from ``send`` when the server cannot be
-    reached.
+    ``exchanges``. Raises :class:`TransportError` from ``send`` when a notification or reply
+    cannot be delivered (kind ``unreachable`` or ``timed out``) or the transport is closed.
     """
 
     def __init__(
@@ -161,13 +165,13 @@ class HttpTransport:
     def send(self, line: bytes) -> None:
         """POST one JSON-RPC message (requests run in the background; see the module doc)."""
         if self._closed.is_set():
-            raise TransportError("the HTTP transport is closed")
+            raise TransportError("the HTTP transport is closed", TransportErrorKind.CLOSED)
         message = parse_line(line)
         version = self.version
         if isinstance(message, (Request, Notification)):
             meta = (message.params or {}).get("_meta")
-            if isinstance(meta, dict) and isinstance(meta.get(VERSION_KEY), str):
-                version = meta[VERSION_KEY]
+            if isinstance(meta, dict) and isinstance(meta.get(_VERSION_KEY), str):
+                version = meta[_VERSION_KEY]
             if isinstance(message, Request) and message.method == "initialize":
                 self._initialize_ids.add(message.id)
         headers = {**request_headers(message, version, self.session_id), **self.headers}
@@ -304,8 +308,14 @@ class HttpTransport:
     def _post_quietly(self, message: Message, line: bytes, headers: Mapping[str, str]) -> None:
         try:
             response = self._http.post(self.url, content=line, headers=dict(headers))
+        except self._httpx.TimeoutException:
+            raise TransportError(
+                f"no answer from {self.url} within {self.timeout} s", TransportErrorKind.TIMED_OUT
+            ) from None
         except self._httpx.HTTPError as exc:
-            raise TransportError(f"cannot reach {self.url}: {exc}") from None
+            raise TransportError(
+                f"cannot reach {self.url}: {exc}", TransportErrorKind.UNREACHABLE
+            ) from None
         self.statuses.append((getattr(message, "method", "reply"), response.status_code))
         self._remember("POST", headers, line, response, response.content)
 

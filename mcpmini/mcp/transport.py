@@ -1,13 +1,23 @@
 """Thin transports that move newline-delimited JSON-RPC lines.
 
-A transport has three methods: ``send(line)``, ``receive(timeout) -> line | None``
-(``None`` means the peer closed the stream; a timeout raises :class:`TimeoutError`) and
+A transport has three methods: ``send(line)``, ``receive(timeout) -> line | None`` and
 ``close()``. Nothing here understands JSON: :class:`~mcpmini.mcp.Server` and
 :class:`~mcpmini.mcp.Client` do.
 
+Rules of this module (what every transport promises its client):
+
+* a wait that passes its timeout raises :class:`TimeoutError`, nothing else;
+* every other failure raises :class:`~mcpmini.errors.TransportError` with its ``kind``
+  (:class:`~mcpmini.errors.TransportErrorKind`): the command did not start, the stream is
+  closed, a message was too large, the server was unreachable;
+* the end of the peer's stream is ``None`` from ``receive`` — or, from a transport that
+  knows why (a process: its exit code and the tail of its stderr), a ``TransportError`` of
+  kind ``closed`` carrying ``exit_code`` and ``stderr_tail``.
+
 * :class:`StdioTransport` starts a server through :class:`mcpmini.process.Process`;
   one deadline bounds each read or write however the bytes trickle in, a reply has a
-  size cap (``max_line``), the last 64 KiB of stderr are kept, and ``close()`` ends the
+  size cap (``max_line``), the last 64 KiB of stderr are kept, the server's exit raises a
+  ``TransportError`` carrying its exit code and stderr tail, and ``close()`` ends the
   server and everything it started.
 * :class:`MemoryTransport` calls a line handler in-process (``server.handle_line``);
   with a seed it delivers queued replies in shuffled order, for Proposition 3.3.
@@ -26,7 +36,7 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import IO, TYPE_CHECKING, Any, Protocol
 
-from ..errors import TransportError
+from ..errors import TransportError, TransportErrorKind
 from ..process import Process
 
 if TYPE_CHECKING:  # the server's type only; importing it would load the schema validator
@@ -45,6 +55,7 @@ __all__ = [
 #: Lines longer than this are refused by :func:`serve_stdio` (a guard against memory blow-up).
 MAX_LINE = 16 * 1024 * 1024
 _STDERR_KEEP = 64 * 1024
+_TAIL_LINES = 10  # lines of stderr a TransportError carries
 
 
 class Transport(Protocol):
@@ -52,7 +63,7 @@ class Transport(Protocol):
 
     def send(self, line: bytes) -> None: ...
 
-    def receive(self, timeout: float | None = None) -> bytes | None: ...
+    def receive(self, timeout: float | None = None) -> bytes | None: ...  # None: peer closed
 
     def close(self) -> int | None: ...  # a process transport returns the exit code
 
@@ -106,10 +117,10 @@ class StdioTransport:
     ``argv`` is the command; ``env`` (a full environment mapping, default: inherit) and
     ``cwd`` are passed to the process, which runs in a session of its own through
     :class:`mcpmini.process.Process` (so closing ends it and everything it started).
-    ``max_line`` caps one reply (a longer one raises :class:`TransportError` and is
-    skipped); ``write_timeout`` bounds a write that the server does not read.
-    Raises :class:`TransportError` when the command cannot be started. Use as a context
-    manager, or call :meth:`close`.
+    ``max_line`` caps one reply (a longer one raises :class:`TransportError` of kind
+    ``too large`` and is skipped); ``write_timeout`` bounds a write that the server does
+    not read. Raises :class:`TransportError` of kind ``not started`` when the command
+    cannot be started. Use as a context manager, or call :meth:`close`.
     """
 
     def __init__(
@@ -122,7 +133,7 @@ class StdioTransport:
         write_timeout: float = 30.0,
     ) -> None:
         if not argv:
-            raise TransportError("no server command given")
+            raise TransportError("no server command given", TransportErrorKind.NOT_STARTED)
         self.argv = list(argv)
         self.close_grace = close_grace
         self.max_line = max_line
@@ -130,7 +141,10 @@ class StdioTransport:
         try:
             self._proc = Process(self.argv, env=env, cwd=cwd, new_session=True)
         except OSError as exc:
-            raise TransportError(f"cannot start {self.argv[0]!r}: {exc.strerror or exc}") from None
+            raise TransportError(
+                f"cannot start {self.argv[0]!r}: {exc.strerror or exc}",
+                TransportErrorKind.NOT_STARTED,
+            ) from None
         self.process = self._proc.popen
         self._buffer = LineBuffer()
         self._outgoing: list[bytes] = []
@@ -156,6 +170,18 @@ class StdioTransport:
         """The last 64 KiB the server wrote to stderr, decoded leniently."""
         return bytes(self._stderr).decode("utf-8", "replace")
 
+    def _exited(self, doing: str, deadline: float | None) -> TransportError:
+        """The error for a server that ended its stream: its exit code once it has exited
+        (waiting at most ``close_grace`` seconds, and not past ``deadline``) and the last
+        lines of its stderr."""
+        until = time.monotonic() + self.close_grace
+        code = self._proc.wait(until if deadline is None else min(until, deadline))
+        if code is not None:  # stderr ends with the process, unless a child still holds it
+            self._stderr_thread.join(timeout=min(0.5, self.close_grace))
+        tail = "\n".join(self.stderr.strip().splitlines()[-_TAIL_LINES:])
+        said = "server closed its pipes" if code is None else f"server exited (code {code})"
+        return TransportError(f"{said} {doing}", TransportErrorKind.CLOSED, code, tail)
+
     @property
     def pid(self) -> int:
         """The server's process id (also its process group id)."""
@@ -178,8 +204,9 @@ class StdioTransport:
         """Write every queued line now, before ``deadline`` (a ``time.monotonic()`` value;
         default: ``write_timeout`` from now).
 
-        Raises :class:`TransportError` if the server is gone, ``TimeoutError`` if it does not
-        read in time — what it did not take stays queued, so the stream stays whole.
+        Raises :class:`TransportError` (kind ``closed``, with the exit code and stderr tail)
+        if the server is gone, ``TimeoutError`` if it does not read in time — what it did not
+        take stays queued, so the stream stays whole.
         """
         if not self._outgoing and not self._unsent:
             return
@@ -192,20 +219,20 @@ class StdioTransport:
             written = self._proc.write(data, deadline)
         except (BrokenPipeError, ValueError, OSError):
             self._unsent = b""
-            raise TransportError(
-                f"server exited (code {self.process.poll()}) while sending"
-            ) from None
+            raise self._exited("while sending", deadline) from None
         self._unsent = data[written:]
         if self._unsent:
             raise TimeoutError(f"the server did not read {len(self._unsent)} bytes in time")
 
     def receive(self, timeout: float | None = None) -> bytes | None:
-        """The next line from the server, ``None`` at EOF.
+        """The next line from the server.
 
         One deadline bounds the whole call — writing what is queued, then reading however
         the bytes trickle in: :class:`TimeoutError` when no complete line arrives within
         ``timeout`` seconds (``None`` waits for ever). A line longer than ``max_line``
-        raises :class:`TransportError` (the rest of it is skipped).
+        raises :class:`TransportError` of kind ``too large`` (the rest of it is skipped).
+        When the server has closed its output and every line is read, raises
+        :class:`TransportError` of kind ``closed`` with its exit code and stderr tail.
         """
         deadline = None if timeout is None else time.monotonic() + timeout
         self.flush(deadline if deadline is not None else time.monotonic() + self.write_timeout)
@@ -214,7 +241,7 @@ class StdioTransport:
                 self._buffer.flush_tail()
                 if self._buffer.lines:
                     break
-                return None
+                raise self._exited("(end of its output)", deadline)
             if deadline is not None and time.monotonic() >= deadline:
                 raise TimeoutError(f"no complete reply from the server within {timeout} s")
             try:
@@ -236,10 +263,14 @@ class StdioTransport:
             if self._buffer.tail_size > self.max_line:
                 self._buffer = LineBuffer()
                 self._skipping = True
-                raise TransportError(f"reply larger than {self.max_line} bytes")
+                raise TransportError(
+                    f"reply larger than {self.max_line} bytes", TransportErrorKind.TOO_LARGE
+                )
         line = self._buffer.lines.popleft()
         if len(line) > self.max_line:
-            raise TransportError(f"reply larger than {self.max_line} bytes")
+            raise TransportError(
+                f"reply larger than {self.max_line} bytes", TransportErrorKind.TOO_LARGE
+            )
         return line
 
     def close(self) -> int | None:
@@ -285,7 +316,7 @@ class MemoryTransport:
     def send(self, line: bytes) -> None:
         """Hand ``line`` to the handler and queue its reply, if any."""
         if self.closed:
-            raise TransportError("transport is closed")
+            raise TransportError("transport is closed", TransportErrorKind.CLOSED)
         reply = self.handler(line)
         if reply is not None:
             self._replies.append(reply.rstrip(b"\n"))
