@@ -1,45 +1,53 @@
-"""Streamable HTTP benchmark, side by side in one run; prints the ratios.
+"""Streamable HTTP under a real load generator (wrk), side by side in one run; prints ratios.
 
-1. Server speed: the official SDK client (``mcp.Client(url)``, mode auto → 2026-07-28) calls
-   ``add`` sequentially against the official SDK's ``MCPServer`` Streamable HTTP app and
-   against ``mcpmini serve add --http``; both under uvicorn with one worker on a pre-bound
-   ``TCP_NODELAY`` socket. Target: mcpmini serves >= 3x the calls per second.
-2. Scale-out: the mcpmini client (several processes, each pipelining requests) against
-   ``mcpmini serve add --http --stateless`` with 1 and then 2 uvicorn workers. Target: >= 1.6x
-   from 1 to 2 workers on two cores.
+Table 1 (wrk, the C load generator from Debian's ``wrk`` package: one thread, ``--connections``
+connections, the same ``tools/call`` body on every request) drives, round after round and
+alternating so a change of load on the machine hits every row:
 
-Each side runs for a fixed time after a warm-up; the sides alternate (A, B, A, B …) so a load
-change on the machine hits both, and the medians are compared. For the first comparison the
-server processes' CPU time per call is printed too: the SDK client spends several times the
-CPU of either server, so on a busy machine the calls per second mostly measure the client.
+- the **floor**: a bare uvicorn ASGI app that parses the JSON body and answers a fixed result
+  (``tests/peers/bare_asgi.py``) — no Python ASGI MCP server here can be faster;
+- the official SDK's Streamable HTTP app (stateful session, JSON replies);
+- ``mcpmini serve add --http`` (stateful session);
+- ``mcpmini serve add --http --stateless`` with 1 and with 2 uvicorn workers;
+- each of the floor, the SDK and mcpmini again for an **event-stream** reply (a tool that
+  reports progress first: the reply is ``text/event-stream``).
 
-Run: ``.venv/bin/python bench/http_load.py [--seconds S] [--repeat N]`` (or ``make bench``).
+Per row: requests/s, p50 and p99 latency, non-2xx answers and socket errors (must be 0) and the server's CPU
+milliseconds per call (psutil, the server process and its workers). The ratios against the
+issue's targets come last. Table 2 keeps the earlier Python-client comparison (the official SDK
+client against both servers), where the client's own CPU dominates on two cores.
+
+Run: ``.venv/bin/python bench/http_load.py [--seconds S] [--repeat N] [--connections C]``
+(``make bench`` runs every script in ``bench/``).
 """
 
 from __future__ import annotations
 
-# ruff: noqa: E402
-import sys
-from pathlib import Path
-
-# This file is named http.py: drop its folder from the path so `import http` finds the stdlib.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
-
 import argparse
 import asyncio
-import multiprocessing
 import os
+import shutil
 import statistics
 import subprocess
+import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from mcpmini.mcp import Client, HttpTransport
-from mcpmini.mcp.asgi import listening_socket
+from mcpmini.course.chapters import wrk  # noqa: E402
+from mcpmini.mcp.asgi import listening_socket  # noqa: E402
+from mcpmini.mcp.versions import META_PREFIX  # noqa: E402
+
+LEGACY_VERSION = "2025-11-25"
+MODERN_VERSION = "2026-07-28"
+ACCEPT = "application/json, text/event-stream"
 
 
 def cpu_seconds(pid: int) -> float:
@@ -57,12 +65,17 @@ def cpu_seconds(pid: int) -> float:
     return total
 
 
-SERVER_PIDS: dict[str, int] = {}
+@dataclass
+class Served:
+    """A running server: its URL and the pid whose CPU time is counted."""
+
+    url: str
+    pid: int
 
 
 @contextmanager
-def server(argv: list[str]) -> Iterator[str]:
-    """Start ``argv + ["--fd", N]`` on a listening socket; yield the URL; stop it."""
+def server(argv: list[str]) -> Iterator[Served]:
+    """Start ``argv + ["--fd", N]`` on a listening socket; yield it once it answers; stop it."""
     sock = listening_socket()
     sock.set_inheritable(True)
     port = sock.getsockname()[1]
@@ -75,9 +88,17 @@ def server(argv: list[str]) -> Iterator[str]:
     )
     sock.close()
     url = f"http://127.0.0.1:{port}/mcp"
-    SERVER_PIDS[url] = proc.pid
     try:
-        yield url
+        deadline = time.monotonic() + 30
+        while True:  # bounded wait for the first answer (any status)
+            try:
+                httpx.get(url, timeout=1)
+                break
+            except httpx.TransportError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise RuntimeError(f"{argv} did not start") from None
+                time.sleep(0.05)
+        yield Served(url, proc.pid)
     finally:
         proc.terminate()
         try:
@@ -87,25 +108,26 @@ def server(argv: list[str]) -> Iterator[str]:
             proc.wait(15)
 
 
-SDK_SERVER = [
-    sys.executable,
-    "-m",
-    "uvicorn",
-    "--factory",
-    "tests.peers.sdk_http_app:app",
-    "--log-level",
-    "warning",
-    "--no-access-log",
-]
+def uvicorn(target: str, *, factory: bool = False) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "uvicorn",
+        *(["--factory"] if factory else []),
+        target,
+        "--log-level",
+        "warning",
+        "--no-access-log",
+    ]
 
 
-def mcpmini_server(workers: int = 1, stateless: bool = False) -> list[str]:
+def mcpmini_server(name: str = "add", workers: int = 1, stateless: bool = False) -> list[str]:
     return [
         sys.executable,
         "-m",
         "mcpmini",
         "serve",
-        "add",
+        name,
         "--http",
         "--workers",
         str(workers),
@@ -113,10 +135,226 @@ def mcpmini_server(workers: int = 1, stateless: bool = False) -> list[str]:
     ]
 
 
-# --- 1. the official SDK client against both servers --------------------------------------------
+# --- request bodies and sessions ----------------------------------------------------------------
 
-#: server CPU milliseconds per call of each run, by URL (the client cost cannot hide it)
-SERVER_MS: dict[str, list[float]] = {}
+
+def call_body(tool: str, *, modern: bool, progress: bool) -> dict[str, object]:
+    params: dict[str, object] = {
+        "name": tool,
+        "arguments": {"a": 2, "b": 3} if "add" in tool else {},
+    }
+    meta: dict[str, object] = {}
+    if progress:
+        meta["progressToken"] = "bench"
+    if modern:
+        meta[META_PREFIX + "protocolVersion"] = MODERN_VERSION
+        meta[META_PREFIX + "clientCapabilities"] = {}
+    if meta:
+        params["_meta"] = meta
+    return {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}
+
+
+def open_session(url: str) -> dict[str, str]:
+    """Initialize a 2025-11-25 session on ``url``; the headers every later call carries."""
+    init = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": LEGACY_VERSION,
+            "capabilities": {},
+            "clientInfo": {"name": "bench", "version": "1"},
+        },
+    }
+    base = {"content-type": "application/json", "accept": ACCEPT}
+    reply = httpx.post(url, json=init, headers=base, timeout=10)
+    reply.raise_for_status()
+    headers = {**base, "mcp-protocol-version": LEGACY_VERSION}
+    session = reply.headers.get("mcp-session-id")
+    if session:
+        headers["mcp-session-id"] = session
+    note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    httpx.post(url, json=note, headers=headers, timeout=10).raise_for_status()
+    return headers
+
+
+def stateless_headers(tool: str) -> dict[str, str]:
+    return {
+        "content-type": "application/json",
+        "accept": ACCEPT,
+        "mcp-protocol-version": MODERN_VERSION,
+        "mcp-method": "tools/call",
+        "mcp-name": tool,
+    }
+
+
+# --- wrk ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class Row:
+    """One line of table 1: how to reach a server and what was measured."""
+
+    label: str
+    served: Served
+    body: dict[str, object]
+    headers: dict[str, str]
+    rates: list[float] = field(default_factory=list)
+    p50: list[float] = field(default_factory=list)
+    p99: list[float] = field(default_factory=list)
+    cpu_ms: list[float] = field(default_factory=list)
+    bad: int = 0
+
+    def check(self) -> None:
+        """One request through httpx first: the body must be answered with a result."""
+        reply = httpx.post(self.served.url, json=self.body, headers=self.headers, timeout=10)
+        text = reply.text
+        if reply.status_code != 200 or '"result"' not in text:
+            raise RuntimeError(f"{self.label}: {reply.status_code} {text[:200]}")
+
+
+def run_wrk(row: Row, seconds: int, connections: int) -> None:
+    """One wrk run of ``row``; appends its rate, latency percentiles and server CPU per call."""
+    cpu0 = cpu_seconds(row.served.pid)
+    result = wrk(row.served.url, row.body, row.headers, seconds=seconds, connections=connections)
+    cpu = cpu_seconds(row.served.pid) - cpu0
+    row.rates.append(result.requests_per_second)
+    row.p50.append(result.p50_ms)
+    row.p99.append(result.p99_ms)
+    row.cpu_ms.append(cpu * 1000 / max(result.requests, 1))
+    row.bad += result.non_2xx + result.socket_errors
+
+
+def wrk_table(seconds: int, repeat: int, connections: int) -> dict[str, Row]:
+    sdk = uvicorn("tests.peers.sdk_http_app:app", factory=True)
+    sdk_sse = uvicorn("tests.peers.sdk_http_app:app_sse", factory=True)
+    with ExitStack() as stack:
+        up = {
+            name: stack.enter_context(server(argv))
+            for name, argv in {
+                "floor": uvicorn("tests.peers.bare_asgi:app"),
+                "sdk": sdk,
+                "sdk-sse": sdk_sse,
+                "mini": mcpmini_server(),
+                "mini-conf": mcpmini_server("conformance"),
+                "mini-1": mcpmini_server(stateless=True),
+                "mini-2": mcpmini_server(workers=2, stateless=True),
+            }.items()
+        }
+        plain = call_body("add", modern=False, progress=False)
+        json_headers = {"content-type": "application/json", "accept": ACCEPT}
+        rows = [
+            Row("floor", up["floor"], plain, json_headers),
+            Row("SDK stateful", up["sdk"], plain, open_session(up["sdk"].url)),
+            Row("mcpmini stateful", up["mini"], plain, open_session(up["mini"].url)),
+            Row(
+                "mcpmini stateless 1 worker",
+                up["mini-1"],
+                call_body("add", modern=True, progress=False),
+                stateless_headers("add"),
+            ),
+            Row(
+                "mcpmini stateless 2 workers",
+                up["mini-2"],
+                call_body("add", modern=True, progress=False),
+                stateless_headers("add"),
+            ),
+            Row(
+                "floor, event stream",
+                up["floor"],
+                call_body("add", modern=False, progress=True),
+                json_headers,
+            ),
+            Row(
+                "SDK, event stream",
+                up["sdk-sse"],
+                call_body("add_with_progress", modern=False, progress=True),
+                open_session(up["sdk-sse"].url),
+            ),
+        ]
+        conf = open_session(up["mini-conf"].url)
+        rows += [
+            Row(
+                "mcpmini conformance, JSON",
+                up["mini-conf"],
+                call_body("test_simple_text", modern=False, progress=False),
+                conf,
+            ),
+            Row(
+                "mcpmini conformance, event stream",
+                up["mini-conf"],
+                call_body("test_tool_with_progress", modern=False, progress=True),
+                conf,
+            ),
+        ]
+        for row in rows:
+            row.check()
+            run_wrk(row, 1, connections)  # warm-up, discarded
+            row.rates.clear(), row.p50.clear(), row.p99.clear(), row.cpu_ms.clear()
+        for n in range(repeat):
+            print(f"  round {n + 1}/{repeat}", flush=True)
+            for row in rows:
+                run_wrk(row, seconds, connections)
+    return {row.label: row for row in rows}
+
+
+def print_wrk(rows: dict[str, Row]) -> None:
+    med = statistics.median
+    print("| server | requests/s | p50 ms | p99 ms | server CPU ms/call | failed |")
+    print("|---|---|---|---|---|---|")
+    for row in rows.values():
+        print(
+            f"| {row.label} | {med(row.rates):,.0f} | {med(row.p50):.2f} | {med(row.p99):.2f} | "
+            f"{med(row.cpu_ms):.3f} | {row.bad} |"
+        )
+    rate = {k: med(r.rates) for k, r in rows.items()}
+    cpu = {k: med(r.cpu_ms) for k, r in rows.items()}
+    checks = [
+        ("mcpmini stateful / floor", rate["mcpmini stateful"] / rate["floor"], ">= 0.60", 0.60),
+        (
+            "mcpmini stateful / SDK stateful",
+            rate["mcpmini stateful"] / rate["SDK stateful"],
+            ">= 10",
+            10,
+        ),
+        (
+            "stateless 2 workers / 1 worker",
+            rate["mcpmini stateless 2 workers"] / rate["mcpmini stateless 1 worker"],
+            ">= 1.6",
+            1.6,
+        ),
+        (
+            "mcpmini event stream / JSON (conformance server)",
+            rate["mcpmini conformance, event stream"] / rate["mcpmini conformance, JSON"],
+            ">= 0.5",
+            0.5,
+        ),
+        (
+            "floor event stream / JSON",
+            rate["floor, event stream"] / rate["floor"],
+            "(reference)",
+            0,
+        ),
+        (
+            "server CPU per call: mcpmini stateful / floor",
+            cpu["mcpmini stateful"] / cpu["floor"],
+            "<= 2",
+            -2,
+        ),
+    ]
+    print()
+    print("| ratio | measured | target | met |")
+    print("|---|---|---|---|")
+    for label, value, target, bound in checks:
+        met = (
+            "—"
+            if bound == 0
+            else ("yes" if (value >= bound if bound > 0 else value <= -bound) else "NO")
+        )
+        print(f"| {label} | {value:.2f} | {target} | {met} |")
+
+
+# --- table 2: the official SDK client against both servers -----------------------------------
 
 
 async def _sdk_calls(url: str, seconds: float) -> float:
@@ -125,118 +363,43 @@ async def _sdk_calls(url: str, seconds: float) -> float:
     async with SdkClient(url) as client:
         for _ in range(20):  # warm-up: connection, caches, the first list_tools
             await client.call_tool("add", {"a": 1, "b": 2})
-        cpu0 = cpu_seconds(SERVER_PIDS[url])
         calls, start = 0, time.perf_counter()
         while time.perf_counter() - start < seconds:
             await client.call_tool("add", {"a": calls, "b": 1})
             calls += 1
-        rate = calls / (time.perf_counter() - start)
-        SERVER_MS.setdefault(url, []).append(
-            (cpu_seconds(SERVER_PIDS[url]) - cpu0) * 1000 / max(calls, 1)
-        )
-        return rate
+        return calls / (time.perf_counter() - start)
 
 
-def sdk_client_rate(url: str, seconds: float) -> float:
-    return asyncio.run(asyncio.wait_for(_sdk_calls(url, seconds), seconds + 60))
-
-
-# --- 2. mcpmini clients against 1 and 2 workers -------------------------------------------------
-
-
-def _client_process(url: str, seconds: float, batch: int, out: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
-    with Client(
-        HttpTransport(url, timeout=30, max_workers=batch), mode="modern", timeout=30
-    ) as client:
-        client.connect()
-        calls_of = [
-            ("tools/call", {"name": "add", "arguments": {"a": i, "b": 1}}) for i in range(batch)
-        ]
-        client.gather(calls_of)
-        calls, start = 0, time.perf_counter()
-        while time.perf_counter() - start < seconds:
-            replies = client.gather(calls_of)
-            calls += len(replies)
-        out.put(calls / (time.perf_counter() - start))
-
-
-def mcpmini_clients_rate(url: str, seconds: float, processes: int = 4, batch: int = 8) -> float:
-    out: multiprocessing.Queue = multiprocessing.Queue()  # type: ignore[type-arg]
-    procs = [
-        multiprocessing.Process(target=_client_process, args=(url, seconds, batch, out))
-        for _ in range(processes)
-    ]
-    for p in procs:
-        p.start()
-    rates = [out.get(timeout=seconds + 60) for _ in procs]
-    for p in procs:
-        p.join(30)
-    return sum(rates)
-
-
-def side_by_side(
-    label_a: str, run_a: Callable[[], float], label_b: str, run_b: Callable[[], float], repeat: int
-) -> tuple[float, float]:
-    a, b = [], []
-    for _ in range(repeat):
-        a.append(run_a())
-        b.append(run_b())
-        print(f"  {label_a}: {a[-1]:8.0f} calls/s   {label_b}: {b[-1]:8.0f} calls/s", flush=True)
-    return statistics.median(a), statistics.median(b)
+def sdk_client_table(seconds: float, repeat: int) -> None:
+    sdk_argv = uvicorn("tests.peers.sdk_http_app:app", factory=True)
+    with server(sdk_argv) as sdk, server(mcpmini_server()) as mini:
+        a, b = [], []
+        for _ in range(repeat):
+            a.append(asyncio.run(asyncio.wait_for(_sdk_calls(sdk.url, seconds), seconds + 60)))
+            b.append(asyncio.run(asyncio.wait_for(_sdk_calls(mini.url, seconds), seconds + 60)))
+    sdk_rate, mini_rate = statistics.median(a), statistics.median(b)
+    print("| client | SDK server calls/s | mcpmini server calls/s | mcpmini / SDK |")
+    print("|---|---|---|---|")
+    print(
+        f"| official SDK client, sequential | {sdk_rate:.0f} | {mini_rate:.0f} | {mini_rate / sdk_rate:.2f}x |"
+    )
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--seconds", type=float, default=3.0, help="measured time per side and round"
-    )
-    parser.add_argument("--repeat", type=int, default=3, help="rounds (A, B) per comparison")
+    parser.add_argument("--seconds", type=int, default=3, help="wrk seconds per row and round")
+    parser.add_argument("--repeat", type=int, default=3, help="rounds over every row")
+    parser.add_argument("--connections", type=int, default=8, help="wrk connections")
     args = parser.parse_args()
+    if shutil.which("wrk") is None:
+        print("bench/http_load.py needs wrk (apt-get install wrk)", file=sys.stderr)
+        return 2
     print(f"bench/http_load.py on {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
-
-    print("1. official SDK client, sequential tools/call, one uvicorn worker each")
-    with server(SDK_SERVER) as sdk_url, server(mcpmini_server()) as mini_url:
-        sdk, mini = side_by_side(
-            "SDK server",
-            lambda: sdk_client_rate(sdk_url, args.seconds),
-            "mcpmini server",
-            lambda: sdk_client_rate(mini_url, args.seconds),
-            args.repeat,
-        )
-        sdk_ms, mini_ms = (
-            statistics.median(SERVER_MS[sdk_url]),
-            statistics.median(SERVER_MS[mini_url]),
-        )
-
-    print("2. mcpmini clients (4 processes x 8 pipelined calls), stateless mcpmini server")
-    with server(mcpmini_server(1, True)) as one_url, server(mcpmini_server(2, True)) as two_url:
-        one, two = side_by_side(
-            "1 worker",
-            lambda: mcpmini_clients_rate(one_url, args.seconds),
-            "2 workers",
-            lambda: mcpmini_clients_rate(two_url, args.seconds),
-            args.repeat,
-        )
-
+    print(f"1. wrk -t1 -c{args.connections}, {args.seconds} s per row, {args.repeat} rounds")
+    print_wrk(wrk_table(args.seconds, args.repeat, args.connections))
     print()
-    print("| comparison | A (calls/s) | B (calls/s) | B / A | target |")
-    print("|---|---|---|---|---|")
-    print(
-        f"| SDK client: SDK server (A) vs mcpmini server (B) | {sdk:.0f} | {mini:.0f} | "
-        f"{mini / sdk:.2f}x | >= 3x |"
-    )
-    print(
-        f"| mcpmini clients: 1 worker (A) vs 2 workers (B), stateless | {one:.0f} | {two:.0f} | "
-        f"{two / one:.2f}x | >= 1.6x |"
-    )
-    print()
-    print(
-        "Server CPU per call (the client's own cost cannot hide it; calls per server CPU-second):"
-    )
-    print(
-        f"  SDK server {sdk_ms:.2f} ms, mcpmini server {mini_ms:.2f} ms: "
-        f"{sdk_ms / mini_ms:.2f}x the calls per CPU-second"
-    )
+    print("2. the official SDK client (Python; its own CPU dominates on two cores)")
+    sdk_client_table(args.seconds, args.repeat)
     return 0
 
 

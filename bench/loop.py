@@ -45,7 +45,8 @@ def tool_placement(repeat: int) -> None:
     )
     script = (
         "import sys; sys.modules['rfc3987_syntax'] = None\n"
-        "from mcpmini.mcp.samples import add_server\nfrom mcpmini.mcp.transport import serve_stdio\n"
+        "from mcpmini.mcp.samples import add_server\n"
+        "from mcpmini.mcp.transport import serve_stdio\n"
         "serve_stdio(add_server())\n"
     )
     stdio = Client(StdioTransport([sys.executable, "-c", script]), mode="modern")

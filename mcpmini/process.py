@@ -34,7 +34,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -60,6 +60,7 @@ class Ending(StrEnum):
     EXITED = "exited"  # the program exited by itself (any exit code or signal)
     TIMEOUT = "timeout"  # the deadline passed; we ended it
     OUTPUT_LIMIT = "output_limit"  # it wrote past the cap with ``stop_at_cap``; we ended it
+    LIMIT = "limit"  # the caller's ``watch`` named a limit it passed; we ended it
     START_ERROR = "start_error"  # it could not be started
 
 
@@ -72,7 +73,7 @@ class Completed:
     ``stdout_bytes`` / ``stderr_bytes`` count everything read, so ``truncated`` says
     whether anything was dropped. ``start_error`` says why it could not start.
     ``leftovers`` counts the descendants that were still running when it ended and had to
-    be killed.
+    be killed. ``limit`` is the reason the caller's ``watch`` gave (:attr:`Ending.LIMIT`).
     """
 
     argv: tuple[str, ...]
@@ -86,6 +87,7 @@ class Completed:
     pid: int = 0
     elapsed: float = 0.0
     leftovers: int = 0
+    limit: str | None = None
 
     @property
     def timed_out(self) -> bool:
@@ -363,6 +365,137 @@ def _streams(proc: Process) -> Iterator[tuple[int, str]]:
         yield proc.popen.stderr.fileno(), "stderr"
 
 
+class _Drain:
+    """The state of one :func:`run` loop: what is kept of each stream, what is left to write.
+
+    Each selector event goes to one method; ``ending`` is set when the loop must stop early.
+    """
+
+    def __init__(
+        self,
+        proc: Process,
+        stdin: bytes,
+        *,
+        cap: int,
+        total_cap: int | None,
+        stop_at_cap: bool,
+        deadline: float,
+        after_exit: float,
+        watch: Callable[[], str | None] | None = None,
+        watch_every: float = 0.1,
+    ) -> None:
+        self.proc = proc
+        self.watch = watch
+        self.watch_every = watch_every
+        self.next_watch = 0.0
+        self.limit: str | None = None
+        self.kept: dict[int, list[bytes]] = {fd: [] for fd, _ in _streams(proc)}
+        self.seen = dict.fromkeys(self.kept, 0)
+        self.room = dict.fromkeys(self.kept, cap)
+        self.total_room = total_cap  # None: no shared cap
+        self.stop_at_cap = stop_at_cap
+        self.view = memoryview(stdin)
+        self.deadline = deadline
+        self.after_exit = after_exit
+        self.exited = False
+        self.open_reads = len(self.kept)
+        self.ending: Ending | None = None
+        self.stdin_fd = proc.popen.stdin.fileno() if proc.popen.stdin is not None else None
+
+    def on_exit(self, now: float) -> None:
+        """The program exited: output still held by its children is read a little longer."""
+        self.exited = True
+        self.proc.popen.poll()
+        self.deadline = min(self.deadline, now + self.after_exit)
+
+    def on_writable(self, sel: selectors.BaseSelector, fd: int) -> None:
+        try:
+            self.view = self.view[os.write(fd, self.view[:_CHUNK]) :]
+        except BlockingIOError:
+            return
+        except OSError:
+            self.view = self.view[:0]  # it closed its stdin: its right
+        if not self.view:
+            sel.unregister(fd)
+            self.proc.close_stdin()
+
+    def on_readable(self, sel: selectors.BaseSelector, fd: int) -> None:
+        try:
+            chunk = os.read(fd, _CHUNK)
+        except BlockingIOError:
+            return
+        if not chunk:
+            sel.unregister(fd)
+            self.open_reads -= 1
+            return
+        self.seen[fd] += len(chunk)
+        keep = self.room[fd] if self.total_room is None else min(self.room[fd], self.total_room)
+        if keep > 0:
+            self.kept[fd].append(chunk[:keep])
+            self.room[fd] -= min(keep, len(chunk))
+            if self.total_room is not None:
+                self.total_room -= min(keep, len(chunk))
+        if self.stop_at_cap and len(chunk) > keep:
+            self.ending = Ending.OUTPUT_LIMIT
+
+    def loop(self, pidfd: int | None) -> None:
+        """Feed stdin and drain both streams until the end, the deadline or a cap."""
+        with selectors.DefaultSelector() as sel:
+            for fd in self.kept:
+                sel.register(fd, selectors.EVENT_READ)
+            if self.stdin_fd is not None:
+                sel.register(self.stdin_fd, selectors.EVENT_WRITE)
+            if pidfd is not None:
+                sel.register(pidfd, selectors.EVENT_READ)
+            while self.ending is None and (self.open_reads or not self.exited):
+                now = time.monotonic()
+                if now >= self.deadline:
+                    if not self.exited:
+                        self.ending = Ending.TIMEOUT
+                    return
+                if not self.exited and pidfd is None and self.proc.popen.poll() is not None:
+                    self.on_exit(now)
+                tick = self.deadline - now if pidfd is not None else min(self.deadline - now, 0.02)
+                if self.watch is not None:
+                    tick = min(tick, self.watch_every)
+                for key, _ in sel.select(tick):
+                    if key.fd == pidfd:
+                        sel.unregister(key.fd)
+                        self.on_exit(time.monotonic())
+                    elif key.fd == self.stdin_fd:
+                        self.on_writable(sel, key.fd)
+                    else:
+                        self.on_readable(sel, key.fd)
+                if self.watch is not None and self.ending is None:
+                    self._check(time.monotonic())
+
+    def _check(self, now: float) -> None:
+        """Ask the caller's ``watch`` (at most every ``watch_every`` s) whether a limit passed."""
+        if self.watch is None or now < self.next_watch:
+            return
+        self.next_watch = now + self.watch_every
+        self.limit = self.watch()
+        if self.limit is not None:
+            self.ending = Ending.LIMIT
+
+    def completed(self, started: float) -> Completed:
+        code = self.proc.popen.returncode if self.ending is None else None
+        out_fd, err_fd = [*self.kept, -1, -1][:2]
+        return Completed(
+            self.proc.argv,
+            self.ending or Ending.EXITED,
+            code,
+            stdout=b"".join(self.kept.get(out_fd, [])),
+            stderr=b"".join(self.kept.get(err_fd, [])),
+            stdout_bytes=self.seen.get(out_fd, 0),
+            stderr_bytes=self.seen.get(err_fd, 0),
+            pid=self.proc.pid,
+            elapsed=time.monotonic() - started,
+            leftovers=self.proc.leftovers,
+            limit=self.limit,
+        )
+
+
 def run(
     argv: Sequence[str],
     *,
@@ -376,6 +509,8 @@ def run(
     grace: float = 0.2,
     new_session: bool = False,
     after_exit: float = 2.0,
+    watch: Callable[[], str | None] | None = None,
+    watch_every: float = 0.1,
 ) -> Completed:
     """Run ``argv`` to the end, within ``timeout`` seconds; never raises for the program.
 
@@ -385,9 +520,11 @@ def run(
     ``stop_at_cap``, the program is ended (:attr:`Ending.OUTPUT_LIMIT`). When the program
     exits, output still coming from children that hold the pipes is read for at most
     ``after_exit`` seconds; then everything it started is ended (see the module doc).
+    ``watch``, when given, is called about every ``watch_every`` seconds while the program
+    runs; a string it returns names a limit the program passed, and the run ends there
+    (:attr:`Ending.LIMIT`, :attr:`Completed.limit`).
     """
     started = time.monotonic()
-    deadline = started + timeout
     try:
         proc = Process(argv, env=env, cwd=cwd, stdin=bool(stdin), new_session=new_session)
     except OSError as exc:
@@ -399,94 +536,26 @@ def run(
             start_error=reason,
             elapsed=time.monotonic() - started,
         )
-    kept: dict[int, list[bytes]] = {fd: [] for fd, _ in _streams(proc)}
-    seen = dict.fromkeys(kept, 0)
-    room = dict.fromkeys(kept, cap)
-    total_room = [total_cap if total_cap is not None else -1]
-    ending: Ending | None = None
-    view = memoryview(stdin)
+    drain = _Drain(
+        proc,
+        stdin,
+        cap=cap,
+        total_cap=total_cap,
+        stop_at_cap=stop_at_cap,
+        deadline=started + timeout,
+        after_exit=after_exit,
+        watch=watch,
+        watch_every=watch_every,
+    )
     pidfd: int | None
     try:
         pidfd = os.pidfd_open(proc.pid)  # readable once the program has exited (Linux 5.3+)
     except (AttributeError, OSError):
         pidfd = None
-    exited = False
     try:
-        with selectors.DefaultSelector() as sel:
-            for fd in kept:
-                sel.register(fd, selectors.EVENT_READ)
-            stdin_fd = proc.popen.stdin.fileno() if proc.popen.stdin is not None else None
-            if stdin_fd is not None:
-                sel.register(stdin_fd, selectors.EVENT_WRITE)
-            if pidfd is not None:
-                sel.register(pidfd, selectors.EVENT_READ)
-            open_reads = len(kept)
-            while open_reads or not exited:
-                now = time.monotonic()
-                if now >= deadline:
-                    if not exited:
-                        ending = Ending.TIMEOUT
-                    break
-                if not exited and pidfd is None and proc.popen.poll() is not None:
-                    exited = True
-                    deadline = min(deadline, now + after_exit)
-                tick = deadline - now if pidfd is not None else min(deadline - now, 0.02)
-                for key, _ in sel.select(tick):
-                    fd = key.fd
-                    if fd == pidfd:
-                        exited = True
-                        sel.unregister(fd)
-                        proc.popen.poll()
-                        deadline = min(deadline, time.monotonic() + after_exit)
-                    elif fd == stdin_fd:
-                        try:
-                            view = view[os.write(fd, view[:_CHUNK]) :]
-                        except BlockingIOError:
-                            continue
-                        except OSError:
-                            view = view[:0]  # it closed its stdin: its right
-                        if not view:
-                            sel.unregister(fd)
-                            proc.close_stdin()
-                    else:
-                        try:
-                            chunk = os.read(fd, _CHUNK)
-                        except BlockingIOError:
-                            continue
-                        if not chunk:
-                            sel.unregister(fd)
-                            open_reads -= 1
-                            continue
-                        seen[fd] += len(chunk)
-                        keep = room[fd] if total_room[0] < 0 else min(room[fd], total_room[0])
-                        if keep > 0:
-                            kept[fd].append(chunk[:keep])
-                            room[fd] -= min(keep, len(chunk))
-                            if total_room[0] >= 0:
-                                total_room[0] -= min(keep, len(chunk))
-                        if stop_at_cap and len(chunk) > keep:
-                            ending = Ending.OUTPUT_LIMIT
-                if ending is not None:
-                    break
-                if exited and not open_reads:
-                    break
+        drain.loop(pidfd)
     finally:
         if pidfd is not None:
             os.close(pidfd)
         proc.close(grace)
-    code = proc.popen.returncode if ending is None else None
-    if ending is None:
-        ending = Ending.EXITED
-    out_fd, err_fd = [*kept, -1, -1][:2]
-    return Completed(
-        proc.argv,
-        ending,
-        code,
-        stdout=b"".join(kept.get(out_fd, [])),
-        stderr=b"".join(kept.get(err_fd, [])),
-        stdout_bytes=seen.get(out_fd, 0),
-        stderr_bytes=seen.get(err_fd, 0),
-        pid=proc.pid,
-        elapsed=time.monotonic() - started,
-        leftovers=proc.leftovers,
-    )
+    return drain.completed(started)

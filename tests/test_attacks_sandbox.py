@@ -131,7 +131,8 @@ def test_a_setsid_daemon_dies_with_the_run_which_is_not_a_timeout(area: tuple[Pa
     late = outside / "late.txt"
     code = (
         "import subprocess\n"
-        f"subprocess.Popen(['sh', '-c', 'sleep 41.5; echo late > {late}'], start_new_session=True,\n"
+        f"subprocess.Popen(['sh', '-c', 'sleep 41.5; echo late > {late}'],\n"
+        "                 start_new_session=True,\n"
         "                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
         "subprocess.Popen(['sh', '-c', 'sleep 41.6'], start_new_session=True)\n"
         "print('started')\n"
@@ -174,3 +175,100 @@ def test_without_bubblewrap_the_result_says_so_and_warns(
     assert result.as_text().splitlines()[0] == sandbox_module.NOT_ISOLATED
     with pytest.raises(RuntimeError):
         run_python("print(1)", tmp_path, LIMITS, require_isolation=True)
+
+
+# --- issue 22: resource limits over the whole sandbox ------------------------------------------
+
+BOUNDED = Limits(
+    wall_seconds=20.0,
+    cpu_seconds=10,
+    memory_mb=200,
+    output_bytes=20_000,
+    max_processes=16,
+    tmp_mb=4,
+    workspace_mb=8,
+)
+
+
+def _needs_cgroup(result) -> None:
+    if not result.enforcement.startswith("cgroup"):
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI=true runs as root, where a cgroup must be made: {result.enforcement}")
+        pytest.skip(f"no cgroup can be made here ({result.enforcement})")
+
+
+def test_a_fork_bomb_meets_the_process_limit_not_the_wall_clock(area: tuple[Path, Path]) -> None:
+    workspace, outside = area
+    before = snapshot(outside)
+    code = (
+        "import os, time\n"
+        "while True:\n"
+        "    try:\n        os.fork()\n    except OSError:\n        time.sleep(0.01)\n"
+    )
+    result = run_python(code, workspace, BOUNDED)
+    _needs_cgroup(result)
+    assert result.outcome is SandboxOutcome.PROCESS_LIMIT
+    assert result.elapsed < BOUNDED.wall_seconds
+    assert snapshot(outside) == before
+    assert running_with(str(workspace)) == []
+
+
+def test_memory_held_across_children_meets_one_limit_for_the_sandbox(
+    area: tuple[Path, Path],
+) -> None:
+    workspace, _ = area
+    # four children of 80 MB each: every one under the per-process limit, 320 MB together
+    code = (
+        "import os, time\n"
+        "kids = []\n"
+        "for _ in range(4):\n"
+        "    pid = os.fork()\n"
+        "    if pid == 0:\n"
+        "        block = bytearray(80 * 1024 * 1024)\n"
+        "        time.sleep(30)\n"
+        "        os._exit(0)\n"
+        "    kids.append(pid)\n"
+        "codes = [os.waitpid(k, 0)[1] for k in kids]\n"
+        "raise SystemExit(1 if any(codes) else 0)\n"
+    )
+    result = run_python(code, workspace, BOUNDED)
+    _needs_cgroup(result)
+    assert result.outcome is SandboxOutcome.MEMORY
+    assert running_with(str(workspace)) == []
+
+
+def test_filling_the_private_tmp_stops_at_its_size(area: tuple[Path, Path]) -> None:
+    workspace, _ = area
+    code = (
+        "chunk = b'x' * (1024 * 1024)\n"
+        "with open('/tmp/fill', 'wb') as fh:\n"
+        "    for _ in range(64):\n        fh.write(chunk)\n        fh.flush()\n"
+    )
+    result = run_python(code, workspace, BOUNDED)
+    assert result.isolated
+    assert result.outcome is SandboxOutcome.TMP_LIMIT
+
+
+def test_many_files_growing_the_workspace_end_the_run(area: tuple[Path, Path]) -> None:
+    workspace, outside = area
+    before = snapshot(outside)
+    code = (
+        "import time\n"
+        "chunk = b'x' * (1024 * 1024)\n"
+        "for i in range(200):\n"
+        "    with open(f'f{i}', 'wb') as fh:\n        fh.write(chunk)\n"
+        "    time.sleep(0.01)\n"
+    )
+    result = run_python(code, workspace, BOUNDED)
+    assert result.outcome is SandboxOutcome.WORKSPACE_LIMIT
+    # checked every 0.1 s: the overshoot is what was written in that time, not the 200 MB
+    assert sum(f.stat().st_size for f in workspace.iterdir()) < 40 * 1024 * 1024
+    assert snapshot(outside) == before
+
+
+def test_one_file_larger_than_the_workspace_cap_is_refused(area: tuple[Path, Path]) -> None:
+    workspace, _ = area
+    code = "open('big', 'wb').write(b'x' * (20 * 1024 * 1024))\n"
+    result = run_python(code, workspace, BOUNDED)
+    assert result.outcome is SandboxOutcome.WORKSPACE_LIMIT
+    assert (workspace / "big").stat().st_size <= 8 * 1024 * 1024

@@ -104,7 +104,11 @@ def test_a_missing_program_is_a_start_error_not_an_exception() -> None:
 
 
 def test_read_keeps_one_deadline_across_a_trickle_of_bytes() -> None:
-    script = "import sys, time\nwhile True:\n    sys.stdout.write('x'); sys.stdout.flush(); time.sleep(0.01)\n"
+    script = (
+        "import sys, time\n"
+        "while True:\n"
+        "    sys.stdout.write('x'); sys.stdout.flush(); time.sleep(0.01)\n"
+    )
     with Process([sys.executable, "-c", script]) as proc:
         deadline = time.monotonic() + 0.5
         received = 0
@@ -134,3 +138,18 @@ def test_close_ends_a_child_that_ignores_sigterm() -> None:
 def test_nothing_is_left_among_this_process_children() -> None:
     me = psutil.Process(os.getpid())
     assert [p for p in me.children(recursive=True) if p.status() != psutil.STATUS_ZOMBIE] == []
+
+
+def test_a_watch_that_names_a_limit_ends_the_run_and_everything_it_started() -> None:
+    calls = []
+
+    def watch() -> str | None:
+        calls.append(1)
+        return "enough" if len(calls) >= 3 else None
+
+    done = process.run(
+        [sys.executable, "-c", "import time; time.sleep(60)"], timeout=30, watch=watch
+    )
+    assert done.ending is Ending.LIMIT and done.limit == "enough" and done.exit_code is None
+    assert done.elapsed < 30
+    assert not psutil.pid_exists(done.pid) or psutil.Process(done.pid).status() == "zombie"

@@ -69,7 +69,8 @@ class AgentOptions:
     ``tools`` are in-process tools (e.g. :func:`mcpmini.agent.builtin_tools`);
     ``mcp_servers`` maps a server name to an mcpmini ``Client``, an in-process
     ``Server``, or a `.mcp.json` entry (``{"type": "http", "url", "headers"}`` or
-    ``{"command", "args", "env"}``; the loop connects and closes it). ``allowed_tools``/``disallowed_tools`` are allow/deny permission rules
+    ``{"command", "args", "env"}``; the loop connects and closes it).
+    ``allowed_tools``/``disallowed_tools`` are allow/deny permission rules
     (a tool named exactly in ``disallowed_tools`` is also left out of the tool layer).
     ``hooks`` maps an event to SDK-style ``HookMatcher`` groups, or is a loaded
     :class:`mcpmini.hooks.HookSettings` (settings files, plugins).

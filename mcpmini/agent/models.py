@@ -159,7 +159,8 @@ _STOP = frozenset(
 
 
 def words(text: str) -> set[str]:
-    """The content words of ``text``: lower-cased ASCII words, katakana and kanji runs, minus stop words."""
+    """The content words of ``text``: lower-cased ASCII words, katakana and kanji runs, minus
+    stop words."""
     return {w for w in _WORD.findall(text.lower()) if w not in _STOP}
 
 

@@ -1,4 +1,4 @@
-"""The sandboxed Python runner: bubblewrap namespaces plus wall-clock, CPU, memory and output limits.
+"""The sandboxed Python runner: bubblewrap namespaces, wall-clock, CPU, memory and output limits.
 
 :func:`run_python` runs ``python -I -c <code>`` in the workspace folder through
 :func:`mcpmini.process.run` (one deadline, capped output, everything it started ended at
@@ -34,6 +34,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from .. import process
+from . import cgroup
 
 __all__ = [
     "Limits",
@@ -61,14 +62,22 @@ class Limits:
     """Limits of one sandboxed run.
 
     ``wall_seconds`` bounds real time, ``cpu_seconds`` CPU time (``RLIMIT_CPU``),
-    ``memory_mb`` the address space (``RLIMIT_AS``), ``output_bytes`` the bytes kept
-    from stdout and stderr together (the program is stopped once it writes more).
+    ``memory_mb`` memory (each process's address space, ``RLIMIT_AS``, and — where a cgroup
+    can be made — everything the sandbox's processes use together, its ``/tmp`` included),
+    ``output_bytes`` the bytes kept from stdout and stderr together (the program is stopped
+    once it writes more), ``max_processes`` the processes and threads alive at once,
+    ``tmp_mb`` the size of the private ``/tmp`` and ``workspace_mb`` what the workspace folder
+    may grow to (no single file larger, ``RLIMIT_FSIZE``; the whole folder checked every
+    ``0.1`` s, so it can overshoot by what is written in that time).
     """
 
     wall_seconds: float = 5.0
     cpu_seconds: int = 2
     memory_mb: int = 256
     output_bytes: int = 64_000
+    max_processes: int = 32
+    tmp_mb: int = 32
+    workspace_mb: int = 64
 
 
 class SandboxOutcome(enum.Enum):
@@ -80,6 +89,9 @@ class SandboxOutcome(enum.Enum):
     CPU_LIMIT = "cpu_limit"  # killed by the kernel at RLIMIT_CPU
     TIMEOUT = "timeout"  # wall-clock deadline passed; we killed it
     OUTPUT_LIMIT = "output_limit"  # wrote more than output_bytes; we killed it
+    PROCESS_LIMIT = "process_limit"  # tried to run more than max_processes; we ended it
+    WORKSPACE_LIMIT = "workspace_limit"  # the workspace grew past workspace_mb; we ended it
+    TMP_LIMIT = "tmp_limit"  # its private /tmp (tmp_mb) was full
 
 
 @dataclass(frozen=True)
@@ -94,6 +106,7 @@ class SandboxResult:
     pid: int
     network_isolated: bool
     isolated: bool = False  # bubblewrap namespaces (see the module doc)
+    enforcement: str = ""  # how memory and process count were limited (cgroup or rlimits)
 
     @property
     def ok(self) -> bool:
@@ -174,12 +187,14 @@ def confine(
     read_only: Sequence[str | os.PathLike[str]] = (),
     writable: bool = True,
     bwrap: str | None = None,
+    tmp_bytes: int | None = None,
 ) -> list[str]:
     """The ``bwrap`` command that runs ``argv`` confined (see the module doc).
 
     ``workspace`` is bound at its own path (writable unless ``writable=False``) and is the
     working directory; ``read_only`` are extra paths bound read-only at their own path
-    (the interpreter's prefix is always bound). Returns the argv only; it runs nothing.
+    (the interpreter's prefix is always bound); ``tmp_bytes`` sizes the private ``/tmp``.
+    Returns the argv only; it runs nothing.
     """
     exe = bwrap or _bwrap() or "bwrap"
     ws = os.fspath(Path(workspace).resolve())
@@ -214,6 +229,7 @@ def confine(
         "/proc",
         "--dev",
         "/dev",
+        *(["--size", str(tmp_bytes)] if tmp_bytes else []),
         "--tmpfs",
         "/tmp",
         "--tmpfs",
@@ -240,14 +256,42 @@ def confine(
 # The child sets its own limits, then replaces itself with the real program: rlimits
 # survive exec, and no Python code has to run between fork and exec in *this* process
 # (``preexec_fn`` is unsafe when threads exist, as in a Jupyter kernel).
+# RLIMIT_NPROC counts the caller's whole user and does not bind root: it is the fallback where
+# no cgroup can be made (a non-root laptop), not the limit CI relies on.
 _BOOT = """
 import os, resource, sys
-cpu, mem = int(sys.argv[1]), int(sys.argv[2])
+cpu, mem, nproc, fsize = (int(v) for v in sys.argv[1:5])
 resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
 resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
 resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-os.execv(sys.executable, [sys.executable, "-I", "-c", sys.argv[3]])
+resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+if nproc:
+    resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+os.execv(sys.executable, [sys.executable, "-I", "-c", sys.argv[5]])
 """
+RLIMITS_ONLY = "rlimits (memory per process; process count per user, not binding root)"
+
+
+def _disk_usage(folder: Path) -> int:
+    """Bytes the files under ``folder`` occupy on disk (allocated blocks: sparse files count
+    what they use). Unreadable entries are skipped."""
+    total = 0
+    stack = [os.fspath(folder)]
+    while stack:
+        try:
+            entries = list(os.scandir(stack.pop()))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if stat.S_ISDIR(info.st_mode):
+                stack.append(entry.path)
+            else:
+                total += info.st_blocks * 512
+    return total
 
 
 def run_python(
@@ -266,7 +310,9 @@ def run_python(
     ``environ`` is the child's whole environment (default: only ``PATH``, ``LANG`` and a
     private ``HOME``, so no secrets leak in). Without bubblewrap the program runs with the
     limits only and a :class:`SandboxWarning` is issued — or, with ``require_isolation``,
-    ``RuntimeError`` is raised and nothing runs. Returns a :class:`SandboxResult` for every
+    ``RuntimeError`` is raised and nothing runs. Memory and the process count hold over the
+    whole sandbox where a cgroup can be made here (:mod:`.cgroup`), else per process
+    (:attr:`SandboxResult.enforcement` says which). Returns a :class:`SandboxResult` for every
     program, including runaway ones.
     """
     limits = limits or Limits()
@@ -274,6 +320,69 @@ def run_python(
     isolated = isolate and bubblewrap_available()
     if require_isolation and not isolated:
         raise RuntimeError("isolation was required but bubblewrap is not available here")
+    group = cgroup.create(limits.memory_mb * 1024 * 1024, limits.max_processes)
+    try:
+        argv, net = _command(code, cwd, limits, isolated, isolate_network, group)
+        if not isolated:
+            warnings.warn(NOT_ISOLATED, SandboxWarning, stacklevel=2)
+        env = (
+            dict(environ)
+            if environ is not None
+            else {
+                "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+                "LANG": "C.UTF-8",
+                "PYTHONIOENCODING": "utf-8",
+                "HOME": HOME if isolated else os.fspath(cwd.resolve()),
+            }
+        )
+        workspace_cap = limits.workspace_mb * 1024 * 1024
+
+        def watch() -> str | None:
+            if group is not None and group.memory_killed():
+                return "memory"
+            if group is not None and group.processes_refused():
+                return "processes"
+            return "workspace" if _disk_usage(cwd) > workspace_cap else None
+
+        done = process.run(
+            argv,
+            env=env,
+            cwd=cwd,
+            timeout=limits.wall_seconds,
+            total_cap=limits.output_bytes,
+            stop_at_cap=True,
+            grace=0.0,
+            after_exit=0.5,
+            watch=watch,
+        )
+        if done.start_error is not None:
+            raise OSError(f"cannot start the sandbox: {done.start_error}")
+        memory_killed = group is not None and group.memory_killed()
+        refused = group is not None and group.processes_refused()
+    finally:
+        if group is not None:
+            group.remove()
+    out = done.stdout.decode("utf-8", "replace")
+    err = done.stderr.decode("utf-8", "replace")
+    code_ = done.exit_code
+    if isolated and code_ is not None and code_ > 128:
+        code_ = -(code_ - 128)  # bwrap reports a child killed by signal N as 128 + N
+    outcome = _outcome(done, code_, err, limits, memory_killed=memory_killed, refused=refused)
+    enforcement = group.mechanism if group is not None else RLIMITS_ONLY
+    return SandboxResult(
+        outcome, code_, out, err, done.elapsed, done.pid, net, isolated, enforcement
+    )
+
+
+def _command(
+    code: str,
+    cwd: Path,
+    limits: Limits,
+    isolated: bool,
+    isolate_network: bool,
+    group: cgroup.RunGroup | None,
+) -> tuple[list[str], bool]:
+    """The argv of one run (launcher, confinement, boot script) and whether it has no network."""
     inner = [
         sys.executable,
         "-I",
@@ -281,10 +390,12 @@ def run_python(
         _BOOT,
         str(limits.cpu_seconds),
         str(limits.memory_mb * 1024 * 1024),
+        "0" if group is not None else str(limits.max_processes),
+        str(limits.workspace_mb * 1024 * 1024),
         code,
     ]
     if isolated:
-        argv, net = confine(inner, cwd), True
+        argv, net = confine(inner, cwd, tmp_bytes=limits.tmp_mb * 1024 * 1024), True
     elif isolate_network and network_isolation_available():
         argv, net = (
             [shutil.which("unshare") or "unshare", "--user", "--map-root-user", "--net", *inner],
@@ -292,45 +403,43 @@ def run_python(
         )
     else:
         argv, net = inner, False
-    if not isolated:
-        warnings.warn(NOT_ISOLATED, SandboxWarning, stacklevel=2)
-    env = (
-        dict(environ)
-        if environ is not None
-        else {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "LANG": "C.UTF-8",
-            "PYTHONIOENCODING": "utf-8",
-            "HOME": HOME if isolated else os.fspath(cwd.resolve()),
-        }
-    )
-    done = process.run(
-        argv,
-        env=env,
-        cwd=cwd,
-        timeout=limits.wall_seconds,
-        total_cap=limits.output_bytes,
-        stop_at_cap=True,
-        grace=0.0,
-        after_exit=0.5,
-    )
-    if done.start_error is not None:
-        raise OSError(f"cannot start the sandbox: {done.start_error}")
-    out = done.stdout.decode("utf-8", "replace")
-    err = done.stderr.decode("utf-8", "replace")
-    code_ = done.exit_code
-    if isolated and code_ is not None and code_ > 128:
-        code_ = -(code_ - 128)  # bwrap reports a child killed by signal N as 128 + N
+    return ([*group.launcher(), *argv] if group is not None else argv), net
+
+
+# The first matching row names the outcome: limits the runner saw first, then the exit.
+_NO_SPACE = "[Errno 28]"  # ENOSPC: only the sized /tmp can be full (the workspace is watched)
+_TOO_LARGE = "[Errno 27]"  # EFBIG: one file reached RLIMIT_FSIZE, the workspace cap
+
+
+def _outcome(
+    done: process.Completed,
+    code: int | None,
+    err: str,
+    limits: Limits,
+    *,
+    memory_killed: bool,
+    refused: bool,
+) -> SandboxOutcome:
+    by_limit = {
+        "processes": SandboxOutcome.PROCESS_LIMIT,
+        "workspace": SandboxOutcome.WORKSPACE_LIMIT,
+    }
+    if done.ending is process.Ending.LIMIT and done.limit in by_limit:
+        return by_limit[done.limit]
     if done.ending is process.Ending.TIMEOUT:
-        outcome = SandboxOutcome.TIMEOUT
-    elif done.ending is process.Ending.OUTPUT_LIMIT:
-        outcome = SandboxOutcome.OUTPUT_LIMIT
-    elif code_ == 0:
-        outcome = SandboxOutcome.OK
-    elif code_ in (-signal.SIGXCPU, -signal.SIGKILL) and done.elapsed < limits.wall_seconds:
-        outcome = SandboxOutcome.CPU_LIMIT
-    elif "MemoryError" in err:
-        outcome = SandboxOutcome.MEMORY
-    else:
-        outcome = SandboxOutcome.ERROR
-    return SandboxResult(outcome, code_, out, err, done.elapsed, done.pid, net, isolated)
+        return SandboxOutcome.TIMEOUT
+    if done.ending is process.Ending.OUTPUT_LIMIT:
+        return SandboxOutcome.OUTPUT_LIMIT
+    if code == 0:
+        return SandboxOutcome.OK
+    if memory_killed or "MemoryError" in err:
+        return SandboxOutcome.MEMORY
+    if refused:
+        return SandboxOutcome.PROCESS_LIMIT
+    if code in (-signal.SIGXCPU, -signal.SIGKILL) and done.elapsed < limits.wall_seconds:
+        return SandboxOutcome.CPU_LIMIT
+    if _NO_SPACE in err:
+        return SandboxOutcome.TMP_LIMIT
+    if _TOO_LARGE in err:
+        return SandboxOutcome.WORKSPACE_LIMIT
+    return SandboxOutcome.ERROR

@@ -7,7 +7,8 @@ version sets and over every pair (notebook 03); :mod:`.costs` holds Propositions
 and 7.1 (notebooks 06, 09, 11); :mod:`.precedence` the whole-entry and field-merge readings
 (notebook 10); :mod:`.hooklab` and :mod:`.hooks` the hook simulations, the gate lab and
 their figures (notebooks 07, 08); :mod:`.attacks` the permission attack and bypass table
-(notebook 07); :mod:`.exercises` and :mod:`.extensions` exercises 9.1–9.4.
+(notebook 07); :mod:`.exercises` and :mod:`.extensions` exercises 9.1–9.4; :mod:`.scaleout`
+real backends behind nginx and wrk runs (notebook 02b).
 """
 
 from __future__ import annotations
@@ -76,6 +77,16 @@ from .precedence import (
     resolution_lines,
     resolution_switch,
 )
+from .scaleout import (
+    Backend,
+    LoadResult,
+    backends,
+    balancer,
+    missing,
+    nginx_conf,
+    post_calls,
+    wrk,
+)
 from .versions import (
     GridCell,
     NegotiationGrid,
@@ -95,11 +106,13 @@ __all__ = [
     "OTHER_DECISIONS",
     "PERMISSION_CASES",
     "RULE_SETS",
+    "Backend",
     "Fate",
     "GridCell",
     "HookSimulation",
     "IdEvent",
     "IdViolation",
+    "LoadResult",
     "MatcherExplanation",
     "Negotiation",
     "NegotiationGrid",
@@ -109,6 +122,8 @@ __all__ = [
     "Trial",
     "VersionComparison",
     "VersionPicker",
+    "backends",
+    "balancer",
     "case_rows",
     "check_prop_4_3",
     "compare_versions",
@@ -121,10 +136,12 @@ __all__ = [
     "is_interval",
     "matcher_playground",
     "measured_layer_rows",
+    "missing",
     "negotiate_handshake",
     "negotiate_per_request",
     "negotiation_grid",
     "negotiation_lines",
+    "nginx_conf",
     "non_empty_subsets",
     "outstanding_is_injective",
     "plot_context_cost",
@@ -134,6 +151,7 @@ __all__ = [
     "plot_prop_4_5",
     "plot_reattach_curve",
     "plot_turns_curve",
+    "post_calls",
     "prop_4_3_rows",
     "prop_4_5_trial",
     "reattach_curve",
@@ -146,4 +164,5 @@ __all__ = [
     "simulate_hook",
     "turns_curve",
     "version_picker",
+    "wrk",
 ]
