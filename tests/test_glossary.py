@@ -14,15 +14,15 @@ import json
 from pathlib import Path
 
 import pytest
-import yaml
+
+from mcpmini.course import load_glossary
 
 ROOT = Path(__file__).resolve().parents[1]
-GLOSSARY = ROOT / "mcpmini" / "course" / "data" / "glossary.yaml"
 
 
 def entries() -> list[dict[str, object]]:
-    data = yaml.safe_load(GLOSSARY.read_text(encoding="utf-8"))
-    return [dict(e, section=section) for section, items in data.items() for e in (items or [])]
+    data = load_glossary()
+    return [dict(e, section=section) for section, items in data.items() for e in items]
 
 
 def texts() -> list[tuple[str, str]]:

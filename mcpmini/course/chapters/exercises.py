@@ -54,7 +54,10 @@ def _handshake_story(c: Sequence[str], s: Sequence[str]) -> str:
     offer = n.messages[0][1]["params"]["protocolVersion"]
     answer = n.messages[1][1]["result"]["protocolVersion"]
     if offer in s:
-        return f"クライアントは max C = {offer} を出し、{offer} ∈ S なのでサーバはそれを返し、合意します。"
+        return (
+            f"クライアントは max C = {offer} を出し、"
+            f"{offer} ∈ S なのでサーバはそれを返し、合意します。"
+        )
     if answer in c:
         return (
             f"クライアントは max C = {offer} を出しますが S にありません。サーバは max S = "
@@ -149,20 +152,24 @@ def _build_9_1() -> Exercise:
             [
                 ("C ∩ S が空だから。", not common, f"C ∩ S = {_fmt(common)} は空ではありません。"),
                 (
-                    f"クライアントが出す {offer} が S になく、サーバが代わりに返す {answer} が C にないから。",
+                    f"クライアントが出す {offer} が S になく、"
+                    f"サーバが代わりに返す {answer} が C にないから。",
                     offer not in sb and answer not in cb and not hs_b.ok,
                     "",
                 ),
                 (
-                    f"サーバは共通の版のうち最も古い {common[0]} を返すが、クライアントがそれを拒むから。",
+                    f"サーバは共通の版のうち最も古い {common[0]} を返すが、"
+                    "クライアントがそれを拒むから。",
                     answer == common[0] and not hs_b.ok,
-                    f"サーバが返すのは自分の最新の版 {answer} で、共通の版を探すわけではありません。",
+                    f"サーバが返すのは自分の最新の版 {answer} で、"
+                    "共通の版を探すわけではありません。",
                 ),
                 (
                     "C が区間でないと、握手は必ず失敗するから。",
                     not _non_interval_can_succeed(universe),
                     (
-                        "区間であることは成立の十分条件（命題 3.4 の 3）で、必要条件ではありません。"
+                        "区間であることは成立の十分条件（命題 3.4 の 3）"
+                        "で、必要条件ではありません。"
                         "区間でない C でも成立する組はあります。"
                     ),
                 ),
@@ -192,7 +199,8 @@ def _build_9_1() -> Exercise:
                 "要求ごとの方式では、サーバが -32022 のエラーで S をまるごと返します。"
                 "クライアントは C ∩ S を計算できます。"
             ),
-            "negotiate_handshake(C, S).ok と negotiate_per_request(C, S).requests で確かめられます。",
+            "negotiate_handshake(C, S).ok と negotiate_per_request(C, S).requests で"
+            "確かめられます。",
         ],
         solution_text=solution,
         data={case: {"C": list(c), "S": list(s)} for case, (c, s) in _CASES_9_1.items()},
@@ -332,7 +340,8 @@ def _build_9_2() -> Exercise:
                     "新しい版の要請のほうが弱い（緩い）のです。",
                 ),
                 (
-                    "どちらにも反しない。応答を受け取った id は、どちらの版でも使い直してよいから。",
+                    "どちらにも反しない。応答を受け取った id は、"
+                    "どちらの版でも使い直してよいから。",
                     not legacy and not modern,
                     "2025-11-25 版は、応答が届いたあとでも使い直しを禁じています。",
                 ),
@@ -342,7 +351,8 @@ def _build_9_2() -> Exercise:
     solution = (
         f"履歴: {h}\n(a) 2025-11-25: {_violation_story(h, LEGACY)}\n"
         f"(b) 2026-07-28: {_violation_story(h, MODERN)}\n"
-        f"命題 3.3 の仮定: 2 本目を送った直後の未応答の要求は {_outstanding_after(h)} 個だけなので、"
+        "命題 3.3 の仮定: 2 本目を送った直後の未応答の要求は "
+        f"{_outstanding_after(h)} 個だけなので、"
         "id は単射で、応答の対応は一意に決まります。\n理由の選択肢は B です。"
     )
     return Exercise(
@@ -352,9 +362,11 @@ def _build_9_2() -> Exercise:
         "命題 3.3 の仮定は満たされるかを答える。",
         parts,
         hints=[
-            "2 つの版で禁じていることが違います。「以前に使った id」と「応答待ちの要求の id」です。",
+            "2 つの版で禁じていることが違います。"
+            "「以前に使った id」と「応答待ちの要求の id」です。",
             "2 本目を送る時点で、応答を待っている要求は何本ありますか。",
-            "id_violations(history, version) と outstanding_is_injective(history) で確かめられます。",
+            "id_violations(history, version) と outstanding_is_injective(history) で"
+            "確かめられます。",
         ],
         solution_text=solution,
         data={"history": h},

@@ -160,7 +160,8 @@ def build_9_3() -> Exercise:
             [
                 (
                     (
-                        "既定の continue では、スクリプトのパスを 1 つ間違えただけで、保護が何も言わずに"
+                        "既定の continue では、"
+                        "スクリプトのパスを 1 つ間違えただけで、保護が何も言わずに"
                         "無くなるから（fail-open）。"
                     ),
                     fates["continue"] is Fate.PROCEEDS and fates["block"] is Fate.BLOCKED,
@@ -190,7 +191,8 @@ def build_9_3() -> Exercise:
         f"(2) block: {_fate_story(block, 'block')}\n"
         f"書き込みを止めるフック → {guard}（失敗でも止まる側に倒す）。"
         f"整形のフック → {formatter}（失敗しても作業を止めない）。\n"
-        f"PostToolUse + block でも blocked = {post.blocked}: 実行後のイベントなので止められません。\n"
+        f"PostToolUse + block でも blocked = {post.blocked}: 実行後のイベントなので止められません。"
+        "\n"
         "理由の選択肢は A です。"
     )
     return Exercise(
@@ -201,8 +203,10 @@ def build_9_3() -> Exercise:
         "整形のフックに合う設定はどちらか。",
         parts,
         hints=[
-            "起動できないことは「ブロックしないエラー」、つまり失敗の一種です。終了コード 2 とは違います。",
-            "onFailure が決めるのは、失敗したときに行為を進めるか止めるかです。既定値は continue です。",
+            "起動できないことは「ブロックしないエラー」、"
+            "つまり失敗の一種です。終了コード 2 とは違います。",
+            "onFailure が決めるのは、"
+            "失敗したときに行為を進めるか止めるかです。既定値は continue です。",
             "run_hooks の結果の .blocked と、.runs[0].failure を見てみましょう。",
         ],
         solution_text=solution,
@@ -296,8 +300,8 @@ def build_9_4() -> Exercise:
             "再び添付される量の上界（トークン）",
             result.total_tokens,
             mistakes={
-                k
-                * PER_SKILL_TOKENS: f"{k} × {PER_SKILL_TOKENS:,} は 1 個あたりの上限だけを使った値です。"
+                k * PER_SKILL_TOKENS: f"{k} × {PER_SKILL_TOKENS:,} は 1 個あたりの上限だけを"
+                "使った値です。"
                 f"合計の上限 {TOTAL_TOKENS:,} もかかります。",
                 k * body: "本文をそのまま足した値です。各スキルは 1 個あたりの上限で切られます。",
             },
@@ -308,7 +312,10 @@ def build_9_4() -> Exercise:
             "内容がまったく添付されないスキルの数（少なくとも）",
             len(result.dropped),
             mistakes={
-                0: f"{k} 個すべてを 1 個あたり {PER_SKILL_TOKENS:,} で添付すると、合計の上限を超えます。"
+                0: (
+                    f"{k} 個すべてを 1 個あたり {PER_SKILL_TOKENS:,} で添付すると、"
+                    "合計の上限を超えます。"
+                )
             },
             otherwise=f"{TOTAL_TOKENS:,} / {PER_SKILL_TOKENS:,} 個で予算が尽きます。",
         ),
@@ -355,7 +362,8 @@ def build_9_4() -> Exercise:
     return Exercise(
         "9.4",
         TITLES["9.4"],
-        "7 個のスキルを呼び出し、本文はどれも 6,000 トークン。1 個あたり 5,000・合計 25,000 の上限で、"
+        "7 個のスキルを呼び出し、本文はどれも 6,000 トークン。"
+        "1 個あたり 5,000・合計 25,000 の上限で、"
         "圧縮のあとに再び添付される量の上界と、まったく添付されないスキルの数を求める。",
         parts,
         hints=[
@@ -391,7 +399,8 @@ def practice_9_4(rng: random.Random) -> Exercise:
         "9.4",
         TITLES["9.4"] + "（練習）",
         f"呼び出しの順（古い順、括弧は本文のトークン数）: {listed}。1 個あたり {per_skill:,}、"
-        f"合計 {total:,} の上限で、total_tokens（再添付の合計）、dropped（まったく添付されない名前）、"
+        f"合計 {total:,} の上限で、total_tokens（再添付の合計）、"
+        "dropped（まったく添付されない名前）、"
         "cut（途中で切られる名前）を答えよ。",
         [
             Part.integer(

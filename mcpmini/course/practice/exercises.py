@@ -146,10 +146,12 @@ def _build_p1() -> Exercise:
         solution_text=lambda: "\n".join(
             [
                 f"公開名は {len(pairs)} 組から {len(names)} 個。",
-                f"衝突: {sorted(collisions)}（分けると ({server!r}, ...) になり、どちらの組かわからない）",
+                f"衝突: {sorted(collisions)}（分けると ({server!r}, ...) になり、"
+                "どちらの組かわからない）",
                 f"64 文字超: {sorted(too_long)}",
                 f"名前空間なしの衝突: {sorted(plain)}",
-                f"mcp__ 形式でも衝突は {'残る' if cc_collides else '消える'}。対策は名前を分けずに表で引くこと。",
+                f"mcp__ 形式でも衝突は {'残る' if cc_collides else '消える'}。"
+                "対策は名前を分けずに表で引くこと。",
             ]
         ),
         data={"servers": P1_SERVERS},
