@@ -39,16 +39,25 @@ class ProtocolError(McpminiError):
     ``code`` is the JSON-RPC error code (an :class:`~mcpmini.mcp.ErrorCode` value),
     ``id`` the id of the request concerned (``None`` when it could not be read), and
     ``data`` optional structured detail that may travel in the wire error.
+    ``status_hint`` is the HTTP status a transport that has statuses should answer with
+    (400 unless the raiser knows better, as h11's ``error_status_hint``); the stdio wire
+    ignores it.
     """
 
     def __init__(
-        self, message: str, code: int, id: int | str | None = None, data: Any = None
+        self,
+        message: str,
+        code: int,
+        id: int | str | None = None,
+        data: Any = None,
+        status_hint: int = 400,
     ) -> None:
         super().__init__(message)
         self.message = message
         self.code = int(code)
         self.id = id
         self.data = data
+        self.status_hint = status_hint
 
 
 class LocalProtocolError(ProtocolError):

@@ -1,7 +1,9 @@
 """§3 of the article: the Model Context Protocol.
 
 JSON-RPC messages and ids (:mod:`.jsonrpc`), both protocol generations (:mod:`.versions`),
-tool schemas (:mod:`.schema`), the sans-I/O server (:mod:`.server`) and client (:mod:`.client`),
+the method catalogue (:mod:`.methods`), tool schemas (:mod:`.schema`), the sans-I/O server
+(:mod:`.server`: the ``Server`` app and one ``ServerConnection`` per peer) and client
+(:mod:`.client`),
 the transports that move their lines (:mod:`.transport`), Streamable HTTP (:mod:`.http` sans-I/O,
 :mod:`.asgi` for any ASGI server), what a running tool may send (:mod:`.context`), traces
 (:mod:`.trace`), the example servers (:mod:`.samples`) and the conformance fixtures
@@ -62,6 +64,11 @@ from .jsonrpc import (
     parse_object,
     to_dict,
 )
+from .methods import (
+    METHODS,
+    Method,
+    MethodSpec,
+)
 from .samples import (
     CITIES,
     ORDERS,
@@ -80,6 +87,7 @@ from .server import (
     Prompt,
     Resource,
     Server,
+    ServerConnection,
     Tool,
 )
 from .trace import (
@@ -120,6 +128,7 @@ __all__ = [
     "LOG_LEVELS",
     "MAX_LINE",
     "META_PREFIX",
+    "METHODS",
     "MODERN",
     "NO_CALL",
     "ORDERS",
@@ -144,6 +153,8 @@ __all__ = [
     "McpAsgi",
     "MemoryTransport",
     "Message",
+    "Method",
+    "MethodSpec",
     "Negotiation",
     "Notification",
     "OutcomeKind",
@@ -153,6 +164,7 @@ __all__ = [
     "Resource",
     "Response",
     "Server",
+    "ServerConnection",
     "StdioTransport",
     "Tool",
     "ToolOutcome",

@@ -5,13 +5,16 @@ host an mcpmini server; ``mcpmini serve NAME --http`` runs it under uvicorn. The
 made by :class:`~mcpmini.mcp.http.HttpEndpoint`; this module only moves bytes:
 
 * a reply known at once (an error, ``202``) is written as it is;
-* ``tools/call`` and ``prompts/get`` run in a worker thread inside a
+* a method that runs user code (``streams`` in :mod:`.methods`: ``tools/call``,
+  ``prompts/get``, ``resources/read``) runs in a worker thread inside a
   :class:`~mcpmini.mcp.context.CallContext`: when the call finishes before emitting anything,
   the reply is one JSON body; when it first sends progress, log messages or a request to the
   client (sampling, elicitation), the response becomes an event stream carrying those
-  messages and then the result;
+  messages and then the result; any other request is answered on the event loop;
 * a ``GET`` with a session holds the standalone event stream open until the session ends or
   the client goes away.
+
+Every error reply this module writes comes from ``jsonrpc.error_reply``.
 """
 
 from __future__ import annotations
@@ -27,7 +30,8 @@ from typing import Any
 from ..errors import RemoteProtocolError
 from .context import CallContext, in_call
 from .http import Dispatch, HttpEndpoint, HttpReply, HttpRequest, Route, Session, sse_event
-from .jsonrpc import ErrorResponse, Message, Request, Response
+from .jsonrpc import ErrorResponse, Message, Request, Response, error_reply
+from .methods import method_spec
 from .server import CAPABILITIES_KEY, Server
 from .versions import META_PREFIX
 
@@ -41,8 +45,6 @@ Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 
-#: Methods that run user code, so they go to a worker thread and may stream.
-THREADED = frozenset({"tools/call", "prompts/get", "resources/read"})
 _SSE_HEADERS = [
     (b"content-type", b"text/event-stream"),
     (b"cache-control", b"no-cache"),
@@ -152,13 +154,11 @@ class McpAsgi:
                 caps if isinstance(caps, dict) else {},
                 emit,
             )
-        server = dispatch.server
-        level = getattr(server, "log_level", "info")
-        caps = getattr(server, "client_capabilities", {})
-        ask = None
-        if session is not None:
-            ask = self._asker(session, emit)
-        return CallContext(params, token, level, caps, emit, ask)
+        connection = dispatch.connection
+        ask = self._asker(session, emit) if session is not None else None
+        return CallContext(
+            params, token, connection.log_level, connection.client_capabilities, emit, ask
+        )
 
     def _asker(
         self, session: Session, emit: Callable[[Message], None]
@@ -183,10 +183,11 @@ class McpAsgi:
     async def _run(self, dispatch: Dispatch, send: Send) -> None:
         import asyncio  # here, not at the top: `import mcpmini.mcp` stays cheap
 
-        server: Server = dispatch.server
+        connection = dispatch.connection
         message = dispatch.message
-        if message.method not in THREADED:
-            await self._write(send, self.endpoint.reply(dispatch, server.handle(message)))
+        spec = method_spec(message.method)
+        if spec is None or not spec.streams:
+            await self._write(send, self.endpoint.reply(dispatch, connection.handle(message)))
             return
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[Message | _Final] = asyncio.Queue()
@@ -200,9 +201,9 @@ class McpAsgi:
             reply: Message | None
             try:
                 with in_call(context):
-                    reply = server.handle(message)
+                    reply = connection.handle(message)
             except BaseException as exc:  # handle() answers every Exception; be total anyway
-                reply = ErrorResponse(message.id, -32603, f"Internal error ({type(exc).__name__})")
+                reply = error_reply(exc, message.id)
             loop.call_soon_threadsafe(queue.put_nowait, _Final(reply))
 
         loop.run_in_executor(None, contextvars.copy_context().run, work)
