@@ -6,7 +6,9 @@ means *we* were about to break the protocol (a bug in the caller), a
 :class:`RemoteProtocolError` means the *peer* sent something that breaks it. Both carry
 the JSON-RPC ``code`` that describes the problem and, when known, the ``id`` of the
 request it concerns, so the one function that turns exceptions into wire errors
-(:func:`mcpmini.mcp.error_reply`) never has to parse a message text.
+(:func:`mcpmini.mcp.error_reply`) never has to parse a message text; and, as h11's errors
+do, the HTTP status the problem suggests (``status_hint``), so the HTTP layer keeps no
+code → status table.
 """
 
 from __future__ import annotations

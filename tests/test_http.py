@@ -1,4 +1,5 @@
-"""Streamable HTTP: the sans-I/O mapping, the ASGI app under uvicorn, the httpx client, bad input."""
+"""Streamable HTTP: the sans-I/O mapping, the ASGI app under uvicorn, the httpx client, bad
+input."""
 
 from __future__ import annotations
 

@@ -121,8 +121,8 @@ def test_the_method_literal_check_finds_a_literal(tmp_path):
 
 
 def _error_code_literals(path: Path) -> list[str]:
-    """Negative integer literals in JSON-RPC's error range (-32768 … -32000), except ``ErrorCode``'s and
-    the 2026 negotiation model's (a teaching model whose move to the course is pending)."""
+    """Negative integer literals in JSON-RPC's error range (-32768 … -32000), except
+    ``ErrorCode``'s and the 2026 negotiation model's (a teaching model moving to the course)."""
     tree = ast.parse(path.read_text())
     allowed: set[int] = set()
     for node in ast.walk(tree):

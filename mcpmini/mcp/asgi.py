@@ -32,7 +32,7 @@ from .context import CallContext, in_call
 from .http import Dispatch, HttpEndpoint, HttpReply, HttpRequest, Route, Session, sse_event
 from .jsonrpc import ErrorResponse, Message, Request, Response, error_reply
 from .methods import method_spec
-from .server import CAPABILITIES_KEY, Server
+from .server import Server
 from .versions import META_PREFIX
 
 __all__ = [
@@ -143,22 +143,14 @@ class McpAsgi:
         meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
         assert isinstance(meta, dict)
         token = meta.get("progressToken")
-        session = dispatch.session
+        connection = dispatch.connection
+        caps = connection.client_capabilities_of(params)
         if dispatch.route is Route.STATELESS:
             level = meta.get(META_PREFIX + "logLevel")
-            caps = meta.get(CAPABILITIES_KEY)
-            return CallContext(
-                params,
-                token,
-                level if isinstance(level, str) else None,
-                caps if isinstance(caps, dict) else {},
-                emit,
-            )
-        connection = dispatch.connection
+            return CallContext(params, token, level if isinstance(level, str) else None, caps, emit)
+        session = dispatch.session
         ask = self._asker(session, emit) if session is not None else None
-        return CallContext(
-            params, token, connection.log_level, connection.client_capabilities, emit, ask
-        )
+        return CallContext(params, token, connection.log_level, caps, emit, ask)
 
     def _asker(
         self, session: Session, emit: Callable[[Message], None]
