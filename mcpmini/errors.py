@@ -6,7 +6,9 @@ means *we* were about to break the protocol (a bug in the caller), a
 :class:`RemoteProtocolError` means the *peer* sent something that breaks it. Both carry
 the JSON-RPC ``code`` that describes the problem and, when known, the ``id`` of the
 request it concerns, so the one function that turns exceptions into wire errors
-(:func:`mcpmini.mcp.error_reply`) never has to parse a message text.
+(:func:`mcpmini.mcp.error_reply`) never has to parse a message text; and, as h11's errors
+do, the HTTP status the problem suggests (``status_hint``), so the HTTP layer keeps no
+code → status table.
 """
 
 from __future__ import annotations
@@ -40,16 +42,25 @@ class ProtocolError(McpminiError):
     ``code`` is the JSON-RPC error code (an :class:`~mcpmini.mcp.ErrorCode` value),
     ``id`` the id of the request concerned (``None`` when it could not be read), and
     ``data`` optional structured detail that may travel in the wire error.
+    ``status_hint`` is the HTTP status a transport that has statuses should answer with
+    (400 unless the raiser knows better, as h11's ``error_status_hint``); the stdio wire
+    ignores it.
     """
 
     def __init__(
-        self, message: str, code: int, id: int | str | None = None, data: Any = None
+        self,
+        message: str,
+        code: int,
+        id: int | str | None = None,
+        data: Any = None,
+        status_hint: int = 400,
     ) -> None:
         super().__init__(message)
         self.message = message
         self.code = int(code)
         self.id = id
         self.data = data
+        self.status_hint = status_hint
 
 
 class LocalProtocolError(ProtocolError):

@@ -1,4 +1,4 @@
-"""What a running tool may send: progress, log messages filtered by level, requests to the client."""
+"""What a running tool may send: progress, log messages by level, requests to the client."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Streamable HTTP: the sans-I/O mapping, the ASGI app under uvicorn, the httpx client, bad input."""
+"""Streamable HTTP: the sans-I/O mapping, the ASGI app under uvicorn, the httpx client, bad
+input."""
 
 from __future__ import annotations
 
@@ -95,6 +96,45 @@ def test_initialize_opens_a_session_and_delete_ends_it_so_a_later_request_gets_4
         )
     )
     assert later.status == 404
+
+
+def test_each_session_holds_its_own_connection_so_subscriptions_stay_in_their_session():
+    endpoint = HttpEndpoint(conformance_server())
+    sessions = []
+    for _ in range(2):
+        decision = endpoint.receive(post(initialize()))
+        reply = endpoint.reply(decision, decision.connection.handle(decision.message))
+        sessions.append(endpoint.sessions[dict(reply.headers)["mcp-session-id"]])
+    first, second = sessions
+    subscribe = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "resources/subscribe",
+        "params": {"uri": "test://watched-resource"},
+    }
+    decision = endpoint.receive(
+        post(subscribe, mcp_session_id=first.id, mcp_protocol_version="2025-11-25")
+    )
+    assert decision.connection is first.connection and decision.server is first.connection
+    assert endpoint.reply(decision, decision.connection.handle(decision.message)).status == 200
+    assert first.connection.subscriptions == {"test://watched-resource"}
+    assert second.connection.subscriptions == set()
+    assert first.version == second.version == "2025-11-25"
+
+
+def test_a_stateless_error_takes_the_status_its_protocol_error_suggested():
+    endpoint = HttpEndpoint(add_server())
+    for method, params, status in [
+        ("tools/unknown", {}, 404),
+        ("tools/call", {"name": "nope"}, 400),
+        ("tools/list", {}, 200),
+    ]:
+        headers = {"mcp_protocol_version": MODERN, "mcp_method": method}
+        if "name" in params:
+            headers["mcp_name"] = params["name"]
+        decision = endpoint.receive(post(modern(method, **params), **headers))
+        reply = endpoint.reply(decision, decision.connection.handle(decision.message))
+        assert reply.status == status, method
 
 
 def test_the_removed_methods_answer_404_and_header_disagreements_400_on_the_stateless_wire():

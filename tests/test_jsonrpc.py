@@ -89,6 +89,32 @@ def test_error_reply_keeps_protocol_codes_and_hides_other_exceptions():
     assert "/secret/path" not in hidden.message
 
 
+def test_error_reply_decides_by_type_not_by_attributes():
+    class LooksLikeOne(Exception):
+        code = -32602
+        message = "/secret/path in a message"
+        id = 5
+
+    reply = error_reply(LooksLikeOne(), 4)
+    assert (reply.id, reply.code, reply.status_hint) == (4, ErrorCode.INTERNAL_ERROR, None)
+    assert "/secret/path" not in reply.message
+
+
+def test_a_protocol_error_carries_its_http_status_hint_into_the_reply_but_not_onto_the_wire():
+    exc = RemoteProtocolError("gone", ErrorCode.METHOD_NOT_FOUND, 3, status_hint=404)
+    reply = error_reply(exc)
+    assert (reply.status_hint, error_reply(LocalProtocolError("x", -32600)).status_hint) == (
+        404,
+        400,
+    )
+    assert json.loads(encode(reply)) == {
+        "jsonrpc": "2.0",
+        "id": 3,
+        "error": {"code": -32601, "message": "gone"},
+    }
+    assert reply == ErrorResponse(3, ErrorCode.METHOD_NOT_FOUND, "gone")  # not compared
+
+
 def test_pending_table_refuses_a_second_outstanding_request_with_the_same_id():
     table = PendingTable()
     table.add(Request(1, "a"))

@@ -466,7 +466,7 @@ def test_tool_choice_reaches_the_model() -> None:
 def test_in_process_server_clients_are_closed_after_the_run() -> None:
     server = add_server()
     r = run("x", ScriptedModel(["hi"]), AgentOptions(mcp_servers={"calc": server}))
-    assert r.model_calls == 1 and server.generation == "modern"
+    assert r.model_calls == 1 and server.default_connection.generation == "modern"
 
 
 def test_pairing_violations_detects_each_kind_of_break() -> None:

@@ -6,17 +6,21 @@ import io
 import json
 import subprocess
 import sys
+from dataclasses import dataclass
 
 import pytest
 
 from mcpmini.mcp import (
     LEGACY,
+    METHODS,
     MODERN,
+    ConformanceServer,
     ErrorCode,
     Generation,
     Request,
     Response,
     Server,
+    ServerConnection,
     add_server,
     schema_from_function,
     serve_stdio,
@@ -281,7 +285,10 @@ def test_the_first_request_fixes_the_generation_of_the_connection():
     assert (
         legacy.handle(Request(2, "tools/list", {"_meta": META})).code == ErrorCode.INVALID_REQUEST
     )
-    assert (modern.generation, legacy.generation) == (Generation.MODERN, Generation.LEGACY)
+    assert (modern.default_connection.generation, legacy.default_connection.generation) == (
+        Generation.MODERN,
+        Generation.LEGACY,
+    )
 
 
 @pytest.mark.parametrize("arguments", [[1, 2], "a=1", 3])
@@ -438,3 +445,82 @@ def test_an_empty_list_is_sent_as_json_with_structured_content_like_the_sdk():
     assert empty.content == ({"type": "text", "text": "[]"},)
     bad = client.call_tool("nested", {})
     assert bad.kind.value == "tool_error" and "result.xs[1]" in bad.content[0]["text"]
+
+
+INIT_PARAMS = {
+    "protocolVersion": LEGACY,
+    "capabilities": {"sampling": {}},
+    "clientInfo": {"name": "t", "version": "1"},
+}
+
+
+def test_a_subscription_or_log_level_on_one_connection_stays_on_that_connection():
+    # Bug: Server.connection() was a shallow copy, so every connection and the server itself
+    # shared one subscriptions set.
+    server = ConformanceServer()
+    first, second = server.connection(), server.connection()
+    for conn in (first, second):
+        conn.handle(Request(1, "initialize", INIT_PARAMS))
+    first.handle(Request(2, "resources/subscribe", {"uri": "test://watched-resource"}))
+    first.handle(Request(3, "logging/setLevel", {"level": "error"}))
+    assert (first.subscriptions, first.log_level) == ({"test://watched-resource"}, "error")
+    assert (second.subscriptions, second.log_level) == (set(), "info")
+    assert server.default_connection.subscriptions == set()
+    assert server.connection().subscriptions == set()
+    first.handle(Request(4, "resources/unsubscribe", {"uri": "test://watched-resource"}))
+    assert first.subscriptions == set()
+
+
+def test_a_connection_keeps_the_agreed_version_and_the_declared_capabilities():
+    conn = add_server().connection()
+    conn.handle(Request(1, "initialize", {**INIT_PARAMS, "protocolVersion": "2024-01-01"}))
+    assert (conn.generation, conn.version) == (Generation.LEGACY, LEGACY)
+    assert conn.client_capabilities == {"sampling": {}}
+    assert conn.client_capabilities_of({}) == {"sampling": {}}
+    modern = add_server().connection(Generation.MODERN)
+    modern.handle(Request(1, "tools/list", {"_meta": META}))
+    assert modern.version == MODERN
+    meta = {**META, P + "clientCapabilities": {"roots": {}}}
+    assert modern.client_capabilities_of({"_meta": meta}) == {"roots": {}}
+
+
+def test_a_server_subclass_extends_the_connection_state_through_its_connection_class():
+    @dataclass(eq=False)
+    class Counting(ServerConnection):
+        calls: int = 0
+
+    class CountingServer(Server):
+        connection_class = Counting
+
+        def on_tools_list(self, conn, req, params):
+            assert isinstance(conn, Counting)
+            conn.calls += 1
+            return super().on_tools_list(conn, req, params)
+
+    server = CountingServer("c")
+    one, two = server.connection(Generation.MODERN), server.connection(Generation.MODERN)
+    one.handle(Request(1, "tools/list", {"_meta": META}))
+    one.handle(Request(2, "tools/list", {"_meta": META}))
+    assert (one.calls, two.calls, server.default_connection.calls) == (2, 0, 0)
+
+
+def test_a_method_the_server_has_no_handler_for_is_method_not_found_with_a_404_hint():
+    server = add_server()
+    reply = server.connection(Generation.MODERN).handle(
+        Request(1, "resources/templates/list", {"_meta": META})
+    )
+    assert (reply.code, reply.status_hint) == (ErrorCode.METHOD_NOT_FOUND, 404)
+    legacy = server.connection()
+    legacy.handle(Request(1, "initialize", INIT_PARAMS))
+    for method in ("server/discover", "sampling/createMessage", "notifications/initialized"):
+        assert legacy.handle(Request(2, method)).code == ErrorCode.METHOD_NOT_FOUND
+    assert legacy.handle(Request(3, "ping")) == Response(3, {})
+
+
+def test_every_cached_result_carries_ttl_and_cache_scope_on_the_modern_wire():
+    server = weather_server()
+    conn = server.connection(Generation.MODERN)
+    for method, params in [("tools/list", {}), ("server/discover", {}), ("tools/call", {})]:
+        reply = conn.handle(Request(1, method, {**params, "_meta": META}))
+        result = getattr(reply, "result", {})
+        assert ("ttlMs" in result) is METHODS[method].cached, method

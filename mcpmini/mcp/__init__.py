@@ -1,8 +1,10 @@
 """§3 of the article: the Model Context Protocol.
 
 JSON-RPC messages and ids (:mod:`.jsonrpc`), both protocol generations (:mod:`.versions`),
-tool schemas (:mod:`.schema`), the sans-I/O server (:mod:`.server`) and client (:mod:`.client`),
-tool-call outcomes (:mod:`.outcome`), the transports that move their lines (:mod:`.transport`), Streamable HTTP (:mod:`.http` sans-I/O,
+the method catalogue (:mod:`.methods`), tool schemas (:mod:`.schema`), the sans-I/O server
+(:mod:`.server`: the ``Server`` app and one ``ServerConnection`` per peer) and client
+(:mod:`.client`), tool-call outcomes (:mod:`.outcome`),
+the transports that move their lines (:mod:`.transport`), Streamable HTTP (:mod:`.http` sans-I/O,
 :mod:`.asgi` for any ASGI server), what a running tool may send (:mod:`.context`), traces
 (:mod:`.trace`), the example servers (:mod:`.samples`) and the conformance fixtures
 (:mod:`.conformance`).
@@ -57,6 +59,11 @@ from .jsonrpc import (
     parse_object,
     to_dict,
 )
+from .methods import (
+    METHODS,
+    Method,
+    MethodSpec,
+)
 from .outcome import (
     OutcomeKind,
     ToolOutcome,
@@ -80,6 +87,7 @@ from .server import (
     Prompt,
     Resource,
     Server,
+    ServerConnection,
     Tool,
 )
 from .trace import (
@@ -114,6 +122,7 @@ __all__ = [
     "LOG_LEVELS",
     "MAX_LINE",
     "META_PREFIX",
+    "METHODS",
     "MODERN",
     "NO_CALL",
     "ORDERS",
@@ -138,6 +147,8 @@ __all__ = [
     "McpAsgi",
     "MemoryTransport",
     "Message",
+    "Method",
+    "MethodSpec",
     "Notification",
     "OutcomeKind",
     "PendingTable",
@@ -146,6 +157,7 @@ __all__ = [
     "Resource",
     "Response",
     "Server",
+    "ServerConnection",
     "StdioTransport",
     "Tool",
     "ToolOutcome",

@@ -5,13 +5,16 @@ host an mcpmini server; ``mcpmini serve NAME --http`` runs it under uvicorn. The
 made by :class:`~mcpmini.mcp.http.HttpEndpoint`; this module only moves bytes:
 
 * a reply known at once (an error, ``202``) is written as it is;
-* ``tools/call`` and ``prompts/get`` run in a worker thread inside a
+* a method that runs user code (``streams`` in :mod:`.methods`: ``tools/call``,
+  ``prompts/get``, ``resources/read``) runs in a worker thread inside a
   :class:`~mcpmini.mcp.context.CallContext`: when the call finishes before emitting anything,
   the reply is one JSON body; when it first sends progress, log messages or a request to the
   client (sampling, elicitation), the response becomes an event stream carrying those
-  messages and then the result;
+  messages and then the result; any other request is answered on the event loop;
 * a ``GET`` with a session holds the standalone event stream open until the session ends or
   the client goes away.
+
+Every error reply this module writes comes from ``jsonrpc.error_reply``.
 """
 
 from __future__ import annotations
@@ -27,8 +30,9 @@ from typing import Any
 from ..errors import RemoteProtocolError
 from .context import CallContext, in_call
 from .http import Dispatch, HttpEndpoint, HttpReply, HttpRequest, Route, Session, sse_event
-from .jsonrpc import ErrorResponse, Message, Request, Response
-from .server import CAPABILITIES_KEY, Server
+from .jsonrpc import ErrorResponse, Message, Request, Response, error_reply
+from .methods import method_spec
+from .server import Server
 from .versions import META_PREFIX
 
 __all__ = [
@@ -41,8 +45,6 @@ Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 
-#: Methods that run user code, so they go to a worker thread and may stream.
-THREADED = frozenset({"tools/call", "prompts/get", "resources/read"})
 _SSE_HEADERS = [
     (b"content-type", b"text/event-stream"),
     (b"cache-control", b"no-cache"),
@@ -141,24 +143,14 @@ class McpAsgi:
         meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
         assert isinstance(meta, dict)
         token = meta.get("progressToken")
-        session = dispatch.session
+        connection = dispatch.connection
+        caps = connection.client_capabilities_of(params)
         if dispatch.route is Route.STATELESS:
             level = meta.get(META_PREFIX + "logLevel")
-            caps = meta.get(CAPABILITIES_KEY)
-            return CallContext(
-                params,
-                token,
-                level if isinstance(level, str) else None,
-                caps if isinstance(caps, dict) else {},
-                emit,
-            )
-        server = dispatch.server
-        level = getattr(server, "log_level", "info")
-        caps = getattr(server, "client_capabilities", {})
-        ask = None
-        if session is not None:
-            ask = self._asker(session, emit)
-        return CallContext(params, token, level, caps, emit, ask)
+            return CallContext(params, token, level if isinstance(level, str) else None, caps, emit)
+        session = dispatch.session
+        ask = self._asker(session, emit) if session is not None else None
+        return CallContext(params, token, connection.log_level, caps, emit, ask)
 
     def _asker(
         self, session: Session, emit: Callable[[Message], None]
@@ -183,10 +175,11 @@ class McpAsgi:
     async def _run(self, dispatch: Dispatch, send: Send) -> None:
         import asyncio  # here, not at the top: `import mcpmini.mcp` stays cheap
 
-        server: Server = dispatch.server
+        connection = dispatch.connection
         message = dispatch.message
-        if message.method not in THREADED:
-            await self._write(send, self.endpoint.reply(dispatch, server.handle(message)))
+        spec = method_spec(message.method)
+        if spec is None or not spec.streams:
+            await self._write(send, self.endpoint.reply(dispatch, connection.handle(message)))
             return
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[Message | _Final] = asyncio.Queue()
@@ -200,9 +193,9 @@ class McpAsgi:
             reply: Message | None
             try:
                 with in_call(context):
-                    reply = server.handle(message)
+                    reply = connection.handle(message)
             except BaseException as exc:  # handle() answers every Exception; be total anyway
-                reply = ErrorResponse(message.id, -32603, f"Internal error ({type(exc).__name__})")
+                reply = error_reply(exc, message.id)
             loop.call_soon_threadsafe(queue.put_nowait, _Final(reply))
 
         loop.run_in_executor(None, contextvars.copy_context().run, work)

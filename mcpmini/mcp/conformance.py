@@ -4,8 +4,12 @@ Every tool, resource, prompt and method the suite's server scenarios call, under
 and with the behaviour the suite checks (reference: ``mcp-conformance.md`` §3), on both
 generations: the 2025-11-25 handshake (logging, subscriptions, sampling and elicitation sent
 to the client during a call) and the 2026-07-28 stateless wire (``ttlMs`` / ``cacheScope``,
-``-32021`` for a missing client capability, and the SEP-2322 *input required* results, whose
-``requestState`` is signed so that a tampered state is refused).
+``MISSING_CLIENT_CAPABILITY`` for a missing client capability, and the SEP-2322 *input
+required* results, whose ``requestState`` is signed so that a tampered state is refused).
+
+The extra methods are ``on_<method>`` handlers; which generation has them comes from
+:mod:`.methods`. Per-connection state (log level, subscriptions, client capabilities) lives in
+the :class:`~mcpmini.mcp.server.ServerConnection` each handler receives, never on the server.
 
 The suite is HTTP-only; the server also works over stdio, where a call cannot stream, so
 progress and log messages are dropped and sampling fails as a tool error.
@@ -17,26 +21,27 @@ import base64
 import hashlib
 import hmac
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import orjson
 
 from ..errors import RemoteProtocolError
-from .context import current_call
+from .context import LOG_LEVELS, current_call
 from .jsonrpc import ErrorCode, Request
-from .server import CAPABILITIES_KEY, Server
-from .versions import KNOWN_VERSIONS
+from .methods import Method
+from .server import Server, ServerConnection
+from .versions import KNOWN_VERSIONS, Generation
 
 __all__ = [
-    "MISSING_CAPABILITY",
     "ConformanceServer",
     "conformance_server",
 ]
 
-#: 2026-07-28: the request needs a client capability it did not declare.
-MISSING_CAPABILITY = -32021
-
-PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
+PNG = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5E"
+    "rkJggg=="
+)
 WAV = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA="
 JSON_SCHEMA_2020_12: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -63,11 +68,11 @@ JSON_SCHEMA_2020_12: dict[str, Any] = {
 }
 _TEXT_SCHEMA = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
 _ELICIT_NAME = {
-    "method": "elicitation/create",
+    "method": Method.ELICITATION_CREATE,
     "params": {"mode": "form", "message": "What is your name?", "requestedSchema": _TEXT_SCHEMA},
 }
 _ELICIT_CONTEXT = {
-    "method": "elicitation/create",
+    "method": Method.ELICITATION_CREATE,
     "params": {
         "mode": "form",
         "message": "What context should the prompt use?",
@@ -79,7 +84,7 @@ _ELICIT_CONTEXT = {
     },
 }
 _SAMPLE = {
-    "method": "sampling/createMessage",
+    "method": Method.SAMPLING_CREATE_MESSAGE,
     "params": {
         "messages": [
             {"role": "user", "content": {"type": "text", "text": "What is the capital of France?"}}
@@ -87,9 +92,9 @@ _SAMPLE = {
         "maxTokens": 100,
     },
 }
-_ROOTS = {"method": "roots/list", "params": {}}
+_ROOTS = {"method": Method.ROOTS_LIST, "params": {}}
 _CONFIRM = {
-    "method": "elicitation/create",
+    "method": Method.ELICITATION_CREATE,
     "params": {
         "mode": "form",
         "message": "Confirm?",
@@ -98,8 +103,285 @@ _CONFIRM = {
 }
 
 
+_MRTR_PREFIX = "test_input_required_result_"
+_NEEDS_SAMPLING: dict[str, Any] = {"requiredCapabilities": {"sampling": {}}}
+
+
 def _text(text: str) -> list[dict[str, Any]]:
     return [{"type": "text", "text": text}]
+
+
+def _user(content: dict[str, Any]) -> dict[str, Any]:
+    return {"role": "user", "content": content}
+
+
+def _accepted(answer: Any, field: str | None = None) -> dict[str, Any] | None:
+    """The content of an elicitation answer the user accepted (with a string ``field``), or
+    ``None``."""
+    if not isinstance(answer, dict) or answer.get("action") != "accept":
+        return None
+    content = answer.get("content")
+    if not isinstance(content, dict) or (
+        field is not None and not isinstance(content.get(field), str)
+    ):
+        return None
+    return content
+
+
+def _completed(result: Mapping[str, Any]) -> str:
+    return f"Elicitation completed: action={result.get('action')}, content={result.get('content')}"
+
+
+@dataclass(frozen=True)
+class _Round:
+    """One call of an input-required tool: its name, the answers sent, the verified state."""
+
+    name: str
+    answers: Mapping[str, Any]
+    payload: Mapping[str, Any] | None
+    caps: Mapping[str, Any]
+
+    def has(self, *keys: str) -> bool:
+        """True when the client answered every input named in ``keys``."""
+        return all(isinstance(self.answers.get(k), dict) for k in keys)
+
+    @property
+    def done(self) -> dict[str, Any]:
+        """The tool's final result."""
+        return {"content": _text(f"{self.name} complete"), "isError": False}
+
+
+# --- the prompts ---------------------------------------------------------------------------
+
+
+def _prompt_messages(name: str, args: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The messages of the prompt fixture ``name`` (all but the input-required one)."""
+    if name == "test_simple_prompt":
+        return [_user({"type": "text", "text": "This is a simple prompt for testing."})]
+    if name == "test_prompt_with_arguments":
+        text = f"Prompt with arguments: arg1='{args['arg1']}', arg2='{args['arg2']}'"
+        return [_user({"type": "text", "text": text})]
+    if name == "test_prompt_with_embedded_resource":
+        resource = {
+            "uri": args["resourceUri"],
+            "mimeType": "text/plain",
+            "text": "Embedded resource content for testing.",
+        }
+        return [
+            _user({"type": "resource", "resource": resource}),
+            _user({"type": "text", "text": "Please process the embedded resource above."}),
+        ]
+    return [  # test_prompt_with_image
+        _user({"type": "image", "data": PNG, "mimeType": "image/png"}),
+        _user({"type": "text", "text": "Please analyze the image above."}),
+    ]
+
+
+# --- the tools (registered in this order: the suite calls tools[0] with {}) ----------------
+
+
+def test_simple_text() -> list[dict[str, Any]]:
+    """Returns a simple text response."""
+    return _text("This is a simple text response for testing.")
+
+
+def test_image_content() -> list[dict[str, Any]]:
+    """Returns a small PNG image."""
+    return [{"type": "image", "data": PNG, "mimeType": "image/png"}]
+
+
+def test_audio_content() -> list[dict[str, Any]]:
+    """Returns a short WAV clip."""
+    return [{"type": "audio", "data": WAV, "mimeType": "audio/wav"}]
+
+
+def test_embedded_resource() -> list[dict[str, Any]]:
+    """Returns an embedded text resource."""
+    return [
+        {
+            "type": "resource",
+            "resource": {
+                "uri": "test://embedded-resource",
+                "mimeType": "text/plain",
+                "text": "This is an embedded resource content.",
+            },
+        }
+    ]
+
+
+def test_multiple_content_types() -> list[dict[str, Any]]:
+    """Returns text, an image and an embedded resource."""
+    return [
+        {"type": "text", "text": "Multiple content types test:"},
+        {"type": "image", "data": PNG, "mimeType": "image/png"},
+        {
+            "type": "resource",
+            "resource": {
+                "uri": "test://mixed-content-resource",
+                "mimeType": "application/json",
+                "text": '{"test":"data","value":123}',
+            },
+        },
+    ]
+
+
+def test_tool_with_logging() -> str:
+    """Sends three log messages while it runs."""
+    call = current_call()
+    for text in ("Tool execution started", "Tool processing data", "Tool execution completed"):
+        call.log("info", text)
+    return "Tool with logging executed successfully"
+
+
+def test_tool_with_progress() -> str:
+    """Sends progress 0, 50 and 100 out of 100 before its result."""
+    call = current_call()
+    for done in (0, 50, 100):
+        call.progress(done, 100)
+    return f"Progress completed (token {call.progress_token})"
+
+
+def test_error_handling() -> str:
+    """Always fails (a tool error, not a protocol error)."""
+    raise RuntimeError("This tool intentionally returns an error for testing")
+
+
+def test_sampling(prompt: str) -> str:
+    """Asks the client's model to complete the prompt (sampling).
+
+    Args:
+        prompt: the text to send to the model
+    """
+    result = current_call().request(
+        Method.SAMPLING_CREATE_MESSAGE,
+        {
+            "messages": [{"role": "user", "content": {"type": "text", "text": prompt}}],
+            "maxTokens": 100,
+        },
+    )
+    content = result.get("content")
+    text = content.get("text") if isinstance(content, dict) else None
+    return f"LLM response: {text}"
+
+
+def test_elicitation(message: str) -> str:
+    """Asks the user for input through the client (elicitation).
+
+    Args:
+        message: what to ask the user
+    """
+    response = {"type": "string", "description": "User's response"}
+    result = current_call().request(
+        Method.ELICITATION_CREATE,
+        {
+            "mode": "form",
+            "message": message,
+            "requestedSchema": {
+                "type": "object",
+                "properties": {"response": response},
+                "required": ["response"],
+            },
+        },
+    )
+    return f"User response: action={result.get('action')}, content={result.get('content')}"
+
+
+_DEFAULTS_FORM = {
+    "type": "object",
+    "required": [],
+    "properties": {
+        "name": {"type": "string", "description": "Name", "default": "John Doe"},
+        "age": {"type": "integer", "description": "Age", "default": 30},
+        "score": {"type": "number", "description": "Score", "default": 95.5},
+        "status": {
+            "type": "string",
+            "description": "Status",
+            "enum": ["active", "inactive", "pending"],
+            "default": "active",
+        },
+        "verified": {"type": "boolean", "description": "Verified", "default": True},
+    },
+}
+
+
+def test_elicitation_sep1034_defaults() -> str:
+    """Elicits a form whose fields carry default values (SEP-1034)."""
+    result = current_call().request(
+        Method.ELICITATION_CREATE,
+        {
+            "mode": "form",
+            "message": "Please review the defaults",
+            "requestedSchema": _DEFAULTS_FORM,
+        },
+    )
+    return _completed(result)
+
+
+_OPTIONS = ["option1", "option2", "option3"]
+_TITLED = [{"const": o, "title": o.title()} for o in _OPTIONS]
+_ENUMS_FORM = {
+    "type": "object",
+    "properties": {
+        "untitledSingle": {"type": "string", "enum": _OPTIONS},
+        "titledSingle": {"type": "string", "oneOf": _TITLED},
+        "legacyEnum": {"type": "string", "enum": _OPTIONS, "enumNames": ["One", "Two", "Three"]},
+        "untitledMulti": {"type": "array", "items": {"type": "string", "enum": _OPTIONS}},
+        "titledMulti": {"type": "array", "items": {"anyOf": _TITLED}},
+    },
+}
+
+
+def test_elicitation_sep1330_enums() -> str:
+    """Elicits a form with the five enum shapes of SEP-1330."""
+    result = current_call().request(
+        Method.ELICITATION_CREATE,
+        {"mode": "form", "message": "Please pick options", "requestedSchema": _ENUMS_FORM},
+    )
+    return _completed(result)
+
+
+def test_missing_capability() -> str:
+    """Needs the client's sampling capability (2026-07-28: an error without it)."""
+    return "The client declared sampling"
+
+
+def test_streaming_elicitation() -> str:
+    """On the stateless wire this tool does not elicit (no requests inside a response)."""
+    return "No elicitation on the stateless wire"
+
+
+def test_logging_tool() -> str:
+    """Logs only when the request asked for a log level."""
+    current_call().log("info", "test_logging_tool ran")
+    return "Logging tool executed"
+
+
+def test_x_mcp_header(region: str = "") -> str:
+    """Echoes a region that also travels in the Mcp-Param-Region header."""
+    return f"Region: {region}"
+
+
+_TOOLS: list[Callable[..., object]] = [
+    test_simple_text,
+    test_image_content,
+    test_audio_content,
+    test_embedded_resource,
+    test_multiple_content_types,
+    test_tool_with_logging,
+    test_tool_with_progress,
+    test_error_handling,
+    test_sampling,
+    test_elicitation,
+    test_elicitation_sep1034_defaults,
+    test_elicitation_sep1330_enums,
+    test_missing_capability,
+    test_streaming_elicitation,
+    test_logging_tool,
+]
+_REGION_SCHEMA = {
+    "type": "object",
+    "properties": {"region": {"type": "string", "x-mcp-header": "Region"}},
+}
 
 
 class ConformanceServer(Server):
@@ -112,10 +394,25 @@ class ConformanceServer(Server):
     def __init__(self, state_key: bytes = b"mcpmini-conformance-fixture") -> None:
         super().__init__("mcpmini-conformance", "0.1.0", versions=KNOWN_VERSIONS)
         self.state_key = state_key
-        self.log_level = "info"
-        self.client_capabilities: Mapping[str, Any] = {}
-        self.subscriptions: set[str] = set()
         self._register()
+
+    def _register(self) -> None:
+        for fn in _TOOLS:
+            self.add_tool(fn)
+        self.add_tool(test_x_mcp_header, input_schema=_REGION_SCHEMA)
+        self.add_tool(
+            lambda **kwargs: "ok",
+            "json_schema_2020_12_tool",
+            "A tool whose input schema uses JSON Schema 2020-12 keywords",
+            JSON_SCHEMA_2020_12,
+        )
+        for name in self._MRTR_STEPS:
+            self.add_tool(
+                lambda **kwargs: "unreachable",
+                _MRTR_PREFIX + name,
+                f"Input-required fixture ({name.replace('_', ' ')}), 2026-07-28 only",
+                {"type": "object", "properties": {}},
+            )
 
     # --- listing and capabilities -------------------------------------------------------
 
@@ -123,10 +420,10 @@ class ConformanceServer(Server):
         """Registration order: the suite calls ``tools[0]`` with ``{}``."""
         return [tool.definition() for tool in self.tools.values()]
 
-    def capabilities(self) -> dict[str, Any]:
+    def capabilities(self, generation: Generation) -> dict[str, Any]:
         """Legacy: tools, subscribable resources, prompts, logging, completions; modern: no
         logging or subscriptions (those methods are gone from the stateless wire)."""
-        if self.generation == "modern":
+        if generation is Generation.MODERN:
             return {"tools": {}, "resources": {}, "prompts": {}, "completions": {}}
         return {
             "tools": {},
@@ -145,7 +442,8 @@ class ConformanceServer(Server):
         return f"v1.{body}.{mac}"
 
     def verify(self, state: Any, req: Request) -> dict[str, Any]:
-        """The payload of a ``requestState``; raises ``-32602`` when it was tampered with."""
+        """The payload of a ``requestState``; raises ``INVALID_PARAMS`` when it was tampered
+        with."""
         try:
             version, body, mac = str(state).split(".")
             good = hmac.new(self.state_key, body.encode(), hashlib.sha256).hexdigest()
@@ -162,49 +460,53 @@ class ConformanceServer(Server):
 
     # --- method handlers ----------------------------------------------------------------
 
-    def _legacy_only(self, req: Request) -> None:
-        if self.generation == "modern":
-            raise RemoteProtocolError(
-                f"Method not found: {req.method}", ErrorCode.METHOD_NOT_FOUND, req.id
-            )
-
-    def _initialize(self, req: Request, params: dict[str, Any]) -> Any:
-        reply = super()._initialize(req, params)
-        caps = params.get("capabilities")
-        self.client_capabilities = caps if isinstance(caps, dict) else {}
-        return reply
-
-    def _set_level(self, req: Request, params: dict[str, Any]) -> tuple[dict[str, Any], bool]:
-        self._legacy_only(req)
+    def on_logging_set_level(
+        self, conn: ServerConnection, req: Request, params: dict[str, Any]
+    ) -> dict[str, Any]:
+        """``logging/setLevel``: the connection's least severe level."""
         level = params.get("level")
-        from .context import LOG_LEVELS
-
         if level not in LOG_LEVELS:
             raise RemoteProtocolError(
                 f"Invalid params: level must be one of {LOG_LEVELS}",
                 ErrorCode.INVALID_PARAMS,
                 req.id,
             )
-        self.log_level = str(level)
-        return {}, False
+        conn.log_level = str(level)
+        return {}
 
-    def _subscribe(self, req: Request, params: dict[str, Any]) -> tuple[dict[str, Any], bool]:
-        self._legacy_only(req)
+    @staticmethod
+    def _uri(req: Request, params: Mapping[str, Any]) -> str:
         uri = params.get("uri")
         if not isinstance(uri, str):
             raise RemoteProtocolError(
                 "Invalid params: uri must be a string", ErrorCode.INVALID_PARAMS, req.id
             )
-        if req.method == "resources/subscribe":
-            self.subscriptions.add(uri)
-        else:
-            self.subscriptions.discard(uri)
-        return {}, False
+        return uri
 
-    def _complete(self, req: Request, params: dict[str, Any]) -> tuple[dict[str, Any], bool]:
-        return {"completion": {"values": [], "total": 0, "hasMore": False}}, False
+    def on_resources_subscribe(
+        self, conn: ServerConnection, req: Request, params: dict[str, Any]
+    ) -> dict[str, Any]:
+        """``resources/subscribe``: add the URI to the connection's subscriptions."""
+        conn.subscriptions.add(self._uri(req, params))
+        return {}
 
-    def _templates(self, req: Request, params: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    def on_resources_unsubscribe(
+        self, conn: ServerConnection, req: Request, params: dict[str, Any]
+    ) -> dict[str, Any]:
+        """``resources/unsubscribe``: drop the URI from the connection's subscriptions."""
+        conn.subscriptions.discard(self._uri(req, params))
+        return {}
+
+    def on_completion_complete(
+        self, conn: ServerConnection, req: Request, params: dict[str, Any]
+    ) -> dict[str, Any]:
+        """``completion/complete``: no completions."""
+        return {"completion": {"values": [], "total": 0, "hasMore": False}}
+
+    def on_resources_templates_list(
+        self, conn: ServerConnection, req: Request, params: dict[str, Any]
+    ) -> dict[str, Any]:
+        """``resources/templates/list``: one template with an id."""
         return {
             "resourceTemplates": [
                 {
@@ -214,7 +516,7 @@ class ConformanceServer(Server):
                     "mimeType": "application/json",
                 }
             ]
-        }, True
+        }
 
     _RESOURCES: ClassVar[dict[str, dict[str, str]]] = {
         "test://static-text": {
@@ -230,7 +532,10 @@ class ConformanceServer(Server):
         },
     }
 
-    def _resources_list(self, req: Request, params: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    def on_resources_list(
+        self, conn: ServerConnection, req: Request, params: dict[str, Any]
+    ) -> dict[str, Any]:
+        """``resources/list``: the three fixtures."""
         items = [
             {
                 "uri": uri,
@@ -240,19 +545,22 @@ class ConformanceServer(Server):
             }
             for uri, r in self._RESOURCES.items()
         ]
-        return {"resources": items}, True
+        return {"resources": items}
 
-    def _resources_read(self, req: Request, params: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    def on_resources_read(
+        self, conn: ServerConnection, req: Request, params: dict[str, Any]
+    ) -> dict[str, Any]:
+        """``resources/read``: a fixture, or the template ``test://template/{id}/data``."""
         uri = params.get("uri")
         if isinstance(uri, str) and uri in self._RESOURCES:
             entry = {k: v for k, v in self._RESOURCES[uri].items() if k != "name"}
-            return {"contents": [{"uri": uri, **entry}]}, True
+            return {"contents": [{"uri": uri, **entry}]}
         if isinstance(uri, str) and uri.startswith("test://template/") and uri.endswith("/data"):
             ident = uri[len("test://template/") : -len("/data")]
             text = orjson.dumps(
                 {"id": ident, "templateTest": True, "data": f"Data for ID: {ident}"}
             ).decode()
-            return {"contents": [{"uri": uri, "mimeType": "application/json", "text": text}]}, True
+            return {"contents": [{"uri": uri, "mimeType": "application/json", "text": text}]}
         raise RemoteProtocolError(
             f"Resource not found: {uri}", ErrorCode.INVALID_PARAMS, req.id, {"uri": uri}
         )
@@ -280,17 +588,23 @@ class ConformanceServer(Server):
         "test_input_required_result_prompt": ("A prompt that first asks the client for input", []),
     }
 
-    def _prompts_list(self, req: Request, params: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    def on_prompts_list(
+        self, conn: ServerConnection, req: Request, params: dict[str, Any]
+    ) -> dict[str, Any]:
+        """``prompts/list``: the five fixtures."""
         return {
             "prompts": [
                 {"name": n, "description": d, "arguments": a} for n, (d, a) in self._PROMPTS.items()
             ]
-        }, True
+        }
 
-    def _prompts_get(self, req: Request, params: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    def on_prompts_get(
+        self, conn: ServerConnection, req: Request, params: dict[str, Any]
+    ) -> dict[str, Any]:
+        """``prompts/get``: a fixture; the input-required one first asks for context."""
         name = params.get("name")
         args = params.get("arguments") or {}
-        if name not in self._PROMPTS or not isinstance(args, dict):
+        if not isinstance(name, str) or name not in self._PROMPTS or not isinstance(args, dict):
             raise RemoteProtocolError(f"Unknown prompt: {name}", ErrorCode.INVALID_PARAMS, req.id)
         missing = [
             a["name"] for a in self._PROMPTS[name][1] if a["required"] and a["name"] not in args
@@ -301,64 +615,40 @@ class ConformanceServer(Server):
                 ErrorCode.INVALID_PARAMS,
                 req.id,
             )
-
-        def user(content: dict[str, Any]) -> dict[str, Any]:
-            return {"role": "user", "content": content}
-
-        if name == "test_simple_prompt":
-            messages = [user({"type": "text", "text": "This is a simple prompt for testing."})]
-        elif name == "test_prompt_with_arguments":
-            messages = [
-                user(
-                    {
-                        "type": "text",
-                        "text": f"Prompt with arguments: arg1='{args['arg1']}', "
-                        f"arg2='{args['arg2']}'",
-                    }
-                )
-            ]
-        elif name == "test_prompt_with_embedded_resource":
-            messages = [
-                user(
-                    {
-                        "type": "resource",
-                        "resource": {
-                            "uri": args["resourceUri"],
-                            "mimeType": "text/plain",
-                            "text": "Embedded resource content for testing.",
-                        },
-                    }
-                ),
-                user({"type": "text", "text": "Please process the embedded resource above."}),
-            ]
-        elif name == "test_prompt_with_image":
-            messages = [
-                user({"type": "image", "data": PNG, "mimeType": "image/png"}),
-                user({"type": "text", "text": "Please analyze the image above."}),
-            ]
-        else:
+        if name == "test_input_required_result_prompt":
             responses = params.get("inputResponses")
             answer = responses.get("user_context") if isinstance(responses, dict) else None
-            if not (
-                isinstance(answer, dict)
-                and answer.get("action") == "accept"
-                and isinstance(answer.get("content"), dict)
-            ):
-                return self._input_required({"user_context": _ELICIT_CONTEXT}), False
-            context = answer["content"].get("context", "")
-            messages = [user({"type": "text", "text": f"Use this context: {context}"})]
-        return {"description": self._PROMPTS[name][0], "messages": messages}, False
+            content = _accepted(answer)
+            if content is None:
+                return self._input_required({"user_context": _ELICIT_CONTEXT})
+            context = content.get("context", "")
+            messages = [_user({"type": "text", "text": f"Use this context: {context}"})]
+        else:
+            messages = _prompt_messages(name, args)
+        return {"description": self._PROMPTS[name][0], "messages": messages}
+
+    def on_tools_call(
+        self, conn: ServerConnection, req: Request, params: dict[str, Any]
+    ) -> dict[str, Any]:
+        """``tools/call``: the capability and input-required fixtures, then the tools."""
+        name = params.get("name")
+        caps = conn.client_capabilities_of(params)
+        if name == "test_missing_capability" and "sampling" not in caps:
+            raise RemoteProtocolError(
+                "This tool needs the client's sampling capability",
+                ErrorCode.MISSING_CLIENT_CAPABILITY,
+                req.id,
+                _NEEDS_SAMPLING,
+            )
+        if isinstance(name, str) and name.startswith(_MRTR_PREFIX):
+            if conn.generation is not Generation.MODERN:
+                raise RemoteProtocolError(
+                    f"{name} needs the 2026-07-28 wire", ErrorCode.INVALID_PARAMS, req.id
+                )
+            return self._mrtr(req, name, params, caps)
+        return super().on_tools_call(conn, req, params)
 
     # --- input required (SEP-2322) ------------------------------------------------------
-
-    @staticmethod
-    def _accepted_name(answer: Any) -> bool:
-        return (
-            isinstance(answer, dict)
-            and answer.get("action") == "accept"
-            and isinstance(answer.get("content"), dict)
-            and isinstance(answer["content"].get("name"), str)
-        )
 
     def _input_required(
         self, requests: Mapping[str, Any], state: Mapping[str, Any] | None = None
@@ -368,343 +658,87 @@ class ConformanceServer(Server):
             out["requestState"] = self.sign(state)
         return out
 
-    def _mrtr(self, req: Request, name: str, params: dict[str, Any]) -> dict[str, Any]:
+    def _mrtr(
+        self, req: Request, name: str, params: dict[str, Any], caps: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        step = self._MRTR_STEPS.get(name.removeprefix(_MRTR_PREFIX))
+        if step is None:
+            raise RemoteProtocolError(f"Unknown tool: {name}", ErrorCode.INVALID_PARAMS, req.id)
         responses = params.get("inputResponses")
-        answers: dict[str, Any] = responses if isinstance(responses, dict) else {}
         state = params.get("requestState")
         payload = self.verify(state, req) if state is not None else None
         if payload is not None and payload.get("tool") != name:
             raise RemoteProtocolError(
                 "Invalid or expired requestState", ErrorCode.INVALID_PARAMS, req.id
             )
-        done = {"content": _text(f"{name} complete"), "isError": False}
-        if name == "test_input_required_result_elicitation":
-            if self._accepted_name(answers.get("user_name")):
-                return {
-                    "content": _text(f"Hello, {answers['user_name']['content']['name']}!"),
-                    "isError": False,
-                }
-            return self._input_required({"user_name": _ELICIT_NAME})
-        if name == "test_input_required_result_sampling":
-            return (
-                done
-                if isinstance(answers.get("capital_question"), dict)
-                else self._input_required({"capital_question": _SAMPLE})
-            )
-        if name == "test_input_required_result_list_roots":
-            return (
-                done
-                if isinstance(answers.get("roots"), dict)
-                else self._input_required({"roots": _ROOTS})
-            )
-        if name in (
-            "test_input_required_result_request_state",
-            "test_input_required_result_tampered_state",
-        ):
-            if payload is not None and isinstance(answers.get("confirm"), dict):
-                return done
-            return self._input_required({"confirm": _CONFIRM}, {"tool": name, "round": 1})
-        if name == "test_input_required_result_multiple_inputs":
-            wanted = {"user_name": _ELICIT_NAME, "capital_question": _SAMPLE, "roots": _ROOTS}
-            if payload is not None and all(isinstance(answers.get(k), dict) for k in wanted):
-                return done
-            return self._input_required(wanted, {"tool": name, "round": 1})
-        if name == "test_input_required_result_multi_round":
-            round_ = payload.get("round", 0) if payload is not None else 0
-            if round_ >= 2 and isinstance(answers.get("step2"), dict):
-                return done
-            if round_ == 1 and isinstance(answers.get("step1"), dict):
-                return self._input_required({"step2": _CONFIRM}, {"tool": name, "round": 2})
-            return self._input_required({"step1": _ELICIT_NAME}, {"tool": name, "round": 1})
-        # test_input_required_result_capabilities: ask only for what the client can answer
-        caps = self._client_caps(params)
-        wanted = {}
-        if "sampling" in caps:
-            wanted["capital_question"] = _SAMPLE
-        if "elicitation" in caps:
-            wanted["user_name"] = _ELICIT_NAME
-        if "roots" in caps:
-            wanted["roots"] = _ROOTS
+        answers = responses if isinstance(responses, dict) else {}
+        return step(self, req, _Round(name, answers, payload, caps))
+
+    def _ask_name(self, req: Request, r: _Round) -> dict[str, Any]:
+        content = _accepted(r.answers.get("user_name"), "name")
+        if content is not None:
+            return {"content": _text(f"Hello, {content['name']}!"), "isError": False}
+        return self._input_required({"user_name": _ELICIT_NAME})
+
+    def _ask_sample(self, req: Request, r: _Round) -> dict[str, Any]:
+        return (
+            r.done
+            if r.has("capital_question")
+            else self._input_required({"capital_question": _SAMPLE})
+        )
+
+    def _ask_roots(self, req: Request, r: _Round) -> dict[str, Any]:
+        return r.done if r.has("roots") else self._input_required({"roots": _ROOTS})
+
+    def _ask_confirm(self, req: Request, r: _Round) -> dict[str, Any]:
+        if r.payload is not None and r.has("confirm"):
+            return r.done
+        return self._input_required({"confirm": _CONFIRM}, {"tool": r.name, "round": 1})
+
+    def _ask_three(self, req: Request, r: _Round) -> dict[str, Any]:
+        wanted = {"user_name": _ELICIT_NAME, "capital_question": _SAMPLE, "roots": _ROOTS}
+        if r.payload is not None and r.has(*wanted):
+            return r.done
+        return self._input_required(wanted, {"tool": r.name, "round": 1})
+
+    def _ask_twice(self, req: Request, r: _Round) -> dict[str, Any]:
+        round_ = r.payload.get("round", 0) if r.payload is not None else 0
+        if round_ >= 2 and r.has("step2"):
+            return r.done
+        if round_ == 1 and r.has("step1"):
+            return self._input_required({"step2": _CONFIRM}, {"tool": r.name, "round": 2})
+        return self._input_required({"step1": _ELICIT_NAME}, {"tool": r.name, "round": 1})
+
+    def _ask_what_client_can(self, req: Request, r: _Round) -> dict[str, Any]:
+        """Ask only for what the client declared it can answer."""
+        offered = {
+            "sampling": ("capital_question", _SAMPLE),
+            "elicitation": ("user_name", _ELICIT_NAME),
+            "roots": ("roots", _ROOTS),
+        }
+        wanted = dict(v for cap, v in offered.items() if cap in r.caps)
         if not wanted:
             raise RemoteProtocolError(
                 "The client declared none of sampling, elicitation or roots",
-                MISSING_CAPABILITY,
+                ErrorCode.MISSING_CLIENT_CAPABILITY,
                 req.id,
-                {"requiredCapabilities": {"sampling": {}}},
+                _NEEDS_SAMPLING,
             )
-        if all(isinstance(answers.get(k), dict) for k in wanted):
-            return done
-        return self._input_required(wanted)
+        return r.done if r.has(*wanted) else self._input_required(wanted)
 
-    def _client_caps(self, params: Mapping[str, Any]) -> Mapping[str, Any]:
-        if self.generation == "modern":
-            meta = params.get("_meta")
-            caps = meta.get(CAPABILITIES_KEY) if isinstance(meta, dict) else None
-            return caps if isinstance(caps, dict) else {}
-        return self.client_capabilities
-
-    def _tools_call(self, req: Request, params: dict[str, Any]) -> tuple[dict[str, Any], bool]:
-        name = params.get("name")
-        if name == "test_missing_capability" and "sampling" not in self._client_caps(params):
-            raise RemoteProtocolError(
-                "This tool needs the client's sampling capability",
-                MISSING_CAPABILITY,
-                req.id,
-                {"requiredCapabilities": {"sampling": {}}},
-            )
-        if isinstance(name, str) and name.startswith("test_input_required_result_"):
-            if self.generation != "modern":
-                raise RemoteProtocolError(
-                    f"{name} needs the 2026-07-28 wire", ErrorCode.INVALID_PARAMS, req.id
-                )
-            return self._mrtr(req, name, params), False
-        return super()._tools_call(req, params)
-
-    _METHODS: ClassVar[dict[str, Callable[..., tuple[dict[str, Any], bool]]]] = {
-        **Server._METHODS,
-        "logging/setLevel": _set_level,
-        "resources/subscribe": _subscribe,
-        "resources/unsubscribe": _subscribe,
-        "completion/complete": _complete,
-        "resources/templates/list": _templates,
-        "resources/list": _resources_list,
-        "resources/read": _resources_read,
-        "prompts/list": _prompts_list,
-        "prompts/get": _prompts_get,
-        "tools/call": _tools_call,
+    #: tool name after ``test_input_required_result_`` → its step (registration order).
+    _MRTR_STEPS: ClassVar[
+        dict[str, Callable[[ConformanceServer, Request, _Round], dict[str, Any]]]
+    ] = {
+        "elicitation": _ask_name,
+        "sampling": _ask_sample,
+        "list_roots": _ask_roots,
+        "request_state": _ask_confirm,
+        "multiple_inputs": _ask_three,
+        "multi_round": _ask_twice,
+        "tampered_state": _ask_confirm,
+        "capabilities": _ask_what_client_can,
     }
-
-    # --- tools --------------------------------------------------------------------------
-
-    def _register(self) -> None:
-        tool = self.tool
-
-        @tool()
-        def test_simple_text() -> list[dict[str, Any]]:
-            """Returns a simple text response."""
-            return _text("This is a simple text response for testing.")
-
-        @tool()
-        def test_image_content() -> list[dict[str, Any]]:
-            """Returns a small PNG image."""
-            return [{"type": "image", "data": PNG, "mimeType": "image/png"}]
-
-        @tool()
-        def test_audio_content() -> list[dict[str, Any]]:
-            """Returns a short WAV clip."""
-            return [{"type": "audio", "data": WAV, "mimeType": "audio/wav"}]
-
-        @tool()
-        def test_embedded_resource() -> list[dict[str, Any]]:
-            """Returns an embedded text resource."""
-            return [
-                {
-                    "type": "resource",
-                    "resource": {
-                        "uri": "test://embedded-resource",
-                        "mimeType": "text/plain",
-                        "text": "This is an embedded resource content.",
-                    },
-                }
-            ]
-
-        @tool()
-        def test_multiple_content_types() -> list[dict[str, Any]]:
-            """Returns text, an image and an embedded resource."""
-            return [
-                {"type": "text", "text": "Multiple content types test:"},
-                {"type": "image", "data": PNG, "mimeType": "image/png"},
-                {
-                    "type": "resource",
-                    "resource": {
-                        "uri": "test://mixed-content-resource",
-                        "mimeType": "application/json",
-                        "text": '{"test":"data","value":123}',
-                    },
-                },
-            ]
-
-        @tool()
-        def test_tool_with_logging() -> str:
-            """Sends three log messages while it runs."""
-            call = current_call()
-            for text in (
-                "Tool execution started",
-                "Tool processing data",
-                "Tool execution completed",
-            ):
-                call.log("info", text)
-            return "Tool with logging executed successfully"
-
-        @tool()
-        def test_tool_with_progress() -> str:
-            """Sends progress 0, 50 and 100 out of 100 before its result."""
-            call = current_call()
-            for done in (0, 50, 100):
-                call.progress(done, 100)
-            return f"Progress completed (token {call.progress_token})"
-
-        @tool()
-        def test_error_handling() -> str:
-            """Always fails (a tool error, not a protocol error)."""
-            raise RuntimeError("This tool intentionally returns an error for testing")
-
-        @tool()
-        def test_sampling(prompt: str) -> str:
-            """Asks the client's model to complete the prompt (sampling).
-
-            Args:
-                prompt: the text to send to the model
-            """
-            result = current_call().request(
-                "sampling/createMessage",
-                {
-                    "messages": [{"role": "user", "content": {"type": "text", "text": prompt}}],
-                    "maxTokens": 100,
-                },
-            )
-            content = result.get("content")
-            text = content.get("text") if isinstance(content, dict) else None
-            return f"LLM response: {text}"
-
-        @tool()
-        def test_elicitation(message: str) -> str:
-            """Asks the user for input through the client (elicitation).
-
-            Args:
-                message: what to ask the user
-            """
-            result = current_call().request(
-                "elicitation/create",
-                {
-                    "mode": "form",
-                    "message": message,
-                    "requestedSchema": {
-                        "type": "object",
-                        "properties": {
-                            "response": {"type": "string", "description": "User's response"}
-                        },
-                        "required": ["response"],
-                    },
-                },
-            )
-            return f"User response: action={result.get('action')}, content={result.get('content')}"
-
-        @tool()
-        def test_elicitation_sep1034_defaults() -> str:
-            """Elicits a form whose fields carry default values (SEP-1034)."""
-            result = current_call().request(
-                "elicitation/create",
-                {
-                    "mode": "form",
-                    "message": "Please review the defaults",
-                    "requestedSchema": {
-                        "type": "object",
-                        "required": [],
-                        "properties": {
-                            "name": {
-                                "type": "string",
-                                "description": "Name",
-                                "default": "John Doe",
-                            },
-                            "age": {"type": "integer", "description": "Age", "default": 30},
-                            "score": {"type": "number", "description": "Score", "default": 95.5},
-                            "status": {
-                                "type": "string",
-                                "description": "Status",
-                                "enum": ["active", "inactive", "pending"],
-                                "default": "active",
-                            },
-                            "verified": {
-                                "type": "boolean",
-                                "description": "Verified",
-                                "default": True,
-                            },
-                        },
-                    },
-                },
-            )
-            return f"Elicitation completed: action={result.get('action')}, content={result.get('content')}"
-
-        @tool()
-        def test_elicitation_sep1330_enums() -> str:
-            """Elicits a form with the five enum shapes of SEP-1330."""
-            options = ["option1", "option2", "option3"]
-            titled = [{"const": o, "title": o.title()} for o in options]
-            result = current_call().request(
-                "elicitation/create",
-                {
-                    "mode": "form",
-                    "message": "Please pick options",
-                    "requestedSchema": {
-                        "type": "object",
-                        "properties": {
-                            "untitledSingle": {"type": "string", "enum": options},
-                            "titledSingle": {"type": "string", "oneOf": titled},
-                            "legacyEnum": {
-                                "type": "string",
-                                "enum": options,
-                                "enumNames": ["One", "Two", "Three"],
-                            },
-                            "untitledMulti": {
-                                "type": "array",
-                                "items": {"type": "string", "enum": options},
-                            },
-                            "titledMulti": {"type": "array", "items": {"anyOf": titled}},
-                        },
-                    },
-                },
-            )
-            return f"Elicitation completed: action={result.get('action')}, content={result.get('content')}"
-
-        @tool()
-        def test_missing_capability() -> str:
-            """Needs the client's sampling capability (2026-07-28: -32021 without it)."""
-            return "The client declared sampling"
-
-        @tool()
-        def test_streaming_elicitation() -> str:
-            """On the stateless wire this tool does not elicit (no requests inside a response)."""
-            return "No elicitation on the stateless wire"
-
-        @tool()
-        def test_logging_tool() -> str:
-            """Logs only when the request asked for a log level."""
-            current_call().log("info", "test_logging_tool ran")
-            return "Logging tool executed"
-
-        @tool(
-            input_schema={
-                "type": "object",
-                "properties": {"region": {"type": "string", "x-mcp-header": "Region"}},
-            }
-        )
-        def test_x_mcp_header(region: str = "") -> str:
-            """Echoes a region that also travels in the Mcp-Param-Region header."""
-            return f"Region: {region}"
-
-        self.add_tool(
-            lambda **kwargs: "ok",
-            "json_schema_2020_12_tool",
-            "A tool whose input schema uses JSON Schema 2020-12 keywords",
-            JSON_SCHEMA_2020_12,
-        )
-        for name in (
-            "elicitation",
-            "sampling",
-            "list_roots",
-            "request_state",
-            "multiple_inputs",
-            "multi_round",
-            "tampered_state",
-            "capabilities",
-        ):
-            self.add_tool(
-                lambda **kwargs: "unreachable",
-                f"test_input_required_result_{name}",
-                f"Input-required fixture ({name.replace('_', ' ')}), 2026-07-28 only",
-                {"type": "object", "properties": {}},
-            )
 
 
 def conformance_server() -> ConformanceServer:

@@ -20,6 +20,7 @@ from typing import Any
 
 from ..errors import McpminiError
 from .jsonrpc import JsonId, Message, Notification
+from .methods import Method
 
 __all__ = [
     "LOG_LEVELS",
@@ -67,7 +68,7 @@ class CallContext:
             params["total"] = total
         if message is not None:
             params["message"] = message
-        self.emit(Notification("notifications/progress", params))
+        self.emit(Notification(Method.NOTIFICATIONS_PROGRESS, params))
 
     def log(self, level: str, data: Any, logger: str | None = None) -> None:
         """Send ``notifications/message`` when ``level`` is at least the client's level.
@@ -81,7 +82,7 @@ class CallContext:
         params: dict[str, Any] = {"level": level, "data": data}
         if logger is not None:
             params["logger"] = logger
-        self.emit(Notification("notifications/message", params))
+        self.emit(Notification(Method.NOTIFICATIONS_MESSAGE, params))
 
     def request(
         self, method: str, params: Mapping[str, Any], timeout: float = 30.0

@@ -2,23 +2,36 @@
 
 :class:`HttpEndpoint` maps one HTTP request (method, headers, body) either to an immediate
 :class:`HttpReply` (status, headers, body: errors, ``202 Accepted``, a deleted session) or to
-a :class:`Dispatch`: the parsed JSON-RPC request and the :class:`~mcpmini.mcp.Server` that
-must handle it. The ASGI application (:mod:`mcpmini.mcp.asgi`) runs the dispatch and writes
-the reply as one JSON body or as an event stream (:func:`sse_event`) when the call sends
-progress, log messages or requests to the client before its result.
+a :class:`Dispatch`: the parsed JSON-RPC request and the
+:class:`~mcpmini.mcp.server.ServerConnection` that must handle it. The ASGI application
+(:mod:`mcpmini.mcp.asgi`) runs the dispatch and writes the reply as one JSON body or as an
+event stream (:func:`sse_event`) when the call sends progress, log messages or requests to the
+client before its result.
 
 Both generations share one URL:
 
-* **stateful** (2025-11-25 and earlier): ``initialize`` creates a :class:`Session` with its own
-  ``Server`` copy and an ``Mcp-Session-Id``; every later request carries that id and an
-  ``MCP-Protocol-Version`` header; ``DELETE`` ends the session (later requests get 404).
+* **stateful** (2025-11-25 and earlier): ``initialize`` creates a :class:`Session` holding its
+  own connection (``Server.connection()``) and an ``Mcp-Session-Id``; every later request
+  carries that id and an ``MCP-Protocol-Version`` header; ``DELETE`` ends the session (later
+  requests get 404).
 * **stateless** (2026-07-28): no handshake and no session. A request is stateless when its
   ``params._meta`` carries the protocol version, or when its ``MCP-Protocol-Version`` header
-  names a per-request version and no session id is sent. The ``Mcp-Method`` / ``Mcp-Name``
-  headers must agree with the body (``-32020``); errors carry HTTP statuses (400, 404).
+  names a per-request version and no session id is sent. Each request gets a fresh modern
+  connection.
 
-DNS-rebinding protection is on by default: ``Host`` (and ``Origin`` when present) must name a
-loopback host (``localhost``, ``127.0.0.1``, ``[::1]``), else ``403``.
+Rules of this module:
+
+* Every refusal is a :class:`~mcpmini.errors.RemoteProtocolError` carrying its HTTP status as
+  ``status_hint``, turned into a body by ``jsonrpc.error_reply``; a dispatched request's
+  error reply takes its status from the same hint (stateless route; the stateful route
+  answers 200 with the JSON-RPC error).
+* Which methods the stateless route removed, which param names a request's target (the
+  ``Mcp-Name`` header) and whether ``Mcp-Param-*`` headers apply (a tool call) are read from
+  :mod:`.methods`; this module names no method.
+* On the stateless route the ``MCP-Protocol-Version``, ``Mcp-Method``, ``Mcp-Name`` and
+  ``Mcp-Param-*`` headers must agree with the body (``HEADER_MISMATCH``, 400).
+* DNS-rebinding protection is on by default: ``Host`` (and ``Origin`` when present) must name
+  a loopback host (``localhost``, ``127.0.0.1``, ``[::1]``), else ``403``.
 """
 
 from __future__ import annotations
@@ -35,7 +48,7 @@ from urllib.parse import urlsplit
 
 import orjson
 
-from ..errors import RemoteProtocolError
+from ..errors import ProtocolError, RemoteProtocolError
 from .jsonrpc import (
     ErrorCode,
     ErrorResponse,
@@ -44,15 +57,16 @@ from .jsonrpc import (
     Notification,
     Request,
     Response,
+    error_reply,
     parse_object,
     to_dict,
 )
-from .server import VERSION_KEY, Server
+from .methods import Method, Target, method_spec
+from .server import VERSION_KEY, Server, ServerConnection
 from .versions import KNOWN_VERSIONS, Generation, is_modern
 
 __all__ = [
     "DEFAULT_MAX_BODY",
-    "HEADER_MISMATCH",
     "LOCAL_HOSTS",
     "Dispatch",
     "HttpEndpoint",
@@ -68,14 +82,8 @@ __all__ = [
 
 #: Bodies larger than this are refused with 413.
 DEFAULT_MAX_BODY = 4 * 1024 * 1024
-#: 2026-07-28 (SEP-2243): an ``Mcp-*`` header disagrees with the body.
-HEADER_MISMATCH = -32020
 #: Host names accepted by the DNS-rebinding check on a loopback server.
 LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "[::1]", "::1"})
-#: Methods the stateless generation removed (they answer 404 + -32601 there).
-REMOVED_STATELESS = frozenset(
-    {"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
-)
 #: Handshake-era versions a stateful request may name in ``MCP-Protocol-Version``.
 STATEFUL_HEADER_VERSIONS = frozenset(v for v in KNOWN_VERSIONS if not is_modern(v))
 
@@ -126,17 +134,21 @@ class HttpReply:
 
 @dataclass
 class Session:
-    """A stateful session: its id, its ``Server`` copy and the client replies it awaits."""
+    """A stateful session: its id, its connection and the client replies it awaits."""
 
     id: str
-    server: Server
-    version: str
+    connection: ServerConnection
     #: server-to-client request id → callback receiving the client's reply
     waiting: dict[JsonId, Any] = field(default_factory=dict)
     closed: threading.Event = field(default_factory=threading.Event)
     #: called once when the session ends (the transport closes its open streams)
     on_close: list[Callable[[], None]] = field(default_factory=list)
     _next: int = 0
+
+    @property
+    def version(self) -> str:
+        """The protocol version ``initialize`` agreed on."""
+        return self.connection.version or ""
 
     def new_request_id(self) -> str:
         """A fresh id for a server-to-client request (never reused in the session)."""
@@ -148,33 +160,34 @@ class Session:
 class Dispatch:
     """A JSON-RPC request the server must handle, and how to answer it.
 
-    ``server`` handles ``message``; ``session`` is the stateful session (``None`` when
+    ``connection`` handles ``message``; ``session`` is the stateful session (``None`` when
     stateless; for ``initialize`` it is created by :meth:`HttpEndpoint.finish`). ``sse`` tells
     whether the client accepts an event stream, ``headers`` go on the response.
     """
 
     message: Request
     route: Route
-    server: Server
+    connection: ServerConnection
     session: Session | None
     version: str
     sse: bool
     headers: tuple[tuple[str, str], ...] = ()
 
+    @property
+    def server(self) -> ServerConnection:
+        """The connection, under the name chapter 02b's notebook calls ``.handle()`` on."""
+        return self.connection
 
-def _error_body(id: JsonId | None, code: int, message: str, data: Any = None) -> bytes:
-    return orjson.dumps(to_dict(ErrorResponse(id, code, message, data)))
+
+def _refuse(exc: ProtocolError, extra: tuple[tuple[str, str], ...] = ()) -> HttpReply:
+    """The HTTP answer to a refused request: ``exc``'s status hint and its JSON-RPC error."""
+    return HttpReply(exc.status_hint, _JSON + extra, orjson.dumps(to_dict(error_reply(exc))))
 
 
-def _error(
-    status: int,
-    code: int,
-    message: str,
-    id: JsonId | None = None,
-    data: Any = None,
-    extra: tuple[tuple[str, str], ...] = (),
-) -> HttpReply:
-    return HttpReply(status, _JSON + extra, _error_body(id, code, message, data))
+def _bad(
+    status: int, code: int, message: str, id: JsonId | None = None, data: Any = None
+) -> RemoteProtocolError:
+    return RemoteProtocolError(message, code, id, data, status_hint=status)
 
 
 def sse_event(message: Message, event_id: str | None = None) -> bytes:
@@ -246,24 +259,11 @@ def request_headers(
         headers["mcp-session-id"] = session_id
     if isinstance(message, (Request, Notification)) and version is not None and is_modern(version):
         headers["mcp-method"] = message.method
-        params = message.params or {}
-        name = params.get("uri") if message.method == "resources/read" else params.get("name")
-        if message.method in ("tools/call", "prompts/get", "resources/read") and isinstance(
-            name, str
-        ):
+        spec = method_spec(message.method)
+        name = (message.params or {}).get(spec.target.param) if spec and spec.target else None
+        if isinstance(name, str):
             headers["mcp-name"] = encode_header_value(name) or ""
     return headers
-
-
-_STATELESS_STATUS = {
-    ErrorCode.PARSE_ERROR: 400,
-    ErrorCode.INVALID_REQUEST: 400,
-    ErrorCode.METHOD_NOT_FOUND: 404,
-    ErrorCode.INVALID_PARAMS: 400,
-    ErrorCode.UNSUPPORTED_PROTOCOL_VERSION: 400,
-    HEADER_MISMATCH: 400,
-    -32021: 400,  # missing client capability
-}
 
 
 class HttpEndpoint:
@@ -324,8 +324,8 @@ class HttpEndpoint:
         """
         headers = request.headers
         if not self._host_ok(headers):
-            return _error(
-                403, ErrorCode.INVALID_REQUEST, "Forbidden: invalid Host or Origin header"
+            return _refuse(
+                _bad(403, ErrorCode.INVALID_REQUEST, "Forbidden: invalid Host or Origin header")
             )
         if request.method == "POST":
             return self._post(request, too_big)
@@ -333,47 +333,49 @@ class HttpEndpoint:
             return self._get(headers)
         if request.method == "DELETE":
             return self._delete(headers)
-        return _error(
-            405,
-            ErrorCode.INVALID_REQUEST,
-            f"Method not allowed: {request.method}",
-            extra=(("allow", "GET, POST, DELETE"),),
+        return _refuse(
+            _bad(405, ErrorCode.INVALID_REQUEST, f"Method not allowed: {request.method}"),
+            (("allow", "GET, POST, DELETE"),),
         )
 
     def _session(self, headers: Mapping[str, str]) -> Session | HttpReply:
         sid = headers.get("mcp-session-id")
         if sid is None:
-            return _error(
-                400, ErrorCode.INVALID_REQUEST, "Bad Request: missing Mcp-Session-Id header"
+            return _refuse(
+                _bad(400, ErrorCode.INVALID_REQUEST, "Bad Request: missing Mcp-Session-Id header")
             )
         session = self.sessions.get(sid.strip())
         if session is None:
-            return _error(404, ErrorCode.INVALID_REQUEST, "Session not found (unknown or ended)")
+            return _refuse(
+                _bad(404, ErrorCode.INVALID_REQUEST, "Session not found (unknown or ended)")
+            )
         return session
 
     def _get(self, headers: Mapping[str, str]) -> HttpReply | Session:
         if not self.stateful or "mcp-session-id" not in headers:
-            return _error(
-                405,
-                ErrorCode.INVALID_REQUEST,
-                "Method not allowed: GET needs a session (stateless servers have no stream)",
-                extra=(("allow", "POST, DELETE"),),
+            return _refuse(
+                _bad(
+                    405,
+                    ErrorCode.INVALID_REQUEST,
+                    "Method not allowed: GET needs a session (stateless servers have no stream)",
+                ),
+                (("allow", "POST, DELETE"),),
             )
         if not _accepts(headers.get("accept", ""), "text/event-stream"):
-            return _error(
-                406,
-                ErrorCode.INVALID_REQUEST,
-                "Not Acceptable: GET needs Accept: text/event-stream",
+            return _refuse(
+                _bad(
+                    406,
+                    ErrorCode.INVALID_REQUEST,
+                    "Not Acceptable: GET needs Accept: text/event-stream",
+                )
             )
         return self._session(headers)
 
     def _delete(self, headers: Mapping[str, str]) -> HttpReply:
         if not self.stateful:
-            return _error(
-                405,
-                ErrorCode.INVALID_REQUEST,
-                "Method not allowed: no sessions here",
-                extra=(("allow", "POST"),),
+            return _refuse(
+                _bad(405, ErrorCode.INVALID_REQUEST, "Method not allowed: no sessions here"),
+                (("allow", "POST"),),
             )
         session = self._session(headers)
         if isinstance(session, HttpReply):
@@ -395,32 +397,36 @@ class HttpEndpoint:
     def _post(self, request: HttpRequest, too_big: bool) -> HttpReply | Dispatch:
         headers = request.headers
         if "application/json" not in _media_types(headers.get("content-type", "")):
-            return _error(
-                415,
-                ErrorCode.INVALID_REQUEST,
-                "Unsupported Media Type: Content-Type must be application/json",
+            return _refuse(
+                _bad(
+                    415,
+                    ErrorCode.INVALID_REQUEST,
+                    "Unsupported Media Type: Content-Type must be application/json",
+                )
             )
         accept = headers.get("accept", "")
         if not (_accepts(accept, "application/json") and _accepts(accept, "text/event-stream")):
-            return _error(
-                406,
-                ErrorCode.INVALID_REQUEST,
-                "Not Acceptable: Accept must list application/json and text/event-stream",
+            return _refuse(
+                _bad(
+                    406,
+                    ErrorCode.INVALID_REQUEST,
+                    "Not Acceptable: Accept must list application/json and text/event-stream",
+                )
             )
         if too_big or len(request.body) > self.max_body:
-            return _error(
-                413,
-                ErrorCode.INVALID_REQUEST,
-                f"Payload Too Large: the body exceeds {self.max_body} bytes",
+            return _refuse(
+                _bad(
+                    413,
+                    ErrorCode.INVALID_REQUEST,
+                    f"Payload Too Large: the body exceeds {self.max_body} bytes",
+                )
             )
         try:
-            obj = orjson.loads(request.body)
-        except ValueError as exc:
-            return _error(400, ErrorCode.PARSE_ERROR, f"Parse error: {exc}")
-        try:
-            message = parse_object(obj)
+            message = parse_object(orjson.loads(request.body))
+        except ValueError as exc:  # orjson.JSONDecodeError
+            return _refuse(_bad(400, ErrorCode.PARSE_ERROR, f"Parse error: {exc}"))
         except RemoteProtocolError as exc:
-            return _error(400, exc.code, exc.message, exc.id)
+            return _refuse(exc)
         header_version = headers.get("mcp-protocol-version")
         sid = headers.get("mcp-session-id")
         params = message.params if isinstance(message, (Request, Notification)) else None
@@ -447,21 +453,26 @@ class HttpEndpoint:
             and body_version is not None
             and header_version != body_version
         ):
-            return _error(
-                400,
-                HEADER_MISMATCH,
-                "Header mismatch: MCP-Protocol-Version differs from params._meta",
-                message.id,
+            return _refuse(
+                _bad(
+                    400,
+                    ErrorCode.HEADER_MISMATCH,
+                    "Header mismatch: MCP-Protocol-Version differs from params._meta",
+                    message.id,
+                )
             )
         problem = self._check_mcp_headers(message, headers)
         if problem is not None:
-            return _error(400, HEADER_MISMATCH, problem, message.id)
-        if message.method in REMOVED_STATELESS:
-            return _error(
-                404,
-                ErrorCode.METHOD_NOT_FOUND,
-                f"Method not found: {message.method} (removed in the stateless generation)",
-                message.id,
+            return _refuse(_bad(400, ErrorCode.HEADER_MISMATCH, problem, message.id))
+        spec = method_spec(message.method)
+        if spec is not None and spec.removed_stateless:
+            return _refuse(
+                _bad(
+                    404,
+                    ErrorCode.METHOD_NOT_FOUND,
+                    f"Method not found: {message.method} (removed in the stateless generation)",
+                    message.id,
+                )
             )
         return Dispatch(
             message,
@@ -479,20 +490,21 @@ class HttpEndpoint:
         if method is None and headers.get("mcp-protocol-version") is not None:
             return "Header mismatch: the Mcp-Method header is required"
         params = message.params or {}
-        if message.method in ("tools/call", "prompts/get", "resources/read"):
-            expected = (
-                params.get("uri") if message.method == "resources/read" else params.get("name")
-            )
-            name = headers.get("mcp-name")
-            if name is None:
-                return "Header mismatch: the Mcp-Name header is required"
-            try:
-                decoded = decode_header_value(name)
-            except ValueError:
-                return "Header mismatch: Mcp-Name is not valid base64"
-            if decoded != expected:
-                return f"Header mismatch: Mcp-Name {name!r} but the body names {expected!r}"
-        if message.method == "tools/call":
+        spec = method_spec(message.method)
+        target = spec.target if spec is not None else None
+        if target is None:
+            return None
+        expected = params.get(target.param)
+        name = headers.get("mcp-name")
+        if name is None:
+            return "Header mismatch: the Mcp-Name header is required"
+        try:
+            decoded = decode_header_value(name)
+        except ValueError:
+            return "Header mismatch: Mcp-Name is not valid base64"
+        if decoded != expected:
+            return f"Header mismatch: Mcp-Name {name!r} but the body names {expected!r}"
+        if target is Target.TOOL:
             return self._check_param_headers(params, headers)
         return None
 
@@ -532,25 +544,28 @@ class HttpEndpoint:
         sid: str | None,
     ) -> HttpReply | Dispatch:
         if header_version is not None and header_version not in STATEFUL_HEADER_VERSIONS:
-            return _error(
-                400,
-                ErrorCode.INVALID_REQUEST,
-                f"Bad Request: unsupported MCP-Protocol-Version {header_version!r}",
-                getattr(message, "id", None),
-                {"supported": sorted(STATEFUL_HEADER_VERSIONS)},
-            )
-        sse = _accepts(headers.get("accept", ""), "text/event-stream")
-        if isinstance(message, Request) and message.method == "initialize":
-            if sid is not None and sid in self.sessions:
-                return _error(
+            return _refuse(
+                _bad(
                     400,
                     ErrorCode.INVALID_REQUEST,
-                    "Bad Request: this session is already initialized",
-                    message.id,
+                    f"Bad Request: unsupported MCP-Protocol-Version {header_version!r}",
+                    getattr(message, "id", None),
+                    {"supported": sorted(STATEFUL_HEADER_VERSIONS)},
                 )
-            return Dispatch(
-                message, Route.STATEFUL, self.server.connection(), None, header_version or "", sse
             )
+        sse = _accepts(headers.get("accept", ""), "text/event-stream")
+        if isinstance(message, Request) and message.method == Method.INITIALIZE:
+            if sid is not None and sid in self.sessions:
+                return _refuse(
+                    _bad(
+                        400,
+                        ErrorCode.INVALID_REQUEST,
+                        "Bad Request: this session is already initialized",
+                        message.id,
+                    )
+                )
+            connection = self.server.connection()
+            return Dispatch(message, Route.STATEFUL, connection, None, header_version or "", sse)
         session = self._session(headers)
         if isinstance(session, HttpReply):
             return session
@@ -560,12 +575,12 @@ class HttpEndpoint:
                 waiter(message)
             return HttpReply(202)
         if isinstance(message, Notification):
-            session.server.handle(message)
+            session.connection.handle(message)
             return HttpReply(202)
         return Dispatch(
             message,
             Route.STATEFUL,
-            session.server,
+            session.connection,
             session,
             session.version,
             sse,
@@ -575,19 +590,18 @@ class HttpEndpoint:
     def finish(
         self, dispatch: Dispatch, reply: Message | None
     ) -> tuple[int, tuple[tuple[str, str], ...]]:
-        """Status and headers for the reply of ``dispatch`` (creates the session of ``initialize``)."""
+        """Status and headers for the reply of ``dispatch`` (creates the session of
+        ``initialize``). A stateless error reply takes the status its error suggested."""
         headers = dispatch.headers
         if dispatch.route is Route.STATELESS:
             status = 200
-            if isinstance(reply, ErrorResponse):
-                status = _STATELESS_STATUS.get(reply.code, 200)
+            if isinstance(reply, ErrorResponse) and reply.status_hint is not None:
+                status = reply.status_hint
             return status, headers
-        if dispatch.message.method == "initialize" and isinstance(reply, Response):
+        if dispatch.message.method == Method.INITIALIZE and isinstance(reply, Response):
             while len(self.sessions) >= self.max_sessions:
                 self.end(next(iter(self.sessions.values())))
-            session = Session(
-                secrets.token_hex(16), dispatch.server, str(reply.result.get("protocolVersion", ""))
-            )
+            session = Session(secrets.token_hex(16), dispatch.connection)
             self.sessions[session.id] = session
             headers = (*headers, ("mcp-session-id", session.id))
         return 200, headers

@@ -1,12 +1,20 @@
 """JSON-RPC 2.0 messages as MCP uses them, with no I/O.
 
 A line of text becomes one of four frozen dataclasses through :func:`parse_line`, and a
-dataclass becomes a line through :func:`encode`. JSON is read and written with :mod:`orjson` (several times faster than the standard
-library on the hot path of every call; integers beyond 64 bits are read as floats and so
-refused as ids). Anything that breaks JSON-RPC 2.0 or
-MCP's stricter id rule (no ``null`` ids) raises :class:`RemoteProtocolError` carrying the
-code the peer should hear back; :func:`error_reply` is the single place where an
-exception becomes a wire error, and it never puts a traceback on the wire.
+dataclass becomes a line through :func:`encode`. JSON is read and written with
+:mod:`orjson` (several times faster than the standard library on the hot path of every call;
+integers beyond 64 bits are read as floats and so refused as ids).
+
+Rules of this module:
+
+* Anything that breaks JSON-RPC 2.0 or MCP's stricter id rule (no ``null`` ids) raises
+  :class:`RemoteProtocolError` carrying the code the peer should hear back.
+* Every error code on the wire is an :class:`ErrorCode` member; no other module writes one
+  as a number.
+* :func:`error_reply` is the single place where an exception becomes a wire error. It
+  decides by type: a :class:`~mcpmini.errors.ProtocolError` keeps its code, message, data
+  and HTTP status hint; anything else is ``INTERNAL_ERROR`` with the class name only, never
+  a traceback or a text that might leak local paths.
 
 :class:`PendingTable` is the sender's table of outstanding requests. It matches replies
 to requests by id in whatever order they arrive (Proposition 3.3). The course's models of
@@ -24,7 +32,7 @@ from typing import Any
 
 import orjson
 
-from ..errors import LocalProtocolError, RemoteProtocolError
+from ..errors import LocalProtocolError, ProtocolError, RemoteProtocolError
 
 __all__ = [
     "ErrorCode",
@@ -53,6 +61,10 @@ class ErrorCode(IntEnum):
     METHOD_NOT_FOUND = -32601
     INVALID_PARAMS = -32602
     INTERNAL_ERROR = -32603
+    #: 2026-07-28 (SEP-2243): an ``Mcp-*`` HTTP header disagrees with the body.
+    HEADER_MISMATCH = -32020
+    #: 2026-07-28: the request needs a client capability the client did not declare.
+    MISSING_CLIENT_CAPABILITY = -32021
     #: 2026-07-28: the request's ``_meta`` names a protocol version the server lacks.
     UNSUPPORTED_PROTOCOL_VERSION = -32022
 
@@ -84,12 +96,17 @@ class Response:
 
 @dataclass(frozen=True)
 class ErrorResponse:
-    """An error reply. ``id`` is ``None`` only when the request's id could not be read."""
+    """An error reply. ``id`` is ``None`` only when the request's id could not be read.
+
+    ``status_hint`` is not on the wire: the HTTP status the protocol error that caused this
+    reply suggests (``None``: no opinion, as for an internal error or a parsed reply).
+    """
 
     id: JsonId | None
     code: int
     message: str
     data: Any = None
+    status_hint: int | None = field(default=None, compare=False, repr=False)
 
 
 Message = Request | Notification | Response | ErrorResponse
@@ -234,15 +251,13 @@ def error_reply(exc: BaseException, id: JsonId | None = None) -> ErrorResponse:
     """Turn an exception into the error reply the peer should get.
 
     This is the only place where exceptions become wire errors. A
-    :class:`~mcpmini.errors.ProtocolError` keeps its code, message, data and (when it
-    has one) id; anything else becomes ``INTERNAL_ERROR`` with only the exception's
-    class name, never a traceback or a message that might leak local paths.
+    :class:`~mcpmini.errors.ProtocolError` keeps its code, message, data, HTTP status hint
+    and (when it has one) id; anything else becomes ``INTERNAL_ERROR`` with only the
+    exception's class name, never a traceback or a message that might leak local paths.
     """
-    code = getattr(exc, "code", None)
-    if isinstance(code, int) and hasattr(exc, "message"):
-        exc_id = getattr(exc, "id", None)
+    if isinstance(exc, ProtocolError):
         return ErrorResponse(
-            exc_id if exc_id is not None else id, code, exc.message, getattr(exc, "data", None)
+            exc.id if exc.id is not None else id, exc.code, exc.message, exc.data, exc.status_hint
         )
     return ErrorResponse(id, ErrorCode.INTERNAL_ERROR, f"Internal error ({type(exc).__name__})")
 

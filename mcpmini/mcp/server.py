@@ -1,27 +1,41 @@
-"""An MCP server with no I/O: a registry of tools, resources and prompts plus ``handle()``.
+"""An MCP server with no I/O: the app (:class:`Server`) and one connection's state
+(:class:`ServerConnection`).
 
-``Server.handle(message)`` takes one parsed message and returns the reply (or ``None``
-for a notification); ``Server.handle_line(bytes)`` does the same for one wire line and
-turns *every* problem into a JSON-RPC error reply, so a malformed line never stops the
-server. The transport (:mod:`mcpmini.mcp.transport`) only moves lines.
+A :class:`Server` is the registry: tools, resources, prompts, server info, the versions it
+accepts, and one ``on_<method>`` handler per method it answers. A
+:class:`ServerConnection` is one peer's state — generation, agreed version, client
+capabilities, log level, subscriptions — and owns ``handle()`` (one parsed message in, the
+reply or ``None`` out) and ``handle_line()`` (one wire line in, every problem answered as a
+JSON-RPC error so a malformed line never stops the server). ``server.connection()`` makes a
+fresh one; ``server.handle()`` / ``server.handle_line()`` use the server's own
+:attr:`Server.default_connection` (one in-process peer: ``memory_pair``, ``serve_stdio``).
+The transports (:mod:`mcpmini.mcp.transport`, :mod:`mcpmini.mcp.asgi`) only move lines.
 
-Both protocol generations are spoken, and the first request fixes the generation of
-the connection (as the official SDK server does): a request with the 2026-07-28
-``_meta`` envelope makes it *modern* (stateless, ``server/discover``, ``-32022`` on an
-unknown version, ``resultType``/``ttlMs``/``cacheScope`` in results); ``initialize``
-makes it *legacy* (handshake). One ``Server`` object serves one connection.
+Rules of this module:
 
-Tools are plain functions. ``@server.tool()`` derives the input schema from the type
-hints and the docstring (:mod:`mcpmini.mcp.schema`), which also validates the arguments
-before the call.
-Invalid arguments and exceptions raised by the tool become ``isError: true`` results
-(the model can fix them); an unknown tool name is a protocol error ``-32602``, as the
-article's Definition 3.6 puts it (the official SDK returns ``isError`` instead).
+* Connection state lives only in :class:`ServerConnection` (one dataclass; a server with
+  more per-connection state subclasses it and names it in ``Server.connection_class``).
+  The ``Server`` holds nothing that one connection may change, so connections never see
+  each other's state.
+* The first request fixes a connection's generation (as the official SDK server does): a
+  request with the 2026-07-28 ``_meta`` envelope makes it *modern* (stateless,
+  ``server/discover``, ``UNSUPPORTED_PROTOCOL_VERSION`` on an unknown version,
+  ``resultType`` / ``ttlMs`` / ``cacheScope`` in results); ``initialize`` makes it
+  *legacy* (handshake).
+* Which methods exist, in which generation, and which results carry ``ttlMs`` is read from
+  :mod:`.methods`; a request goes to the handler the row names, or gets ``METHOD_NOT_FOUND``.
+* Handlers raise :class:`~mcpmini.errors.RemoteProtocolError` for protocol problems;
+  ``handle()`` turns every exception into an error reply through ``jsonrpc.error_reply``.
+
+Tools are plain functions. ``@server.tool()`` derives the input schema from the type hints
+and the docstring (:mod:`mcpmini.mcp.schema`), which also validates the arguments before the
+call. Invalid arguments and exceptions raised by the tool become ``isError: true`` results
+(the model can fix them); an unknown tool name is the protocol error ``INVALID_PARAMS``, as
+the article's Definition 3.6 puts it (the official SDK returns ``isError`` instead).
 """
 
 from __future__ import annotations
 
-import copy
 import inspect
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -41,6 +55,7 @@ from .jsonrpc import (
     error_reply,
     parse_line,
 )
+from .methods import Method, method_spec
 from .schema import Validator, check_schema, docstring_parts, schema_from_function
 from .versions import LEGACY, META_PREFIX, MODERN, Generation, is_modern
 
@@ -48,6 +63,7 @@ __all__ = [
     "Prompt",
     "Resource",
     "Server",
+    "ServerConnection",
     "Tool",
 ]
 
@@ -56,6 +72,8 @@ CAPABILITIES_KEY = META_PREFIX + "clientCapabilities"
 CLIENT_INFO_KEY = META_PREFIX + "clientInfo"
 SERVER_INFO_KEY = META_PREFIX + "serverInfo"
 _F = TypeVar("_F", bound=Callable[..., object])  # a tool function, returned unchanged
+#: A method handler: (connection, request, params) → the result object.
+Handler = Callable[["ServerConnection", Request, dict[str, Any]], dict[str, Any]]
 
 
 @dataclass
@@ -145,13 +163,191 @@ def _content(value: object) -> tuple[list[dict[str, Any]], Any]:
     return [{"type": "text", "text": text}], structured
 
 
+def _invalid(message: str, req: Request, data: Any = None) -> RemoteProtocolError:
+    return RemoteProtocolError(message, ErrorCode.INVALID_PARAMS, req.id, data)
+
+
+def _not_found(req: Request) -> RemoteProtocolError:
+    return RemoteProtocolError(
+        f"Method not found: {req.method}", ErrorCode.METHOD_NOT_FOUND, req.id, status_hint=404
+    )
+
+
+@dataclass(eq=False)
+class ServerConnection:
+    """One connection's state, and ``handle()`` for the messages of that connection.
+
+    ``generation`` is ``None`` until the first request fixes it; ``version`` is the agreed
+    version (handshake) or the version of the latest request (2026-07-28);
+    ``client_capabilities`` what ``initialize`` declared; ``log_level`` the least severe
+    level the client wants (``logging/setLevel``); ``subscriptions`` the resource URIs it
+    subscribed to.
+    """
+
+    server: Server
+    generation: Generation | None = None
+    version: str | None = None
+    client_capabilities: Mapping[str, Any] = field(default_factory=dict)
+    log_level: str = "info"
+    subscriptions: set[str] = field(default_factory=set)
+
+    def client_capabilities_of(self, params: Mapping[str, Any]) -> Mapping[str, Any]:
+        """The client capabilities in force for a request with ``params``: on 2026-07-28
+        those of its ``_meta`` envelope, on the handshake what ``initialize`` declared."""
+        if self.generation is Generation.MODERN:
+            meta = params.get("_meta")
+            caps = meta.get(CAPABILITIES_KEY) if isinstance(meta, dict) else None
+            return caps if isinstance(caps, dict) else {}
+        return self.client_capabilities
+
+    def handle_line(self, line: bytes | str) -> bytes | None:
+        """Handle one wire line; return the reply line, or ``None`` when no reply is due.
+
+        Never raises for anything the peer sends: parse errors and invalid requests are
+        answered per JSON-RPC 2.0 (``id: null`` when the id cannot be read). A blank
+        line is ignored.
+        """
+        if not line.strip():
+            return None
+        try:
+            message = parse_line(line)
+        except RemoteProtocolError as exc:
+            return encode(error_reply(exc))
+        reply = self.handle(message)
+        return None if reply is None else encode(reply)
+
+    def handle(self, message: Message) -> Message | None:
+        """Handle one parsed message; return the reply, or ``None`` for anything but a request.
+
+        Every exception raised while handling a request becomes an error reply here
+        (protocol errors keep their code; anything else is ``INTERNAL_ERROR`` without detail).
+        """
+        if isinstance(message, Notification):
+            return None  # notifications/initialized and the others change nothing here
+        if not isinstance(message, Request):
+            return None  # a stray reply: this server sends no requests
+        try:
+            return self._request(message)
+        except Exception as exc:
+            return error_reply(exc, message.id)
+
+    def _request(self, req: Request) -> Message:
+        params = dict(req.params or {})
+        meta = params.get("_meta")
+        enveloped = isinstance(meta, dict) and VERSION_KEY in meta
+        server = self.server
+        if self.generation is None:
+            if req.method == Method.INITIALIZE and server.legacy_versions:
+                self.generation = Generation.LEGACY
+            elif (enveloped and server.modern_versions) or not server.legacy_versions:
+                self.generation = Generation.MODERN
+        if req.method == Method.INITIALIZE:
+            return self._initialize(req, params)
+        if self.generation is Generation.MODERN:
+            self._check_envelope(req, meta)
+            return self._dispatch(req, params)
+        if enveloped:
+            raise RemoteProtocolError(
+                "This connection uses the initialize handshake; requests must not carry the "
+                "2026-07-28 _meta envelope",
+                ErrorCode.INVALID_REQUEST,
+                req.id,
+            )
+        if self.generation is None:
+            raise RemoteProtocolError(
+                "Not initialized: send initialize first, or use the 2026-07-28 _meta envelope",
+                ErrorCode.INVALID_REQUEST,
+                req.id,
+            )
+        return self._dispatch(req, params)
+
+    def _initialize(self, req: Request, params: dict[str, Any]) -> Message:
+        server = self.server
+        if self.generation is Generation.MODERN:
+            raise RemoteProtocolError(
+                "This connection is stateless (2026-07-28); initialize is not supported",
+                ErrorCode.UNSUPPORTED_PROTOCOL_VERSION,
+                req.id,
+                {"supported": server.modern_versions, "requested": params.get("protocolVersion")},
+            )
+        requested = params.get("protocolVersion")
+        caps = params.get("capabilities")
+        if (
+            not isinstance(requested, str)
+            or not isinstance(params.get("clientInfo"), dict)
+            or not isinstance(caps, dict)
+        ):
+            raise _invalid(
+                "initialize needs protocolVersion (string), capabilities and clientInfo (objects)",
+                req,
+            )
+        # The handshake rule: echo a supported version, else answer with our newest one.
+        legacy = server.legacy_versions
+        self.version = requested if requested in legacy else legacy[-1]
+        self.client_capabilities = caps
+        result: dict[str, Any] = {
+            "protocolVersion": self.version,
+            "capabilities": server.capabilities(Generation.LEGACY),
+            "serverInfo": server.server_info(),
+        }
+        if server.instructions:
+            result["instructions"] = server.instructions
+        return Response(req.id, result)
+
+    def _check_envelope(self, req: Request, meta: object) -> None:
+        if not isinstance(meta, dict):
+            raise _invalid("Invalid params: missing params._meta envelope (2026-07-28)", req)
+        version = meta.get(VERSION_KEY)
+        if not isinstance(version, str):
+            raise _invalid(f"Invalid params: _meta[{VERSION_KEY!r}] must be a string", req)
+        if not isinstance(meta.get(CAPABILITIES_KEY), dict):
+            raise _invalid(f"Invalid params: _meta[{CAPABILITIES_KEY!r}] must be an object", req)
+        info = meta.get(CLIENT_INFO_KEY)
+        if info is not None and not (
+            isinstance(info, dict)
+            and isinstance(info.get("name"), str)
+            and isinstance(info.get("version"), str)
+        ):
+            raise _invalid(
+                f"Invalid params: _meta[{CLIENT_INFO_KEY!r}] needs string name and version", req
+            )
+        supported = self.server.modern_versions
+        if version not in supported:
+            raise RemoteProtocolError(
+                "Unsupported protocol version",
+                ErrorCode.UNSUPPORTED_PROTOCOL_VERSION,
+                req.id,
+                {"supported": supported, "requested": version},
+            )
+        self.version = version
+
+    def _dispatch(self, req: Request, params: dict[str, Any]) -> Message:
+        spec = method_spec(req.method)
+        if spec is None or not spec.answered_by_server or self.generation not in spec.generations:
+            raise _not_found(req)
+        handler: Handler | None = getattr(self.server, spec.handler, None)
+        if handler is None:
+            raise _not_found(req)
+        result = handler(self, req, params)
+        if self.generation is Generation.MODERN:
+            result.setdefault("resultType", "complete")  # "input_required" is kept (SEP-2322)
+            if spec.cached:
+                result.setdefault("ttlMs", self.server.list_ttl_ms)
+                result.setdefault("cacheScope", self.server.cache_scope)
+            result["_meta"] = {SERVER_INFO_KEY: self.server.server_info()}
+        return Response(req.id, result)
+
+
 class Server:
-    """A sans-I/O MCP server for one connection.
+    """A sans-I/O MCP server: the registry every connection shares.
 
     ``versions`` lists every protocol version the server accepts: handshake versions
     (before 2026-07-28) through ``initialize``, per-request versions through the
-    ``_meta`` envelope. ``list_ttl_ms`` and ``cache_scope`` go into modern list results.
+    ``_meta`` envelope. ``list_ttl_ms`` and ``cache_scope`` go into modern results the
+    method table marks as cached. ``connection_class`` is the state of one connection.
     """
+
+    connection_class: ClassVar[type[ServerConnection]] = ServerConnection
 
     def __init__(
         self,
@@ -173,17 +369,21 @@ class Server:
         self.tools: dict[str, Tool] = {}
         self.resources: dict[str, Resource] = {}
         self.prompts: dict[str, Prompt] = {}
-        #: None until the first request fixes the generation of the connection.
-        self.generation: Generation | None = None
-        self.negotiated: str | None = None
+        #: The connection ``handle()`` / ``handle_line()`` use: one in-process peer.
+        self.default_connection = self.connection()
 
-    def connection(self, generation: Generation | None = None) -> Server:
-        """A server for one more connection: the same tools, resources and prompts (shared),
-        none of this connection's state; ``generation`` fixes it up front (stateless HTTP)."""
-        other = copy.copy(self)
-        other.generation = generation
-        other.negotiated = None
-        return other
+    def connection(self, generation: Generation | None = None) -> ServerConnection:
+        """A fresh connection to this server: the same tools, resources and prompts, its own
+        state; ``generation`` fixes it up front (the stateless HTTP route)."""
+        return self.connection_class(self, generation)
+
+    def handle(self, message: Message) -> Message | None:
+        """``default_connection.handle(message)`` (see :meth:`ServerConnection.handle`)."""
+        return self.default_connection.handle(message)
+
+    def handle_line(self, line: bytes | str) -> bytes | None:
+        """``default_connection.handle_line(line)`` (see :meth:`ServerConnection.handle_line`)."""
+        return self.default_connection.handle_line(line)
 
     # --- registration -------------------------------------------------------------------
 
@@ -276,7 +476,7 @@ class Server:
         """The ``tools/list`` entries, sorted by name (a deterministic order keeps caches warm)."""
         return [self.tools[n].definition() for n in sorted(self.tools)]
 
-    def capabilities(self) -> dict[str, Any]:
+    def capabilities(self, generation: Generation) -> dict[str, Any]:
         """The server capabilities advertised in ``initialize`` / ``server/discover``."""
         caps: dict[str, Any] = {"tools": {"listChanged": False}}
         if self.resources:
@@ -288,188 +488,6 @@ class Server:
     def server_info(self) -> dict[str, str]:
         """``{"name", "version"}`` of this server."""
         return {"name": self.name, "version": self.version}
-
-    # --- the wire -----------------------------------------------------------------------
-
-    def handle_line(self, line: bytes | str) -> bytes | None:
-        """Handle one wire line; return the reply line, or ``None`` when no reply is due.
-
-        Never raises for anything the peer sends: parse errors and invalid requests are
-        answered per JSON-RPC 2.0 (``id: null`` when the id cannot be read). A blank
-        line is ignored.
-        """
-        if not line.strip():
-            return None
-        try:
-            message = parse_line(line)
-        except RemoteProtocolError as exc:
-            return encode(error_reply(exc))
-        reply = self.handle(message)
-        return None if reply is None else encode(reply)
-
-    def handle(self, message: Message) -> Message | None:
-        """Handle one parsed message; return the reply, or ``None`` for anything but a request.
-
-        Every exception raised while handling a request becomes an error reply here
-        (protocol errors keep their code; anything else is ``-32603`` without detail).
-        """
-        if isinstance(message, Notification):
-            return None  # notifications/initialized and the others change nothing here
-        if not isinstance(message, Request):
-            return None  # a stray reply: this server sends no requests
-        try:
-            return self._request(message)
-        except Exception as exc:
-            return error_reply(exc, message.id)
-
-    def _request(self, req: Request) -> Message:
-        params = dict(req.params or {})
-        meta = params.get("_meta")
-        enveloped = isinstance(meta, dict) and VERSION_KEY in meta
-        if self.generation is None:
-            if req.method == "initialize" and self.legacy_versions:
-                self.generation = Generation.LEGACY
-            elif (enveloped and self.modern_versions) or not self.legacy_versions:
-                self.generation = Generation.MODERN
-        if req.method == "initialize":
-            return self._initialize(req, params)
-        if self.generation is Generation.MODERN:
-            self._check_envelope(req, meta)
-            return self._dispatch(req, params, modern=True)
-        if enveloped:
-            raise RemoteProtocolError(
-                "This connection uses the initialize handshake; requests must not carry the "
-                "2026-07-28 _meta envelope",
-                ErrorCode.INVALID_REQUEST,
-                req.id,
-            )
-        if self.generation is None:
-            raise RemoteProtocolError(
-                "Not initialized: send initialize first, or use the 2026-07-28 _meta envelope",
-                ErrorCode.INVALID_REQUEST,
-                req.id,
-            )
-        return self._dispatch(req, params, modern=False)
-
-    def _initialize(self, req: Request, params: dict[str, Any]) -> Message:
-        if self.generation is Generation.MODERN:
-            raise RemoteProtocolError(
-                "This connection is stateless (2026-07-28); initialize is not supported",
-                ErrorCode.UNSUPPORTED_PROTOCOL_VERSION,
-                req.id,
-                {"supported": self.modern_versions, "requested": params.get("protocolVersion")},
-            )
-        requested = params.get("protocolVersion")
-        if (
-            not isinstance(requested, str)
-            or not isinstance(params.get("clientInfo"), dict)
-            or not isinstance(params.get("capabilities"), dict)
-        ):
-            raise RemoteProtocolError(
-                "initialize needs protocolVersion (string), capabilities and clientInfo (objects)",
-                ErrorCode.INVALID_PARAMS,
-                req.id,
-            )
-        # The handshake rule: echo a supported version, else answer with our newest one.
-        agreed = requested if requested in self.legacy_versions else self.legacy_versions[-1]
-        self.negotiated = agreed
-        result: dict[str, Any] = {
-            "protocolVersion": agreed,
-            "capabilities": self.capabilities(),
-            "serverInfo": self.server_info(),
-        }
-        if self.instructions:
-            result["instructions"] = self.instructions
-        return Response(req.id, result)
-
-    def _check_envelope(self, req: Request, meta: object) -> None:
-        if not isinstance(meta, dict):
-            raise RemoteProtocolError(
-                "Invalid params: missing params._meta envelope (2026-07-28)",
-                ErrorCode.INVALID_PARAMS,
-                req.id,
-            )
-        version = meta.get(VERSION_KEY)
-        if not isinstance(version, str):
-            raise RemoteProtocolError(
-                f"Invalid params: _meta[{VERSION_KEY!r}] must be a string",
-                ErrorCode.INVALID_PARAMS,
-                req.id,
-            )
-        if not isinstance(meta.get(CAPABILITIES_KEY), dict):
-            raise RemoteProtocolError(
-                f"Invalid params: _meta[{CAPABILITIES_KEY!r}] must be an object",
-                ErrorCode.INVALID_PARAMS,
-                req.id,
-            )
-        info = meta.get(CLIENT_INFO_KEY)
-        if info is not None and not (
-            isinstance(info, dict)
-            and isinstance(info.get("name"), str)
-            and isinstance(info.get("version"), str)
-        ):
-            raise RemoteProtocolError(
-                f"Invalid params: _meta[{CLIENT_INFO_KEY!r}] needs string name and version",
-                ErrorCode.INVALID_PARAMS,
-                req.id,
-            )
-        if version not in self.modern_versions:
-            raise RemoteProtocolError(
-                "Unsupported protocol version",
-                ErrorCode.UNSUPPORTED_PROTOCOL_VERSION,
-                req.id,
-                {"supported": self.modern_versions, "requested": version},
-            )
-
-    def _dispatch(self, req: Request, params: dict[str, Any], modern: bool) -> Message:
-        handler = self._METHODS.get(req.method)
-        if (
-            handler is None
-            or (req.method == "server/discover" and not modern)
-            or (req.method == "ping" and modern)
-        ):
-            raise RemoteProtocolError(
-                f"Method not found: {req.method}", ErrorCode.METHOD_NOT_FOUND, req.id
-            )
-        result, is_list = handler(self, req, params)
-        if modern:
-            result.setdefault("resultType", "complete")  # "input_required" is kept (SEP-2322)
-            if is_list:
-                result.setdefault("ttlMs", self.list_ttl_ms)
-                result.setdefault("cacheScope", self.cache_scope)
-            result["_meta"] = {SERVER_INFO_KEY: self.server_info()}
-        return Response(req.id, result)
-
-    # Each method handler returns (result dict, whether it is a list result).
-
-    def _discover(self, req: Request, params: dict[str, Any]) -> tuple[dict[str, Any], bool]:
-        result: dict[str, Any] = {
-            "supportedVersions": self.modern_versions,
-            "capabilities": self.capabilities(),
-        }
-        if self.instructions:
-            result["instructions"] = self.instructions
-        return result, True
-
-    def _ping(self, req: Request, params: dict[str, Any]) -> tuple[dict[str, Any], bool]:
-        return {}, False
-
-    def _tools_list(self, req: Request, params: dict[str, Any]) -> tuple[dict[str, Any], bool]:
-        return {"tools": self.tool_definitions()}, True
-
-    def _tools_call(self, req: Request, params: dict[str, Any]) -> tuple[dict[str, Any], bool]:
-        name = params.get("name")
-        if not isinstance(name, str):
-            raise RemoteProtocolError(
-                "Invalid params: tools/call needs a string name", ErrorCode.INVALID_PARAMS, req.id
-            )
-        tool = self.tools.get(name)
-        if tool is None:
-            raise RemoteProtocolError(f"Unknown tool: {name}", ErrorCode.INVALID_PARAMS, req.id)
-        arguments = params.get("arguments", {})
-        if arguments is None:
-            arguments = {}
-        return self.call_tool(tool, arguments), False
 
     def call_tool(self, tool: Tool | str, arguments: object) -> dict[str, Any]:
         """Validate ``arguments`` and run the tool; return the ``tools/call`` result.
@@ -497,61 +515,94 @@ class Server:
             result["structuredContent"] = structured
         return result
 
-    def _resources_list(self, req: Request, params: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    # --- method handlers: on_<Method member>(connection, request, params) → result ------
+
+    def on_server_discover(
+        self, conn: ServerConnection, req: Request, params: dict[str, Any]
+    ) -> dict[str, Any]:
+        """``server/discover``: the versions, capabilities and instructions."""
+        result: dict[str, Any] = {
+            "supportedVersions": self.modern_versions,
+            "capabilities": self.capabilities(Generation.MODERN),
+        }
+        if self.instructions:
+            result["instructions"] = self.instructions
+        return result
+
+    def on_ping(
+        self, conn: ServerConnection, req: Request, params: dict[str, Any]
+    ) -> dict[str, Any]:
+        """``ping``: an empty result."""
+        return {}
+
+    def on_tools_list(
+        self, conn: ServerConnection, req: Request, params: dict[str, Any]
+    ) -> dict[str, Any]:
+        """``tools/list``: every tool definition."""
+        return {"tools": self.tool_definitions()}
+
+    def on_tools_call(
+        self, conn: ServerConnection, req: Request, params: dict[str, Any]
+    ) -> dict[str, Any]:
+        """``tools/call``: run the named tool (an unknown name is ``INVALID_PARAMS``)."""
+        name = params.get("name")
+        if not isinstance(name, str):
+            raise _invalid("Invalid params: tools/call needs a string name", req)
+        tool = self.tools.get(name)
+        if tool is None:
+            raise _invalid(f"Unknown tool: {name}", req)
+        arguments = params.get("arguments", {})
+        if arguments is None:
+            arguments = {}
+        return self.call_tool(tool, arguments)
+
+    def on_resources_list(
+        self, conn: ServerConnection, req: Request, params: dict[str, Any]
+    ) -> dict[str, Any]:
+        """``resources/list``: every resource, sorted by URI."""
         items = [
             {"uri": r.uri, "name": r.name, "description": r.description, "mimeType": r.mime_type}
             for _, r in sorted(self.resources.items())
         ]
-        return {"resources": items}, True
+        return {"resources": items}
 
-    def _resources_read(self, req: Request, params: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    def on_resources_read(
+        self, conn: ServerConnection, req: Request, params: dict[str, Any]
+    ) -> dict[str, Any]:
+        """``resources/read``: the text of the resource ``uri``."""
         uri = params.get("uri")
         resource = self.resources.get(uri) if isinstance(uri, str) else None
         if resource is None:
-            raise RemoteProtocolError(
-                f"Resource not found: {uri}", ErrorCode.INVALID_PARAMS, req.id, {"uri": uri}
-            )
-        return {
-            "contents": [
-                {"uri": resource.uri, "mimeType": resource.mime_type, "text": resource.fn()}
-            ]
-        }, False
+            raise _invalid(f"Resource not found: {uri}", req, {"uri": uri})
+        content = {"uri": resource.uri, "mimeType": resource.mime_type, "text": resource.fn()}
+        return {"contents": [content]}
 
-    def _prompts_list(self, req: Request, params: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    def on_prompts_list(
+        self, conn: ServerConnection, req: Request, params: dict[str, Any]
+    ) -> dict[str, Any]:
+        """``prompts/list``: every prompt template, sorted by name."""
         items = [
             {"name": p.name, "description": p.description, "arguments": p.arguments}
             for _, p in sorted(self.prompts.items())
         ]
-        return {"prompts": items}, True
+        return {"prompts": items}
 
-    def _prompts_get(self, req: Request, params: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    def on_prompts_get(
+        self, conn: ServerConnection, req: Request, params: dict[str, Any]
+    ) -> dict[str, Any]:
+        """``prompts/get``: the rendered prompt (missing arguments are ``INVALID_PARAMS``)."""
         name = params.get("name")
         prompt = self.prompts.get(name) if isinstance(name, str) else None
         if prompt is None:
-            raise RemoteProtocolError(f"Unknown prompt: {name}", ErrorCode.INVALID_PARAMS, req.id)
+            raise _invalid(f"Unknown prompt: {name}", req)
         arguments = params.get("arguments") or {}
         missing = [
             a["name"] for a in prompt.arguments if a["required"] and a["name"] not in arguments
         ]
         if not isinstance(arguments, dict) or missing:
-            raise RemoteProtocolError(
-                f"Invalid params: missing prompt arguments {missing}",
-                ErrorCode.INVALID_PARAMS,
-                req.id,
-            )
+            raise _invalid(f"Invalid params: missing prompt arguments {missing}", req)
         text = prompt.fn(**arguments)
         return {
             "description": prompt.description,
             "messages": [{"role": "user", "content": {"type": "text", "text": text}}],
-        }, False
-
-    _METHODS: ClassVar[dict[str, Callable[..., tuple[dict[str, Any], bool]]]] = {
-        "server/discover": _discover,
-        "ping": _ping,
-        "tools/list": _tools_list,
-        "tools/call": _tools_call,
-        "resources/list": _resources_list,
-        "resources/read": _resources_read,
-        "prompts/list": _prompts_list,
-        "prompts/get": _prompts_get,
-    }
+        }
