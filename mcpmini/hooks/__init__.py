@@ -1,7 +1,7 @@
 """§4 of the article: hooks.
 
-The event catalogue (:mod:`.events`), matchers (:mod:`.matchers`), settings sources
-(:mod:`.sources`), handlers (:mod:`.handlers`), outcomes (:mod:`.outcomes`) and the runner that
+The event catalogue (:mod:`.events`), handler types and options (:mod:`.options`), matchers
+(:mod:`.matchers`), settings sources (:mod:`.sources`), handlers (:mod:`.handlers`), outcomes (:mod:`.outcomes`) and the runner that
 runs every matching hook of one event and combines their results (:mod:`.runner`), and
 :func:`decide` (:mod:`.gate`): the hooks of one call, then the permission gate.
 """
@@ -23,12 +23,15 @@ from .events import (
 from .gate import Decided, decide, has_hooks
 from .handlers import (
     OUTPUT_CAP,
+    CallbackHandler,
     CommandHandler,
     Execution,
     Handler,
+    HandlerLike,
     HttpHandler,
     McpToolHandler,
     ModelHandler,
+    as_handler,
     describe,
     execute,
     handler_type,
@@ -41,6 +44,7 @@ from .matchers import (
     js_regex,
     match,
 )
+from .options import SETTINGS_TYPES, HandlerOptions, HandlerType, OnFailure
 from .outcomes import (
     DECISION_RANK,
     OUTPUT_SCHEMA,
@@ -49,7 +53,6 @@ from .outcomes import (
     Decision,
     FailureKind,
     HookOutcome,
-    OnFailure,
     Verdict,
     classify,
     combine_decisions,
@@ -87,9 +90,11 @@ __all__ = [
     "RULES",
     "SETTINGS_KINDS",
     "SETTINGS_SCHEMA",
+    "SETTINGS_TYPES",
     "SOURCE_KINDS",
     "STOP_BLOCK_CAP",
     "STRING_CAP",
+    "CallbackHandler",
     "CommandHandler",
     "Decided",
     "Decision",
@@ -100,7 +105,10 @@ __all__ = [
     "ExitTwo",
     "FailureKind",
     "Handler",
+    "HandlerLike",
+    "HandlerOptions",
     "HandlerRun",
+    "HandlerType",
     "HookMatcher",
     "HookOutcome",
     "HookSettings",
@@ -113,6 +121,7 @@ __all__ = [
     "OnFailure",
     "RawSource",
     "Verdict",
+    "as_handler",
     "classify",
     "classify_matcher",
     "combine_decisions",

@@ -28,6 +28,7 @@ import jsonschema
 from ..errors import json_path
 from .events import DecisionField, EventSpec
 from .handlers import Execution
+from .options import OnFailure  # re-exported: defined with the other handler options
 
 __all__ = [
     "DECISION_RANK",
@@ -56,16 +57,6 @@ class Decision(enum.StrEnum):
     DENY = "deny"
     ASK = "ask"
     DEFER = "defer"
-
-    def __str__(self) -> str:
-        return self.value
-
-
-class OnFailure(enum.StrEnum):
-    """What a failed run means: ``continue`` (no decision) or ``block`` (like exit 2)."""
-
-    CONTINUE = "continue"
-    BLOCK = "block"
 
     def __str__(self) -> str:
         return self.value
@@ -485,7 +476,7 @@ def classify(
     """Return the :class:`Verdict` of one execution of a handler on event ``spec``.
 
     The first row of :data:`RULES` whose condition holds decides (the last row always
-    holds). ``on_failure`` is the handler's ``onFailure``; ``callback`` marks an SDK
+    holds). ``on_failure`` is the handler's resolved ``onFailure``; ``callback`` marks an SDK
     callback, whose return value is read as JSON output. Raises ``ValueError`` for an
     unknown ``on_failure``.
     """
