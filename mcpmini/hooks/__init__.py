@@ -1,9 +1,10 @@
 """§4 of the article: hooks.
 
 The event catalogue (:mod:`.events`), handler types and options (:mod:`.options`), matchers
-(:mod:`.matchers`), settings sources (:mod:`.sources`), handlers (:mod:`.handlers`), outcomes (:mod:`.outcomes`) and the runner that
-runs every matching hook of one event and combines their results (:mod:`.runner`), and
-:func:`decide` (:mod:`.gate`): the hooks of one call, then the permission gate.
+(:mod:`.matchers`), settings sources (:mod:`.sources`), handlers (:mod:`.handlers`), outcomes
+(:mod:`.outcomes`) and the runner that runs every matching hook of one event and combines
+their results (:mod:`.runner`), and :func:`decide` (:mod:`.gate`): the hooks of one call,
+then the permission gate.
 """
 
 from __future__ import annotations
