@@ -25,12 +25,26 @@ __all__ = [
     "RemoteProtocolError",
     "Severity",
     "TransportError",
+    "UsageError",
     "json_path",
 ]
 
 
 class McpminiError(Exception):
-    """Base class of every error mcpmini raises deliberately."""
+    """Base class of every error mcpmini raises deliberately.
+
+    ``exit_code`` is what the ``mcpmini`` command exits with when the error reaches it (one
+    line on stderr, no traceback); a subclass that means something else sets its own. Only
+    these errors are reported that way: any other exception is a bug and keeps its traceback.
+    """
+
+    exit_code: int = 2  # the input or the environment is wrong, as for a usage error
+
+
+class UsageError(McpminiError):
+    """A command line the user got wrong: a missing, malformed or contradictory option."""
+
+    exit_code = 2
 
 
 class ProtocolError(McpminiError):

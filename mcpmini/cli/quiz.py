@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..errors import UsageError
 from .output import print_json
 
 __all__ = ["add"]
@@ -84,7 +85,7 @@ def _selected(bank: Any, tasks: list[str] | None) -> list[Any]:
         return list(bank.items)
     unknown = [t for t in tasks if bank.task(t) is None]
     if unknown:
-        raise ValueError(
+        raise UsageError(
             f"unknown task statement {', '.join(unknown)}; known: "
             + ", ".join(t.id for t in bank.tasks)
         )
@@ -179,15 +180,28 @@ def _cmd_grade(args: argparse.Namespace) -> int:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
-    items, answers, flagged = parse_answers(data)
+        raise UsageError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{path}: cannot read ({exc})") from None
+    try:
+        items, answers, flagged = parse_answers(data)
+    except ValueError as exc:  # parse_answers' documented refusal of a malformed file
+        raise UsageError(f"{path}: {exc}") from None
     return _report(_bank(), items, answers, flagged, args.json, args.record)
+
+
+def _draw(bank: Any, count: int, seed: int, tasks: list[str] | None) -> list[Any]:
+    """``course.quiz.draw``, its documented refusal (``--count``, ``--task``) a usage error."""
+    from ..course.quiz import draw
+
+    try:
+        return draw(bank, count, seed, tasks)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _cmd_take(args: argparse.Namespace) -> int:
     import random
-
-    from ..course.quiz import draw
 
     bank = _bank()
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
@@ -198,7 +212,7 @@ def _cmd_take(args: argparse.Namespace) -> int:
             if any(it.id == i for it in bank.items)
         ]
         if not missed:
-            raise ValueError("no missed items recorded; take a quiz first")
+            raise UsageError("no missed items recorded; take a quiz first")
         items = [bank.item(i) for i in missed]
         random.Random(seed).shuffle(items)
     else:
@@ -206,7 +220,7 @@ def _cmd_take(args: argparse.Namespace) -> int:
         if args.weakest:
             tasks = _weakest(bank, args.weakest, tasks)
             print("weakest task statements:", ", ".join(tasks))
-        items = draw(
+        items = _draw(
             bank,
             min(args.count, sum(it.task in tasks for it in bank.items)) if tasks else args.count,
             seed,
