@@ -13,6 +13,16 @@ any other exit code is a failure unless stdout is schema-valid JSON, which then 
 alone (still a failure when ``onFailure`` is ``"block"``). A failure is a non-blocking
 error, or a blocking one when ``onFailure: "block"`` applies on the event.
 :func:`combine_decisions` ranks decisions deny > defer > ask > allow.
+
+Rules of this module:
+
+* :func:`classify` is pure: one :class:`~mcpmini.hooks.Execution`, the event's spec and the
+  handler's *resolved* ``onFailure`` in, one frozen :class:`Verdict` out; no I/O, no clock.
+* :data:`RULES` is ordered and total: the first row whose condition holds decides, and the
+  last row always holds. A new case is a new row, placed by precedence, never an ``if``
+  elsewhere.
+* No event is named here; every difference between events is a field of its
+  :class:`~mcpmini.hooks.EventSpec`.
 """
 
 from __future__ import annotations

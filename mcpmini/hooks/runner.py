@@ -528,7 +528,8 @@ def run_hooks(
 ) -> EventResult:
     """Run every handler of ``event`` whose matcher fires on ``payload``; return the result.
 
-    ``hooks`` may also map events to raw settings groups (dicts), validated as settings.
+    ``hooks`` may also map events to raw settings groups (dicts), validated as settings on
+    every call (build them once with :func:`load_settings` to validate once).
     ``payload`` holds the event's own input fields (``tool_name``, ``tool_input``, …);
     common fields (``session_id``, ``cwd``, ``hook_event_name``…) are filled in when
     absent. ``environ`` (default: this process's environment) is what hook processes see,
