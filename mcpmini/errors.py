@@ -28,12 +28,26 @@ __all__ = [
     "Severity",
     "TransportError",
     "TransportErrorKind",
+    "UsageError",
     "json_path",
 ]
 
 
 class McpminiError(Exception):
-    """Base class of every error mcpmini raises deliberately."""
+    """Base class of every error mcpmini raises deliberately.
+
+    ``exit_code`` is what the ``mcpmini`` command exits with when the error reaches it (one
+    line on stderr, no traceback); a subclass that means something else sets its own. Only
+    these errors are reported that way: any other exception is a bug and keeps its traceback.
+    """
+
+    exit_code: int = 2  # the input or the environment is wrong, as for a usage error
+
+
+class UsageError(McpminiError):
+    """A command line the user got wrong: a missing, malformed or contradictory option."""
+
+    exit_code = 2
 
 
 class ProtocolError(McpminiError):
@@ -108,22 +122,23 @@ class TransportErrorKind(StrEnum):
 class TransportError(McpminiError):
     """A transport could not start, write or read (server missing, pipe closed…).
 
-    ``kind`` says which (a :class:`TransportErrorKind`); for a process, ``exit_code`` is its
-    exit status once known (negative: the signal) and ``stderr_tail`` the last lines it
-    wrote to stderr, so a caller can report both without reaching into the transport.
+    ``kind`` says which (a :class:`TransportErrorKind`); for a process, ``returncode`` is the
+    server's exit status once known (negative: the signal) and ``stderr_tail`` the last lines
+    it wrote to stderr, so a caller can report both without reaching into the transport.
+    (``exit_code``, as on every :class:`McpminiError`, is the CLI's own exit code.)
     """
 
     def __init__(
         self,
         message: str,
         kind: TransportErrorKind = TransportErrorKind.CLOSED,
-        exit_code: int | None = None,
+        returncode: int | None = None,
         stderr_tail: str = "",
     ) -> None:
         super().__init__(message)
         self.message = message
         self.kind = TransportErrorKind(kind)
-        self.exit_code = exit_code
+        self.returncode = returncode
         self.stderr_tail = stderr_tail
 
 

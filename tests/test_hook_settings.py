@@ -14,10 +14,12 @@ from mcpmini.errors import ConfigError
 from mcpmini.hooks import (
     CommandHandler,
     FailureKind,
+    HandlerOptions,
     HookMatcher,
     HookOutcome,
     HttpHandler,
     McpToolHandler,
+    OnFailure,
     load_settings,
     run_hooks,
 )
@@ -192,7 +194,8 @@ def test_permission_blocks_are_pooled_and_the_highest_default_mode_wins():
 def test_handler_fields_are_read_from_settings():
     data = settings(command="x", args=["a"], timeout=5, onFailure="block", **{"if": "Bash(git *)"})
     handler = load_settings([("project", data)]).groups("PreToolUse")[0].hooks[0]
-    assert handler == CommandHandler("x", ("a",), timeout=5, on_failure="block", if_="Bash(git *)")
+    options = HandlerOptions(timeout=5, on_failure=OnFailure.BLOCK, if_="Bash(git *)")
+    assert handler == CommandHandler("x", ("a",), options=options)
 
 
 def test_warnings_for_matchers_on_events_without_matchers_and_wrong_handler_types():
@@ -290,12 +293,20 @@ def test_http_headers_expand_only_allowed_variables(http_url):
 
 
 def test_http_connection_failures_fail_open_or_closed():
-    dead = HttpHandler("http://127.0.0.1:9/", timeout=2)
+    dead = HttpHandler("http://127.0.0.1:9/", options=HandlerOptions(timeout=2))
     hooks = {"PreToolUse": [HookMatcher(None, [dead])]}
     assert not run_hooks(hooks, "PreToolUse", {"tool_name": "W"}, environ=ENV).blocked
     closed = {
         "PreToolUse": [
-            HookMatcher(None, [HttpHandler("http://127.0.0.1:9/", timeout=2, on_failure="block")])
+            HookMatcher(
+                None,
+                [
+                    HttpHandler(
+                        "http://127.0.0.1:9/",
+                        options=HandlerOptions(timeout=2, on_failure=OnFailure.BLOCK),
+                    )
+                ],
+            )
         ]
     }
     assert run_hooks(closed, "PreToolUse", {"tool_name": "W"}, environ=ENV).blocked

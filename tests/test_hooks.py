@@ -22,10 +22,12 @@ from mcpmini.hooks import (
     OUTPUT_CAP,
     CommandHandler,
     FailureKind,
+    HandlerOptions,
     HookMatcher,
     HookOutcome,
     MatcherRule,
     ModelHandler,
+    OnFailure,
     combine_decisions,
     run_hooks,
 )
@@ -33,6 +35,7 @@ from mcpmini.hooks import (
 ENV = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
 WRITE_ENV = {"tool_name": "Write", "tool_input": {"file_path": "/repo/.env"}}
 WRITE_APP = {"tool_name": "Write", "tool_input": {"file_path": "/repo/app.py"}}
+BLOCK = HandlerOptions(on_failure=OnFailure.BLOCK)
 
 
 def script(tmp_path: Path, name: str, body: str, executable: bool = True) -> str:
@@ -140,7 +143,7 @@ def test_schema_valid_json_on_another_exit_code_decides_alone(tmp_path):
     result = run(pre(CommandHandler(hook)))
     assert result.runs[0].outcome is HookOutcome.SUCCESS and result.decision == "ask"
     # ... but with onFailure "block" the exit code counts as a failure (article Def. 4.2).
-    strict = run(pre(CommandHandler(hook, on_failure="block")))
+    strict = run(pre(CommandHandler(hook, options=BLOCK)))
     assert strict.blocked and strict.runs[0].failure is FailureKind.EXIT_CODE
 
 
@@ -201,7 +204,7 @@ def test_a_missing_script_fails_open_by_default(tmp_path):
 
 
 def test_a_missing_script_fails_closed_with_on_failure_block(tmp_path):
-    result = run(pre(CommandHandler(str(tmp_path / "missing.py"), on_failure="block")), WRITE_ENV)
+    result = run(pre(CommandHandler(str(tmp_path / "missing.py"), options=BLOCK)), WRITE_ENV)
     assert result.runs[0].outcome is HookOutcome.BLOCKING_ERROR
     assert result.blocked and result.decision == "deny"
 
@@ -214,14 +217,14 @@ def test_a_missing_program_in_exec_form_fails_to_start(tmp_path):
 def test_a_script_that_is_not_executable_cannot_start(tmp_path):
     hook = script(tmp_path, "h.sh", "exit 2", executable=False)
     open_ = run(pre(CommandHandler(hook)))
-    closed = run(pre(CommandHandler(hook, on_failure="block")))
+    closed = run(pre(CommandHandler(hook, options=BLOCK)))
     assert open_.runs[0].exit_code == 126 and open_.runs[0].failure is FailureKind.NOT_STARTED
     assert not open_.blocked and closed.blocked
 
 
 @pytest.mark.parametrize("event", ["Stop", "SubagentStop", "TaskCompleted", "TeammateIdle"])
 def test_on_failure_is_ignored_on_the_events_that_ignore_it(tmp_path, event):
-    hook = CommandHandler(str(tmp_path / "missing"), on_failure="block")
+    hook = CommandHandler(str(tmp_path / "missing"), options=BLOCK)
     result = run({event: [HookMatcher(None, [hook])]}, {}, event=event)
     assert result.runs[0].outcome is HookOutcome.NON_BLOCKING_ERROR and not result.blocked
 
@@ -251,7 +254,7 @@ def test_a_hanging_hook_times_out_and_its_whole_group_dies(tmp_path):
     pids = tmp_path / "pids"
     hook = script(tmp_path, "hang.sh", f"sleep 60 & echo $! > {pids}; echo $$ >> {pids}; wait")
     started = time.perf_counter()
-    result = run(pre(CommandHandler(hook, timeout=0.5)))
+    result = run(pre(CommandHandler(hook, options=HandlerOptions(timeout=0.5))))
     assert time.perf_counter() - started < 5
     assert result.runs[0].failure is FailureKind.TIMEOUT and not result.blocked
     assert all(gone(int(p)) for p in pids.read_text().split())
@@ -259,8 +262,26 @@ def test_a_hanging_hook_times_out_and_its_whole_group_dies(tmp_path):
 
 def test_a_timeout_blocks_with_on_failure_block(tmp_path):
     hook = script(tmp_path, "hang.sh", "sleep 60")
-    result = run(pre(CommandHandler(hook, timeout=0.3, on_failure="block")))
+    result = run(
+        pre(CommandHandler(hook, options=HandlerOptions(timeout=0.3, on_failure=OnFailure.BLOCK)))
+    )
     assert result.blocked and result.runs[0].failure is FailureKind.TIMEOUT
+
+
+def test_a_group_with_on_failure_block_blocks_when_its_command_times_out(tmp_path):
+    # A handler that sets no onFailure inherits its group's (issue 17: it used to default to
+    # "continue", which hid the group's "block").
+    hook = script(tmp_path, "hang.sh", "sleep 60")
+    result = run(pre(CommandHandler(hook), on_failure="block", timeout=0.3))
+    assert result.blocked and result.runs[0].failure is FailureKind.TIMEOUT
+    assert result.decision == "deny"
+
+
+def test_a_handler_on_failure_overrides_its_group(tmp_path):
+    hook = script(tmp_path, "hang.sh", "sleep 60")
+    handler = CommandHandler(hook, options=HandlerOptions(on_failure=OnFailure.CONTINUE))
+    result = run(pre(handler, on_failure="block", timeout=0.3))
+    assert not result.blocked and result.runs[0].failure is FailureKind.TIMEOUT
 
 
 def test_children_that_outlive_the_hook_are_ended_with_it(tmp_path):
@@ -395,7 +416,7 @@ def test_an_untranslatable_matcher_blocks_pre_tool_use():
 
 
 def test_if_rules_filter_handlers_and_never_run_on_other_events():
-    hook = CommandHandler("exit 2", if_="Bash(git *)")
+    hook = CommandHandler("exit 2", options=HandlerOptions(if_="Bash(git *)"))
     bash = {"PreToolUse": [HookMatcher("Bash", [hook])]}
     assert run(bash, {"tool_name": "Bash", "tool_input": {"command": "git push"}}).blocked
     assert not run(bash, {"tool_name": "Bash", "tool_input": {"command": "ls"}}).blocked

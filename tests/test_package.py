@@ -183,6 +183,12 @@ PUBLIC = {
         "STOP_BLOCK_CAP",
         "STRING_CAP",
         "Verdict",
+        "as_handler",
+        "CallbackHandler",
+        "HandlerLike",
+        "HandlerOptions",
+        "HandlerType",
+        "SETTINGS_TYPES",
     },
     "agent": {
         "agent_server",

@@ -68,7 +68,7 @@ def test_stderr_is_captured_and_the_end_of_output_is_a_closed_error_with_the_exi
     with pytest.raises(TransportError) as info:
         transport.receive(10)
     assert info.value.kind is TransportErrorKind.CLOSED
-    assert (info.value.exit_code, info.value.stderr_tail) == (0, "boom")
+    assert (info.value.returncode, info.value.stderr_tail) == (0, "boom")
     transport.close()
     assert "boom" in transport.stderr
 
@@ -76,7 +76,7 @@ def test_stderr_is_captured_and_the_end_of_output_is_a_closed_error_with_the_exi
 def test_a_missing_command_is_a_transport_error_of_kind_not_started():
     with pytest.raises(TransportError) as info:
         StdioTransport(["/nonexistent/mcp-server"])
-    assert info.value.kind is TransportErrorKind.NOT_STARTED and info.value.exit_code is None
+    assert info.value.kind is TransportErrorKind.NOT_STARTED and info.value.returncode is None
 
 
 def test_sending_to_an_exited_server_is_a_closed_error_with_its_code_and_stderr():
@@ -88,7 +88,7 @@ def test_sending_to_an_exited_server_is_a_closed_error_with_its_code_and_stderr(
         for _ in range(100):  # the pipe buffer may accept a few writes first
             transport.send(b"x" * 65536 + b"\n")
     assert info.value.kind is TransportErrorKind.CLOSED
-    assert (info.value.exit_code, info.value.stderr_tail) == (3, "a\nb")
+    assert (info.value.returncode, info.value.stderr_tail) == (3, "a\nb")
     transport.close()
 
 
@@ -98,7 +98,7 @@ def test_a_client_whose_server_exits_at_start_gets_the_code_and_the_last_stderr_
         with pytest.raises(TransportError) as info:
             client.connect()
         assert client.state == "closed"
-    assert info.value.exit_code == 7 and info.value.stderr_tail.splitlines()[-1] == "KeyError: db"
+    assert info.value.returncode == 7 and info.value.stderr_tail.splitlines()[-1] == "KeyError: db"
 
 
 def test_a_closed_memory_transport_refuses_to_send_with_kind_closed():

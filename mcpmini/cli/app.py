@@ -2,8 +2,17 @@
 
 Each command group lives in its own module with one ``add(sub)`` function that registers its
 subcommands; each subcommand runs through a ``_cmd_<name>`` function that returns the process
-exit code. Errors a user can fix (a missing file, invalid JSON, a server that will not start)
-are printed as one line on stderr with exit code 2, never as a traceback.
+exit code.
+
+Rules of this module (click's model):
+
+* :func:`main` reports only the project's own errors: a :class:`~mcpmini.errors.McpminiError`
+  (a :class:`~mcpmini.errors.UsageError` for a wrong command line, a ``ConfigError`` for a bad
+  file, a ``TransportError`` for a server that will not start …) is one line on stderr and the
+  exit code the error class owns (``exit_code``, 2 unless a class says otherwise).
+* Anything else (``KeyError``, ``TypeError``, a stray ``ValueError`` …) is a bug in the
+  runtime: it propagates with its traceback, never disguised as a user error.
+* Exit codes: 0 ok, 1 a check failed, 2 a usage or input error, 130 interrupted.
 """
 
 from __future__ import annotations
@@ -44,7 +53,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; return the exit code (0 ok, 1 a check failed, 2 usage/input error)."""
+    """Run the command line; return the exit code (0 ok, 1 a check failed, 2 usage/input error).
+
+    Raises what is not a :class:`~mcpmini.errors.McpminiError` (a bug), and ``SystemExit``
+    for what argparse refuses.
+    """
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     # Everything after the first "--" is a command line of its own (the server to start);
@@ -67,10 +80,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(handler(args) or 0)
     except McpminiError as exc:
         print(f"mcpmini {args.command}: {exc}", file=sys.stderr)
-        return 2
-    except (OSError, ValueError) as exc:
-        print(f"mcpmini {args.command}: {exc}", file=sys.stderr)
-        return 2
+        return exc.exit_code
     except KeyboardInterrupt:
         return 130
 

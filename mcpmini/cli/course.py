@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Any
 
+from ..errors import UsageError
 from .output import print_json
 
 __all__ = ["add"]
@@ -64,6 +65,8 @@ def _cmd_grade(args: argparse.Namespace) -> int:
     except RuntimeError as exc:
         print(f"mcpmini grade: {exc}", file=sys.stderr)
         return 2
+    except (OSError, ValueError) as exc:  # grade_class's documented refusals of its arguments
+        raise UsageError(str(exc)) from None
     counts = Counter(row.status.value for row in rows)
     learners = len({row.learner for row in rows})
     print(

@@ -6,6 +6,7 @@ import argparse
 import os
 from typing import Any
 
+from ..errors import UsageError
 from .output import json_object, print_json
 
 __all__ = ["add"]
@@ -65,7 +66,7 @@ def _cmd_hooks_run(args: argparse.Namespace) -> int:
     mode = args.mode or settings.default_mode
     gated = bool(rules.allow or rules.ask or rules.deny or mode)
     if gated and not args.tool_name:
-        raise ValueError("permission rules or --mode need --tool-name to reach a decision")
+        raise UsageError("permission rules or --mode need --tool-name to reach a decision")
     decided = decide(
         settings,
         args.tool_name or "",

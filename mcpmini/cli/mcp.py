@@ -7,6 +7,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
+from ..errors import UsageError
 from .output import json_object, print_json
 
 if TYPE_CHECKING:  # the mcp package is imported when a command runs, not when the CLI loads
@@ -111,7 +112,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     from ..mcp.asgi import listening_socket
 
     if args.workers < 1:
-        raise ValueError("--workers must be at least 1")
+        raise UsageError("--workers must be at least 1")
     os.environ[SERVER_ENV] = args.name
     os.environ[SERVER_ENV + "_ALLOWED_HOSTS"] = ",".join(args.allow_host)
     # DNS-rebinding protection (Host and Origin checked) is on for a loopback address; a server
@@ -125,7 +126,10 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     fd, sock = args.fd, None
     if fd is None:
         # Bind here so --port 0 can report the port it got, with TCP_NODELAY (see listening_socket).
-        sock = listening_socket(args.host, args.port)
+        try:
+            sock = listening_socket(args.host, args.port)
+        except OSError as exc:  # address in use, not this host's, a name that does not resolve
+            raise UsageError(f"cannot listen on {args.host} port {args.port}: {exc}") from None
         sock.set_inheritable(True)
         fd = sock.fileno()
         host, port = sock.getsockname()[:2]
@@ -158,7 +162,7 @@ def _headers(items: list[str]) -> dict[str, str]:
     for item in items:
         name, sep, value = item.partition(":")
         if not sep or not name.strip():
-            raise ValueError(f"--header {item!r} is not 'Name: value'")
+            raise UsageError(f"--header {item!r} is not 'Name: value'")
         headers[name.strip()] = value.strip()
     return headers
 
@@ -173,16 +177,16 @@ def _call_transport(args: argparse.Namespace) -> Traced:
 
     argv = list(args.command_line)
     if argv and args.url:
-        raise ValueError("give either --url or a server command after --, not both")
+        raise UsageError("give either --url or a server command after --, not both")
     if not argv and not args.url:
-        raise ValueError("give --url URL or the server command after --, e.g. -- mcpmini serve add")
+        raise UsageError("give --url URL or the server command after --, e.g. -- mcpmini serve add")
     headers = _headers(args.header)
     if args.method == "tools/call" and not args.tool:
-        raise ValueError("tools/call needs --tool NAME")
+        raise UsageError("tools/call needs --tool NAME")
     if not args.url:
         return Traced(StdioTransport(argv))
     if not args.url.startswith(("http://", "https://")):
-        raise ValueError(f"--url {args.url!r} is not an http:// or https:// URL")
+        raise UsageError(f"--url {args.url!r} is not an http:// or https:// URL")
     return Traced(HttpTransport(args.url, headers, timeout=args.timeout))
 
 

@@ -7,6 +7,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from ..errors import UsageError
+
 __all__ = ["json_object", "print_json", "problem_dict", "report"]
 
 
@@ -20,9 +22,9 @@ def json_object(text: str, option: str) -> dict[str, Any]:
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ValueError(f"{option} is not valid JSON: {exc.msg} (column {exc.colno})") from None
+        raise UsageError(f"{option} is not valid JSON: {exc.msg} (column {exc.colno})") from None
     if not isinstance(value, dict):
-        raise ValueError(f"{option} must be a JSON object")
+        raise UsageError(f"{option} must be a JSON object")
     return value
 
 

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..errors import UsageError
 from .output import print_json
 
 __all__ = ["add"]
@@ -83,7 +84,7 @@ def _selected(bank: Any, tasks: list[str] | None) -> list[Any]:
         return list(bank.items)
     unknown = [t for t in tasks if bank.task(t) is None]
     if unknown:
-        raise ValueError(
+        raise UsageError(
             f"unknown task statement {', '.join(unknown)}; known: "
             + ", ".join(t.id for t in bank.tasks)
         )
@@ -178,8 +179,13 @@ def _cmd_grade(args: argparse.Namespace) -> int:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
-    items, answers, flagged = parse_answers(data)
+        raise UsageError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{path}: cannot read ({exc})") from None
+    try:
+        items, answers, flagged = parse_answers(data)
+    except ValueError as exc:  # parse_answers' documented refusal of a malformed file
+        raise UsageError(f"{path}: {exc}") from None
     return _report(_bank(), items, answers, flagged, args.json, args.record)
 
 
@@ -194,7 +200,7 @@ def _exam(args: argparse.Namespace, bank: Any) -> Any:
         known = {it.id for it in bank.items}
         missed = [i for i in _recorded().get("last", {}).get("missed", []) if i in known]
         if not missed:
-            raise ValueError("no missed items recorded; take a quiz first")
+            raise UsageError("no missed items recorded; take a quiz first")
         items = [bank.item(i) for i in missed]
         random.Random(seed).shuffle(items)
         return ExamSession(bank, seed=seed, minutes=args.minutes, items=items)
@@ -203,7 +209,10 @@ def _exam(args: argparse.Namespace, bank: Any) -> Any:
         tasks = _weakest(bank, args.weakest, tasks)
         print("weakest task statements:", ", ".join(tasks))
     count = min(args.count, sum(it.task in tasks for it in bank.items)) if tasks else args.count
-    return ExamSession(bank, count, seed, args.minutes, tasks)
+    try:
+        return ExamSession(bank, count, seed, args.minutes, tasks)
+    except ValueError as exc:  # the draw's documented refusal of --count / --task
+        raise UsageError(str(exc)) from None
 
 
 def _ask(exam: Any, item: Any) -> bool:

@@ -8,7 +8,7 @@ import re
 import shlex
 from typing import Any
 
-from ..errors import McpminiError, TransportError
+from ..errors import McpminiError, TransportError, UsageError
 from ..mcp import Client, StdioTransport
 from .output import json_object, print_json
 
@@ -71,11 +71,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     tool_input = json_object(args.args, "--args")
     if args.model == "always" and args.tool is None:
-        raise ValueError("--model always needs --tool")
+        raise UsageError("--model always needs --tool")
     if args.command_line and not re.fullmatch(r"[A-Za-z0-9_-]+", args.stdio_name):
-        raise ValueError(f"--stdio-name must be letters, digits, - and _, not {args.stdio_name!r}")
+        raise UsageError(f"--stdio-name must be letters, digits, - and _, not {args.stdio_name!r}")
     if args.command_line and args.stdio_name in args.server:
-        raise ValueError(
+        raise UsageError(
             f"--stdio-name {args.stdio_name} is already taken by --server "
             f"{args.stdio_name}; choose another name"
         )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from ..errors import UsageError
 from .output import print_json, problem_dict
 
 __all__ = ["add"]
@@ -54,7 +55,7 @@ def _cmd_tools(args: argparse.Namespace) -> int:
     )
 
     if not args.timeout > 0:
-        raise ValueError("--timeout must be a positive number of seconds")
+        raise UsageError("--timeout must be a positive number of seconds")
     scopes = {"local": args.local, "project": args.project, "user": args.user}
     if not any(scopes.values()) and not args.plugin and os.path.exists(".mcp.json"):
         scopes["project"] = ".mcp.json"

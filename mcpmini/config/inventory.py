@@ -270,10 +270,10 @@ def _transport(
 
 def _ended(exc: TransportError) -> str:
     """Why a server went away, from the error alone: its exit code and last stderr line."""
-    if exc.kind is not TransportErrorKind.CLOSED or exc.exit_code is None:
+    if exc.kind is not TransportErrorKind.CLOSED or exc.returncode is None:
         return str(exc)
     last = exc.stderr_tail.splitlines()[-1:] or [""]
-    return f"exited (code {exc.exit_code}) before answering" + (
+    return f"exited (code {exc.returncode}) before answering" + (
         f": {last[0][:120]}" if last[0] else ""
     )
 

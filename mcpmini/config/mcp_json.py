@@ -196,7 +196,10 @@ def load_mcp_json(
         data: Any = path_or_dict
     else:
         origin = origin or str(path_or_dict)
-        text = Path(path_or_dict).read_text(encoding="utf-8")
+        try:
+            text = Path(path_or_dict).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"cannot read: {exc}", origin) from None
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:

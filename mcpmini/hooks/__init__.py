@@ -1,9 +1,10 @@
 """§4 of the article: hooks.
 
-The event catalogue (:mod:`.events`), matchers (:mod:`.matchers`), settings sources
-(:mod:`.sources`), handlers (:mod:`.handlers`), outcomes (:mod:`.outcomes`) and the runner that
-runs every matching hook of one event and combines their results (:mod:`.runner`), and
-:func:`decide` (:mod:`.gate`): the hooks of one call, then the permission gate.
+The event catalogue (:mod:`.events`), handler types and options (:mod:`.options`), matchers
+(:mod:`.matchers`), settings sources (:mod:`.sources`), handlers (:mod:`.handlers`), outcomes
+(:mod:`.outcomes`) and the runner that runs every matching hook of one event and combines
+their results (:mod:`.runner`), and :func:`decide` (:mod:`.gate`): the hooks of one call,
+then the permission gate.
 """
 
 from __future__ import annotations
@@ -23,12 +24,15 @@ from .events import (
 from .gate import Decided, decide, has_hooks
 from .handlers import (
     OUTPUT_CAP,
+    CallbackHandler,
     CommandHandler,
     Execution,
     Handler,
+    HandlerLike,
     HttpHandler,
     McpToolHandler,
     ModelHandler,
+    as_handler,
     describe,
     execute,
     handler_type,
@@ -41,6 +45,7 @@ from .matchers import (
     js_regex,
     match,
 )
+from .options import SETTINGS_TYPES, HandlerOptions, HandlerType, OnFailure
 from .outcomes import (
     DECISION_RANK,
     OUTPUT_SCHEMA,
@@ -49,7 +54,6 @@ from .outcomes import (
     Decision,
     FailureKind,
     HookOutcome,
-    OnFailure,
     Verdict,
     classify,
     combine_decisions,
@@ -87,9 +91,11 @@ __all__ = [
     "RULES",
     "SETTINGS_KINDS",
     "SETTINGS_SCHEMA",
+    "SETTINGS_TYPES",
     "SOURCE_KINDS",
     "STOP_BLOCK_CAP",
     "STRING_CAP",
+    "CallbackHandler",
     "CommandHandler",
     "Decided",
     "Decision",
@@ -100,7 +106,10 @@ __all__ = [
     "ExitTwo",
     "FailureKind",
     "Handler",
+    "HandlerLike",
+    "HandlerOptions",
     "HandlerRun",
+    "HandlerType",
     "HookMatcher",
     "HookOutcome",
     "HookSettings",
@@ -113,6 +122,7 @@ __all__ = [
     "OnFailure",
     "RawSource",
     "Verdict",
+    "as_handler",
     "classify",
     "classify_matcher",
     "combine_decisions",

@@ -15,6 +15,7 @@ import enum
 from dataclasses import dataclass
 
 from ..errors import ConfigError
+from .options import SETTINGS_TYPES, HandlerType, OnFailure
 
 __all__ = [
     "ARTICLE_EVENTS",
@@ -32,7 +33,7 @@ __all__ = [
 ]
 
 DEFAULT_TIMEOUT = 600.0  # seconds, command / http / mcp_tool handlers
-MODEL_TIMEOUTS = {"prompt": 30.0, "agent": 60.0}  # reference §1.8, whatever the event
+MODEL_TIMEOUTS = {HandlerType.PROMPT: 30.0, HandlerType.AGENT: 60.0}  # reference §1.8, any event
 
 
 class ExitTwo(enum.StrEnum):
@@ -59,8 +60,9 @@ class DecisionField(enum.StrEnum):
         return self.value
 
 
-ALL_TYPES = frozenset({"command", "http", "mcp_tool", "prompt", "agent"})
-NO_MODEL_TYPES = frozenset({"command", "http", "mcp_tool"})
+ALL_TYPES = SETTINGS_TYPES
+NO_MODEL_TYPES = frozenset({HandlerType.COMMAND, HandlerType.HTTP, HandlerType.MCP_TOOL})
+_COMMAND_MCP = frozenset({HandlerType.COMMAND, HandlerType.MCP_TOOL})
 
 
 @dataclass(frozen=True)
@@ -89,7 +91,7 @@ class EventSpec:
     article: bool = False
     on_failure_ignored: bool = False
     timeout: float = DEFAULT_TIMEOUT
-    handler_types: frozenset[str] = ALL_TYPES
+    handler_types: frozenset[HandlerType] = ALL_TYPES
     narrow: bool = False
     decisions: frozenset[DecisionField] = frozenset()
     context_stdout: bool = False
@@ -106,13 +108,13 @@ class EventSpec:
         """True when exit 2 stops the event's action."""
         return self.exit2 is ExitTwo.BLOCKS
 
-    def default_timeout(self, handler_type: str) -> float:
+    def default_timeout(self, handler_type: HandlerType | str) -> float:
         """Seconds a handler of ``handler_type`` may run when it sets no ``timeout``."""
-        return MODEL_TIMEOUTS.get(handler_type, self.timeout)
+        return MODEL_TIMEOUTS.get(HandlerType(handler_type), self.timeout)
 
-    def honours_block(self, on_failure: str) -> bool:
+    def honours_block(self, on_failure: OnFailure | str | None) -> bool:
         """True when ``onFailure`` (``"block"``) turns a failure into a block here."""
-        return on_failure == "block" and not self.on_failure_ignored and self.can_block
+        return on_failure == OnFailure.BLOCK and not self.on_failure_ignored and self.can_block
 
 
 def _e(
@@ -136,7 +138,7 @@ EVENTS: dict[str, EventSpec] = {
             "cannot block; stderr shown to the user",
             article=True,
             context_stdout=True,
-            handler_types=frozenset({"command", "mcp_tool"}),
+            handler_types=_COMMAND_MCP,
         ),
         _e(
             "Setup",
@@ -144,7 +146,7 @@ EVENTS: dict[str, EventSpec] = {
             "trigger",
             S,
             "cannot block",
-            handler_types=frozenset({"command", "mcp_tool"}),
+            handler_types=_COMMAND_MCP,
         ),
         _e(
             "InstructionsLoaded",

@@ -109,11 +109,12 @@ def decide(
     """Run the hooks of ``event`` for one call of ``tool_name``, then the permission gate.
 
     ``payload`` adds event fields to ``tool_name`` / ``tool_input`` (both left out of the
-    hook input when ``tool_name`` is empty, for events that are not about a tool); ``rules``, ``mode``,
-    ``cwd`` and ``home`` go to the gate, which runs when ``gated`` (the hooks' verdict feeds
-    it only on the gate event, PreToolUse). ``tool_use_id``, ``project_dir``, ``environ``,
-    ``timeout`` and ``mcp_clients`` go to :func:`~mcpmini.hooks.run_hooks`. With ``hooks`` of
-    ``None`` no hook runs and ``Decided.hooks`` is ``None`` (see :func:`has_hooks`).
+    hook input when ``tool_name`` is empty, for events that are not about a tool); ``rules``,
+    ``mode``, ``cwd`` and ``home`` go to the gate, which runs when ``gated`` (the hooks'
+    verdict feeds it only on the gate event, PreToolUse). ``tool_use_id``, ``project_dir``,
+    ``environ``, ``timeout`` and ``mcp_clients`` go to :func:`~mcpmini.hooks.run_hooks`. With
+    ``hooks`` of ``None`` no hook runs and ``Decided.hooks`` is ``None`` (see
+    :func:`has_hooks`).
     Returns a :class:`Decided`. Raises ``ConfigError`` for an unknown event or mode.
     """
     spec = event_spec(event)

@@ -1,10 +1,21 @@
 """Hook handlers as frozen dataclasses, and how each kind is executed.
 
-A handler is data (:class:`CommandHandler`, :class:`HttpHandler`, :class:`McpToolHandler`,
-:class:`ModelHandler`) or a plain Python callable with the Agent SDK signature
-``(input_data, tool_use_id, context)``. :func:`execute` runs one handler once and returns an
-:class:`Execution`: raw facts (exit code, capped output, timeout, start error, callback
-value). Turning those facts into an outcome is :mod:`mcpmini.hooks.outcomes`' job.
+A handler is data: :class:`CommandHandler`, :class:`HttpHandler`, :class:`McpToolHandler`,
+:class:`ModelHandler`, or :class:`CallbackHandler` around a plain Python callable with the
+Agent SDK signature ``(input_data, tool_use_id, context)``. :func:`execute` runs one handler
+once and returns an :class:`Execution`: raw facts (exit code, capped output, timeout, start
+error, callback value). Turning those facts into an outcome is :mod:`mcpmini.hooks.outcomes`'
+job.
+
+Rules of this module:
+
+* Every handler has a ``type`` (:class:`~mcpmini.hooks.options.HandlerType`) and one
+  ``options`` (:class:`~mcpmini.hooks.options.HandlerOptions`, ``None`` fields inheriting the
+  group's); nothing else carries a timeout, ``onFailure``, ``if``, ``once`` or ``async``.
+* :func:`as_handler` is the one place a bare callable becomes a handler; past it, code sees
+  only the :data:`Handler` union.
+* :func:`execute` never raises for a failing hook: start errors, timeouts, exit codes and
+  exceptions raised by a callback or a peer are data in the :class:`Execution`.
 
 Command handlers run through :func:`mcpmini.process.run`, the one subprocess runner: when
 the handler returns, times out or fails, everything it started is ended (its process group
@@ -29,18 +40,22 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .. import process
+from .options import HandlerOptions, HandlerType
 
 if TYPE_CHECKING:
     from ..mcp import Client
 
 __all__ = [
     "OUTPUT_CAP",
+    "CallbackHandler",
     "CommandHandler",
     "Execution",
     "Handler",
+    "HandlerLike",
     "HttpHandler",
     "McpToolHandler",
     "ModelHandler",
+    "as_handler",
     "describe",
     "execute",
     "handler_type",
@@ -48,6 +63,7 @@ __all__ = [
 
 OUTPUT_CAP = 1_000_000  # bytes kept per stream; the rest is drained and dropped
 _PLUGIN_VARS = ("CLAUDE_PROJECT_DIR", "CLAUDE_PLUGIN_ROOT", "CLAUDE_PLUGIN_DATA")
+_NO_OPTIONS = HandlerOptions()
 
 
 @dataclass(frozen=True)
@@ -56,15 +72,11 @@ class CommandHandler:
 
     command: str
     args: tuple[str, ...] | None = None
-    timeout: float | None = None
-    on_failure: str = "continue"
-    async_: bool = False
     shell: str | None = None
-    if_: str | None = None
-    once: bool = False
-    type: ClassVar[str] = "command"
+    options: HandlerOptions = field(default=_NO_OPTIONS, kw_only=True)
+    type: ClassVar[HandlerType] = HandlerType.COMMAND
 
-    def identity(self) -> tuple[Any, ...]:
+    def identity(self) -> tuple[Any, ...] | None:
         """What makes two settings-file copies 'the same handler' (they run once)."""
         return ("command", self.command, self.args, self.shell)
 
@@ -76,13 +88,10 @@ class HttpHandler:
     url: str
     headers: tuple[tuple[str, str], ...] = ()
     allowed_env_vars: tuple[str, ...] = ()
-    timeout: float | None = None
-    on_failure: str = "continue"
-    if_: str | None = None
-    once: bool = False
-    type: ClassVar[str] = "http"
+    options: HandlerOptions = field(default=_NO_OPTIONS, kw_only=True)
+    type: ClassVar[HandlerType] = HandlerType.HTTP
 
-    def identity(self) -> tuple[Any, ...]:
+    def identity(self) -> tuple[Any, ...] | None:
         return ("http", self.url)
 
 
@@ -93,37 +102,69 @@ class McpToolHandler:
     server: str
     tool: str
     input: Mapping[str, Any] = field(default_factory=dict)
-    timeout: float | None = None
-    if_: str | None = None
-    once: bool = False
-    on_failure: str = "continue"
-    type: ClassVar[str] = "mcp_tool"
+    options: HandlerOptions = field(default=_NO_OPTIONS, kw_only=True)
+    type: ClassVar[HandlerType] = HandlerType.MCP_TOOL
 
-    def identity(self) -> tuple[Any, ...]:
+    def identity(self) -> tuple[Any, ...] | None:
         return ("mcp_tool", self.server, self.tool, json.dumps(dict(self.input), sort_keys=True))
 
 
 @dataclass(frozen=True)
 class ModelHandler:
-    """``{"type": "prompt"|"agent"}``: needs a model, so it is parsed but never run offline."""
+    """``{"type": "prompt"|"agent"}``: needs a model, so it is parsed but never run offline.
 
-    kind: str
+    Raises ``ValueError`` when ``kind`` is not ``prompt`` or ``agent``.
+    """
+
+    kind: HandlerType
     prompt: str
     model: str | None = None
-    timeout: float | None = None
-    if_: str | None = None
-    once: bool = False
-    on_failure: str = "continue"
+    options: HandlerOptions = field(default=_NO_OPTIONS, kw_only=True)
+
+    def __post_init__(self) -> None:
+        kind = HandlerType(self.kind)
+        if kind not in (HandlerType.PROMPT, HandlerType.AGENT):
+            raise ValueError(f"a model handler is a prompt or agent handler, not {kind}")
+        object.__setattr__(self, "kind", kind)
 
     @property
-    def type(self) -> str:
+    def type(self) -> HandlerType:
         return self.kind
 
-    def identity(self) -> tuple[Any, ...]:
-        return (self.kind, self.prompt, self.model)
+    def identity(self) -> tuple[Any, ...] | None:
+        return (self.kind.value, self.prompt, self.model)
 
 
-Handler = CommandHandler | HttpHandler | McpToolHandler | ModelHandler | Callable[..., Any]
+@dataclass(frozen=True)
+class CallbackHandler:
+    """A Python callable ``(input_data, tool_use_id, context) -> dict`` (sync or async).
+
+    Its return value is read as the hook's JSON output. Callbacks are never deduplicated
+    and ``once`` does not apply to them (``identity`` is ``None``).
+    """
+
+    function: Callable[..., Any]
+    options: HandlerOptions = field(default=_NO_OPTIONS, kw_only=True)
+    type: ClassVar[HandlerType] = HandlerType.CALLBACK
+
+    def identity(self) -> tuple[Any, ...] | None:
+        return None
+
+
+Handler = CommandHandler | HttpHandler | McpToolHandler | ModelHandler | CallbackHandler
+HandlerLike = Handler | Callable[..., Any]  # what a HookMatcher accepts in code
+_HANDLER_CLASSES = (CommandHandler, HttpHandler, McpToolHandler, ModelHandler, CallbackHandler)
+
+
+def as_handler(value: HandlerLike) -> Handler:
+    """``value`` as a :data:`Handler`: handlers unchanged, a callable wrapped in a
+    :class:`CallbackHandler`. The one place a callable becomes a handler. Raises
+    ``TypeError`` for anything else."""
+    if isinstance(value, _HANDLER_CLASSES):
+        return value
+    if callable(value):
+        return CallbackHandler(value)
+    raise TypeError(f"not a hook handler: {value!r}")
 
 
 @dataclass(frozen=True)
@@ -155,13 +196,14 @@ class Execution:
         return self.finished - self.started
 
 
-def handler_type(handler: Handler) -> str:
-    """The settings ``type`` of a handler (``"callback"`` for a Python callable)."""
-    return getattr(handler, "type", None) or "callback"
+def handler_type(handler: HandlerLike) -> HandlerType:
+    """The ``type`` of a handler (:attr:`HandlerType.CALLBACK` for a Python callable)."""
+    return as_handler(handler).type
 
 
-def describe(handler: Handler) -> str:
+def describe(handler: HandlerLike) -> str:
     """A short human label: the command, URL, server/tool or callable name."""
+    handler = as_handler(handler)
     if isinstance(handler, CommandHandler):
         return " ".join([handler.command, *(handler.args or ())])
     if isinstance(handler, HttpHandler):
@@ -170,7 +212,8 @@ def describe(handler: Handler) -> str:
         return f"mcp_tool {handler.server}/{handler.tool}"
     if isinstance(handler, ModelHandler):
         return f"{handler.kind}: {handler.prompt[:40]}"
-    return f"callback {getattr(handler, '__qualname__', repr(handler))}"
+    fn = handler.function
+    return f"callback {getattr(fn, '__qualname__', repr(fn))}"
 
 
 def _substitute(text: str, env: Mapping[str, str]) -> str:
@@ -374,6 +417,8 @@ def execute(
     """Run ``handler`` once on ``payload`` (the hook input) and return the raw facts.
 
     ``body`` is ``payload`` already serialized as UTF-8 JSON, when the caller has it.
+    ``timeout`` is the resolved limit in seconds (the handler's own options are not read
+    here; the runner resolves them). Never raises for a failing hook.
     """
     if body is None:
         body = json.dumps(payload, ensure_ascii=False).encode("utf-8")
@@ -386,12 +431,10 @@ def execute(
     if isinstance(handler, ModelHandler):
         now = time.perf_counter()
         return Execution(
-            handler.kind,
+            handler.kind.value,
             start_error=f"{handler.kind} hooks need a model; "
             "mcpmini runs them only with a model adapter",
             started=now,
             finished=now,
         )
-    if callable(handler):
-        return _run_callback(handler, payload, tool_use_id, timeout)
-    raise TypeError(f"not a hook handler: {handler!r}")
+    return _run_callback(handler.function, payload, tool_use_id, timeout)

@@ -116,65 +116,77 @@ def js_regex(pattern: str) -> re.Pattern[str]:
     Returns the compiled pattern; use ``.search`` for JS ``RegExp.test`` semantics.
     Raises ``ConfigError`` for patterns that are invalid or cannot be translated faithfully.
     """
+    _refuse_untranslatable(pattern)
+    try:
+        return re.compile(_translate(pattern), re.ASCII)
+    except re.error as exc:
+        raise ConfigError(f"invalid regex matcher {pattern!r}: {exc}") from None
+
+
+def _refuse_untranslatable(pattern: str) -> None:
+    """Raise ``ConfigError`` for a pattern too long, or using syntax only Python reads."""
     if len(pattern) > MAX_REGEX_LENGTH:
         raise ConfigError(f"regex matcher longer than {MAX_REGEX_LENGTH} characters")
+    blanked = re.sub(r"\\.", "__", pattern)  # escaped text (e.g. "\(\?P") is not syntax
     for probe, why in _REFUSED:
-        # Escaped text (e.g. "\(\?P") is not syntax: blank escapes out before probing.
-        if probe.search(re.sub(r"\\.", "__", pattern)):
+        if probe.search(blanked):
             raise ConfigError(f"{why}: {pattern!r}")
+
+
+def _translate(pattern: str) -> str:
+    """The Python spelling of JavaScript ``pattern``, one token at a time."""
     out: list[str] = []
     i, in_class = 0, False
     while i < len(pattern):
-        ch = pattern[i]
-        if ch == "\\":
-            if i + 1 >= len(pattern):
-                raise ConfigError(f"regex ends with a lone backslash: {pattern!r}")
-            nxt = pattern[i + 1]
-            if nxt in "AZzQ" and not in_class:
-                raise ConfigError(f"\\{nxt} means something else in JavaScript: {pattern!r}")
-            if nxt == "k" and pattern.startswith("<", i + 2):
-                end = pattern.find(">", i + 3)
-                if end < 0:
-                    raise ConfigError(f"unterminated \\k<name>: {pattern!r}")
-                out.append(f"(?P={pattern[i + 3 : end]})")
-                i = end + 1
-                continue
-            out.append(pattern[i : i + 2])
-            i += 2
-            continue
-        if in_class:
-            if ch == "]":
-                in_class = False
-            elif ch == "[":
-                out.append("\\[")  # literal in JS classes; a FutureWarning set op in Python
-                i += 1
-                continue
-            out.append(ch)
-            i += 1
-            continue
-        if pattern.startswith("[^]", i):
-            out.append(r"[\s\S]")
-            i += 3
-        elif pattern.startswith("[]", i):
-            out.append("(?!)")
-            i += 2
-        elif ch == "[":
-            in_class = True
-            out.append(ch)
-            i += 1
-        elif pattern.startswith("(?<", i) and i + 3 < len(pattern) and pattern[i + 3] not in "=!":
-            out.append("(?P<")
-            i += 3
-        elif ch == "$":
-            out.append(r"\Z")
-            i += 1
+        if pattern[i] == "\\":
+            text, i = _escape(pattern, i, in_class)
+        elif in_class:
+            text, i, in_class = _in_class(pattern, i)
         else:
-            out.append(ch)
-            i += 1
-    try:
-        return re.compile("".join(out), re.ASCII)
-    except re.error as exc:
-        raise ConfigError(f"invalid regex matcher {pattern!r}: {exc}") from None
+            text, i, in_class = _outside_class(pattern, i)
+        out.append(text)
+    return "".join(out)
+
+
+def _escape(pattern: str, i: int, in_class: bool) -> tuple[str, int]:
+    """The escape starting at ``pattern[i]`` (a backslash): its translation and the next index."""
+    if i + 1 >= len(pattern):
+        raise ConfigError(f"regex ends with a lone backslash: {pattern!r}")
+    nxt = pattern[i + 1]
+    if nxt in "AZzQ" and not in_class:
+        raise ConfigError(f"\\{nxt} means something else in JavaScript: {pattern!r}")
+    if nxt == "k" and pattern.startswith("<", i + 2):
+        end = pattern.find(">", i + 3)
+        if end < 0:
+            raise ConfigError(f"unterminated \\k<name>: {pattern!r}")
+        return f"(?P={pattern[i + 3 : end]})", end + 1
+    return pattern[i : i + 2], i + 2
+
+
+def _in_class(pattern: str, i: int) -> tuple[str, int, bool]:
+    """One character inside ``[...]``: its translation, the next index, still in the class."""
+    ch = pattern[i]
+    if ch == "]":
+        return ch, i + 1, False
+    if ch == "[":
+        return "\\[", i + 1, True  # literal in JS classes; a FutureWarning set op in Python
+    return ch, i + 1, True
+
+
+def _outside_class(pattern: str, i: int) -> tuple[str, int, bool]:
+    """One token outside a class: its translation, the next index, whether a class opened."""
+    ch = pattern[i]
+    if pattern.startswith("[^]", i):
+        return r"[\s\S]", i + 3, False
+    if pattern.startswith("[]", i):
+        return "(?!)", i + 2, False
+    if ch == "[":
+        return ch, i + 1, True
+    if pattern.startswith("(?<", i) and i + 3 < len(pattern) and pattern[i + 3] not in "=!":
+        return "(?P<", i + 3, False
+    if ch == "$":
+        return r"\Z", i + 1, False
+    return ch, i + 1, False
 
 
 def match(matcher: str | None, name: str, *, narrow: bool = False) -> MatchResult:

@@ -13,6 +13,16 @@ any other exit code is a failure unless stdout is schema-valid JSON, which then 
 alone (still a failure when ``onFailure`` is ``"block"``). A failure is a non-blocking
 error, or a blocking one when ``onFailure: "block"`` applies on the event.
 :func:`combine_decisions` ranks decisions deny > defer > ask > allow.
+
+Rules of this module:
+
+* :func:`classify` is pure: one :class:`~mcpmini.hooks.Execution`, the event's spec and the
+  handler's *resolved* ``onFailure`` in, one frozen :class:`Verdict` out; no I/O, no clock.
+* :data:`RULES` is ordered and total: the first row whose condition holds decides, and the
+  last row always holds. A new case is a new row, placed by precedence, never an ``if``
+  elsewhere.
+* No event is named here; every difference between events is a field of its
+  :class:`~mcpmini.hooks.EventSpec`.
 """
 
 from __future__ import annotations
@@ -28,6 +38,7 @@ import jsonschema
 from ..errors import json_path
 from .events import DecisionField, EventSpec
 from .handlers import Execution
+from .options import OnFailure  # re-exported: defined with the other handler options
 
 __all__ = [
     "DECISION_RANK",
@@ -56,16 +67,6 @@ class Decision(enum.StrEnum):
     DENY = "deny"
     ASK = "ask"
     DEFER = "defer"
-
-    def __str__(self) -> str:
-        return self.value
-
-
-class OnFailure(enum.StrEnum):
-    """What a failed run means: ``continue`` (no decision) or ``block`` (like exit 2)."""
-
-    CONTINUE = "continue"
-    BLOCK = "block"
 
     def __str__(self) -> str:
         return self.value
@@ -485,7 +486,7 @@ def classify(
     """Return the :class:`Verdict` of one execution of a handler on event ``spec``.
 
     The first row of :data:`RULES` whose condition holds decides (the last row always
-    holds). ``on_failure`` is the handler's ``onFailure``; ``callback`` marks an SDK
+    holds). ``on_failure`` is the handler's resolved ``onFailure``; ``callback`` marks an SDK
     callback, whose return value is read as JSON output. Raises ``ValueError`` for an
     unknown ``on_failure``.
     """

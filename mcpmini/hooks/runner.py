@@ -11,6 +11,19 @@ SDK-style groups), finds the groups whose matcher fires for the event's match va
 identical handlers defined in several *settings files* (plugin and skill copies stay),
 runs every remaining handler in parallel threads, classifies each run
 (:mod:`mcpmini.hooks.outcomes`) and folds them into an :class:`EventResult`.
+
+Rules of this module:
+
+* Settings are normalised once, where they are built: :func:`load_settings` turns every
+  settings entry into a handler dataclass (through :meth:`RawSource.handler`) and a
+  :class:`HookMatcher` wraps callables and reads ``on_failure`` when it is constructed.
+  :func:`run_hooks` only reads typed values.
+* A handler's options are resolved in one place, :func:`_plan`: the handler's own value,
+  else its group's (:meth:`HandlerOptions.inherit`), else the run's ``timeout``, else the
+  event's default (:meth:`EventSpec.default_timeout`); ``onFailure`` else ``continue``.
+* Every run is an immutable :class:`HandlerRun`: planned first (matched, skipped), then
+  completed by its execution; the parallel phase only returns values.
+* Background (``async``) runs execute but never count towards the combined result.
 """
 
 from __future__ import annotations
@@ -26,17 +39,10 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ConfigError
 from ..permissions import PermissionRules, parse_rule, rule_matches, split_command
 from .events import EventSpec, event_spec, in_subagent
-from .handlers import Execution, Handler, describe, execute, handler_type
+from .handlers import Execution, Handler, HandlerLike, as_handler, describe, execute
 from .matchers import MatcherRule, match
-from .outcomes import (
-    Decision,
-    FailureKind,
-    HookOutcome,
-    OnFailure,
-    Verdict,
-    classify,
-    combine_decisions,
-)
+from .options import HandlerOptions, HandlerType, OnFailure
+from .outcomes import Decision, FailureKind, HookOutcome, Verdict, classify, combine_decisions
 from .sources import SETTINGS_KINDS, RawSource, read_source
 
 if TYPE_CHECKING:
@@ -56,24 +62,51 @@ __all__ = [
 STOP_BLOCK_CAP = 8  # Stop / SubagentStop blocks in a row before the turn ends anyway
 
 
-@dataclass
+@dataclass(init=False)
 class HookMatcher:
     """One matcher group: ``matcher`` text and the ``hooks`` (handlers) it guards.
 
-    Mirrors the Agent SDK's ``HookMatcher``; ``hooks`` may hold handler dataclasses or
-    plain callables ``(input_data, tool_use_id, context) -> dict`` (sync or async).
+    Mirrors the Agent SDK's ``HookMatcher``; ``hooks`` may be given as handler dataclasses
+    or plain callables ``(input_data, tool_use_id, context) -> dict`` (sync or async), which
+    are wrapped in :class:`~mcpmini.hooks.CallbackHandler` here, so ``hooks`` always holds
+    handlers. ``timeout`` and ``on_failure`` apply to every handler that sets none.
     ``source`` / ``kind`` / ``path`` say where the group was defined (``kind`` "sdk" for
-    groups built in code); ``plugin_root`` feeds ``CLAUDE_PLUGIN_ROOT``.
+    groups built in code); ``plugin_root`` feeds ``CLAUDE_PLUGIN_ROOT``. Raises
+    ``ValueError`` for an unknown ``on_failure`` or a timeout that is not positive, and
+    ``TypeError`` for a hook that is neither a handler nor callable.
     """
 
-    matcher: str | None = None
-    hooks: list[Handler] = field(default_factory=list)
-    timeout: float | None = None
-    on_failure: OnFailure | str | None = None
-    source: str = "sdk"
-    kind: str = "sdk"
-    path: str = ""
-    plugin_root: str | None = None
+    matcher: str | None
+    hooks: list[Handler]
+    timeout: float | None
+    on_failure: OnFailure | None
+    source: str
+    kind: str
+    path: str
+    plugin_root: str | None
+
+    def __init__(
+        self,
+        matcher: str | None = None,
+        hooks: Iterable[HandlerLike] = (),
+        timeout: float | None = None,
+        on_failure: OnFailure | str | None = None,
+        source: str = "sdk",
+        kind: str = "sdk",
+        path: str = "",
+        plugin_root: str | None = None,
+    ) -> None:
+        checked = HandlerOptions(
+            timeout=timeout, on_failure=OnFailure(on_failure) if on_failure else None
+        )
+        self.matcher = matcher
+        self.hooks = [as_handler(h) for h in hooks]
+        self.timeout = checked.timeout
+        self.on_failure = checked.on_failure
+        self.source = source
+        self.kind = kind
+        self.path = path
+        self.plugin_root = plugin_root
 
 
 @dataclass
@@ -102,6 +135,15 @@ Hooks = (
 _PRECEDENCE = {"managed": 4, "local": 2, "project": 1, "user": 0}
 
 
+@dataclass
+class _Flags:
+    """The rank of the source that last set each merged flag (higher ranks win)."""
+
+    disable: tuple[int, bool] = (-1, False)
+    mode_rank: int = -1
+    managed_only: bool = False
+
+
 def load_settings(
     sources: Iterable[str | os.PathLike[str] | tuple[str, Any]],
     *,
@@ -118,89 +160,95 @@ def load_settings(
     """
     raws: list[RawSource] = [read_source(s, home=home) for s in sources]
     result = HookSettings(sources=[r.name for r in raws])
-    flag_by: dict[str, tuple[int, bool]] = {}
-    managed_only = False
+    flags = _Flags()
     for raw in raws:
-        data = raw.data
-        if "disableAllHooks" in data and raw.kind in _PRECEDENCE:
-            rank = _PRECEDENCE[raw.kind]
-            if rank >= flag_by.get("disable", (-1, False))[0]:
-                flag_by["disable"] = (rank, bool(data["disableAllHooks"]))
-        if data.get("allowManagedHooksOnly"):
-            if raw.kind == "managed":
-                managed_only = True
-            else:
-                result.warnings.append(
-                    f"{raw.name}: allowManagedHooksOnly works only in managed settings; ignored"
-                )
-        perms = data.get("permissions")
-        if isinstance(perms, Mapping):
-            result.permissions = result.permissions.merged(
-                PermissionRules.from_settings(perms, source=raw.name)
+        _read_flags(raw, result, flags)
+        _read_hooks(raw, result, strict)
+    _restrict(result, flags)
+    return result
+
+
+def _read_flags(raw: RawSource, result: HookSettings, flags: _Flags) -> None:
+    """``disableAllHooks``, ``allowManagedHooksOnly`` and the ``permissions`` block of one
+    source, merged into ``result`` / ``flags``."""
+    data = raw.data
+    rank = _PRECEDENCE.get(raw.kind)
+    if "disableAllHooks" in data and rank is not None and rank >= flags.disable[0]:
+        flags.disable = (rank, bool(data["disableAllHooks"]))
+    if data.get("allowManagedHooksOnly"):
+        if raw.kind == "managed":
+            flags.managed_only = True
+        else:
+            result.warnings.append(
+                f"{raw.name}: allowManagedHooksOnly works only in managed settings; ignored"
             )
-            mode = perms.get("defaultMode")
-            if (
-                mode
-                and raw.kind in _PRECEDENCE
-                and _PRECEDENCE[raw.kind] >= flag_by.get("mode", (-1, False))[0]
-            ):
-                flag_by["mode"] = (_PRECEDENCE[raw.kind], True)
-                result.default_mode = mode
-        for event, groups in (data.get("hooks") or {}).items():
-            target = in_subagent(event) if raw.kind == "subagent" else event
-            try:
-                spec = event_spec(target)
-            except ConfigError as exc:
-                if strict:
-                    raise ConfigError(exc.message, raw.name, f"hooks.{event}") from None
-                result.warnings.append(f"{raw.name} at hooks.{event}: {exc.message}; skipped")
-                continue
-            for gi, group in enumerate(groups):
-                where = f"hooks.{event}[{gi}]"
-                if spec.matcher_field is None and group.get("matcher") not in (None, "", "*"):
-                    result.warnings.append(
-                        f"{raw.name} at {where}.matcher: {target} has no "
-                        "matcher; it is ignored and the group always fires"
-                    )
-                handlers = [
-                    raw.handler(h, f"{where}.hooks[{hi}]", spec)
-                    for hi, h in enumerate(group["hooks"])
-                ]
-                for hi, h in enumerate(handlers):
-                    if handler_type(h) not in spec.handler_types:
-                        result.warnings.append(
-                            f"{raw.name} at {where}.hooks[{hi}]: {target} "
-                            f"does not accept {handler_type(h)} handlers"
-                        )
-                    if getattr(h, "on_failure", None) == OnFailure.BLOCK and not (
-                        spec.honours_block(OnFailure.BLOCK)
-                    ):
-                        result.warnings.append(
-                            f"{raw.name} at {where}.hooks[{hi}].onFailure: "
-                            f'{target} ignores onFailure "block" (a '
-                            "failure there never blocks)"
-                        )
-                    if getattr(h, "if_", None) and not spec.if_evaluated:
-                        result.warnings.append(
-                            f"{raw.name} at {where}.hooks[{hi}].if: {target} "
-                            "does not evaluate 'if'; this handler never runs"
-                        )
-                result.hooks.setdefault(target, []).append(
-                    HookMatcher(
-                        group.get("matcher"),
-                        handlers,
-                        source=raw.name,
-                        kind=raw.kind,
-                        path=where,
-                        plugin_root=raw.plugin_root,
-                    )
+    perms = data.get("permissions")
+    if isinstance(perms, Mapping):
+        result.permissions = result.permissions.merged(
+            PermissionRules.from_settings(perms, source=raw.name)
+        )
+        mode = perms.get("defaultMode")
+        if mode and rank is not None and rank >= flags.mode_rank:
+            flags.mode_rank = rank
+            result.default_mode = mode
+
+
+def _read_hooks(raw: RawSource, result: HookSettings, strict: bool) -> None:
+    """Every matcher group of one source, appended to ``result.hooks`` (with warnings)."""
+    for event, groups in (raw.data.get("hooks") or {}).items():
+        target = in_subagent(event) if raw.kind == "subagent" else event
+        try:
+            spec = event_spec(target)
+        except ConfigError as exc:
+            if strict:
+                raise ConfigError(exc.message, raw.name, f"hooks.{event}") from None
+            result.warnings.append(f"{raw.name} at hooks.{event}: {exc.message}; skipped")
+            continue
+        for gi, group in enumerate(groups):
+            where = f"hooks.{event}[{gi}]"
+            if spec.matcher_field is None and group.get("matcher") not in (None, "", "*"):
+                result.warnings.append(
+                    f"{raw.name} at {where}.matcher: {target} has no "
+                    "matcher; it is ignored and the group always fires"
                 )
-    disable_rank, disable = flag_by.get("disable", (-1, False))
+            handlers = [raw.handler(h) for h in group["hooks"]]
+            for hi, handler in enumerate(handlers):
+                at = f"{raw.name} at {where}.hooks[{hi}]"
+                result.warnings.extend(_handler_warnings(handler, spec, at))
+            result.hooks.setdefault(target, []).append(
+                HookMatcher(
+                    group.get("matcher"),
+                    handlers,
+                    source=raw.name,
+                    kind=raw.kind,
+                    path=where,
+                    plugin_root=raw.plugin_root,
+                )
+            )
+
+
+def _handler_warnings(handler: Handler, spec: EventSpec, at: str) -> list[str]:
+    """What a settings handler asks for that its event ``spec`` will not do."""
+    out = []
+    if handler.type not in spec.handler_types:
+        out.append(f"{at}: {spec.name} does not accept {handler.type} handlers")
+    if handler.options.on_failure is OnFailure.BLOCK and not spec.honours_block(OnFailure.BLOCK):
+        out.append(
+            f'{at}.onFailure: {spec.name} ignores onFailure "block" (a failure there never blocks)'
+        )
+    if handler.options.if_ and not spec.if_evaluated:
+        out.append(f"{at}.if: {spec.name} does not evaluate 'if'; this handler never runs")
+    return out
+
+
+def _restrict(result: HookSettings, flags: _Flags) -> None:
+    """Apply ``disableAllHooks`` / ``allowManagedHooksOnly`` to the merged groups."""
+    disable_rank, disable = flags.disable
     if disable and disable_rank == _PRECEDENCE["managed"]:
         result.disabled = True
         result.hooks = {}
         result.warnings.append("disableAllHooks in managed settings: no hook runs")
-    elif disable or managed_only:
+    elif disable or flags.managed_only:
         # disableAllHooks outside managed settings, or allowManagedHooksOnly: managed stay.
         result.hooks = {e: [g for g in gs if g.kind == "managed"] for e, gs in result.hooks.items()}
         result.warnings.append(
@@ -208,7 +256,6 @@ def load_settings(
             if disable
             else "allowManagedHooksOnly: only managed hooks remain"
         )
-    return result
 
 
 @dataclass(frozen=True)
@@ -225,7 +272,7 @@ class HandlerRun:
     rule: MatcherRule
     why: str
     handler: str
-    handler_type: str
+    handler_type: HandlerType
     outcome: HookOutcome | None = None
     failure: FailureKind | None = None
     exit_code: int | None = None
@@ -322,9 +369,12 @@ class _Input:
 
 @dataclass(frozen=True)
 class _Job:
+    """One planned execution: the handler, its resolved options, its plugin root."""
+
     index: int
     handler: Handler
-    group: HookMatcher
+    options: HandlerOptions
+    plugin_root: str | None
 
 
 def _prepare(
@@ -389,8 +439,8 @@ def _plan(
                 result.rule,
                 result.explain(),
                 describe(handler),
-                handler_type(handler),
-                background=bool(getattr(handler, "async_", False)),
+                handler.type,
+                background=handler.options.async_,
             )
             problem = (
                 f"matching failed: {result.error}"
@@ -409,7 +459,8 @@ def _plan(
             )
             runs.append(replace(run, skipped=skip))
             if result.matched and skip is None:
-                jobs.append(_Job(len(runs) - 1, handler, group))
+                options = handler.options.inherit(group.timeout, group.on_failure)
+                jobs.append(_Job(len(runs) - 1, handler, options, group.plugin_root))
     return runs, jobs
 
 
@@ -444,14 +495,11 @@ def _execute(
     timeout: float | None,
     mcp_clients: Mapping[str, Client] | None,
 ) -> tuple[int, Execution, Verdict]:
-    handler, group, spec = job.handler, job.group, inp.spec
-    kind = handler_type(handler)
-    limit = (
-        getattr(handler, "timeout", None) or group.timeout or timeout or spec.default_timeout(kind)
-    )
+    handler, spec = job.handler, inp.spec
+    limit = job.options.timeout or timeout or spec.default_timeout(handler.type)
     env = dict(inp.env)
-    if group.plugin_root:
-        env["CLAUDE_PLUGIN_ROOT"] = group.plugin_root
+    if job.plugin_root:
+        env["CLAUDE_PLUGIN_ROOT"] = job.plugin_root
     ex = execute(
         handler,
         inp.data,
@@ -462,8 +510,9 @@ def _execute(
         mcp_clients=mcp_clients,
         body=inp.body,
     )
-    on_failure = getattr(handler, "on_failure", None) or group.on_failure or OnFailure.CONTINUE
-    return job.index, ex, classify(ex, spec, on_failure=on_failure, callback=kind == "callback")
+    on_failure = job.options.on_failure or OnFailure.CONTINUE
+    callback = handler.type is HandlerType.CALLBACK
+    return job.index, ex, classify(ex, spec, on_failure=on_failure, callback=callback)
 
 
 def run_hooks(
@@ -479,7 +528,8 @@ def run_hooks(
 ) -> EventResult:
     """Run every handler of ``event`` whose matcher fires on ``payload``; return the result.
 
-    ``hooks`` may also map events to raw settings groups (dicts), validated as settings.
+    ``hooks`` may also map events to raw settings groups (dicts), validated as settings on
+    every call (build them once with :func:`load_settings` to validate once).
     ``payload`` holds the event's own input fields (``tool_name``, ``tool_input``, …);
     common fields (``session_id``, ``cwd``, ``hook_event_name``…) are filled in when
     absent. ``environ`` (default: this process's environment) is what hook processes see,
@@ -516,33 +566,34 @@ def _skip_reason(
     fired_once: set[tuple[Any, ...]],
     spec: EventSpec,
 ) -> str | None:
-    rule_text = getattr(handler, "if_", None)
-    if rule_text:
+    options = handler.options
+    if options.if_:
         if not spec.if_evaluated:
             return f"'if' is not evaluated on {spec.name}; such a handler never runs"
         tool_input = data.get("tool_input") or {}
         command = tool_input.get("command") if isinstance(tool_input, Mapping) else None
         unparseable = isinstance(command, str) and split_command(command) is None
         if not unparseable and not rule_matches(  # an unparseable command fails open: run
-            parse_rule(rule_text),
+            parse_rule(options.if_),
             str(data.get("tool_name", "")),
             tool_input,
             cwd=str(data.get("cwd") or ""),
         ):
-            return f"'if' rule {rule_text} does not match"
-    identity = getattr(handler, "identity", None)
-    if getattr(handler, "once", False) and identity is not None:
-        key = (group.source, group.path, identity())
+            return f"'if' rule {options.if_} does not match"
+    identity = handler.identity()
+    if identity is None:  # a callback: never deduplicated, never 'once'
+        return None
+    if options.once:
+        key = (group.source, group.path, identity)
         if key in fired_once:
             return "once: already ran in this session"
         fired_once.add(key)
-    if getattr(handler, "async_", False):
+    if options.async_:
         return None
-    if group.kind in SETTINGS_KINDS and identity is not None:
-        key = identity()
-        if key in seen:
-            return f"duplicate of the same handler in {seen[key]}; runs once"
-        seen[key] = group.source
+    if group.kind in SETTINGS_KINDS:
+        if identity in seen:
+            return f"duplicate of the same handler in {seen[identity]}; runs once"
+        seen[identity] = group.source
     return None
 
 

@@ -21,8 +21,8 @@ import jsonschema
 
 from ..errors import ConfigError, json_path
 from ..frontmatter import parse_front_matter, read_markdown
-from .events import EventSpec
 from .handlers import CommandHandler, Handler, HttpHandler, McpToolHandler, ModelHandler
+from .options import SETTINGS_TYPES, HandlerOptions, HandlerType
 
 __all__ = [
     "SETTINGS_KINDS",
@@ -36,13 +36,25 @@ __all__ = [
 SETTINGS_KINDS = frozenset({"user", "project", "local", "managed"})
 SOURCE_KINDS = SETTINGS_KINDS | {"plugin", "skill", "subagent"}
 
+# The keys a settings entry of each handler type must have.
+_REQUIRED = {
+    HandlerType.COMMAND: ["command"],
+    HandlerType.HTTP: ["url"],
+    HandlerType.MCP_TOOL: ["server", "tool"],
+    HandlerType.PROMPT: ["prompt"],
+    HandlerType.AGENT: ["prompt"],
+}
+assert set(_REQUIRED) == SETTINGS_TYPES
+# onFailure is read on these types only (reference §1.8: command and HTTP handlers)
+_ON_FAILURE_TYPES = frozenset({HandlerType.COMMAND, HandlerType.HTTP})
+
 _STR = {"type": "string"}
 _STRS = {"type": "array", "items": _STR}
 _HANDLER = {
     "type": "object",
     "required": ["type"],
     "properties": {
-        "type": {"enum": ["command", "http", "mcp_tool", "prompt", "agent"]},
+        "type": {"enum": [t.value for t in HandlerType if t in SETTINGS_TYPES]},
         "command": _STR,
         "args": _STRS,
         "shell": {"enum": ["bash", "powershell"]},
@@ -64,14 +76,8 @@ _HANDLER = {
         "continueOnBlock": {"type": "boolean"},
     },
     "allOf": [
-        {"if": {"properties": {"type": {"const": t}}}, "then": {"required": req}}
-        for t, req in [
-            ("command", ["command"]),
-            ("http", ["url"]),
-            ("mcp_tool", ["server", "tool"]),
-            ("prompt", ["prompt"]),
-            ("agent", ["prompt"]),
-        ]
+        {"if": {"properties": {"type": {"const": t.value}}}, "then": {"required": req}}
+        for t, req in _REQUIRED.items()
     ],
 }
 _GROUP = {
@@ -106,38 +112,37 @@ class RawSource:
     data: Mapping[str, Any]
     plugin_root: str | None = None
 
-    def handler(self, raw: Mapping[str, Any], where: str, spec: EventSpec) -> Handler:
-        """Build the handler dataclass of one validated settings entry."""
+    def handler(self, raw: Mapping[str, Any]) -> Handler:
+        """Build the handler of one validated settings entry (its options normalised here)."""
         # statusMessage is accepted (the schema checks it) but only labels Claude Code's spinner
-        common: dict[str, Any] = {
-            "timeout": raw.get("timeout"),
-            "if_": raw.get("if"),
-            "once": bool(raw.get("once")) and self.kind == "skill",
-        }
-        kind = raw["type"]
-        if kind == "command":
+        kind = HandlerType(raw["type"])
+        options = HandlerOptions(
+            timeout=raw.get("timeout"),
+            on_failure=raw.get("onFailure") if kind in _ON_FAILURE_TYPES else None,
+            if_=raw.get("if"),
+            once=bool(raw.get("once")) and self.kind == "skill",
+            async_=kind is HandlerType.COMMAND and bool(raw.get("async") or raw.get("asyncRewake")),
+        )
+        if kind is HandlerType.COMMAND:
             args = raw.get("args")
             return CommandHandler(
                 raw["command"],
                 tuple(args) if args is not None else None,
-                on_failure=raw.get("onFailure", "continue"),
-                async_=bool(raw.get("async") or raw.get("asyncRewake")),
-                shell=None if args is not None else raw.get("shell"),
-                **common,
+                None if args is not None else raw.get("shell"),
+                options=options,
             )
-        if kind == "http":
+        if kind is HandlerType.HTTP:
             return HttpHandler(
                 raw["url"],
                 tuple(sorted((raw.get("headers") or {}).items())),
                 tuple(raw.get("allowedEnvVars") or ()),
-                on_failure=raw.get("onFailure", "continue"),
-                **common,
+                options=options,
             )
-        if kind == "mcp_tool":
+        if kind is HandlerType.MCP_TOOL:
             return McpToolHandler(
-                raw["server"], raw["tool"], dict(raw.get("input") or {}), **common
+                raw["server"], raw["tool"], dict(raw.get("input") or {}), options=options
             )
-        return ModelHandler(kind, raw["prompt"], raw.get("model"), **common)
+        return ModelHandler(kind, raw["prompt"], raw.get("model"), options=options)
 
 
 def _check(data: Any, name: str) -> Mapping[str, Any]:

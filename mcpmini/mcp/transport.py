@@ -12,7 +12,7 @@ Rules of this module (what every transport promises its client):
   closed, a message was too large, the server was unreachable;
 * the end of the peer's stream is ``None`` from ``receive`` — or, from a transport that
   knows why (a process: its exit code and the tail of its stderr), a ``TransportError`` of
-  kind ``closed`` carrying ``exit_code`` and ``stderr_tail``.
+  kind ``closed`` carrying ``returncode`` and ``stderr_tail``.
 
 * :class:`StdioTransport` starts a server through :class:`mcpmini.process.Process`;
   one deadline bounds each read or write however the bytes trickle in, a reply has a

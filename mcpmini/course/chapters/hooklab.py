@@ -23,8 +23,10 @@ from typing import Any
 from ...hooks import (
     CommandHandler,
     EventResult,
+    HandlerOptions,
     HookMatcher,
     MatcherRule,
+    OnFailure,
     decide,
     match,
 )
@@ -157,7 +159,8 @@ def simulate_hook(
     returns that permission decision. Returns a :class:`HookSimulation`.
     """
     handler = _hook_command(exit_code, stdout)
-    handler = CommandHandler(handler.command, on_failure=on_failure, timeout=10)
+    options = HandlerOptions(timeout=10, on_failure=OnFailure(on_failure))
+    handler = CommandHandler(handler.command, options=options)
     hooks: list[Any] = [handler]
     if other_decision:
 
