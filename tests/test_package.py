@@ -26,6 +26,18 @@ RUNTIME_PACKAGES = [p for p in LAYERS if p not in ("course", "cli")]
 
 PUBLIC = {
     "mcp": {
+        "BlockView",
+        "CallRecord",
+        "Progress",
+        "StructuredCheck",
+        "StructuredVerdict",
+        "check_structured",
+        "inspect_call",
+        "notification_line",
+        "progress_bar",
+        "progress_of",
+        "record_call",
+        "view_block",
         "ORDERS",
         "orders_server",
         "asgi_app",
