@@ -81,13 +81,21 @@ _TOKENS = itertools.count(1)  # progress tokens, unique in this process
 
 
 def _split(text: str) -> list[str]:
-    """``text`` as lines without line breaks, tabs expanded (rule 2)."""
-    return [line.expandtabs(8) for line in text.splitlines()] or [""]
+    """``text`` as lines split at ``\n`` (a ``\r`` before it dropped), tabs expanded (rule 2).
+
+    Only ``\n`` ends a line: a lone ``\r`` (which would overwrite a line on a terminal) and
+    the other characters ``str.splitlines`` would split at stay in the line, for the caller
+    to escape.
+    """
+    lines = text.split("\n")
+    if len(lines) > 1 and lines[-1] == "":
+        lines.pop()
+    return [line.removesuffix("\r").expandtabs(8) for line in lines]
 
 
 def _one_line(value: object) -> str:
     """A field shown inside one line: its line breaks folded to spaces (rule 2)."""
-    return " ".join(str(value).splitlines())
+    return " ".join(_split(str(value)))
 
 
 def _size(count: int) -> str:
