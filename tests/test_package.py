@@ -31,6 +31,7 @@ PUBLIC = {
         "Progress",
         "StructuredCheck",
         "StructuredVerdict",
+        "call_meta",
         "check_structured",
         "inspect_call",
         "notification_line",

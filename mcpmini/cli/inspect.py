@@ -21,23 +21,11 @@ from ..errors import UsageError
 from ..mcp.inspection import BlockView, extension_for, notification_line, progress_bar, progress_of
 from ..mcp.jsonrpc import Notification
 from ..mcp.trace import Trace
+from .output import terminal_safe
 
 __all__ = ["Console", "LiveTrace", "save_blocks"]
 
-# Until ``output.terminal_safe`` lands (branch files22) the same table lives here: C0, DEL,
-# C1 and the bidi controls escaped as \xNN / \uNNNN.
-_UNSAFE = [*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0), *range(0x202A, 0x202F)]
-_UNSAFE += [*range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C]
-_TABLE = {c: (f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}") for c in _UNSAFE}
-
-
-def terminal_safe(text: object, *, layout: bool = True) -> str:
-    """``text`` with every control a terminal acts on escaped (``layout`` keeps \\n, TAB)."""
-    table = {k: v for k, v in _TABLE.items() if k not in (9, 10)} if layout else _TABLE
-    return str(text).translate(table)
-
-
-_CLEAR = "\r\x1b[K"  # carriage return, erase to the end of the line (our own control, never theirs)
+_CLEAR = "\r\x1b[K"  # carriage return, erase to the end of the line (ours, never the server's)
 
 
 class Console:

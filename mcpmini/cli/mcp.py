@@ -215,10 +215,11 @@ def _call_transport(args: argparse.Namespace, console: Console) -> Traced:
 
 def _print_raw(client: Client, args: argparse.Namespace, params: dict[str, Any]) -> int:
     """``--json``: the raw reply, the result object or ``{"error": {...}}``; 1 for an error."""
-    from ..mcp import ErrorResponse
+    from ..mcp import ErrorResponse, call_meta
 
     if args.method == "tools/call":
-        request_id = client.send_tool_call(args.tool, params)
+        meta = call_meta(client, args.log_level or "info")
+        request_id = client.send_tool_call(args.tool, params, meta)
     else:
         request_id = client.send_request(args.method, params or None)
     reply = client.wait_for(request_id, timeout=args.timeout)

@@ -48,6 +48,7 @@ __all__ = [
     "Progress",
     "StructuredCheck",
     "StructuredVerdict",
+    "call_meta",
     "check_structured",
     "extension_for",
     "inspect_call",
@@ -474,6 +475,15 @@ def record_call(
     )
 
 
+def call_meta(client: Client, log_level: str | None = "info") -> dict[str, Any]:
+    """The ``_meta`` an inspected ``tools/call`` carries: a fresh progress token, and on the
+    2026-07-28 generation (whose log level travels in each request) ``log_level``."""
+    meta: dict[str, Any] = {"progressToken": f"inspect-{next(_TOKENS)}"}
+    if log_level is not None and client.conn.version is not None:
+        meta[META_PREFIX + "logLevel"] = log_level
+    return meta
+
+
 def inspect_call(
     client: Client,
     tool: str,
@@ -503,9 +513,7 @@ def inspect_call(
 
     trace = getattr(client.transport, "trace", None)
     start = len(trace.events) if trace is not None else 0
-    meta: dict[str, Any] = {"progressToken": f"inspect-{next(_TOKENS)}"}
-    if log_level is not None and client.conn.version is not None:  # the stateless wire
-        meta[META_PREFIX + "logLevel"] = log_level
+    meta = call_meta(client, log_level)
     client.on_notification = arrived
     try:
         try:
