@@ -28,6 +28,7 @@ from mcpmini.config.inventory import deferred_names, take_inventory
 from mcpmini.config.precedence import Resolved
 from mcpmini.oracle import Call, Case, Session
 
+from .mcp_sizes_server import blob
 from .skills_mcp_support import claude_or_skip, run_many
 
 SERVER = Path(__file__).with_name("mcp_sizes_server.py")
@@ -199,9 +200,6 @@ def _fate(shown: str) -> ResultFate:
 
 
 def _blob(arguments: Mapping[str, Any]) -> str:
-    sys.path.insert(0, str(SERVER.parent))
-    from mcp_sizes_server import blob
-
     n, char = int(arguments["n"]), str(arguments.get("char") or "x")
     return char * n if arguments.get("flat") else blob(n)
 
