@@ -178,3 +178,20 @@ def test_lint_reports_cut_and_dropped_descriptions_as_warnings_naming_the_file(t
     assert [(p.severity, p.path, p.source.endswith("big/SKILL.md")) for p in roomy] == [
         (Severity.WARNING, "description", True)
     ]
+
+
+def test_a_renamed_plugin_skill_is_listed_by_its_folder_with_its_name_in_parentheses():
+    from mcpmini.skills import Level
+    from mcpmini.skills.listing import listed_name
+
+    s = Skill(
+        "kit:nice",
+        "d",
+        "b",
+        fields={"name": "nice"},
+        directory="/p/skills/raw",
+        level=Level.PLUGIN,
+        plugin="kit",
+    )
+    assert listed_name(s) == "kit:raw"
+    assert build_listing([s]).text == "- kit:raw (kit:nice): d"

@@ -50,6 +50,7 @@ def _cmd_skills(args: argparse.Namespace) -> int:
 
     from ..config import load_plugin
     from ..skills import build_listing, lint_skills, load_skills
+    from ..skills.listing import listed_name
 
     is_plugin = [(Path(p) / ".claude-plugin").is_dir() for p in args.paths]
     found = load_skills(
@@ -71,7 +72,8 @@ def _cmd_skills(args: argparse.Namespace) -> int:
             print(f"{len(found)} skills, no problems")
         return report(problems, args.json, args.strict)
     listing = build_listing(found, **opts)
-    shown = {e.name: e for e in listing.entries}
+    by_listed = {e.name: e for e in listing.entries}
+    shown = {s.name: by_listed[listed_name(s)] for s in found if listed_name(s) in by_listed}
     rows = [
         {
             "name": s.name,

@@ -52,6 +52,7 @@ __all__ = [
     "build_listing",
     "display_width",
     "lint_skills",
+    "listed_name",
     "listing_budget",
     "listing_text",
     "model_chars_per_token",
@@ -234,7 +235,7 @@ def _level(s: Any) -> str:
 def _order_key(s: Any, plugin_rank: Mapping[str, int]) -> tuple[Any, ...]:
     kind = getattr(s, "kind", "skill")
     plugin = getattr(s, "plugin", None)
-    name = _listed_name(s)
+    name = listed_name(s)
     if plugin is not None:
         group = 4 if kind == "command" else 5
         return (group, plugin_rank[plugin], name_order_key(name))
@@ -244,8 +245,9 @@ def _order_key(s: Any, plugin_rank: Mapping[str, int]) -> tuple[Any, ...]:
     return (group, 0, name_order_key(name))
 
 
-def _listed_name(s: Any) -> str:
-    """The name Claude Code lists: a plugin skill's folder name, not its front-matter name."""
+def listed_name(s: Any) -> str:
+    """The name Claude Code lists for skill ``s``: for a plugin skill ``plugin:folder``, not
+    its front-matter name (that one is shown in parentheses)."""
     plugin, directory = getattr(s, "plugin", None), getattr(s, "directory", None)
     if plugin is not None and getattr(s, "kind", "skill") == "skill" and directory:
         return f"{plugin}:{Path(directory).name}"
@@ -286,7 +288,7 @@ def _entry(s: Any, name: str, alias: str, mode: str, max_desc: int) -> ListingEn
 def _with_aliases(ordered: Sequence[Any]) -> list[tuple[Any, str, str]]:
     """Each skill with its listed name and the alias shown, if any (an alias shows only
     when it leads back to this skill: no other skill has it as its name, nor earlier)."""
-    names = [_listed_name(s) for s in ordered]
+    names = [listed_name(s) for s in ordered]
     rows = []
     claimed: set[str] = set()
     for s, name in zip(ordered, names):
@@ -360,9 +362,9 @@ def build_listing(
     shown: list[Any] = []
     excluded: list[str] = []
     for s in skills:
-        mode = overrides.get(_listed_name(s), overrides.get(s.name, "on"))
+        mode = overrides.get(listed_name(s), overrides.get(s.name, "on"))
         if not getattr(s, "model_invocable", True) or mode in ("off", "user-invocable-only"):
-            excluded.append(_listed_name(s))
+            excluded.append(listed_name(s))
         else:
             shown.append(s)
     plugin_rank: dict[str, int] = {}
@@ -391,7 +393,7 @@ def lint_skills(skillset: Any, **listing_options: Any) -> list[Problem]:
     """
     found = list(skillset.problems)
     listing = build_listing(skillset, **listing_options)
-    sources = {_listed_name(s): getattr(s, "source", None) for s in skillset}
+    sources = {listed_name(s): getattr(s, "source", None) for s in skillset}
     for e in listing.entries:
         if e.fixed and not e.dropped:
             continue
