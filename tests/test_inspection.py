@@ -206,3 +206,24 @@ def test_notifications_reach_the_callback_while_the_call_is_still_running(mode):
     assert [n.method for n in seen] == ["notifications/progress"]
     assert record.notifications == tuple(seen)
     assert client.on_notification is None  # the caller's callback is restored
+
+
+def test_an_input_required_retry_keeps_the_callers_progress_token():
+    from mcpmini.mcp import conformance_server
+
+    answers = {
+        "elicitation/create": lambda params: {"action": "accept", "content": {"name": "Ada"}}
+    }
+    client = Client(
+        Traced(memory_pair(conformance_server())),
+        mode="modern",
+        capabilities={"elicitation": {}},
+        handlers=answers,
+    )
+    client.connect()
+    record = inspect_call(client, "test_input_required_result_elicitation")
+    assert record.outcome.text == "Hello, Ada!"
+    sent = [m for d, m in client.transport.trace.messages() if d == "send"][-2:]
+    tokens = [m["params"]["_meta"].get("progressToken") for m in sent]
+    assert tokens[0] is not None and tokens == [tokens[0], tokens[0]]
+    assert "inputResponses" in sent[1]["params"]
