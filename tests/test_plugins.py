@@ -37,8 +37,8 @@ def test_the_example_plugin_loads_every_component_without_problems() -> None:
     assert p.name == "team-tools"
     assert sorted(s.name for s in p.skills) == [
         "team-tools:hello",
-        "team-tools:notes",
         "team-tools:review-pr",
+        "team-tools:write-notes",
     ]
     assert list(p.agents) == ["team-tools:reviewer"]
     assert p.server_id("calc") == "plugin:team-tools:calc"
@@ -53,7 +53,7 @@ def test_plugin_root_is_substituted_in_hooks_mcp_entries_and_skill_bodies() -> N
     assert root in command and "${" not in command
     calc = p.mcp_source.servers["plugin:team-tools:calc"]
     assert calc["env"]["TEAM_TOOLS_ROOT"] == root and calc["command"] == "/usr/bin/python3"
-    notes = next(s for s in p.skills if s.name == "team-tools:notes")
+    notes = next(s for s in p.skills if s.name == "team-tools:write-notes")
     assert f"{root}/README.md" in invoke(notes, "t.txt").text
 
 
@@ -92,9 +92,8 @@ def test_wrong_types_invalid_json_and_duplicates_are_named_and_the_rest_loads() 
     assert by_path[("plugin.json", "keywords")].line == 4
     assert by_path[("plugin.json", "colour")].severity is Severity.WARNING
     assert by_path[("hooks.json", None)].line == 4
-    dup = by_path[("SKILL.md", "name")]
-    assert dup.source.endswith("two/SKILL.md")
-    assert [s.name for s in p.skills] == ["broken:same"]
+    # two skills whose front matter names them alike are two skills: folders name them
+    assert sorted(s.name for s in p.skills) == ["broken:one", "broken:two"]
     assert p.name == "broken" and "version" not in p.manifest and p.hooks == []
 
 
@@ -315,14 +314,18 @@ def test_cli_config_resolve_reports_a_broken_file_and_still_resolves_the_rest(ca
     assert "notes: from user" in out
 
 
-def test_validate_plugin_includes_the_marketplace_problems(tmp_path: Path) -> None:
+def test_validate_plugin_reads_a_marketplace_folder_as_claude_code_does(tmp_path: Path) -> None:
     root = tmp_path / "p"
     (root / ".claude-plugin").mkdir(parents=True)
     (root / ".claude-plugin" / "marketplace.json").write_text('{"name": "x"}')
-    (root / ".claude-plugin" / "notes.txt").write_text("stray")
+    (root / ".claude-plugin" / "plugin.json").write_text("{not json")
     found = validate_plugin(root)
-    assert any(p.path is None and "owner" in p.message for p in found)
-    assert any(p.source.endswith("notes.txt") for p in found)
+    # the marketplace wins and its plugin.json is not read: owner and plugins are missing
+    assert {(p.severity, p.path) for p in found} == {
+        (Severity.ERROR, "owner"),
+        (Severity.ERROR, "plugins"),
+    }
+    assert all(p.source.endswith("marketplace.json") for p in found)
 
 
 def test_the_notebook_10_switch_shows_every_field_with_its_source() -> None:
@@ -414,3 +417,56 @@ def test_the_example_plugin_mcp_server_starts_and_answers_a_tool_call() -> None:
         assert [t["name"] for t in client.list_tools()] == ["add"]
         outcome = client.call_tool("add", {"a": 2, "b": 3}, timeout=20)
     assert outcome.kind is OutcomeKind.OK and outcome.structured == {"result": 5}
+
+
+def _plugin_with(tmp_path: Path, manifest: dict, files: dict[str, str]) -> Path:
+    root = tmp_path / "demo"
+    (root / ".claude-plugin").mkdir(parents=True)
+    (root / ".claude-plugin" / "plugin.json").write_text(json.dumps(manifest))
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
+def test_a_skills_path_naming_a_file_is_an_error_and_not_a_crash(tmp_path: Path) -> None:
+    root = _plugin_with(
+        tmp_path,
+        {"name": "demo", "skills": "./skills/a/SKILL.md"},
+        {"skills/a/SKILL.md": "---\ndescription: a\n---\n"},
+    )
+    p = load_plugin(root, environ={})
+    assert [e.path for e in errors(p.problems)] == ["skills"]
+    assert [s.name for s in p.skills] == ["demo:a"]
+
+
+def test_plugin_skills_are_named_by_their_folder_as_claude_code_lists_them(tmp_path: Path) -> None:
+    root = _plugin_with(
+        tmp_path,
+        {"name": "demo"},
+        {
+            "skills/folder/SKILL.md": "---\nname: other\ndescription: a\n---\n",
+            "skills/b/SKILL.md": "---\nname: other\ndescription: b\n---\n",
+            "SKILL.md": "---\ndescription: root\n---\n",
+        },
+    )
+    p = load_plugin(root, environ={})
+    assert sorted(s.name for s in p.skills) == ["demo:b", "demo:demo", "demo:folder"]
+    assert errors(p.problems) == []
+
+
+def test_plugin_commands_and_agents_in_subfolders_carry_the_folder_in_their_name(
+    tmp_path: Path,
+) -> None:
+    root = _plugin_with(
+        tmp_path,
+        {"name": "demo"},
+        {
+            "commands/git/commit.md": "---\ndescription: c\n---\n",
+            "agents/sub/a.md": "---\nname: named\ndescription: x\n---\n",
+            "agents/sub/b.md": "---\ndescription: x\n---\n",
+        },
+    )
+    p = load_plugin(root, environ={})
+    assert [s.name for s in p.skills] == ["demo:git:commit"]
+    assert sorted(p.agents) == ["demo:sub:b", "demo:sub:named"]
