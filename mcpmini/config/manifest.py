@@ -108,6 +108,17 @@ def _paths_or_inline(v: Any) -> bool:
     )
 
 
+def _md_paths(v: Any) -> bool:
+    """Agents are listed as files: each path starts with ``./`` and ends with ``.md``."""
+    items = v if isinstance(v, list) else [v]
+    return all(_is_path(x) and x.endswith(".md") for x in items)
+
+
+def _option(v: Any) -> bool:
+    """A ``userConfig`` option: an object with a string ``description``."""
+    return isinstance(v, dict) and isinstance(v.get("description"), str)
+
+
 def _author(v: Any) -> bool:
     return (
         isinstance(v, dict)
@@ -124,18 +135,18 @@ MANIFEST_TYPES: dict[str, Callable[[Any], bool]] = {
     "description": _is_str,
     "author": _author,
     "homepage": _is_str,
-    "repository": lambda v: isinstance(v, str | dict),
+    "repository": _is_str,
     "license": _is_str,
     "keywords": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
     "defaultEnabled": lambda v: isinstance(v, bool),
     "dependencies": lambda v: isinstance(v, list),
     "channels": lambda v: isinstance(v, list),
     "settings": lambda v: isinstance(v, dict),
-    "userConfig": lambda v: isinstance(v, dict),
+    "userConfig": lambda v: isinstance(v, dict) and all(_option(o) for o in v.values()),
     "types": _is_str,
     "skills": _paths,
     "commands": lambda v: _paths(v) or isinstance(v, dict),
-    "agents": _paths,
+    "agents": lambda v: _md_paths(v),
     "outputStyles": _paths,
     "themes": _paths,
     "workflows": _paths,
@@ -168,12 +179,14 @@ _DIRECTORY_FIELDS = frozenset(
 _COMPONENT_PATHS: tuple[tuple[str, bool, bool, bool], ...] = (
     ("skills", True, True, False),
     ("commands", False, False, False),
-    ("agents", False, False, False),
+    ("agents", True, False, False),
     ("outputStyles", False, False, False),
     ("workflows", False, False, False),
     ("hooks", True, False, True),
     ("mcpServers", False, False, True),
     ("lspServers", False, False, True),
+    ("themes", False, False, False),
+    ("monitors", False, False, True),
 )
 
 
@@ -226,13 +239,16 @@ def _component_paths(data: dict[str, Any]) -> Iterator[tuple[str, str, bool, boo
     """``(field path, relative path, must be a dir, must be JSON)`` of every manifest path."""
     for key, indexed, is_dir, is_json in _COMPONENT_PATHS:
         value = data.get(key)
-        pairs = (
-            [(f"{key}[{i}]", v) for i, v in enumerate(value)]
-            if isinstance(value, list)
-            else [(f"{key}[0]" if indexed else key, value)]
-            if not isinstance(value, dict)
-            else []
-        )
+        if isinstance(value, list):
+            pairs = [(f"{key}[{i}]", v) for i, v in enumerate(value)]
+        elif isinstance(value, dict):  # ``commands`` as a record of {source: path}
+            pairs = [
+                (f"{key}.{k}.source", v.get("source"))
+                for k, v in value.items()
+                if key == "commands" and isinstance(v, dict)
+            ]
+        else:
+            pairs = [(f"{key}[0]" if indexed else key, value)]
         for where, rel in pairs:
             if isinstance(rel, str) and not re.match(r"^[a-z][a-z0-9+.-]*://", rel, re.I):
                 yield where, rel, is_dir, is_json

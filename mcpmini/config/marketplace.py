@@ -326,7 +326,10 @@ def _top_level(data: dict[str, Any], warn: Any, error: Any) -> bool:
     ok = isinstance(data.get("name"), str)
     _market_name(data.get("name"), warn, error)
     owner = data.get("owner")
-    if not isinstance(owner, dict) or not isinstance(owner.get("name"), str):
+    if not isinstance(owner, dict) or not (
+        isinstance(owner.get("name"), str)
+        and all(isinstance(owner.get(k, ""), str) for k in ("email", "url"))
+    ):
         error("owner", "'owner' must be an object with a string 'name'")
         ok = False
     for key, kind in _MARKET_TYPES.items():

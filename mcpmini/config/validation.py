@@ -112,7 +112,8 @@ def _mcp_file(path: Path, declared: set[str] | None, out: list[Problem]) -> None
     ok, data = _json_of(path, found, bom_ok=False)
     if not ok:
         return
-    wrapped = isinstance(data, dict) and bool(data.get("mcpServers"))
+    # JavaScript truthiness: an empty object or list is true, so ``{"mcpServers": {}}`` wraps
+    wrapped = isinstance(data, dict) and data.get("mcpServers") not in (None, False, 0, "")
     servers = data["mcpServers"] if wrapped else data
     where = "mcpServers" if wrapped else "root"
     if isinstance(servers, list):
@@ -159,6 +160,14 @@ def _handler_problem(handler: Any) -> str | None:
     return None
 
 
+_GUARD_EVENTS = frozenset({"PreToolUse", "PermissionRequest"})
+
+
+def _stem(path: Path) -> str:
+    """A component's name from its file: ``.md`` removed (``A.MD`` stays ``A.MD``)."""
+    return path.name.removesuffix(".md")
+
+
 def _hooks_file(path: Path, out: list[Problem]) -> None:
     from ..hooks.events import EVENTS
 
@@ -180,19 +189,25 @@ def _hooks_file(path: Path, out: list[Problem]) -> None:
         found.error("hooks", "'hooks' must be an object")
         return
     for event, groups in hooks.items():
-        if not isinstance(groups, list) or not all(
-            isinstance(g, dict) and isinstance(g.get("hooks", []), list) for g in groups
-        ):
-            found.error(f"hooks.{event}", "an event holds a list of matcher groups")
-            continue
+        # an invalid entry is skipped at runtime (a warning), except under the guard events:
+        # a PreToolUse or PermissionRequest hook that cannot load fails the plugin
+        report = found.error if event in _GUARD_EVENTS else found.warn
         if event not in EVENTS:
             found.warn(f"hooks.{event}", "unknown hook event; entry ignored at runtime")
+            continue
+        if not isinstance(groups, list) or not all(
+            isinstance(g, dict)
+            and isinstance(g.get("hooks", []), list)
+            and isinstance(g.get("matcher", ""), str)
+            for g in groups
+        ):
+            report(f"hooks.{event}", "an event holds a list of matcher groups")
             continue
         for g, group in enumerate(groups):
             for h, handler in enumerate(group.get("hooks", [])):
                 problem = _handler_problem(handler)
                 if problem is not None:
-                    found.warn(f"hooks.{event}.{g}.hooks.{h}", f"{problem}; ignored at runtime")
+                    report(f"hooks.{event}.{g}.hooks.{h}", f"{problem}; ignored at runtime")
                 elif (
                     handler.get("type") == "command"
                     and "args" not in handler
@@ -275,8 +290,8 @@ def _read_component(path: Path, kind: str, found: _Components, skipped: list[str
         skipped.append("too large")
         return False
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        text = path.read_bytes().decode("utf-8", errors="replace")  # read lossily, as Claude Code
+    except OSError as exc:
         found.problems.append(Problem(Severity.ERROR, f"Failed to read: {exc}", str(path), "file"))
         return False
     return _front_matter_problems(path, text, kind, found.problems)
@@ -295,7 +310,9 @@ def _skills_dir(folder: Path, found: _Components) -> None:
         md = entry / "SKILL.md"
         if not entry.is_dir() or not (md.exists() or md.is_symlink()):
             continue
-        if _read_component(md, "skill", found, skipped) is not False:
+        read = _read_component(md, "skill", found, skipped)
+        # a symlinked SKILL.md is not validated, but the plugin still provides the skill
+        if read is not False or (md.is_symlink() and md.is_file()):
             found.skills.append(entry.name)
     if skipped:
         found.problems.append(
@@ -313,7 +330,7 @@ def _flat_dir(folder: Path, kind: str, found: _Components) -> None:
         if fields is False:
             continue
         own = fields.get("name") if kind == "agent" and isinstance(fields, dict) else None
-        names.append(":".join((*prefix, own if isinstance(own, str) and own else md.stem)))
+        names.append(":".join((*prefix, own if isinstance(own, str) and own else _stem(md))))
     if "too large" in skipped:
         found.problems.append(
             Problem(
@@ -380,6 +397,11 @@ def _plugin_files(root: Path, manifest: dict[str, Any] | None, found: _Component
             found.complete = False
         elif path.is_file():
             _hooks_file(path, found.problems)
+        elif path.exists():
+            found.problems.append(
+                Problem(Severity.WARNING, "not a regular file; not read", str(path), "directory")
+            )
+            found.complete = False
     for path in dict.fromkeys(mcp):
         if path.is_symlink() or path.parent.is_symlink():
             found.problems.append(
@@ -389,6 +411,10 @@ def _plugin_files(root: Path, manifest: dict[str, Any] | None, found: _Component
             )
         elif path.is_file():
             _mcp_file(path, _declared(manifest), found.problems)
+        elif path.exists():
+            found.problems.append(
+                Problem(Severity.WARNING, "not a regular file; not read", str(path), "directory")
+            )
 
 
 # --- the targets ----------------------------------------------------------------------------
@@ -452,7 +478,9 @@ def _manifest_components(
             for md, prefix in files:
                 front = read_as_validator(md.read_text(encoding="utf-8")).value
                 own = front.get("name") if key == "agents" and isinstance(front, dict) else None
-                names.append(":".join((*prefix, own if isinstance(own, str) and own else md.stem)))
+                names.append(
+                    ":".join((*prefix, own if isinstance(own, str) and own else _stem(md)))
+                )
     for _where, rel, _d, _j in _component_paths(manifest):
         target = root / rel
         if _where.startswith("skills") and target.is_dir() and target != root / "skills":

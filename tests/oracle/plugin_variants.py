@@ -780,3 +780,324 @@ _simple(
 _simple(
     "corpus-market-bad-rename", _market_from_corpus(lambda d: d.update(renames={"old": "nowhere"}))
 )
+
+
+# --- more corners: manifest-listed files, file targets, pluginRoot --------------------------
+_simple(
+    "manifest-hooks-file-bad",
+    lambda r: _all(_base(r, hooks="./extra/hooks.json"), _write(r, "extra/hooks.json", "{")),
+)
+_simple(
+    "manifest-hooks-dir-json",
+    lambda r: _all(_base(r, hooks="./extra.json"), (r / "extra.json").mkdir()),
+)
+_simple(
+    "manifest-mcp-file-bad",
+    lambda r: _all(
+        _base(r, mcpServers="./servers.json"),
+        _write(r, "servers.json", json.dumps({"mcpServers": {"s": {"type": "http"}}})),
+    ),
+)
+_simple(
+    "manifest-mcp-user-config-declared",
+    lambda r: _all(
+        _base(r, userConfig={"token": {"type": "string", "title": "T"}}),
+        _write(
+            r, ".mcp.json", json.dumps({"mcpServers": {"s": {"command": "${user_config.token}"}}})
+        ),
+    ),
+)
+_simple("manifest-lsp-path-missing", lambda r: _base(r, lspServers="./lsp.json"))
+_simple("manifest-skills-absolute", lambda r: _base(r, skills="/etc"))
+_simple("manifest-commands-object", lambda r: _base(r, commands={"x": {"source": "./c.md"}}))
+_simple("manifest-agents-string-missing", lambda r: _base(r, agents="./nowhere"))
+_simple(
+    "manifest-skills-extra-folder",
+    lambda r: _all(_base(r, skills=["./more"]), _skill(r / "more", "x")),
+)
+_simple("manifest-display-name-number", lambda r: _base(r, displayName=3))
+_simple("manifest-default-enabled-string", lambda r: _base(r, defaultEnabled="yes"))
+_simple("manifest-repository-object", lambda r: _base(r, repository={"type": "git", "url": "x"}))
+_simple("manifest-entry-fields", lambda r: _base(r, category="tools", tags=["a"]))
+_simple("manifest-icon", lambda r: _base(r, icon="./icon.png"))
+_simple("manifest-themes-top-level", lambda r: _base(r, themes="./themes"))
+_simple("claude-local-md-at-root", lambda r: _all(_base(r), _write(r, "claude.local.md", "x\n")))
+_simple(
+    "settings-json-agent", lambda r: _all(_base(r), _write(r, "settings.json", '{"agent": "x"}'))
+)
+_simple(
+    "empty-front-matter",
+    lambda r: _all(_manifest(r), _write(r, "skills/s/SKILL.md", "---\n---\nB\n")),
+)
+_simple("description-empty-value", lambda r: _all(_manifest(r), _skill(r, "s", "description:")))
+_simple(
+    "description-yes", lambda r: _all(_manifest(r), _skill(r, "s", "description: yes\nname: no"))
+)
+_simple(
+    "front-matter-dots-closer",
+    lambda r: _all(_manifest(r), _write(r, "skills/s/SKILL.md", "---\ndescription: x\n...\nB\n")),
+)
+_simple("agent-uppercase-md", lambda r: _all(_base(r), _md(r, "agents/A.MD", "description: x")))
+_simple("command-txt-file", lambda r: _all(_base(r), _write(r, "commands/c.txt", "x")))
+_simple(
+    "skill-md-symlink-file",
+    lambda r: _all(
+        _manifest(r),
+        _md(r, "real.md", "description: x"),
+        (r / "skills" / "s").mkdir(parents=True),
+        (r / "skills" / "s" / "SKILL.md").symlink_to("../../real.md"),
+    ),
+)
+_simple(
+    "command-symlink-file",
+    lambda r: _all(
+        _manifest(r),
+        _md(r, "real.md", "description: x"),
+        (r / "commands").mkdir(),
+        (r / "commands" / "c.md").symlink_to("../real.md"),
+    ),
+)
+_simple(
+    "command-too-large",
+    lambda r: _all(
+        _manifest(r), _write(r, "commands/c.md", "---\ndescription: x\n---\n" + "a" * (1024 * 1024))
+    ),
+)
+_simple(
+    "agent-non-utf8",
+    lambda r: _all(_base(r), _write(r, "agents/a.md", b"---\ndescription: \xff\n---\n")),
+)
+_simple("no-manifest-bad-skill", lambda r: _skill(r, "s", "description: [a, b]"))
+_simple(
+    "no-manifest-empty-claude-plugin-dir",
+    lambda r: _all((r / ".claude-plugin").mkdir(parents=True), _md(r, "agents/a.md", None)),
+)
+_simple(
+    "hooks-event-not-list",
+    lambda r: _all(
+        _base(r), _write(r, "hooks/hooks.json", json.dumps({"hooks": {"Stop": {"hooks": []}}}))
+    ),
+)
+_simple(
+    "hooks-group-hooks-not-list",
+    lambda r: _all(
+        _base(r), _write(r, "hooks/hooks.json", json.dumps({"hooks": {"Stop": [{"hooks": "x"}]}}))
+    ),
+)
+_simple(
+    "hooks-matcher-number",
+    lambda r: _all(
+        _base(r),
+        _write(
+            r,
+            "hooks/hooks.json",
+            json.dumps({"hooks": {"PreToolUse": [{"matcher": 3, "hooks": [_HOOK]}]}}),
+        ),
+    ),
+)
+_simple(
+    "hooks-stop-top-level",
+    lambda r: _all(
+        _base(r), _write(r, "hooks/hooks.json", json.dumps({"Stop": [{"hooks": [_HOOK]}]}))
+    ),
+)
+_simple(
+    "hooks-http-no-url",
+    lambda r: _all(
+        _base(r),
+        _write(
+            r, "hooks/hooks.json", json.dumps({"hooks": {"Stop": [{"hooks": [{"type": "http"}]}]}})
+        ),
+    ),
+)
+_simple(
+    "hooks-quoted-placeholder-single",
+    lambda r: _all(
+        _base(r),
+        _write(
+            r,
+            "hooks/hooks.json",
+            json.dumps(
+                {
+                    "hooks": {
+                        "Stop": [
+                            {
+                                "hooks": [
+                                    {"type": "command", "command": "sh '${CLAUDE_PLUGIN_ROOT}/x'"}
+                                ]
+                            }
+                        ]
+                    }
+                }
+            ),
+        ),
+    ),
+)
+_simple("mcp-not-object", lambda r: _all(_base(r), _write(r, ".mcp.json", "3")))
+_simple(
+    "mcp-ws-no-url",
+    lambda r: _all(
+        _base(r), _write(r, ".mcp.json", json.dumps({"mcpServers": {"s": {"type": "ws"}}}))
+    ),
+)
+_simple(
+    "mcp-command-number",
+    lambda r: _all(
+        _base(r), _write(r, ".mcp.json", json.dumps({"mcpServers": {"s": {"command": 3}}}))
+    ),
+)
+_simple(
+    "mcp-empty-servers",
+    lambda r: _all(_base(r), _write(r, ".mcp.json", json.dumps({"mcpServers": {}}))),
+)
+_simple(
+    "market-plugin-root-bare",
+    lambda r: _all(
+        _market(
+            r, plugins=[{"name": "demo", "source": "demo"}], metadata={"pluginRoot": "./plugins"}
+        ),
+        _base(r / "plugins" / "demo"),
+    ),
+)
+_simple(
+    "market-git-subdir-parent",
+    lambda r: _market(
+        r,
+        plugins=[
+            {
+                "name": "demo",
+                "source": {"source": "git-subdir", "url": "https://x/y.git", "path": "../z"},
+            }
+        ],
+    ),
+)
+_simple(
+    "market-npm-source",
+    lambda r: _market(
+        r, plugins=[{"name": "demo", "source": {"source": "npm", "package": "@x/y"}}]
+    ),
+)
+_simple(
+    "market-entry-strict-string",
+    lambda r: _market(
+        r, plugins=[{"name": "demo", "source": {"source": "npm", "package": "x"}, "strict": "no"}]
+    ),
+)
+_simple(
+    "market-entry-author-string",
+    lambda r: _market(
+        r, plugins=[{"name": "demo", "source": {"source": "npm", "package": "x"}, "author": "me"}]
+    ),
+)
+_simple(
+    "market-metadata-description",
+    lambda r: _market(
+        r,
+        description=None,
+        metadata={"description": "d"},
+        plugins=[{"name": "demo", "source": {"source": "npm", "package": "x"}}],
+    ),
+)
+_simple(
+    "market-renames-null",
+    lambda r: _market(
+        r,
+        renames={"old": None},
+        plugins=[{"name": "demo", "source": {"source": "npm", "package": "x"}}],
+    ),
+)
+_simple(
+    "market-renames-chain",
+    lambda r: _market(
+        r,
+        renames={"a": "b", "b": "demo"},
+        plugins=[{"name": "demo", "source": {"source": "npm", "package": "x"}}],
+    ),
+)
+_simple(
+    "market-renames-cycle",
+    lambda r: _market(
+        r,
+        renames={"a": "b", "b": "a"},
+        plugins=[{"name": "demo", "source": {"source": "npm", "package": "x"}}],
+    ),
+)
+_simple(
+    "market-owner-email-number", lambda r: _market(r, owner={"name": "x", "email": 3}, plugins=[])
+)
+_simple("market-not-object", lambda r: _write(r, ".claude-plugin/marketplace.json", "[]"))
+_simple(
+    "market-name-missing",
+    lambda r: _write(
+        r, ".claude-plugin/marketplace.json", json.dumps({"owner": {"name": "x"}, "plugins": []})
+    ),
+)
+_simple(
+    "market-entry-claude-plugin-file",
+    lambda r: _all(_market(r), _write(r, "plugins/demo/.claude-plugin", "x")),
+)
+_simple(
+    "market-entry-nested-bad-skill-ignored",
+    lambda r: _all(
+        _market(r),
+        _base(r / "plugins" / "demo"),
+        _skill(r / "plugins" / "demo", "bad", "description: [x]"),
+    ),
+)
+_simple(
+    "hooks-pretooluse-bad-type",
+    lambda r: _all(
+        _base(r),
+        _write(
+            r,
+            "hooks/hooks.json",
+            json.dumps({"hooks": {"PreToolUse": [{"hooks": [{"type": "shell", "command": "x"}]}]}}),
+        ),
+    ),
+)
+_simple(
+    "hooks-permission-request-timeout-string",
+    lambda r: _all(
+        _base(r),
+        _write(
+            r,
+            "hooks/hooks.json",
+            json.dumps({"hooks": {"PermissionRequest": [{"hooks": [{**_HOOK, "timeout": "x"}]}]}}),
+        ),
+    ),
+)
+_simple(
+    "hooks-stop-matcher-number",
+    lambda r: _all(
+        _base(r),
+        _write(
+            r,
+            "hooks/hooks.json",
+            json.dumps({"hooks": {"Stop": [{"matcher": 3, "hooks": [_HOOK]}]}}),
+        ),
+    ),
+)
+_simple(
+    "hooks-unknown-event-not-list",
+    lambda r: _all(_base(r), _write(r, "hooks/hooks.json", json.dumps({"hooks": {"Later": "x"}}))),
+)
+_simple(
+    "manifest-agents-folder",
+    lambda r: _all(_base(r, agents="./agents/"), _md(r, "agents/a.md", "description: x")),
+)
+_simple(
+    "manifest-agents-files",
+    lambda r: _all(
+        _base(r, agents=["./more/x.md"]), _md(r, "more/x.md", "name: named\ndescription: x")
+    ),
+)
+_simple(
+    "manifest-user-config-ok",
+    lambda r: _all(
+        _base(r, userConfig={"token": {"type": "string", "title": "T", "description": "D"}}),
+        _write(
+            r, ".mcp.json", json.dumps({"mcpServers": {"s": {"command": "${user_config.token}"}}})
+        ),
+    ),
+)
+_simple("manifest-monitors-missing", lambda r: _base(r, monitors="./m.json"))
