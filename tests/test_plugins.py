@@ -12,6 +12,7 @@ from mcpmini.cli import main
 from mcpmini.config import load_marketplace, load_plugin, resolve_mcp_servers, validate_plugin
 from mcpmini.config import marketplace as marketplace_module
 from mcpmini.config import plugins as plugins_module
+from mcpmini.config.validation import MAX_COMPONENT_BYTES, Target, reserved_name, validate
 from mcpmini.errors import Severity
 from mcpmini.hooks import HookMatcher, run_hooks
 from mcpmini.skills import invoke, load_skills
@@ -470,3 +471,115 @@ def test_plugin_commands_and_agents_in_subfolders_carry_the_folder_in_their_name
     p = load_plugin(root, environ={})
     assert [s.name for s in p.skills] == ["demo:git:commit"]
     assert sorted(p.agents) == ["demo:sub:b", "demo:sub:named"]
+
+
+# --- validate: the verdict of claude plugin validate (tests/oracle checks it on the binary) -
+OFFICIAL = FIXTURES / "plugins-official"
+
+
+def _verdict(path: Path) -> set[tuple[str, str, str]]:
+    report = validate(path)
+    return {(p.severity.value, Path(p.source).name, p.path or "") for p in report.problems}
+
+
+@pytest.mark.parametrize(
+    ("name", "reserved"),
+    [
+        ("claude-helper", True),
+        ("Anthropic-Tools", True),
+        ("cc-plugin-x", True),
+        ("claude-mods", True),
+        ("my-claude-official", True),
+        ("official-anthropic", True),
+        ("claudette", False),
+        ("myclaude", False),
+        ("feature-dev", False),
+    ],
+)
+def test_reserved_plugin_names(name: str, reserved: bool) -> None:
+    assert reserved_name(name) is reserved
+
+
+def test_the_official_plugins_named_claude_fail_alone_and_pass_in_their_marketplace() -> None:
+    alone = validate(OFFICIAL / "plugins" / "claude-security")
+    assert not alone.success and [p.path for p in alone.problems] == ["name"]
+    market = validate(OFFICIAL)
+    assert market.target is Target.MARKETPLACE and market.success
+    assert not any("→ name" in (p.path or "") for p in market.problems)
+
+
+def test_a_folder_without_plugin_json_fails_unless_it_holds_skills(tmp_path: Path) -> None:
+    lsp = validate(OFFICIAL / "plugins" / "pyright-lsp")
+    assert not lsp.success and [p.path for p in lsp.problems] == ["directory"]
+    (tmp_path / "skills" / "a").mkdir(parents=True)
+    (tmp_path / "skills" / "a" / "SKILL.md").write_text("---\ndescription: a\n---\n")
+    folder = validate(tmp_path)
+    assert folder.target is Target.COMPONENTS and folder.success and folder.provides == {}
+
+
+def test_a_skill_md_over_the_cap_is_skipped_with_a_warning_on_its_folder(tmp_path: Path) -> None:
+    root = _plugin_with(
+        tmp_path,
+        {"name": "demo", "version": "1", "description": "d", "author": {"name": "a"}},
+        {"skills/big/SKILL.md": "---\ndescription: [broken\n---\n" + "a" * MAX_COMPONENT_BYTES},
+    )
+    report = validate(root)
+    assert report.success and _verdict(root) == {("warning", "skills", "directory")}
+    assert "skills" not in report.provides
+
+
+def test_a_bom_is_accepted_in_plugin_json_and_refused_in_hooks_and_mcp_files(
+    tmp_path: Path,
+) -> None:
+    root = _plugin_with(
+        tmp_path,
+        {"name": "demo", "version": "1", "description": "d", "author": {"name": "a"}},
+        {"hooks/hooks.json": '\ufeff{"hooks": {}}', ".mcp.json": '\ufeff{"mcpServers": {}}'},
+    )
+    manifest = root / ".claude-plugin" / "plugin.json"
+    manifest.write_text("\ufeff" + manifest.read_text())
+    assert _verdict(root) == {("error", "hooks.json", "json"), ("error", ".mcp.json", "json")}
+
+
+def test_plugin_skills_are_provided_under_their_folder_name(tmp_path: Path) -> None:
+    root = _plugin_with(
+        tmp_path,
+        {"name": "demo", "version": "1", "description": "d", "author": {"name": "a"}},
+        {
+            "skills/folder/SKILL.md": "---\nname: other\ndescription: a\n---\n",
+            "commands/folder.md": "---\ndescription: a\n---\n",
+            "agents/sub/x.md": "---\nname: named\ndescription: a\n---\n",
+        },
+    )
+    report = validate(root)
+    assert dict(report.provides) == {
+        "skills": ("demo:folder",),
+        "commands": ("demo:folder",),
+        "agents": ("demo:sub:named",),
+    }
+
+
+def test_bad_hooks_fail_the_plugin_only_under_the_guard_events(tmp_path: Path) -> None:
+    bad = {"hooks": [{"type": "shell", "command": "x"}]}
+    root = _plugin_with(
+        tmp_path,
+        {"name": "demo", "version": "1", "description": "d", "author": {"name": "a"}},
+        {"hooks/hooks.json": json.dumps({"hooks": {"Stop": [bad], "PreToolUse": [bad]}})},
+    )
+    severities = {p.path: p.severity.value for p in validate(root).problems}
+    assert severities == {"hooks.Stop.0.hooks.0": "warning", "hooks.PreToolUse.0.hooks.0": "error"}
+
+
+def test_plugin_validate_prints_what_the_plugin_provides_and_exits_1_on_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["plugin", "validate", str(OFFICIAL / "plugins" / "feature-dev")])
+    out, err = capsys.readouterr()
+    assert code == 0 and "agents: feature-dev:code-architect" in out
+    assert "0 errors, 1 warnings" in out and "version" in err
+    assert main(["plugin", "validate", "--strict", str(OFFICIAL / "plugins" / "feature-dev")]) == 1
+    capsys.readouterr()
+    code = main(["plugin", "validate", "--json", str(OFFICIAL / "plugins" / "clangd-lsp")])
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 1 and doc["success"] is False and doc["target"] == "plugin"
+    assert [(p["severity"], p["path"]) for p in doc["problems"]] == [("error", "directory")]

@@ -99,3 +99,15 @@ def test_the_corpus_and_the_variants_are_large_enough_to_mean_something(
     # both verdicts and every severity occur, so agreement is not agreement on one answer
     assert {v.success for v in variants} == {True, False}
     assert {s for v in variants for s, _, _ in v.problems} == {"error", "warning"}
+
+
+@pytest.mark.parametrize(
+    "rel", ["plugins/feature-dev", "plugins/code-simplifier", "plugins/lua-lsp"]
+)
+def test_strict_fails_on_warnings_in_both(rel: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from mcpmini.cli import main
+
+    strict = run_validate(_binary(), SNAPSHOT / rel, strict=True)
+    code = main(["plugin", "validate", "--strict", "--json", str(SNAPSHOT / rel)])
+    capsys.readouterr()
+    assert (code == 0) is bool(strict["success"])
