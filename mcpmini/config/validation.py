@@ -40,7 +40,27 @@ otherwise the rule says so):
 - .mcp.json: not JSON (a BOM included) is an error; a stdio server needs a ``command``, an
   http/sse/ws server a ``url``, an unknown type is an error; an array of servers is a warning;
   ``${user_config.X}`` must be declared in ``userConfig``.
-- marketplace.json: see :func:`_marketplace`.
+- marketplace.json: see :func:`mcpmini.config.marketplace.validate_marketplace`.
+
+Where the documentation (reference §4, snapshot of 2026-08-22) and the binary differ, this module
+follows the binary:
+
+- documented: the manifest is optional; observed in Claude Code 2.1.328: ``plugin validate``
+  fails a folder without ``plugin.json`` (``directory``) unless it holds ``skills/*/SKILL.md``.
+- documented: ``name`` must be kebab-case; observed: any other name is a warning, only an empty
+  name or one with a space is an error, and reserved names (``claude-…``, ``anthropic-…``,
+  ``cc-plugin-…``, ``official`` beside ``claude``) are errors for a plugin validated alone.
+- documented: a wrong type is a load error except ``experimental`` and ``metadata``; observed:
+  ``engines``, ``network`` and ``binaries`` are lenient too (warnings).
+- documented: ``agents`` paths replace the ``agents/`` folder; observed: each must be a ``.md``
+  file (a folder path is an error).
+- documented: only plugin.json belongs in ``.claude-plugin/``; observed: the validator says
+  nothing about other files there.
+- documented: in plugins the front-matter ``name`` of a skill replaces the folder name;
+  observed: skills are provided under their folder name.
+- undocumented, observed: a BOM is accepted in plugin.json and marketplace.json and refused in
+  hooks.json and .mcp.json; components over 1 MiB are not validated (the SKILL.md size cap);
+  front matter that strict YAML refuses is re-read with special one-line values quoted.
 """
 
 from __future__ import annotations
