@@ -247,11 +247,12 @@ def parse_front_matter(
 # Measured, not documented: the block must open on the first line (after a BOM) and close on a
 # ``---`` line (``...`` does not close it, an unclosed block is "no front matter"). It is parsed
 # as YAML 1.2 (``yes``/``no`` and dates stay text); when that fails, every top-level
-# ``key: value`` line whose value is not quoted and holds one of ``{}[]*&#!|>%@`` or backquote,
-# or ``": "``, is double-quoted and the block is parsed once more. Duplicate keys keep the last
-# value, anchors are plain YAML. What still fails is a front-matter error.
+# ``key: value`` line (a key of letters, ``_`` and ``-`` only) whose value holds one of
+# ``{}[]*&#!|>%@``, a backquote or ``": "`` is double-quoted (even a value quoted already) and
+# the block is parsed once more. Duplicate keys keep the last value, anchors are plain YAML.
+# What still fails is a front-matter error.
 
-_VALIDATOR_KEY_LINE = re.compile(r"^([A-Za-z0-9_-]+):[ \t]+(.+?)[ \t]*$")
+_VALIDATOR_KEY_LINE = re.compile(r"^([A-Za-z_-]+):[ \t]+(.+?)[ \t]*$")
 _SPECIAL = re.compile(r"[{}\[\]*&#!|>%@`]|: ")
 
 
@@ -291,7 +292,7 @@ def _quote_special(block: str) -> str:
     for line in block.split("\n"):
         found = _VALIDATOR_KEY_LINE.match(line.rstrip("\r"))
         value = found.group(2) if found else ""
-        if found and not value.startswith(("'", '"')) and _SPECIAL.search(value):
+        if found and _SPECIAL.search(value):
             escaped = value.replace("\\", "\\\\").replace('"', '\\"')
             line = f'{found.group(1)}: "{escaped}"'
         out.append(line)

@@ -10,8 +10,10 @@ import pytest
 
 from mcpmini.cli import main
 from mcpmini.config import load_marketplace, load_plugin, resolve_mcp_servers, validate_plugin
+from mcpmini.config import manifest as manifest_module
 from mcpmini.config import marketplace as marketplace_module
 from mcpmini.config import plugins as plugins_module
+from mcpmini.config import validation as validation_module
 from mcpmini.config.validation import MAX_COMPONENT_BYTES, Target, reserved_name, validate
 from mcpmini.errors import Severity
 from mcpmini.hooks import HookMatcher, run_hooks
@@ -27,7 +29,7 @@ def errors(problems: list) -> list:
 
 
 def test_all_exported_names_exist() -> None:
-    for module in (plugins_module, marketplace_module):
+    for module in (plugins_module, marketplace_module, manifest_module, validation_module):
         for name in module.__all__:
             assert hasattr(module, name), name
 

@@ -1101,3 +1101,33 @@ _simple(
     ),
 )
 _simple("manifest-monitors-missing", lambda r: _base(r, monitors="./m.json"))
+
+# --- front matter that strict YAML refuses: which lines Claude Code's quoting repairs ------
+_FRONT_MATTER = {
+    "colon-and-comment": "description: x: y #c",
+    "continuation-with-colon": "description: a\n  b: c",
+    "block-scalar-with-bracket": "name: x\ndescription: |\n  a: b\n  [c",
+    "quoted-then-bracket": "description: 'it''s' [x",
+    "open-flow-list": "description: x\ntools: [Read, Grep",
+    "open-flow-map": "description: x\nmodel: {a",
+    "capitalised-key": "Description: x: y",
+    "digit-in-key": "description_2: a: b",
+    "nested-list-bracket": "description: x\n  - item: [",
+    "quoted-key-like-value": 'description: "x": y',
+    "comment-line-bracket": "description: x\n# comment: [\nname: n",
+    "tab-inside-value": "description: tab\there: x",
+    "extra-spaces": "description:    spaced: x   ",
+    "quoted-then-colon": 'description: x\nname:   "n" :',
+    "tilde": "description: ~",
+    "name-true": "name: true\ndescription: x",
+    "name-float": "name: 3.5\ndescription: x",
+    "name-empty-quotes": "name: ''\ndescription: x",
+    "quoted-trailing-text": 'description: "a" trailing',
+    "question-mark-key": "description: ? q",
+    "leading-space-key": " description: x",
+}
+for _label, _text in _FRONT_MATTER.items():
+    _simple(
+        f"agent-yaml-{_label}",
+        lambda r, f=_text: _all(_base(r), _md(r, "agents/a.md", f)),
+    )
