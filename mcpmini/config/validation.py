@@ -12,8 +12,11 @@ otherwise the rule says so):
 - What is validated: a folder with ``.claude-plugin/marketplace.json`` is a marketplace (its
   ``plugin.json`` is then not read); otherwise one with ``.claude-plugin/plugin.json`` is a
   plugin. A folder with neither is only a folder of components when it has
-  ``skills/<x>/SKILL.md`` (then its skills, agents and commands are checked and nothing is
-  provided); else it fails with ``directory``. Documented: the manifest is optional. Observed:
+  ``skills/<x>/SKILL.md`` or a ``.claude`` folder (then its skills, agents and commands are
+  checked and nothing is provided); else it fails with ``directory``. A ``skills``, ``agents``
+  or ``commands`` folder, and a ``.claude`` folder, are read as a project's: there an agent
+  file without front matter or ``name`` is a reference document (no warning), and symlinked
+  agents and commands are reported. Documented: the manifest is optional. Observed:
   the validator fails a plugin folder without it (the marketplace's ``strict: false`` LSP
   plugins of the official repository all fail alone).
 - The manifest: ``name`` is required, a non-empty string without spaces; typed fields are
@@ -240,12 +243,20 @@ def _hooks_file(path: Path, out: list[Problem]) -> None:
 # --- components ---------------------------------------------------------------------------
 
 
-def _front_matter_problems(path: Path, text: str, kind: str, out: list[Problem]) -> Any:
-    """Check one skill, agent or command file; returns its front matter (a dict or None)."""
+def _front_matter_problems(
+    path: Path, text: str, kind: str, out: list[Problem], *, project: bool = False
+) -> Any:
+    """Check one skill, agent or command file; returns its front matter (a dict or None).
+
+    In a project's ``.claude`` folder an agent file without front matter (or without a
+    ``name``) is a reference document, not an agent: no warning for what it lacks.
+    """
     found = _Found(out, path)
     front = read_as_validator(text)
+    reference = project and kind == "agent"
     if not front.found:
-        found.warn("frontmatter", "No frontmatter block found")
+        if not reference:
+            found.warn("frontmatter", "No frontmatter block found")
         return None
     if front.error is not None:
         found.error("frontmatter", f"YAML frontmatter failed to parse: {front.error}")
@@ -258,7 +269,7 @@ def _front_matter_problems(path: Path, text: str, kind: str, out: list[Problem])
     if "description" in fields:
         if isinstance(fields["description"], list | dict):
             found.error("description", "description must be a string")
-    else:
+    elif not reference or isinstance(fields.get("name"), str):
         found.warn("description", f"No description in frontmatter of this {kind}")
     if fields.get("name") is not None and not isinstance(fields["name"], str):
         found.error("name", f"name must be a string, got {_kind(fields['name'])}")
@@ -281,14 +292,17 @@ def _front_matter_problems(path: Path, text: str, kind: str, out: list[Problem])
 
 
 def _markdown_files(
-    folder: Path, prefix: tuple[str, ...] = ()
+    folder: Path, prefix: tuple[str, ...] = (), links: list[Path] | None = None
 ) -> Iterator[tuple[Path, tuple[str, ...]]]:
-    """Every ``*.md`` below ``folder`` with its subfolder names; symlinks are never followed."""
+    """Every ``*.md`` below ``folder`` with its subfolder names; symlinks are never followed
+    (they are added to ``links`` when it is given)."""
     for entry in sorted(folder.iterdir()):
         if entry.is_symlink():
+            if links is not None:
+                links.append(entry)
             continue
         if entry.is_dir():
-            yield from _markdown_files(entry, (*prefix, entry.name))
+            yield from _markdown_files(entry, (*prefix, entry.name), links)
         elif entry.is_file() and entry.name.lower().endswith(".md"):
             yield entry, prefix
 
@@ -300,6 +314,8 @@ class _Components:
     commands: list[str] = field(default_factory=list)
     agents: list[str] = field(default_factory=list)
     complete: bool = True
+    project: bool = False
+    scanned: int = 0
 
 
 def _read_component(path: Path, kind: str, found: _Components, skipped: list[str]) -> Any:
@@ -314,7 +330,8 @@ def _read_component(path: Path, kind: str, found: _Components, skipped: list[str
     except OSError as exc:
         found.problems.append(Problem(Severity.ERROR, f"Failed to read: {exc}", str(path), "file"))
         return False
-    return _front_matter_problems(path, text, kind, found.problems)
+    found.scanned += 1
+    return _front_matter_problems(path, text, kind, found.problems, project=found.project)
 
 
 def _skills_dir(folder: Path, found: _Components) -> None:
@@ -344,13 +361,19 @@ def _skills_dir(folder: Path, found: _Components) -> None:
 
 def _flat_dir(folder: Path, kind: str, found: _Components) -> None:
     skipped: list[str] = []
+    links: list[Path] = []
     names = found.agents if kind == "agent" else found.commands
-    for md, prefix in _markdown_files(folder):
+    for md, prefix in _markdown_files(folder, links=links):
         fields = _read_component(md, kind, found, skipped)
         if fields is False:
             continue
         own = fields.get("name") if kind == "agent" and isinstance(fields, dict) else None
         names.append(":".join((*prefix, own if isinstance(own, str) and own else _stem(md))))
+    # a plugin's agents and commands skip symlinks silently; a project's are reported
+    if found.project and (links or "not a regular file" in skipped):
+        found.problems.append(
+            Problem(Severity.WARNING, "symlinks here were not read", str(folder), "directory")
+        )
     if "too large" in skipped:
         found.problems.append(
             Problem(
@@ -362,10 +385,20 @@ def _flat_dir(folder: Path, kind: str, found: _Components) -> None:
         )
 
 
-def _components(root: Path) -> _Components:
-    found = _Components()
-    for name, kind in (("skills", "skill"), ("agents", "agent"), ("commands", "command")):
-        folder = root / name
+_KINDS = {"skills": "skill", "agents": "agent", "commands": "command"}
+
+
+def _components(
+    root: Path, *, project: bool = False, only: str | None = None, into: _Components | None = None
+) -> _Components:
+    """The skills, agents and commands folders of ``root`` (or the one folder ``root`` is, when
+    ``only`` names its kind), in a plugin's or a project's (``.claude``) way."""
+    found = into or _Components()
+    found.project = project
+    for name, kind in _KINDS.items():
+        if only is not None and kind != only:
+            continue
+        folder = root if only is not None else root / name
         if folder.is_symlink():
             found.problems.append(
                 Problem(
@@ -520,8 +553,26 @@ def _has_skill(root: Path) -> bool:
 
 
 def _folder(root: Path) -> Report:
-    if (root / ".claude-plugin").is_dir() or _has_skill(root):
-        return Report(Target.COMPONENTS, str(root), tuple(_components(root).problems))
+    """A folder without a manifest: its components, or the ``directory`` error.
+
+    A ``skills``, ``agents`` or ``commands`` folder and a ``.claude`` folder are read as a
+    project's; any folder's ``.claude`` too, and the folder itself as a plugin's when it has
+    ``.claude-plugin/`` or a skill. Nothing read at all is the error.
+    """
+    found = _Components()
+    if root.name in _KINDS:  # a components folder is always a verdict, even an empty one
+        _components(root, project=True, only=_KINDS[root.name], into=found)
+        return Report(Target.COMPONENTS, str(root), tuple(found.problems))
+    if root.name == ".claude":
+        _components(root, project=True, into=found)
+    else:
+        claude = root / ".claude"
+        if claude.is_dir() and not claude.is_symlink():
+            _components(claude, project=True, into=found)
+        if (root / ".claude-plugin").is_dir() or _has_skill(root):
+            _components(root, into=found)
+    if found.scanned or found.problems:
+        return Report(Target.COMPONENTS, str(root), tuple(found.problems))
     return Report(
         Target.PLUGIN,
         str(root),

@@ -17,7 +17,9 @@ from typing import Any
 SNAPSHOT = Path(__file__).resolve().parents[1] / "fixtures" / "plugins-official"
 BOM = "\ufeff"
 
-Builder = Callable[[Path], None]
+# A builder writes one case under the folder it is given; it may return the path (relative to
+# that folder) to validate instead of the folder itself.
+Builder = Callable[[Path], "str | None"]
 VARIANTS: dict[str, Builder] = {}
 
 
@@ -1131,3 +1133,54 @@ for _label, _text in _FRONT_MATTER.items():
         f"agent-yaml-{_label}",
         lambda r, f=_text: _all(_base(r), _md(r, "agents/a.md", f)),
     )
+
+
+# --- folders without a manifest: a project's .claude, or one components folder ----------------
+def _project(root: Path) -> None:
+    _skill(root / ".claude", "x", "name: 3")
+    _md(root, ".claude/agents/ref.md", None)  # a reference document, not an agent
+    _md(root, ".claude/agents/b.md", "shell: zsh")
+    _md(root, ".claude/commands/c.md", None)
+
+
+_simple("project-claude-folder", _project)
+_simple("project-claude-folder-itself", lambda r: _all(_project(r)) or ".claude")
+_simple(
+    "components-agents-folder",
+    lambda r: _all(_md(r, "agents/a.md", None), _md(r, "agents/b.md", "name: n")) or "agents",
+)
+_simple(
+    "components-commands-folder",
+    lambda r: (
+        _all(_md(r, "commands/a.md", None), _md(r, "commands/sub/b.md", "shell: zsh")) or "commands"
+    ),
+)
+_simple(
+    "components-skills-folder",
+    lambda r: _all(_skill(r, "a", "description: [x]"), _skill(r, "b")) or "skills",
+)
+_simple(
+    "components-agents-symlink",
+    lambda r: (
+        _all(
+            _md(r, "real.md", "description: x"),
+            (r / "agents").mkdir(),
+            (r / "agents" / "a.md").symlink_to("../real.md"),
+        )
+        or "agents"
+    ),
+)
+_simple(
+    "components-empty-agents-folder", lambda r: _all((r / "agents").mkdir(parents=True)) or "agents"
+)
+_simple(
+    "project-and-plugin-skills", lambda r: _all(_project(r), _skill(r, "top", "description: [x]"))
+)
+_simple(
+    "plugin-json-file-target",
+    lambda r: _all(_base(r, name="claude-x")) or ".claude-plugin/plugin.json",
+)
+_simple(
+    "marketplace-json-file-target",
+    lambda r: _all(_market(r, plugins=[])) or ".claude-plugin/marketplace.json",
+)

@@ -57,8 +57,8 @@ def cases(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, tuple[
     base = tmp_path_factory.mktemp("variants")
     folders = {f"corpus:{rel}": SNAPSHOT / rel for rel in CORPUS}
     for name, build in VARIANTS.items():
-        build(base / name)
-        folders[f"variant:{name}"] = base / name
+        target = build(base / name)
+        folders[f"variant:{name}"] = base / name / (target or "")
 
     def judge(item: tuple[str, Path]) -> tuple[str, tuple[Path, Verdict]]:
         key, folder = item
