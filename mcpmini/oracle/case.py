@@ -22,7 +22,7 @@ from typing import Any
 
 from ..errors import ConfigError
 
-__all__ = ["MODES", "SCOPE_FILES", "Call", "Case", "Scope", "bind_text"]
+__all__ = ["MODES", "SCOPE_FILES", "SHORTHAND", "Call", "Case", "Scope", "bind_text"]
 
 MODES = ("default", "acceptEdits", "plan", "bypassPermissions", "dontAsk")
 
@@ -121,7 +121,7 @@ class Case:
         """Read a case from its JSON / YAML shape. Raises ``ConfigError`` naming the field."""
         if not isinstance(data, Mapping):
             raise ConfigError("a case must be an object", source)
-        known = {f for f in cls.__dataclass_fields__} | {"known"}
+        known = set(cls.__dataclass_fields__) | {"category"}
         for key in data:
             if key not in known:
                 raise ConfigError(f"unknown field {key!r}", source, str(key))
@@ -213,7 +213,42 @@ def _settings(value: Any, source: str | None) -> dict[Scope, dict[str, Any]]:
     return out
 
 
+#: The short forms of a call in case files: ``{bash: "ls"}`` is ``{tool: Bash, input:
+#: {command: "ls"}}``; each names its tool, the field the value fills, and fixed fields.
+SHORTHAND: dict[str, tuple[str | None, str | None, Mapping[str, str]]] = {
+    "bash": ("Bash", "command", {}),
+    "read": ("Read", "file_path", {}),
+    "write": ("Write", "file_path", {"content": "oracle\n"}),
+    "edit": ("Edit", "file_path", {"old_string": "", "new_string": "oracle\n"}),
+    "fetch": ("WebFetch", "url", {"prompt": "Summarize the page."}),
+    "mcp": (None, None, {}),
+}
+
+
+def _expand(value: Mapping[str, Any], source: str | None, where: str) -> dict[str, Any]:
+    short = [k for k in SHORTHAND if k in value]
+    if not short:
+        return dict(value)
+    if len(short) > 1 or "tool" in value:
+        raise ConfigError("a call has one tool", source, where)
+    tool, key, fixed = SHORTHAND[short[0]]
+    text = value[short[0]]
+    if not isinstance(text, str):
+        raise ConfigError("must be a string", source, f"{where}.{short[0]}")
+    rest = {k: v for k, v in value.items() if k != short[0]}
+    if tool is None:
+        return {"tool": text, "input": rest.pop("input", {}), **rest}
+    return {"tool": tool, "input": {key: text, **fixed, **rest.pop("input", {})}, **rest}
+
+
+def _label(tool: str, tool_input: Mapping[str, Any]) -> str:
+    first = next(iter(tool_input.values()), "") if tool_input else ""
+    return f"{tool} {first}".strip() if isinstance(first, str) else tool
+
+
 def _call(value: Any, source: str | None, where: str) -> Call:
+    if isinstance(value, Mapping):
+        value = _expand(value, source, where)
     if not isinstance(value, Mapping) or not isinstance(value.get("tool"), str):
         raise ConfigError("a call needs a tool name", source, f"{where}.tool")
     tool_input = value.get("input", {})
@@ -223,6 +258,6 @@ def _call(value: Any, source: str | None, where: str) -> Call:
     return Call(
         tool=value["tool"],
         input=dict(tool_input),
-        label=str(value.get("label", "")),
+        label=str(value.get("label") or _label(value["tool"], tool_input)),
         known=str(known) if known else None,
     )
