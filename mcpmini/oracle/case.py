@@ -84,7 +84,9 @@ class Case:
     prompt server (``{"probe": true}`` stands for the probe server); ``plugin_dirs`` are
     passed as ``--plugin-dir``; ``tool_search`` leaves MCP tools deferred (the default of
     Claude Code) instead of loading them up front; ``env`` adds environment variables;
-    ``args`` adds command-line arguments.
+    ``args`` adds command-line arguments; ``allowed_tools`` / ``disallowed_tools`` are rules
+    given on the command line (``--allowedTools`` / ``--disallowedTools``; for mcpmini they
+    are allow / deny rules, as ``mcpmini hooks run --allow / --deny``).
     """
 
     name: str
@@ -98,6 +100,8 @@ class Case:
     tool_search: bool = False
     env: Mapping[str, str] = field(default_factory=dict)
     args: tuple[str, ...] = ()
+    allowed_tools: tuple[str, ...] = ()
+    disallowed_tools: tuple[str, ...] = ()
     prompt: str = "Run the scripted calls."
 
     def bind(self, places: Mapping[str, str]) -> Case:
@@ -114,6 +118,8 @@ class Case:
             plugin_dirs=tuple(bind_text(p, places) for p in self.plugin_dirs),
             env=bind_text(dict(self.env), places),
             args=tuple(bind_text(a, places) for a in self.args),
+            allowed_tools=tuple(bind_text(a, places) for a in self.allowed_tools),
+            disallowed_tools=tuple(bind_text(a, places) for a in self.disallowed_tools),
         )
 
     @classmethod
@@ -143,6 +149,8 @@ class Case:
             tool_search=_bool(data, "tool_search", False, source),
             env=_strings(data, "env", source),
             args=tuple(str(a) for a in _list(data, "args", source)),
+            allowed_tools=tuple(str(a) for a in _list(data, "allowed_tools", source)),
+            disallowed_tools=tuple(str(a) for a in _list(data, "disallowed_tools", source)),
             prompt=str(data.get("prompt", cls.prompt)),
         )
 
@@ -163,6 +171,8 @@ class Case:
             "tool_search": self.tool_search,
             "env": dict(self.env),
             "args": list(self.args),
+            "allowed_tools": list(self.allowed_tools),
+            "disallowed_tools": list(self.disallowed_tools),
             "prompt": self.prompt,
         }
 

@@ -4,7 +4,9 @@ Rules of this module:
 
 - mcpmini decides exactly as ``mcpmini hooks run`` does: :func:`mcpmini.hooks.load_settings`
   over the case's settings files (each labelled with its scope), then
-  :func:`mcpmini.hooks.decide` per call with the pooled rules, the case's mode (or the
+  :func:`mcpmini.hooks.decide` per call with the pooled rules (the command line's
+  ``--allowedTools`` / ``--disallowedTools`` pooled in as allow / deny rules, as
+  ``mcpmini hooks run --allow / --deny`` does), the case's mode (or the
   settings' ``defaultMode``), the workspace as ``cwd`` and the temporary home. Nothing here
   models Claude Code: a disagreement is a finding, never patched over in this module.
 - mcpmini's hooks run on the host with the case's environment (:func:`~.run.claude_env`) and
@@ -21,6 +23,7 @@ from typing import Any
 
 from ..errors import McpminiError
 from ..hooks import decide, load_settings
+from ..permissions import PermissionRules
 from .case import Call, Scope
 from .fakeapi import tool_use_id
 from .run import Session, Tree, claude_env
@@ -83,6 +86,11 @@ def judge(tree: Tree) -> tuple[Judged, ...]:
     except McpminiError as exc:
         return tuple(Judged(c, "error", error=str(exc)) for c in case.calls)
     mode = case.mode or settings.default_mode or "default"
+    try:
+        flags = PermissionRules(allow=case.allowed_tools, deny=case.disallowed_tools)
+    except McpminiError as exc:
+        return tuple(Judged(c, "error", error=str(exc)) for c in case.calls)
+    rules = settings.permissions.merged(flags)
     out = []
     for index, call in enumerate(case.calls):
         try:
@@ -90,7 +98,7 @@ def judge(tree: Tree) -> tuple[Judged, ...]:
                 settings,
                 call.tool,
                 call.input,
-                rules=settings.permissions,
+                rules=rules,
                 mode=mode,
                 cwd=str(tree.ws),
                 home=str(tree.home),

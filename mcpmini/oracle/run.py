@@ -241,6 +241,10 @@ def _claude_argv(case: Case, binary: Path, root: Path) -> list[str]:
         argv += ["--settings", str(root / SCOPE_FILES[Scope.FLAG][1])]
     for folder in case.plugin_dirs:
         argv += ["--plugin-dir", folder]
+    if case.allowed_tools:
+        argv += ["--allowedTools", *case.allowed_tools]
+    if case.disallowed_tools:
+        argv += ["--disallowedTools", *case.disallowed_tools]
     return [*argv, *case.args]
 
 
