@@ -57,7 +57,11 @@ def prompt_tools(log: Path) -> dict[str, Tool]:
 
 def probe_tools() -> dict[str, Tool]:
     """The probe tools: each answers ``ok <name>`` and does nothing else."""
-    return {name: (lambda _args, _n=name: f"ok {_n}") for name in PROBE_TOOLS}
+
+    def tool(name: str) -> Tool:
+        return lambda _arguments: f"ok {name}"
+
+    return {name: tool(name) for name in PROBE_TOOLS}
 
 
 def answer(message: Mapping[str, Any], tools: Mapping[str, Tool]) -> dict[str, Any] | None:
