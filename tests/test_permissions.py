@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from mcpmini.errors import ConfigError
 from mcpmini.hooks import EventResult
 from mcpmini.permissions import (
+    MODES,
     PermissionMode,
     PermissionRules,
     gate,
@@ -322,3 +323,21 @@ def test_the_gate_keeps_the_documented_order(allow, ask, deny, command, mode, ho
     # whatever happened, an allow never coexists with a matching deny rule or a blocking hook
     if result.final == "allow":
         assert not denied_by_rule and hook not in ("blocked", "deny")
+
+
+def test_every_mode_has_exactly_one_spec_row_and_the_gate_reads_it():
+    assert set(MODES) == set(PermissionMode)
+    assert all(spec.mode is mode for mode, spec in MODES.items())
+    assert MODES[PermissionMode.DONT_ASK].prompt == "deny"
+    assert PermissionMode.parse("manual") is PermissionMode.DEFAULT
+
+
+def test_strip_wrappers_reads_quotes_with_the_one_parser():
+    assert strip_wrappers("FOO='a b' rm x", assignments=True) == "rm x"
+    assert strip_wrappers("nice -n 3 echo 'a  b'", assignments=False) == "echo 'a  b'"
+    assert strip_wrappers("ls && rm x", assignments=False) == "ls && rm x"
+
+
+def test_an_unknown_hook_decision_is_a_config_error():
+    with pytest.raises(ConfigError):
+        gate("Bash", {"command": "ls"}, hooks=hook_result(decision="maybe"))

@@ -23,8 +23,7 @@ from __future__ import annotations
 
 import enum
 import re
-import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -36,11 +35,14 @@ __all__ = [
     "READ_ONLY_COMMANDS",
     "READ_ONLY_GIT",
     "WRAPPERS",
+    "WRAPPER_TABLE",
     "BypassKind",
     "BypassWarning",
     "CommandAnalysis",
     "Redirect",
+    "Strip",
     "Subcommand",
+    "Wrapper",
     "analyze",
     "bypass_forms",
     "is_read_only_command",
@@ -49,12 +51,118 @@ __all__ = [
     "strip_wrappers",
 ]
 
-#: Wrappers Claude Code strips before matching (``xargs`` only when bare, with no flags).
-WRAPPERS = frozenset(
-    {"timeout", "time", "nice", "nohup", "stdbuf", "command", "builtin", "noglob", "xargs"}
+
+class BypassKind(enum.StrEnum):
+    """A form that sidesteps a Bash deny rule because Claude Code does not strip it."""
+
+    SUDO = "sudo"
+    ENV = "env"
+    SHELL_C = "shell -c"
+    EVAL = "eval"
+    PATH = "program path"
+    QUOTING = "quoting"
+    EXEC_WRAPPER = "exec wrapper"
+    XARGS = "xargs with flags"
+    FILE_BY_BASH = "file named to a Bash command"
+
+
+class Strip(enum.StrEnum):
+    """When Claude Code strips a wrapper before matching a rule."""
+
+    ALWAYS = "always"  # "nohup cmd", "time cmd"
+    BARE = "bare"  # only when a command follows directly, with no option ("xargs rm")
+    OPTIONS = "with its options"  # its options (and a leading operand) go too ("nice -n 3")
+    NEVER = "never"  # it stays the command word: a deny rule on the inner command misses it
+
+
+@dataclass(frozen=True)
+class Wrapper:
+    """A program that runs another one: how Claude Code treats it, and how to find the inner
+    command. ``value_options`` take the next word as their value; ``operand`` matches a
+    leading operand before the inner command (``timeout 5``, ``flock LOCKFILE``);
+    ``flags`` are stripped with the wrapper (``time -p``); ``exec``: it always prompts and
+    only an exact rule approves it; ``bypass``: the kind of sidestep when it is not stripped;
+    ``assignments``: ``VAR=value`` words come before the inner command (``env``)."""
+
+    name: str
+    strip: Strip
+    value_options: frozenset[str] = frozenset()
+    operand: str | None = None
+    flags: frozenset[str] = frozenset()
+    exec: bool = False
+    bypass: BypassKind | None = None
+    assignments: bool = False
+
+
+def _wrappers(*rows: Wrapper) -> dict[str, Wrapper]:
+    return {w.name: w for w in rows}
+
+
+#: Every wrapper the analysis knows, one row each (reference §2.1).
+WRAPPER_TABLE: Mapping[str, Wrapper] = _wrappers(
+    Wrapper(
+        "timeout",
+        Strip.OPTIONS,
+        frozenset({"-s", "--signal", "-k", "--kill-after"}),
+        operand=r"[\d.]+[smhd]?",
+    ),
+    Wrapper("time", Strip.ALWAYS, flags=frozenset({"-p"})),
+    Wrapper("nice", Strip.OPTIONS, frozenset({"-n", "--adjustment"})),
+    Wrapper("nohup", Strip.ALWAYS),
+    Wrapper("stdbuf", Strip.OPTIONS, frozenset({"-i", "-o", "-e"})),
+    Wrapper("command", Strip.BARE, flags=frozenset({"-p"})),
+    Wrapper("builtin", Strip.BARE),
+    Wrapper("noglob", Strip.ALWAYS),
+    Wrapper(
+        "xargs",
+        Strip.BARE,
+        frozenset({"-I", "-n", "-P", "-L", "-d", "-E", "-s", "-a"}),
+        bypass=BypassKind.XARGS,
+    ),
+    Wrapper(
+        "sudo",
+        Strip.NEVER,
+        frozenset({"-u", "-g", "-h", "-p", "-U", "-C", "-D", "-r", "-t"}),
+        bypass=BypassKind.SUDO,
+    ),
+    Wrapper("doas", Strip.NEVER, bypass=BypassKind.SUDO),
+    Wrapper(
+        "env",
+        Strip.NEVER,
+        frozenset({"-u", "--unset", "-C", "--chdir", "-S", "--split-string"}),
+        bypass=BypassKind.ENV,
+        assignments=True,
+    ),
+    Wrapper("exec", Strip.NEVER, frozenset({"-a"}), bypass=BypassKind.EXEC_WRAPPER),
+    Wrapper("coproc", Strip.NEVER, bypass=BypassKind.EXEC_WRAPPER),
+    Wrapper(
+        "watch",
+        Strip.NEVER,
+        frozenset({"-n", "--interval", "-d"}),
+        exec=True,
+        bypass=BypassKind.EXEC_WRAPPER,
+    ),
+    Wrapper("setsid", Strip.NEVER, exec=True, bypass=BypassKind.EXEC_WRAPPER),
+    Wrapper(
+        "ionice",
+        Strip.NEVER,
+        frozenset({"-c", "-n", "-p", "-P", "-u"}),
+        exec=True,
+        bypass=BypassKind.EXEC_WRAPPER,
+    ),
+    Wrapper(
+        "flock",
+        Strip.NEVER,
+        frozenset({"-w", "-E", "--timeout"}),
+        operand=r".*",
+        exec=True,
+        bypass=BypassKind.EXEC_WRAPPER,
+    ),
 )
+#: Wrappers Claude Code strips before matching (``xargs`` only when bare, with no flags).
+WRAPPERS = frozenset(n for n, w in WRAPPER_TABLE.items() if w.strip is not Strip.NEVER)
 #: Wrappers that run another program and always prompt; only an exact rule approves them.
-EXEC_WRAPPERS = frozenset({"watch", "setsid", "ionice", "flock"})
+EXEC_WRAPPERS = frozenset(n for n, w in WRAPPER_TABLE.items() if w.exec)
 #: The built-in read-only set that never prompts (reference §2.1); each entry is checked
 #: further by :func:`is_read_only_words` (``find -delete``, ``sed … w``, ``--output=``).
 READ_ONLY_COMMANDS = frozenset(
@@ -86,32 +194,6 @@ _FIND_WRITES = frozenset({"-fprint", "-fprint0", "-fprintf", "-fls"})
 _CHANGES_DIR = frozenset({"cd", "pushd", "popd"})
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
 _SUBSTITUTIONS = frozenset({"command_substitution", "process_substitution"})
-_OPTION_VALUE = {
-    "timeout": {"-s", "--signal", "-k", "--kill-after"},
-    "nice": {"-n", "--adjustment"},
-    "stdbuf": {"-i", "-o", "-e"},
-    "sudo": {"-u", "-g", "-h", "-p", "-U", "-C", "-D", "-r", "-t"},
-    "exec": {"-a"},
-    "env": {"-u", "--unset", "-C", "--chdir", "-S", "--split-string"},
-    "ionice": {"-c", "-n", "-p", "-P", "-u"},
-    "flock": {"-w", "-E", "--timeout"},
-    "watch": {"-n", "--interval", "-d"},
-    "xargs": {"-I", "-n", "-P", "-L", "-d", "-E", "-s", "-a"},
-}
-
-
-class BypassKind(enum.StrEnum):
-    """A form that sidesteps a Bash deny rule because Claude Code does not strip it."""
-
-    SUDO = "sudo"
-    ENV = "env"
-    SHELL_C = "shell -c"
-    EVAL = "eval"
-    PATH = "program path"
-    QUOTING = "quoting"
-    EXEC_WRAPPER = "exec wrapper"
-    XARGS = "xargs with flags"
-    FILE_BY_BASH = "file named to a Bash command"
 
 
 @dataclass(frozen=True)
@@ -254,25 +336,12 @@ def _language() -> tree_sitter.Language:
     return tree_sitter.Language(tree_sitter_bash.language())
 
 
-def _parser() -> tree_sitter.Parser:
-    parser: tree_sitter.Parser | None = getattr(_LOCAL, "parser", None)
-    if parser is None:
-        parser = _LOCAL.parser = tree_sitter.Parser(_language())
-        _LOCAL.sources = []
-    return parser
-
-
-# The text being parsed. The parser sees an ASCII copy (every other character replaced by
-# "a", one byte per character, so byte offsets are character offsets): bash treats those
-# characters as word characters too, and tree-sitter-bash's scanner was seen to crash the
-# process on some non-ASCII input (fuzzing, tree-sitter 0.25-0.26, tree-sitter-bash 0.23-0.25).
-_LOCAL = threading.local()  # per thread: the parser and the stack of texts being walked
+# The parser sees an ASCII copy of the command (every other character replaced by "a", one
+# byte per character, so byte offsets are character offsets): bash treats those characters as
+# word characters too, and tree-sitter-bash's scanner was seen to crash the process on some
+# non-ASCII input (fuzzing, tree-sitter 0.25-0.26, tree-sitter-bash 0.23-0.25). A parser is
+# made per call (well under a microsecond), so nothing is shared between threads.
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
-
-
-def _text(node: tree_sitter.Node) -> str:
-    source: str = _LOCAL.sources[-1]
-    return source[node.start_byte : node.end_byte]
 
 
 def _has(node: tree_sitter.Node, types: frozenset[str]) -> bool:
@@ -283,148 +352,159 @@ def _unescape(word: str) -> str:
     return re.sub(r"\\(.)", r"\1", word, flags=re.DOTALL)
 
 
-def _plain(node: tree_sitter.Node) -> str | None:
-    """The word after quote removal, or ``None`` when an expansion produces it."""
-    kind = node.type
-    if kind in ("word", "number", "command_name"):
-        if kind == "command_name":
-            return (
-                "".join(p or "" for p in map(_plain, node.children))
-                if all(_plain(c) is not None for c in node.children)
-                else None
-            )
-        return _unescape(_text(node))
-    if kind == "raw_string":
-        return _text(node)[1:-1]
-    if kind == "string":
-        parts = []
-        for child in node.children:
-            if child.type == '"':
-                continue
-            if child.type != "string_content":
-                return None
-            parts.append(re.sub(r'\\([$`"\\\n])', r"\1", _text(child)))
-        return "".join(parts)
-    if kind == "concatenation":
-        pieces = [_plain(c) for c in node.children]
-        return None if any(p is None for p in pieces) else "".join(p or "" for p in pieces)
-    return None
+_Word = tuple[str, str | None]  # (source text, text after quote removal or None)
 
 
-def _bare(words: list[tuple[str, str | None]]) -> bool:
+def _bare(words: list[_Word]) -> bool:
     """The wrapper at ``words[0]`` is followed by a command, not by an option."""
     return len(words) > 1 and not (words[1][1] or "-").startswith("-")
 
 
-def _strip(words: list[tuple[str, str | None]]) -> tuple[list[tuple[str, str | None]], list[str]]:
-    """Remove the wrappers Claude Code strips; return the rest and what was removed."""
+def _skip_wrapper_options(wrapper: Wrapper, rest: list[_Word]) -> list[_Word]:
+    """``rest`` after the wrapper's options, a ``--`` and its leading operand."""
+    while rest and (rest[0][1] or "").startswith("-") and rest[0][1] != "--":
+        takes = rest[0][1] in wrapper.value_options and len(rest) > 1
+        rest = rest[2:] if takes else rest[1:]
+    if rest and rest[0][1] == "--":
+        rest = rest[1:]
+    if wrapper.operand and rest and re.fullmatch(wrapper.operand, rest[0][1] or ""):
+        rest = rest[1:]
+    return rest
+
+
+def _strip(words: list[_Word]) -> tuple[list[_Word], list[str]]:
+    """Remove the wrappers Claude Code strips (:data:`WRAPPER_TABLE`); return the rest and
+    what was removed."""
     removed: list[str] = []
     while words:
-        head = words[0][1]
-        if head in ("time", "command") and len(words) > 2 and words[1][1] == "-p":
-            removed.append(words[0][0])  # "time -p" reports POSIX times; "command -p" runs
-            words = words[2:]
-        elif head in ("time", "nohup", "noglob") or (
-            head in ("command", "builtin", "xargs") and _bare(words)
-        ):
-            removed.append(words[0][0])
-            words = words[1:]
-        elif head in ("timeout", "nice", "stdbuf"):
+        wrapper = WRAPPER_TABLE.get(words[0][1] or "")
+        if wrapper is None or wrapper.strip is Strip.NEVER:
+            break
+        if len(words) > 2 and words[1][1] in wrapper.flags:
+            rest = words[2:]  # "time -p" reports POSIX times; "command -p" runs
+        elif wrapper.strip is Strip.ALWAYS or (wrapper.strip is Strip.BARE and _bare(words)):
             rest = words[1:]
-            takes = _OPTION_VALUE[head]
-            while rest and (rest[0][1] or "").startswith("-") and rest[0][1] != "--":
-                rest = rest[2:] if rest[0][1] in takes and len(rest) > 1 else rest[1:]
-            if rest and rest[0][1] == "--":
-                rest = rest[1:]
-            if head == "timeout" and rest and re.fullmatch(r"[\d.]+[smhd]?", rest[0][1] or ""):
-                rest = rest[1:]
-            removed.append(words[0][0])
-            words = rest
+        elif wrapper.strip is Strip.OPTIONS:
+            rest = _skip_wrapper_options(wrapper, words[1:])
         else:
             break
+        removed.append(words[0][0])
+        words = rest
     return words, removed
 
 
-def _walk(
-    node: tree_sitter.Node, nested: bool, subs: list[Subcommand], redirects: list[Redirect]
-) -> None:
-    kind = node.type
-    if kind == "command":
-        _command(node, nested, subs, redirects)
-        return
-    parent = node.parent.type if node.parent is not None else ""
-    if kind in ("declaration_command", "unset_command"):
-        words = [(_text(c), _plain(c) if c.is_named else _text(c)) for c in node.children]
-        subs.append(
-            Subcommand(tuple(w for w, _ in words), tuple(p for _, p in words), nested=nested)
-        )
-    elif kind == "redirected_statement" and node.child_by_field_name("body") is None:
-        # ">/dev/null x y": the grammar reads x and y as extra redirect targets; bash runs them
-        extra = [
-            c
-            for r in node.children_by_field_name("redirect")
-            for c in r.children_by_field_name("destination")[1:]
-        ]
-        if extra:
-            subs.append(_simple([], extra, nested))
-    elif kind == "variable_assignment" and parent not in ("command", "declaration_command"):
-        # "PATH=/tmp/evil; ls" changes what a later command runs: not a read
-        subs.append(Subcommand((), (), (_text(node),), nested=nested))
-    if kind == "file_redirect":
-        _redirect(node, redirects)
-    for child in node.children:
-        _walk(child, nested or kind in _SUBSTITUTIONS, subs, redirects)
+class _Reader:
+    """One walk over one parsed command: the source text is held here, passed to nothing
+    global. ``subs`` and ``redirects`` collect what the walk finds, in source order."""
 
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.subs: list[Subcommand] = []
+        self.redirects: list[Redirect] = []
 
-def _redirect(node: tree_sitter.Node, redirects: list[Redirect]) -> None:
-    operator = next((_text(c) for c in node.children if not c.is_named), "")
-    targets = node.children_by_field_name("destination")
-    if targets:
-        redirects.append(Redirect(operator, _plain(targets[0])))
+    def text(self, node: tree_sitter.Node) -> str:
+        return self.source[node.start_byte : node.end_byte]
 
+    def plain(self, node: tree_sitter.Node) -> str | None:
+        """The word after quote removal, or ``None`` when an expansion produces it."""
+        kind = node.type
+        if kind == "command_name":
+            pieces = [self.plain(c) for c in node.children]
+            return None if any(p is None for p in pieces) else "".join(p or "" for p in pieces)
+        if kind in ("word", "number"):
+            return _unescape(self.text(node))
+        if kind == "raw_string":
+            return self.text(node)[1:-1]
+        if kind == "string":
+            parts = []
+            for child in node.children:
+                if child.type == '"':
+                    continue
+                if child.type != "string_content":
+                    return None
+                parts.append(re.sub(r'\\([$`"\\\n])', r"\1", self.text(child)))
+            return "".join(parts)
+        if kind == "concatenation":
+            pieces = [self.plain(c) for c in node.children]
+            return None if any(p is None for p in pieces) else "".join(p or "" for p in pieces)
+        return None
 
-def _command(
-    node: tree_sitter.Node, nested: bool, subs: list[Subcommand], redirects: list[Redirect]
-) -> None:
-    assignments: list[str] = []
-    name: list[tree_sitter.Node] = []
-    rest: list[tree_sitter.Node] = []
-    for i, child in enumerate(node.children):
-        field = node.field_name_for_child(i)
-        if child.type == "variable_assignment":
-            assignments.append(_text(child))
-        elif field == "name":
-            name.append(child)
-        elif field == "argument":
-            rest.append(child)
-        elif child.type == "file_redirect":  # "cmd > f x": x is an argument for bash
-            rest += child.children_by_field_name("destination")[1:]
-        _walk(child, nested, subs, redirects)
-    parent = node.parent
-    if parent is not None and parent.type == "redirected_statement":
-        for extra in parent.children_by_field_name("redirect"):
-            rest += extra.children_by_field_name("destination")[1:]
-    subs.append(_simple(assignments, name + rest, nested))
-
-
-def _simple(assignments: list[str], nodes: list[tree_sitter.Node], nested: bool) -> Subcommand:
-    """A simple command from its word nodes (the first is the command word)."""
-    why = ""
-    for i, child in enumerate(nodes):
-        if _plain(child) is None and _has(child, _SUBSTITUTIONS):
-            why = why or (
-                "the command word is computed by a substitution"
-                if i == 0
-                else "an argument is computed by a substitution"
+    def walk(self, node: tree_sitter.Node, nested: bool) -> None:
+        kind = node.type
+        if kind == "command":
+            self.command(node, nested)
+            return
+        parent = node.parent.type if node.parent is not None else ""
+        if kind in ("declaration_command", "unset_command"):
+            words = [
+                (self.text(c), self.plain(c) if c.is_named else self.text(c)) for c in node.children
+            ]
+            self.subs.append(
+                Subcommand(tuple(w for w, _ in words), tuple(p for _, p in words), nested=nested)
             )
-        elif _plain(child) is None and i == 0:
-            why = why or "a variable in command position"
-    return _finish(assignments, [(_text(c), _plain(c)) for c in nodes], why, nested)
+        elif kind == "redirected_statement" and node.child_by_field_name("body") is None:
+            # ">/dev/null x y": the grammar reads x and y as extra redirect targets; bash runs them
+            extra = [
+                c
+                for r in node.children_by_field_name("redirect")
+                for c in r.children_by_field_name("destination")[1:]
+            ]
+            if extra:
+                self.subs.append(self.simple([], extra, nested))
+        elif kind == "variable_assignment" and parent not in ("command", "declaration_command"):
+            # "PATH=/tmp/evil; ls" changes what a later command runs: not a read
+            self.subs.append(Subcommand((), (), (self.text(node),), nested=nested))
+        if kind == "file_redirect":
+            self.redirect(node)
+        for child in node.children:
+            self.walk(child, nested or kind in _SUBSTITUTIONS)
+
+    def redirect(self, node: tree_sitter.Node) -> None:
+        operator = next((self.text(c) for c in node.children if not c.is_named), "")
+        targets = node.children_by_field_name("destination")
+        if targets:
+            self.redirects.append(Redirect(operator, self.plain(targets[0])))
+
+    def command(self, node: tree_sitter.Node, nested: bool) -> None:
+        assignments: list[str] = []
+        name: list[tree_sitter.Node] = []
+        rest: list[tree_sitter.Node] = []
+        for i, child in enumerate(node.children):
+            field = node.field_name_for_child(i)
+            if child.type == "variable_assignment":
+                assignments.append(self.text(child))
+            elif field == "name":
+                name.append(child)
+            elif field == "argument":
+                rest.append(child)
+            elif child.type == "file_redirect":  # "cmd > f x": x is an argument for bash
+                rest += child.children_by_field_name("destination")[1:]
+            self.walk(child, nested)
+        parent = node.parent
+        if parent is not None and parent.type == "redirected_statement":
+            for extra in parent.children_by_field_name("redirect"):
+                rest += extra.children_by_field_name("destination")[1:]
+        self.subs.append(self.simple(assignments, name + rest, nested))
+
+    def simple(
+        self, assignments: list[str], nodes: list[tree_sitter.Node], nested: bool
+    ) -> Subcommand:
+        """A simple command from its word nodes (the first is the command word)."""
+        why = ""
+        for i, child in enumerate(nodes):
+            if self.plain(child) is None and _has(child, _SUBSTITUTIONS):
+                why = why or (
+                    "the command word is computed by a substitution"
+                    if i == 0
+                    else "an argument is computed by a substitution"
+                )
+            elif self.plain(child) is None and i == 0:
+                why = why or "a variable in command position"
+        words = [(self.text(c), self.plain(c)) for c in nodes]
+        return _finish(assignments, words, why, nested)
 
 
-def _finish(
-    assignments: list[str], words: list[tuple[str, str | None]], why: str, nested: bool
-) -> Subcommand:
+def _finish(assignments: list[str], words: list[_Word], why: str, nested: bool) -> Subcommand:
     rest, removed = _strip(words)
     if rest and rest[0][1] in ("eval", "exec", "source", "."):
         why = why or f"{rest[0][1]} runs a command that is only known at run time"
@@ -438,26 +518,18 @@ def _finish(
     )
 
 
-def _parse(command: str) -> tuple[tree_sitter.Node, bool]:
-    tree = _parser().parse(_NON_ASCII.sub("a", command).encode("ascii"))
-    return tree.root_node, not tree.root_node.has_error
-
-
 @lru_cache(maxsize=512)
 def analyze(command: str) -> CommandAnalysis:
     """Parse ``command`` and return its :class:`CommandAnalysis`. Never raises: a command
     nested too deeply to walk is reported as not parsed (so it fails closed)."""
-    root, parsed = _parse(command)
-    subs: list[Subcommand] = []
-    redirects: list[Redirect] = []
-    _LOCAL.sources.append(command)
+    parser = tree_sitter.Parser(_language())
+    root = parser.parse(_NON_ASCII.sub("a", command).encode("ascii")).root_node
+    reader = _Reader(command)
     try:
-        _walk(root, False, subs, redirects)
+        reader.walk(root, False)
     except RecursionError:
         return CommandAnalysis(command, False, (), ())
-    finally:
-        _LOCAL.sources.pop()
-    return CommandAnalysis(command, parsed, tuple(subs), tuple(redirects))
+    return CommandAnalysis(command, not root.has_error, tuple(reader.subs), tuple(reader.redirects))
 
 
 def split_command(command: str) -> list[str] | None:
@@ -470,13 +542,17 @@ def split_command(command: str) -> list[str] | None:
 
 
 def strip_wrappers(sub: str, *, assignments: bool) -> str:
-    """Remove leading wrappers (``timeout 5``, ``nice -n 3``, ``nohup``…) from one simple
-    command and, when ``assignments`` is true, leading ``VAR=value`` words."""
-    words = [(w, w) for w in sub.split()]
-    while assignments and words and re.fullmatch(r"[A-Za-z_]\w*=\S*", words[0][0]):
-        words = words[1:]
-    rest, _ = _strip(list(words))
-    return " ".join(w for w, _ in rest)
+    """One simple command with its leading wrappers (``timeout 5``, ``nice -n 3``,
+    ``nohup``…) removed and, when ``assignments`` is true, its leading ``VAR=value`` words.
+
+    Read by :func:`analyze` (the one tokenizer); ``sub`` is returned unchanged when it is
+    not exactly one simple command that parses.
+    """
+    found = analyze(sub)
+    if not found.parsed or len(found.subcommands) != 1:
+        return sub
+    only = found.subcommands[0]
+    return only.text if assignments else only.full_text
 
 
 def _sed_reads_only(args: tuple[str | None, ...]) -> bool:
@@ -576,12 +652,13 @@ def is_read_only_command(command: str) -> bool:
     )
 
 
-def _skip_options(words: list[str], program: str) -> list[str]:
-    takes = _OPTION_VALUE.get(program, set())
+def _skip_options(words: list[str], wrapper: Wrapper) -> list[str]:
+    """The inner command behind ``wrapper``: its options, ``VAR=`` words (``env``) and leading
+    operand skipped."""
     rest = words[1:]
-    while rest and (rest[0].startswith("-") or (program == "env" and "=" in rest[0])):
-        rest = rest[2:] if rest[0] in takes and len(rest) > 1 else rest[1:]
-    if program == "timeout" and rest:
+    while rest and (rest[0].startswith("-") or (wrapper.assignments and "=" in rest[0])):
+        rest = rest[2:] if rest[0] in wrapper.value_options and len(rest) > 1 else rest[1:]
+    if wrapper.operand and rest and re.fullmatch(wrapper.operand, rest[0]):
         rest = rest[1:]
     return rest
 
@@ -591,18 +668,11 @@ def _unwrap(plain: list[str], depth: int) -> Iterator[tuple[BypassKind, list[str
     if not plain or depth > 4:
         return
     program = plain[0]
+    wrapper = WRAPPER_TABLE.get(program)
     kind: BypassKind | None = None
     inner: list[str] = []
-    if program in ("sudo", "doas", "env", "xargs", "exec", "coproc") or program in EXEC_WRAPPERS:
-        kind = {
-            "sudo": BypassKind.SUDO,
-            "doas": BypassKind.SUDO,
-            "env": BypassKind.ENV,
-            "xargs": BypassKind.XARGS,
-        }.get(program, BypassKind.EXEC_WRAPPER)
-        inner = _skip_options(plain, program)
-        if program == "flock" and inner:
-            inner = inner[1:]  # the lock file
+    if wrapper is not None and wrapper.bypass is not None:
+        kind, inner = wrapper.bypass, _skip_options(plain, wrapper)
     elif program in _SHELLS and "-c" in plain[1:]:
         i = plain.index("-c")
         for sub in analyze(plain[i + 1]).subcommands if i + 1 < len(plain) else ():

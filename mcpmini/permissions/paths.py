@@ -61,7 +61,7 @@ def working_dir(cwd: str | None) -> str:
 
 
 def absolute(path: str, cwd: str, home: str) -> str:
-    """``path`` (``~`` expanded with ``home``, relative to ``cwd``) as a normalised absolute path."""
+    """``path`` (``~`` expanded with ``home``, relative to ``cwd``), normalised and absolute."""
     path = path.replace("\\", "/")
     if path == "~" or path.startswith("~/"):
         path = home + path[1:]
