@@ -17,6 +17,16 @@ returns a :class:`CommandAnalysis`:
 :func:`bypass_forms` lists the forms a Bash deny rule does **not** see (``sudo rm``,
 ``env rm``, ``bash -c 'rm …'``, ``/bin/rm``, quoting, exec wrappers, ``xargs -0 rm``): the
 gate keeps Claude Code's verdict and reports them as :class:`BypassWarning` values.
+
+Rules of this module:
+
+* tree-sitter-bash is the only tokenizer: every function that reads a command
+  (:func:`split_command`, :func:`strip_wrappers`, ``bash -c`` and ``eval`` bodies) goes
+  through :func:`analyze`; the source text travels with the walk, nothing is shared between
+  threads.
+* :data:`WRAPPER_TABLE` is the one list of wrappers; stripping, exec-wrapper prompts and
+  bypass forms all read it.
+* What cannot be verified statically is reported, never guessed: it fails closed.
 """
 
 from __future__ import annotations

@@ -16,6 +16,10 @@ Writes to protected paths (``.git``, ``.claude``, ``.vscode``, ``.idea``, ``.hus
 rc files, ``.mcp.json``, ``.claude.json``) are never approved by a mode or an allow rule,
 except in ``bypassPermissions``. ``defer`` is reported as ``final="ask"`` with
 ``deferred=True``: the call waits for a decision from outside the loop.
+
+Rules of this module: the gate never names a mode — it reads the mode's
+:class:`~mcpmini.permissions.modes.ModeSpec`; a deny rule or a blocking hook is never
+overridden by anything later in the walk; every step taken is recorded in the path.
 """
 
 from __future__ import annotations
