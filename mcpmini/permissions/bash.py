@@ -46,6 +46,7 @@ __all__ = [
     "READ_ONLY_GIT",
     "WRAPPERS",
     "WRAPPER_TABLE",
+    "XARGS_TARGETS",
     "BypassKind",
     "BypassWarning",
     "CommandAnalysis",
@@ -57,6 +58,8 @@ __all__ = [
     "bypass_forms",
     "is_read_only_command",
     "is_read_only_words",
+    "read_paths",
+    "sed_writes_or_runs",
     "split_command",
     "strip_wrappers",
 ]
@@ -192,7 +195,27 @@ READ_ONLY_COMMANDS = frozenset(
         "du",
         "cd",
         "sed",
+        "test",
+        "[",
+        "[[",
+        "printf",
     }
+)
+#: The commands ``xargs`` may feed and still count as a read (observed in Claude Code 2.1.328:
+#: ``xargs cat``, ``xargs ls``, ``xargs stat`` ask; ``xargs grep``, ``xargs wc`` do not).
+XARGS_TARGETS = frozenset({"echo", "printf", "wc", "grep", "egrep", "fgrep", "head", "tail"})
+#: The xargs options that keep it a read (each takes a value), and its value-less flags.
+_XARGS_VALUE_OPTIONS = frozenset({"-I", "-n", "-P", "-L", "-s", "-E", "-d"})
+_XARGS_SAFE_FLAGS = frozenset({"-0", "-t", "-r", "-x"})
+#: Constructs Claude Code 2.1.328 never approves without asking, whatever they hold.
+_OPAQUE = {
+    "subshell": "a subshell ( … ) can't be checked before it runs",
+    "compound_statement": "a group in braces { … } can't be checked before it runs",
+    "function_definition": "a function definition can't be checked before it runs",
+    "case_statement": "a case statement can't be checked before it runs",
+}
+_EXPANSIONS = frozenset(
+    {"command_substitution", "process_substitution", "simple_expansion", "expansion"}
 )
 #: ``git`` subcommands that only read (``--output`` and global options disqualify them).
 READ_ONLY_GIT = frozenset(
@@ -282,7 +305,10 @@ class Subcommand:
     @property
     def read_only(self) -> bool:
         """In the read-only set (:func:`is_read_only_words`), verifiable, and with no
-        leading assignment (``GIT_EXTERNAL_DIFF=x git diff`` runs ``x``)."""
+        leading assignment (``GIT_EXTERNAL_DIFF=x git diff`` runs ``x``); a bare ``xargs``
+        only in front of one of :data:`XARGS_TARGETS`."""
+        if "xargs" in self.wrappers and self.program not in XARGS_TARGETS:
+            return False
         return not self.assignments and not self.unverifiable and is_read_only_words(self.plain)
 
     @property
@@ -305,11 +331,14 @@ class CommandAnalysis:
     parsed: bool
     subcommands: tuple[Subcommand, ...]
     redirects: tuple[Redirect, ...]
+    opaque: tuple[str, ...] = ()
 
     @property
     def unverifiable(self) -> tuple[str, ...]:
-        """The reasons no rule, mode or read-only set may approve the command."""
+        """The reasons no rule, mode or read-only set may approve the command (``opaque``:
+        the constructs Claude Code asks for whatever they hold, such as a subshell)."""
         why = [] if self.parsed else ["the command does not parse as bash"]
+        why += list(dict.fromkeys(self.opaque))
         why += [
             f"{s.text or '(empty)'}: {s.unverifiable}" for s in self.subcommands if s.unverifiable
         ]
@@ -411,6 +440,7 @@ class _Reader:
         self.source = source
         self.subs: list[Subcommand] = []
         self.redirects: list[Redirect] = []
+        self.opaque: list[str] = []
 
     def text(self, node: tree_sitter.Node) -> str:
         return self.source[node.start_byte : node.end_byte]
@@ -445,7 +475,14 @@ class _Reader:
             self.command(node, nested)
             return
         parent = node.parent.type if node.parent is not None else ""
-        if kind in ("declaration_command", "unset_command"):
+        if kind in _OPAQUE:
+            self.opaque.append(_OPAQUE[kind])
+        if kind == "test_command":
+            if _has(node, _EXPANSIONS):
+                self.opaque.append("a [[ ]] / [ ] operand is computed when it runs")
+            opener = self.text(node.children[0]) if node.children else "[["
+            self.subs.append(Subcommand((self.text(node),), (opener,), nested=nested))
+        elif kind in ("declaration_command", "unset_command"):
             words = [
                 (self.text(c), self.plain(c) if c.is_named else self.text(c)) for c in node.children
             ]
@@ -539,7 +576,13 @@ def analyze(command: str) -> CommandAnalysis:
         reader.walk(root, False)
     except RecursionError:
         return CommandAnalysis(command, False, (), ())
-    return CommandAnalysis(command, not root.has_error, tuple(reader.subs), tuple(reader.redirects))
+    return CommandAnalysis(
+        command,
+        not root.has_error,
+        tuple(reader.subs),
+        tuple(reader.redirects),
+        tuple(reader.opaque),
+    )
 
 
 def split_command(command: str) -> list[str] | None:
@@ -565,88 +608,241 @@ def strip_wrappers(sub: str, *, assignments: bool) -> str:
     return only.text if assignments else only.full_text
 
 
+#: sed options that keep it a read (observed in Claude Code 2.1.328); ``-e``, ``-f``, ``-i``
+#: and every other option make it a command that may change files.
+_SED_FLAGS = frozenset(
+    {
+        "-n",
+        "--quiet",
+        "--silent",
+        "-E",
+        "-r",
+        "--regexp-extended",
+        "--posix",
+        "-z",
+        "--zero-terminated",
+        "-s",
+        "--separate",
+        "-u",
+        "--unbuffered",
+        "--debug",
+    }
+)
+_SED_PRINT = re.compile(r"(?:\d+(?:,\d+)?)?p")
+_SED_SUBSTITUTE = re.compile(
+    r"s(?P<d>[^\w\s\\])(?:(?!(?P=d))[^\\]|\\.)*(?P=d)(?:(?!(?P=d))[^\\]|\\.)*(?P=d)[gpiI0-9]*"
+)
+
+
 def _sed_reads_only(args: tuple[str | None, ...]) -> bool:
-    scripts: list[str] = []
-    expect_script = False
+    """Observed in Claude Code 2.1.328 (the docs name ``sed`` in the read-only set without
+    conditions): a read is ``sed -n`` whose script only prints numbered lines (``1,5p``), with
+    or without files, or a ``s///`` (or print) script reading standard input only. Only
+    the flags of ``_SED_FLAGS`` (short ones combined, ``-nE``) are allowed; ``-e``, ``-l``, long
+    option prefixes (``--qui``), ``$`` or ``/re/`` addresses, ``d``, ``y``, ``l`` ask."""
+    quiet = False
     positional: list[str] = []
     for arg in args:
-        if arg is None:
+        if arg is None or "$" in arg:
             return False
-        if expect_script:
-            scripts.append(arg)
-            expect_script = False
-        elif arg in ("-e", "--expression"):
-            expect_script = True
-        elif arg.startswith("--expression="):
-            scripts.append(arg.split("=", 1)[1])
-        elif (
-            arg.startswith(("-f", "--file", "--in-place"))
-            or (re.fullmatch(r"-[a-zA-Z]+", arg) and "i" in arg)
-            or arg.startswith("-i")
-        ):
-            return False  # in-place edits, or a script file that may hold w/e commands
-        elif not arg.startswith("-"):
+        if arg.startswith("--") or (arg.startswith("-") and len(arg) == 2):
+            if arg not in _SED_FLAGS:
+                return False
+            quiet = quiet or arg in ("-n", "--quiet", "--silent")
+        elif arg.startswith("-") and len(arg) > 2:
+            if any(f"-{c}" not in _SED_FLAGS for c in arg[1:]):
+                return False
+            quiet = quiet or "n" in arg
+        else:
             positional.append(arg)
-    if not scripts and positional:
-        scripts.append(positional[0])
-    simple = re.compile(
-        r"(?:(?:\d+|\$|/(?:[^/\\]|\\.)*/)(?:,(?:\d+|\$|/(?:[^/\\]|\\.)*/))?)?!?\s*"
-        r"(?:[pdqn=]|s(?P<d>[^\w\s\\])(?:(?!(?P=d))[^\\]|\\.)*(?P=d)"
-        r"(?:(?!(?P=d))[^\\]|\\.)*(?P=d)[gpiImM0-9]*)?"
+    if not positional:
+        return False
+    pieces = [piece.strip() for piece in re.split(r"[;\n]", positional[0])]
+    if any(not piece for piece in pieces):
+        return False
+    if quiet and all(_SED_PRINT.fullmatch(piece) for piece in pieces):
+        return True
+    return len(positional) == 1 and all(
+        _SED_PRINT.fullmatch(piece) or _SED_SUBSTITUTE.fullmatch(piece) for piece in pieces
     )
-    return all(
-        simple.fullmatch(piece.strip())
-        for script in scripts
-        for piece in re.split(r"[;\n]", script)
-        if piece.strip()
-    )
+
+
+def _xargs_reads_only(args: tuple[str | None, ...]) -> bool:
+    """``xargs`` with only its safe options in front of one of :data:`XARGS_TARGETS`, which
+    must itself be a read (observed in Claude Code 2.1.328; the docs strip a bare ``xargs``
+    and say nothing of its target). A bare ``xargs`` runs ``echo``."""
+    rest = list(args)
+    while rest and (rest[0] or "").startswith("-"):
+        flag = rest.pop(0)
+        if flag == "--":
+            break
+        if flag in _XARGS_VALUE_OPTIONS and rest:
+            value = rest.pop(0)
+            if flag == "-I" and value != "{}":
+                return False
+        elif flag not in _XARGS_SAFE_FLAGS:
+            return False
+    if not rest:
+        return True
+    return rest[0] in XARGS_TARGETS and is_read_only_words(tuple(rest))
+
+
+_GIT_BRANCH_CHANGES = frozenset(
+    {
+        "-d",
+        "-D",
+        "-m",
+        "-M",
+        "-c",
+        "-C",
+        "--delete",
+        "--move",
+        "--copy",
+        "-u",
+        "--set-upstream-to",
+        "--unset-upstream",
+        "-f",
+        "--force",
+        "--edit-description",
+    }
+)
+
+
+def _git_reads_only(args: tuple[str | None, ...]) -> bool:
+    if not args or args[0] not in READ_ONLY_GIT:
+        return False
+    if args[0] == "branch":  # "--set-upstream-to=origin/main" changes config too
+        return all(
+            (a or "").startswith("-") and (a or "").split("=", 1)[0] not in _GIT_BRANCH_CHANGES
+            for a in args[1:]
+        )
+    return not any(a in ("--ext-diff", "--textconv") for a in args)
 
 
 def is_read_only_words(words: tuple[str | None, ...]) -> bool:
     """Whether one stripped simple command is in the read-only set and stays a read.
 
     ``find`` with ``-exec``/``-delete``/``-fprint``, ``git`` with global options, a
-    non-reading subcommand or ``--output``, ``git branch`` with a name, and ``sed`` with
-    ``-i``, ``-f`` or a script holding anything but ``s///``, ``p``, ``d``, ``q``, ``n``,
-    ``=`` are not reads.
+    non-reading subcommand or ``--output``, ``git branch`` with a name or an option that
+    changes it, ``sed`` beyond :func:`_sed_reads_only`, ``xargs`` beyond
+    :func:`_xargs_reads_only`, and any argument holding a brace expansion (``{a,b}``) are not
+    reads.
     """
     if not words or any(w is None for w in words):
         return False
     program, args = words[0], words[1:]
     if any((a or "").startswith("--output") for a in args):
         return False
+    if any("{" in (a or "") and ("," in (a or "") or ".." in (a or "")) for a in args):
+        return False
     if program == "git":
-        if not args or args[0] not in READ_ONLY_GIT:
-            return False
-        if args[0] == "branch":
-            return all(
-                (a or "").startswith("-")
-                and a
-                not in (
-                    "-d",
-                    "-D",
-                    "-m",
-                    "-M",
-                    "-c",
-                    "-C",
-                    "--delete",
-                    "--move",
-                    "--copy",
-                    "-u",
-                    "--set-upstream-to",
-                    "--unset-upstream",
-                    "-f",
-                    "--force",
-                    "--edit-description",
-                )
-                for a in args[1:]
-            )
-        return not any(a in ("--ext-diff", "--textconv") for a in args)
+        return _git_reads_only(args)
     if program == "find":
         return not any(a in _FIND_EXEC or a in _FIND_WRITES for a in args)
     if program == "sed":
         return _sed_reads_only(args)
+    if program == "xargs":
+        return _xargs_reads_only(args)
     return program in READ_ONLY_COMMANDS
+
+
+_SED_ADDRESS = re.compile(r"(?:\d+|\$|/(?:[^/\\]|\\.)*/)(?:,(?:\d+|\$|/(?:[^/\\]|\\.)*/))?!?\s*")
+_SED_FLAGS_OF_S = re.compile(
+    r"s(?P<d>[^\w\s\\])(?:(?!(?P=d))[^\\]|\\.)*(?P=d)(?:(?!(?P=d))[^\\]|\\.)*(?P=d)(?P<f>\S*)"
+)
+
+
+def sed_writes_or_runs(words: tuple[str | None, ...]) -> bool:
+    """Whether a ``sed`` command's script writes a file or runs one (``w``, ``W``, ``e``,
+    ``r``, ``R`` commands, ``s///w`` / ``s///e``) or comes from a file (``-f``): such a sed is
+    never approved by ``acceptEdits`` (observed in Claude Code 2.1.328)."""
+    scripts: list[str] = []
+    expect = False
+    positional: list[str] = []
+    for arg in words[1:]:
+        if arg is None:
+            return True
+        if expect:
+            scripts.append(arg)
+            expect = False
+        elif arg in ("-e", "--expression"):
+            expect = True
+        elif arg.startswith("--expression="):
+            scripts.append(arg.split("=", 1)[1])
+        elif arg.startswith(("-f", "--file")):
+            return True
+        elif not arg.startswith("-"):
+            positional.append(arg)
+    if not scripts and positional:
+        scripts.append(positional[0])
+    for script in scripts:
+        for piece in re.split(r"[;\n]", script):
+            body = piece.strip()
+            address = _SED_ADDRESS.match(body)
+            body = body[address.end() :] if address else body
+            flags = _SED_FLAGS_OF_S.match(body)
+            if body[:1] in ("w", "W", "e", "r", "R") or (
+                flags and any(c in flags["f"] for c in "we")
+            ):
+                return True
+    return False
+
+
+#: Read-only commands whose operands are files: (positional operands before the files, the
+#: options that take a value). ``grep`` and ``sed`` take a pattern or script first unless
+#: ``-e``/``-f`` gives it.
+_READS_FILES: dict[str, tuple[int, frozenset[str]]] = {
+    "cat": (0, frozenset()),
+    "head": (0, frozenset({"-n", "-c", "--lines", "--bytes"})),
+    "tail": (0, frozenset({"-n", "-c", "--lines", "--bytes"})),
+    "wc": (0, frozenset()),
+    "stat": (0, frozenset({"-c", "--format", "--printf"})),
+    "du": (0, frozenset({"-d", "--max-depth", "-B", "--block-size", "--exclude"})),
+    "diff": (0, frozenset({"-U", "-C", "--label", "-x", "-X"})),
+    "ls": (0, frozenset({"-I", "--ignore", "-w", "--width", "-T", "--tabsize"})),
+    "cd": (0, frozenset()),
+    "grep": (1, frozenset({"-e", "-f", "-m", "-A", "-B", "-C", "--regexp", "--file"})),
+    "egrep": (1, frozenset({"-e", "-f", "-m", "-A", "-B", "-C", "--regexp", "--file"})),
+    "fgrep": (1, frozenset({"-e", "-f", "-m", "-A", "-B", "-C", "--regexp", "--file"})),
+    "sed": (1, frozenset({"-e", "-f", "-l", "--expression", "--file"})),
+}
+
+
+def read_paths(sub: Subcommand) -> tuple[str, ...]:
+    """The files and folders a read-only command reads, as written (``find``'s starting
+    points; ``cat``'s, ``grep``'s, ``ls``'s … file operands). A command fed by ``xargs``
+    reads what arrives on its input: only its own operands count."""
+    words = [w or "" for w in sub.plain]
+    if not words:
+        return ()
+    program, args = words[0], words[1:]
+    if program == "find":
+        starts = []
+        for arg in args:
+            if arg.startswith(("-", "(", "!")):
+                break
+            starts.append(arg)
+        return tuple(starts)
+    if program not in _READS_FILES:
+        return ()
+    skip, takes_value = _READS_FILES[program]
+    operands: list[str] = []
+    options_done = False
+    expect_value = False
+    for arg in args:
+        if expect_value:
+            expect_value = False
+        elif options_done or arg == "-" or not arg.startswith("-"):
+            operands.append(arg)
+        elif arg == "--":
+            options_done = True
+        elif arg in takes_value:
+            expect_value = True
+            if arg in ("-e", "-f", "--regexp", "--file", "--expression"):
+                skip = 0
+        elif arg.startswith(("--regexp=", "--file=", "--expression=")):
+            skip = 0
+    return tuple(o for o in operands[skip:] if o != "-")
 
 
 def is_read_only_command(command: str) -> bool:
