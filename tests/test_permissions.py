@@ -187,7 +187,10 @@ def test_deny_rules_hold_even_in_bypass_mode_and_allow_rules_do_nothing_there():
         ("acceptEdits", "Edit", {"file_path": "/r/.git/config"}, "ask"),  # protected
         ("acceptEdits", "Bash", {"command": "mkdir -p x && touch x/y"}, "allow"),
         ("acceptEdits", "Bash", {"command": "curl x"}, "ask"),
-        ("plan", "Edit", {"file_path": "/r/a"}, "deny"),
+        ("plan", "Edit", {"file_path": "/r/a"}, "ask"),  # observed in 2.1.328 (docs: refused)
+        ("plan", "Bash", {"command": "touch a"}, "deny"),  # offline: no auto-mode check
+        ("default", "Read", {"file_path": "/etc/hostname"}, "ask"),  # outside: 2.1.328 asks
+        ("dontAsk", "Read", {"file_path": "/etc/hostname"}, "deny"),
         ("plan", "Read", {"file_path": "/r/a"}, "allow"),
         ("dontAsk", "Edit", {"file_path": "/r/a"}, "deny"),
         ("dontAsk", "Bash", {"command": "ls"}, "allow"),

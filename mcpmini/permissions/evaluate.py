@@ -423,6 +423,13 @@ def _mode_steps(
             Behavior.ALLOW, GateStage.ALLOW_RULES, f"allow rule {rule.text} matches", rule
         )
     walk.pass_on(GateStage.ALLOW_RULES, why)
+    if analysis is not None and spec.command_prompt is not None:
+        return walk.done(
+            spec.command_prompt,
+            GateStage.FALLBACK,
+            f"{spec.name}: a command no rule approves goes to auto mode's safety check, "
+            "which is unavailable offline",
+        )
     if spec.prompt is not Behavior.ASK:
         return walk.done(
             spec.prompt, GateStage.FALLBACK, f"{spec.name} denies what is not pre-approved"

@@ -3,12 +3,12 @@
 Rules of this module:
 
 * :data:`MODES` holds one frozen :class:`ModeSpec` per :class:`PermissionMode`: whether the
-  mode approves every call, what it does with a change (an edit tool call, or a Bash command
-  that is not a read: no default, approved inside the working directories, or refused), which
-  Bash file commands count as edits, and what a prompt becomes (``ask``, or ``deny`` in
-  ``dontAsk``). Nothing else in the package tests a mode by name: :func:`mode_verdict` and the
+  mode approves every call, what it does with an edit tool call (no default, approved inside
+  the working directories, or always asked), which Bash file commands it approves inside the
+  working directories, and what a prompt becomes (``ask``, or ``deny`` in ``dontAsk``, and for
+  Bash in ``plan``). Nothing else in the package tests a mode by name: :func:`mode_verdict` and the
   gate read the row. Adding a mode is one member of :class:`PermissionMode` and one row here.
-* Reads run in every mode. A Bash command that cannot be verified statically, an exec wrapper
+* Reads run in every mode, inside the working directories. A Bash command that cannot be verified statically, an exec wrapper
   and ``find -exec``/``-delete`` get no default from any mode but one that approves everything.
 * A mode never approves a write to a protected path (``.git``, ``.claude``…), except one that
   approves everything.
@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ConfigError
-from .bash import CommandAnalysis, Subcommand
-from .paths import absolute, inside, is_protected_path
+from .bash import CommandAnalysis, Subcommand, read_paths, sed_writes_or_runs
+from .paths import absolute, call_paths, inside, is_protected_path
 
 __all__ = [
     "ACCEPT_EDITS_COMMANDS",
@@ -85,28 +85,30 @@ _ALIASES = {"manual": PermissionMode.DEFAULT}
 
 
 class Changes(enum.StrEnum):
-    """What a mode does with a change: an edit tool call or a Bash command that is not a read."""
+    """What a mode does with a change: an edit tool call or a Bash file command."""
 
     UNDECIDED = "no default"  # the allow rules decide, then the prompt
     INSIDE = "approved inside the working directories"
-    REFUSED = "refused"
+    ASKS = "asked, whatever the allow rules say"
 
 
 @dataclass(frozen=True)
 class ModeSpec:
     """One permission mode as data.
 
-    ``everything``: the mode approves every call no deny/ask rule caught; ``changes``: what
-    it does with an edit or a changing Bash command; ``file_commands``: the Bash programs
-    that count as edits under ``changes=INSIDE``; ``prompt``: what a call becomes that would
-    otherwise prompt the user (an ask rule, or nothing approving it).
+    ``everything``: the mode approves every call no deny/ask rule or safety check caught;
+    ``edits``: what it does with an edit tool call; ``file_commands``: the Bash programs it
+    approves inside the working directories; ``prompt``: what a call becomes that would
+    otherwise prompt the user (an ask rule, or nothing approving it); ``command_prompt``: the
+    same for a Bash command when it differs (``None``: ``prompt``).
     """
 
     mode: PermissionMode
     everything: bool = False
-    changes: Changes = Changes.UNDECIDED
+    edits: Changes = Changes.UNDECIDED
     file_commands: tuple[str, ...] = ()
     prompt: Behavior = Behavior.ASK
+    command_prompt: Behavior | None = None
 
     @property
     def name(self) -> str:
@@ -119,12 +121,12 @@ MODES: Mapping[PermissionMode, ModeSpec] = {
     spec.mode: spec
     for spec in (
         ModeSpec(PermissionMode.DEFAULT),
-        ModeSpec(
-            PermissionMode.ACCEPT_EDITS,
-            changes=Changes.INSIDE,
-            file_commands=_FILE_COMMANDS,
-        ),
-        ModeSpec(PermissionMode.PLAN, changes=Changes.REFUSED),
+        ModeSpec(PermissionMode.ACCEPT_EDITS, edits=Changes.INSIDE, file_commands=_FILE_COMMANDS),
+        # documented: plan refuses edits and changing commands. Observed in 2.1.328: an
+        # edit asks ("Cannot write to … while in plan mode"; allow rules do not approve it);
+        # a Bash command no rule approves goes to auto mode's safety check, which runs on
+        # Anthropic's server: offline (the oracle's setting) the call is denied.
+        ModeSpec(PermissionMode.PLAN, edits=Changes.ASKS, command_prompt=Behavior.DENY),
         ModeSpec(PermissionMode.DONT_ASK, prompt=Behavior.DENY),
         ModeSpec(PermissionMode.BYPASS, everything=True),
     )
@@ -162,6 +164,8 @@ def _path_args(sub: Subcommand) -> list[str] | None:
 
 
 def _edit_inside(sub: Subcommand, cwd: str, home: str, dirs: Sequence[str]) -> bool:
+    if sub.program == "sed" and sed_writes_or_runs(sub.plain):
+        return False  # "sed command requires approval (contains potentially dangerous operations)"
     args = _path_args(sub)
     if args is None or not args:
         return False
@@ -179,7 +183,10 @@ def _writable(path: str, dirs: Sequence[str]) -> bool:
     return inside(path, dirs) and not is_protected_path(path)
 
 
-_REFUSED = "plan mode makes no edits and runs no commands that change things"
+def _reads_inside(analysis: CommandAnalysis, cwd: str, home: str, dirs: Sequence[str]) -> list[str]:
+    """The files a read-only command reads outside the working directories."""
+    named = [p for sub in analysis.subcommands for p in read_paths(sub)] + list(analysis.reads)
+    return [p for p in named if not inside(absolute(p, cwd, home), dirs)]
 
 
 def _bash_verdict(
@@ -189,13 +196,16 @@ def _bash_verdict(
         return None, "cannot be verified statically: " + "; ".join(analysis.unverifiable)
     subs = analysis.subcommands
     if subs and not analysis.writes and all(s.read_only for s in subs):
+        outside = _reads_inside(analysis, cwd, home, dirs)
+        if outside:
+            # documented: the read-only set never prompts. Observed in 2.1.328: it does when
+            # it reads outside the working directories ("cat in '/etc/hostname' was blocked")
+            return None, f"reads outside the working directories: {', '.join(outside)}"
         return Behavior.ALLOW, f"{spec.name} runs read-only commands without asking"
-    if spec.changes is Changes.REFUSED:
-        return Behavior.DENY, _REFUSED
     wrapped = [s.text for s in subs if s.exec_wrapper]
     if wrapped:
         return None, f"{', '.join(wrapped)} runs another program: it always prompts"
-    if spec.changes is not Changes.INSIDE:
+    if not spec.file_commands:
         return None, f"{spec.name} has no default for this command"
     writes_ok = all(_writable(absolute(w, cwd, home), dirs) for w in analysis.writes)
     moves = any(s.program in _CHANGES_DIR for s in subs)
@@ -213,8 +223,8 @@ def _bash_verdict(
 def _edit_verdict(
     spec: ModeSpec, tool_input: Mapping[str, Any], cwd: str, home: str, dirs: Sequence[str]
 ) -> tuple[Behavior | None, str]:
-    if spec.changes is Changes.REFUSED:
-        return Behavior.DENY, _REFUSED
+    if spec.edits is Changes.ASKS:
+        return Behavior.ASK, f"{spec.name} asks before any edit; no allow rule approves it"
     target = next(
         (
             tool_input[k]
@@ -248,9 +258,16 @@ def mode_verdict(
     if spec.everything:
         return Behavior.ALLOW, f"{spec.name} runs everything that no deny/ask rule caught"
     if tool_name in READ_TOOLS:
+        # documented: reads run without asking. Observed in 2.1.328: only inside the
+        # working directories ("Claude requested permissions to read from /etc/hostname")
+        outside = [
+            p for p, _ in call_paths(tool_name, tool_input, cwd, home) if not inside(p, dirs)
+        ]
+        if outside:
+            return None, f"reads outside the working directories: {', '.join(outside)}"
         return Behavior.ALLOW, f"{spec.name} runs reads without asking"
     if analysis is not None:
         return _bash_verdict(spec, analysis, cwd, home, dirs)
-    if tool_name in EDIT_TOOLS and spec.changes is not Changes.UNDECIDED:
+    if tool_name in EDIT_TOOLS and spec.edits is not Changes.UNDECIDED:
         return _edit_verdict(spec, tool_input, cwd, home, dirs)
     return None, f"{spec.name} has no default for {tool_name}"
