@@ -321,8 +321,8 @@ def test_the_gate_keeps_the_documented_order(allow, ask, deny, command, mode, ho
         assert result.final == "deny" and result.decided_by == "deny_rules"
     elif asked_by_rule:
         assert result.final == ("deny" if mode is PermissionMode.DONT_ASK else "ask")
-    elif hook == "allow":
-        assert result.final == "allow"
+    elif hook == "allow":  # a hook allow never approves rm of a critical path
+        assert result.final == "allow" or result.decided_by == "safety_check"
     # whatever happened, an allow never coexists with a matching deny rule or a blocking hook
     if result.final == "allow":
         assert not denied_by_rule and hook not in ("blocked", "deny")
@@ -344,3 +344,33 @@ def test_strip_wrappers_reads_quotes_with_the_one_parser():
 def test_an_unknown_hook_decision_is_a_config_error():
     with pytest.raises(ConfigError):
         gate("Bash", {"command": "ls"}, hooks=hook_result(decision="maybe"))
+
+
+@pytest.mark.parametrize(
+    ("command", "final"),
+    [
+        ("rm -rf ~", "ask"),
+        ("rm -rf /", "ask"),
+        ("rm -rf /usr", "ask"),
+        ("rmdir /etc", "ask"),
+        ("rm -rf .", "ask"),
+        ("rm -rf ..", "ask"),
+        ("rm -rf *", "ask"),
+        ("rm -rf /*", "ask"),
+        ("rm -rf $HOME", "ask"),
+        ("rm -rf /usr/local", "allow"),
+        ("rm -rf ~/x", "allow"),
+        ("rm -rf sub", "allow"),
+    ],
+)
+def test_removing_a_critical_or_working_directory_asks_even_in_bypass_mode(command, final):
+    # observed in Claude Code 2.1.328: "Dangerous rm operation detected"
+    call = ("Bash", {"command": command})
+    kw = {"cwd": "/w/ws", "home": "/w/home"}
+    assert gate(*call, mode="bypassPermissions", **kw).final == final
+    allow = PermissionRules(allow=["Bash(rm *)"])
+    assert (gate(*call, rules=allow, **kw).final == "ask") is (final == "ask")
+    hook = hook_result(decision="allow")
+    assert (gate(*call, hooks=hook, **kw).final == "ask") is (final == "ask")
+    refused = gate(*call, mode="dontAsk", **kw)
+    assert (refused.decided_by == "safety_check") is (final == "ask")

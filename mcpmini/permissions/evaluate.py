@@ -8,7 +8,9 @@ order and records each step in :attr:`GateResult.path`:
 1. PreToolUse hooks (an :class:`~mcpmini.hooks.EventResult`): a blocking error or ``deny``
    stops the call here, before any rule is read (Proposition 4.3.1);
 2. deny rules (even in ``bypassPermissions``, even after a hook ``allow``);
-3. ask rules (even in bypass; ``dontAsk`` turns the prompt into a denial);
+3. ask rules (even in bypass; ``dontAsk`` turns the prompt into a denial), then the safety
+   check on ``rm``/``rmdir`` of ``/``, a top-level folder, the home or a working directory
+   (asked in every mode, never approved by a hook or an allow rule);
 4. the hook's own ``ask`` / ``defer`` / ``allow`` (an allow never beats steps 2-3);
 5. the permission mode; 6. allow rules; 7. otherwise prompt (``ask``), or deny in dontAsk.
 
@@ -25,12 +27,13 @@ overridden by anything later in the walk; every step taken is recorded in the pa
 from __future__ import annotations
 
 import enum
+import posixpath
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..errors import ConfigError
-from .bash import BypassKind, BypassWarning, CommandAnalysis, analyze, bypass_forms
+from .bash import BypassKind, BypassWarning, CommandAnalysis, Subcommand, analyze, bypass_forms
 from .modes import EDIT_TOOLS, Behavior, ModeSpec, PermissionMode, mode_spec, mode_verdict
 from .paths import absolute, home_dir, is_protected_path, working_dir
 from .rules import Rule, bash_pattern, bash_rule_covers, parse_rule, rule_matches
@@ -53,6 +56,7 @@ class GateStage(enum.StrEnum):
     HOOKS = "hooks"
     DENY_RULES = "deny_rules"
     ASK_RULES = "ask_rules"
+    SAFETY_CHECK = "safety_check"
     HOOK_DECISION = "hook_decision"
     MODE = "mode"
     ALLOW_RULES = "allow_rules"
@@ -349,18 +353,65 @@ _HOOK_VERDICTS = {
 }
 
 
+def _removal_targets(sub: Subcommand) -> list[str | None]:
+    """The operands of an ``rm`` / ``rmdir`` (``None``: computed when it runs)."""
+    if sub.program not in ("rm", "rmdir"):
+        return []
+    targets: list[str | None] = []
+    options_done = False
+    for word in sub.plain[1:]:
+        if word == "--" and not options_done:
+            options_done = True
+        elif options_done or word is None or not word.startswith("-"):
+            targets.append(word)
+    return targets
+
+
+def _critical(path: str, home: str, dirs: tuple[str, ...]) -> bool:
+    """``/``, a top-level folder (``/etc``, ``/usr``, ``/tmp``…), the home folder, or a
+    working directory or one of its parents."""
+    return (
+        path == "/"
+        or posixpath.dirname(path) == "/"
+        or path == home
+        or any(d == path or d.startswith(path.rstrip("/") + "/") for d in dirs)
+    )
+
+
+def _dangerous_removal(
+    analysis: CommandAnalysis, cwd: str, home: str, dirs: tuple[str, ...]
+) -> str | None:
+    """Why this command's ``rm``/``rmdir`` needs the user whatever the mode and rules say
+    (observed in Claude Code 2.1.328, also under bypassPermissions: "Dangerous rm operation
+    detected"), or ``None``. A target computed when it runs counts, and so does a glob whose
+    folder is critical (``rm -rf *`` in the working directory)."""
+    for sub in analysis.subcommands:
+        for target in _removal_targets(sub):
+            if target is None:
+                return f"{sub.text}: the removal target is computed when it runs"
+            folder, glob = target, False
+            if any(c in target for c in "*?["):
+                folder, glob = posixpath.dirname(target.rstrip("/")) or ".", True
+            path = absolute(folder, cwd, home)
+            if _critical(path, home, dirs) and (glob or path == absolute(target, cwd, home)):
+                return f"{sub.text}: removes a critical or working directory ({path})"
+    return None
+
+
 def _rule_steps(
     walk: _Walk,
     tool_name: str,
     rules: PermissionRules,
     spec: ModeSpec,
     decision: HookDecision | None,
-    where: str,
+    analysis: CommandAnalysis | None,
+    dirs: tuple[str, ...],
     user: str,
 ) -> GateResult | None:
-    """Steps 2-4: deny rules, ask rules (``spec.prompt`` says what an ask becomes), then the
-    hook's own ``defer`` / ``ask`` / ``allow``."""
-    tool_input = walk.tool_input
+    """Steps 2-4: deny rules, ask rules (``spec.prompt`` says what an ask becomes), the
+    removal safety check (no mode, hook or allow rule approves ``rm -rf /``), then the hook's
+    own ``defer`` / ``ask`` / ``allow``."""
+    tool_input, where = walk.tool_input, dirs[0]
     rule = rules.first(Behavior.DENY, tool_name, tool_input, cwd=where, home=user)
     if rule:
         return walk.done(
@@ -374,6 +425,9 @@ def _rule_steps(
             detail += f"; {spec.name} denies"
         return walk.done(spec.prompt, GateStage.ASK_RULES, detail, rule)
     walk.pass_on(GateStage.ASK_RULES, "no ask rule matches")
+    danger = _dangerous_removal(analysis, where, user, dirs) if analysis else None
+    if danger:
+        return walk.done(spec.prompt, GateStage.SAFETY_CHECK, danger)
     if decision is not None and decision in _HOOK_VERDICTS:
         final, detail = _HOOK_VERDICTS[decision]
         deferred = decision is HookDecision.DEFER
@@ -472,6 +526,6 @@ def gate(
     analysis = analyze(command) if isinstance(command, str) else None
     if analysis is not None:
         walk.warnings = _bypass_warnings(rules, analysis, where, user)
-    return _rule_steps(walk, tool_name, rules, spec, decision, where, user) or _mode_steps(
+    return _rule_steps(walk, tool_name, rules, spec, decision, analysis, dirs, user) or _mode_steps(
         walk, tool_name, rules, spec, analysis, dirs, user
     )
