@@ -240,7 +240,9 @@ def test_path_anchors_double_slash_settings_root_and_dot_slash():
     assert hit("//etc/passwd", "/etc/passwd")
     assert hit("/docs/*.md", "/p/docs/a.md", root="/p")
     assert not hit("/docs/*.md", "/p/sub/docs/a.md", root="/p")
-    assert hit("./x", "/p/sub/x") and not hit("./x", "/p/x")
+    # observed in Claude Code 2.1.328: "./name" matches at any depth (docs: the cwd only)
+    assert hit("./x", "/p/sub/x") and hit("./x", "/p/sub/deep/x")
+    assert hit("./a/x", "/p/sub/a/x") and not hit("./a/x", "/p/sub/b/a/x")
     assert hit("~/n", "/h/n")
 
 

@@ -90,10 +90,45 @@ def path_rule(rule: str, path: str, tool: str = "Edit", behavior: str = "deny") 
     )
 
 
-def test_bare_names_match_at_any_depth_and_dot_slash_only_in_the_cwd():
+def test_bare_names_and_dot_slash_names_match_at_any_depth():
+    # documented: "./.env" is the cwd's only; observed in Claude Code 2.1.328: any depth
     assert path_rule("Read(.env)", "/repo/deep/dir/.env", tool="Read")
     assert path_rule("Read(./.env)", "/repo/.env", tool="Read")
-    assert not path_rule("Read(./.env)", "/repo/sub/.env", tool="Read")
+    assert path_rule("Read(./.env)", "/repo/sub/.env", tool="Read")
+    assert not path_rule("Read(./sub/.env)", "/repo/x/sub/.env", tool="Read")
+
+
+def test_slash_rules_are_anchored_at_their_settings_files_root():
+    user = PermissionRules.from_settings({"allow": ["Edit(/docs/**)"]}, root="/home/u/.claude")
+    project = PermissionRules.from_settings({"allow": ["Edit(/docs/**)"]}, root="/repo")
+    call = {"file_path": "/repo/docs/n.md"}
+    kw = {"cwd": "/repo", "home": "/home/u"}
+    assert gate("Write", call, rules=user, **kw).final == "ask"
+    assert gate("Write", call, rules=project, **kw).final == "allow"
+
+
+def test_an_untrusted_workspace_ignores_its_project_allow_rules():
+    block = {"allow": ["Bash(npm test)"], "deny": ["Bash(rm *)"]}
+    rules = PermissionRules.from_settings(block, source=".claude/settings.json", trusted=False)
+    assert rules.allow == () and rules.warnings
+    assert gate("Bash", {"command": "npm test"}, rules=rules).final == "ask"
+    assert gate("Bash", {"command": "rm x"}, rules=rules).final == "deny"
+
+
+@pytest.mark.parametrize(
+    ("command", "final"),
+    [
+        ("NODE_ENV=test npm test", "allow"),
+        ("LANG=C npm test", "allow"),
+        ("FOO=1 npm test", "ask"),
+        ("PATH=/x npm test", "ask"),
+        ("A=1 B=2 npm test", "ask"),
+        ("DEBUG=1 npm test", "ask"),
+    ],
+)
+def test_allow_rules_look_past_safe_leading_assignments_only(command, final):
+    rules = PermissionRules(allow=["Bash(npm test)"])
+    assert gate("Bash", {"command": command}, rules=rules).final == final
 
 
 def test_path_anchors_follow_gitignore_conventions():

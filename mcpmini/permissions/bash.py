@@ -44,6 +44,7 @@ __all__ = [
     "EXEC_WRAPPERS",
     "READ_ONLY_COMMANDS",
     "READ_ONLY_GIT",
+    "SAFE_ENV_VARS",
     "WRAPPERS",
     "WRAPPER_TABLE",
     "XARGS_TARGETS",
@@ -59,6 +60,7 @@ __all__ = [
     "is_read_only_command",
     "is_read_only_words",
     "read_paths",
+    "safe_assignment",
     "sed_writes_or_runs",
     "split_command",
     "strip_wrappers",
@@ -105,6 +107,64 @@ class Wrapper:
     exec: bool = False
     bypass: BypassKind | None = None
     assignments: bool = False
+
+
+#: Variables whose leading ``VAR=value`` Claude Code 2.1.328 strips before matching an allow
+#: rule (the docs say only "certain safe" ones): build and locale settings, colours, CI flags.
+SAFE_ENV_VARS = frozenset(
+    {
+        "GOEXPERIMENT",
+        "GOOS",
+        "GOARCH",
+        "CGO_ENABLED",
+        "GO111MODULE",
+        "RUST_BACKTRACE",
+        "RUST_LOG",
+        "NODE_ENV",
+        "PYTHONUNBUFFERED",
+        "PYTHONDONTWRITEBYTECODE",
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD",
+        "PYTEST_DEBUG",
+        "ANTHROPIC_API_KEY",
+        "LANG",
+        "LANGUAGE",
+        "LC_ALL",
+        "LC_CTYPE",
+        "LC_TIME",
+        "CHARSET",
+        "TERM",
+        "COLORTERM",
+        "NO_COLOR",
+        "FORCE_COLOR",
+        "TZ",
+        "LS_COLORS",
+        "LSCOLORS",
+        "GREP_COLOR",
+        "GREP_COLORS",
+        "GCC_COLORS",
+        "TIME_STYLE",
+        "BLOCK_SIZE",
+        "BLOCKSIZE",
+        "COLUMNS",
+        "LINES",
+        "CLICOLOR",
+        "CLICOLOR_FORCE",
+        "CI",
+        "DEBIAN_FRONTEND",
+        "GIT_TERMINAL_PROMPT",
+    }
+)
+_LOCALE_VARS = frozenset({"LANG", "LC_ALL", "LC_CTYPE"})
+_LOCALE = re.compile(r"(['\"]?)(C|POSIX|UTF-?8|[\w-]+\.UTF-?8(@\w+)?)\1", re.IGNORECASE)
+
+
+def safe_assignment(text: str) -> bool:
+    """Whether a ``VAR=value`` word is one an allow rule looks past: a variable of
+    :data:`SAFE_ENV_VARS` with a literal value (a locale name for ``LANG``/``LC_ALL``)."""
+    name, sep, value = text.partition("=")
+    if not sep or name not in SAFE_ENV_VARS or any(c in value for c in "$`"):
+        return False
+    return name not in _LOCALE_VARS or _LOCALE.fullmatch(value) is not None
 
 
 def _wrappers(*rows: Wrapper) -> dict[str, Wrapper]:
@@ -294,8 +354,17 @@ class Subcommand:
 
     @property
     def full_text(self) -> str:
-        """The command as allow rules match it (assignments kept)."""
+        """The command with its assignments."""
         return " ".join((*self.assignments, *self.words))
+
+    @property
+    def allow_text(self) -> str:
+        """The command as allow rules match it: leading assignments stripped when every one
+        is safe (:func:`safe_assignment`: ``NODE_ENV=test npm test`` matches
+        ``Bash(npm test)``), kept otherwise (``FOO=1 npm test`` does not)."""
+        if all(safe_assignment(a) for a in self.assignments):
+            return self.text
+        return self.full_text
 
     @property
     def program(self) -> str:

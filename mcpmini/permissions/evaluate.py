@@ -128,10 +128,23 @@ class PermissionRules:
 
     @classmethod
     def from_settings(
-        cls, block: Mapping[str, Any], *, source: str | None = None
+        cls,
+        block: Mapping[str, Any],
+        *,
+        source: str | None = None,
+        root: str | None = None,
+        trusted: bool = True,
     ) -> PermissionRules:
-        """Build from a settings ``permissions`` block; ``ConfigError`` names the bad rule."""
+        """Build from a settings ``permissions`` block; ``ConfigError`` names the bad rule.
+
+        ``root`` anchors the block's ``/path`` specifiers (:attr:`Rule.root`: the project
+        folder for project settings, ``~/.claude`` for user settings). ``trusted=False``
+        (project settings of a workspace whose trust dialog was never accepted) drops the
+        ``allow`` rules with a warning, as Claude Code 2.1.328 does in ``-p``; ``ask`` and
+        ``deny`` rules still apply.
+        """
         lists: dict[str, list[Rule]] = {}
+        notes: list[str] = []
         for name in ("allow", "ask", "deny"):
             items = block.get(name, [])
             if not isinstance(items, list):
@@ -139,11 +152,17 @@ class PermissionRules:
             rules = []
             for i, text in enumerate(items):
                 try:
-                    rules.append(parse_rule(text))
+                    rules.append(parse_rule(text, root=root))
                 except ConfigError as exc:
                     raise ConfigError(exc.message, source, f"permissions.{name}[{i}]") from None
             lists[name] = rules
-        return cls(tuple(lists["allow"]), tuple(lists["ask"]), tuple(lists["deny"]))
+        if not trusted and lists["allow"]:
+            notes.append(
+                f"ignoring {len(lists['allow'])} permissions.allow entries from "
+                f"{source or 'project settings'}: this workspace has not been trusted"
+            )
+            lists["allow"] = []
+        return cls(tuple(lists["allow"]), tuple(lists["ask"]), tuple(lists["deny"]), notes)
 
     def merged(self, *others: PermissionRules) -> PermissionRules:
         """Pool rules of several scopes: a deny anywhere beats an allow anywhere."""
@@ -275,7 +294,7 @@ def _bash_allow(
     for sub in analysis.subcommands:
         rule = next((r for r in rules.allow if bash_rule_covers(r, sub)), None)
         if rule is None and not sub.read_only:
-            return None, f"no allow rule matches {sub.full_text!r}"
+            return None, f"no allow rule matches {sub.allow_text!r}"
         used = used or rule
     for target in analysis.writes:
         path = absolute(target, cwd, home)
