@@ -3,8 +3,8 @@
 :mod:`.bash` reads a Bash command the way Claude Code's matcher does (tree-sitter grammar,
 wrappers stripped, substitutions seen, what cannot be verified fails closed); :mod:`.paths`
 anchors ``Read``/``Edit`` path rules (real home, symlinks resolved); :mod:`.rules` parses and
-matches rule strings; :mod:`.modes` says what each mode runs without asking; :mod:`.evaluate`
-holds :class:`PermissionRules` and :func:`gate`. :mod:`.cases` is the table of attack and
+matches rule strings; :mod:`.modes` holds one :class:`ModeSpec` row per mode
+(:data:`MODES`: what each runs without asking); :mod:`.evaluate` holds :class:`PermissionRules` and :func:`gate`. :mod:`.cases` is the table of attack and
 bypass cases that the tests and chapter 07 share.
 """
 
@@ -29,12 +29,21 @@ from .evaluate import (
     GateResult,
     GateStage,
     GateStep,
+    HookDecision,
     PermissionRules,
     PreToolUseResult,
     RuleVerdict,
     gate,
 )
-from .modes import ACCEPT_EDITS_COMMANDS, EDIT_TOOLS, READ_TOOLS, Behavior, PermissionMode
+from .modes import (
+    ACCEPT_EDITS_COMMANDS,
+    EDIT_TOOLS,
+    MODES,
+    READ_TOOLS,
+    Behavior,
+    ModeSpec,
+    PermissionMode,
+)
 from .paths import is_protected_path
 from .rules import Rule, parse_rule, rule_matches
 
@@ -42,6 +51,7 @@ __all__ = [
     "ACCEPT_EDITS_COMMANDS",
     "EDIT_TOOLS",
     "EXEC_WRAPPERS",
+    "MODES",
     "PERMISSION_CASES",
     "READ_ONLY_COMMANDS",
     "READ_ONLY_GIT",
@@ -53,6 +63,8 @@ __all__ = [
     "GateResult",
     "GateStage",
     "GateStep",
+    "HookDecision",
+    "ModeSpec",
     "PermissionCase",
     "PermissionMode",
     "PermissionRules",
