@@ -15,7 +15,7 @@ from typing import Any
 
 from .. import __version__
 from ..errors import McpminiError
-from . import config, course, hooks, mcp, quiz, run, skills, tools
+from . import claude_code, config, course, hooks, mcp, quiz, run, skills, tools
 
 __all__ = ["build_parser", "main"]
 
@@ -28,6 +28,7 @@ _GROUPS: list[Callable[[Any], None]] = [
     run.add,
     quiz.add,
     tools.add,
+    claude_code.add,
 ]
 
 

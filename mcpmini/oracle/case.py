@@ -80,7 +80,9 @@ class Case:
     ``settings`` maps a :class:`Scope` to a settings object; ``mode`` is passed as
     ``--permission-mode`` (``None``: none); ``trusted`` writes the workspace's trust into
     ``~/.claude.json``; ``files`` maps a path (relative to the workspace, or ``~/…``) to its
-    text; ``mcp_servers`` are written to the ``--mcp-config`` file beside the oracle's own
+    text; ``copies`` maps a destination (with a placeholder, e.g. ``{root}/plugins/p``) to a
+    host file or folder copied there (symlinks kept as links), so the sandbox sees a learner's
+    plugin or skill folder without seeing the rest of the host; ``mcp_servers`` are written to the ``--mcp-config`` file beside the oracle's own
     prompt server (``{"probe": true}`` stands for the probe server); ``plugin_dirs`` are
     passed as ``--plugin-dir``; ``tool_search`` leaves MCP tools deferred (the default of
     Claude Code) instead of loading them up front; ``env`` adds environment variables;
@@ -95,6 +97,7 @@ class Case:
     mode: str | None = None
     trusted: bool = True
     files: Mapping[str, str] = field(default_factory=dict)
+    copies: Mapping[str, str] = field(default_factory=dict)
     mcp_servers: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     plugin_dirs: tuple[str, ...] = ()
     tool_search: bool = False
@@ -114,6 +117,7 @@ class Case:
             ),
             settings={s: bind_text(dict(v), places) for s, v in self.settings.items()},
             files={bind_text(k, places): bind_text(v, places) for k, v in self.files.items()},
+            copies={bind_text(k, places): v for k, v in self.copies.items()},
             mcp_servers=bind_text(dict(self.mcp_servers), places),
             plugin_dirs=tuple(bind_text(p, places) for p in self.plugin_dirs),
             env=bind_text(dict(self.env), places),
@@ -144,6 +148,7 @@ class Case:
             mode=mode,
             trusted=_bool(data, "trusted", True, source),
             files=_strings(data, "files", source),
+            copies=_strings(data, "copies", source),
             mcp_servers=_objects(data, "mcp_servers", source),
             plugin_dirs=tuple(str(p) for p in _list(data, "plugin_dirs", source)),
             tool_search=_bool(data, "tool_search", False, source),
@@ -166,6 +171,7 @@ class Case:
             "mode": self.mode,
             "trusted": self.trusted,
             "files": dict(self.files),
+            "copies": dict(self.copies),
             "mcp_servers": {k: dict(v) for k, v in self.mcp_servers.items()},
             "plugin_dirs": list(self.plugin_dirs),
             "tool_search": self.tool_search,

@@ -2,9 +2,12 @@
 
 Rules of this module:
 
-- mcpmini decides exactly as ``mcpmini hooks run`` does: :func:`mcpmini.hooks.load_settings`
-  over the case's settings files (each labelled with its scope), then
-  :func:`mcpmini.hooks.decide` per call with the pooled rules (the command line's
+- mcpmini decides as ``mcpmini hooks run`` does: :func:`mcpmini.hooks.load_settings` over the
+  case's settings files (each labelled with its scope) for the hooks, the permission rules of
+  each file through :meth:`PermissionRules.from_settings` with the facts only the case knows
+  (the file's root that ``/path`` is anchored at, :data:`SCOPE_ROOTS`, and whether the
+  workspace is trusted, for project settings), then :func:`mcpmini.hooks.decide` per call with
+  the pooled rules (the command line's
   ``--allowedTools`` / ``--disallowedTools`` pooled in as allow / deny rules, as
   ``mcpmini hooks run --allow / --deny`` does), the case's mode (or the
   settings' ``defaultMode``), the workspace as ``cwd`` and the temporary home. Nothing here
@@ -29,7 +32,7 @@ from .fakeapi import tool_use_id
 from .run import Session, Tree, claude_env
 from .verdict import Observed, Verdict
 
-__all__ = ["SCOPE_LABELS", "Judged", "Pair", "agreement", "judge", "pair"]
+__all__ = ["SCOPE_LABELS", "SCOPE_ROOTS", "Judged", "Pair", "agreement", "judge", "pair"]
 
 #: The ``load_settings`` label of each scope's settings file. ``--settings`` has no label of
 #: its own in mcpmini (Claude Code ranks it between local and managed): read as ``local``.
@@ -40,6 +43,36 @@ SCOPE_LABELS: dict[Scope, str] = {
     Scope.FLAG: "local",
     Scope.MANAGED: "managed",
 }
+
+
+#: What ``/path`` in each scope's rules is anchored at (the settings file's root): the
+#: project for project, local and ``--settings`` files, ``~/.claude`` for user settings, the
+#: managed folder for managed settings.
+SCOPE_ROOTS: dict[Scope, str] = {
+    Scope.USER: "home/.claude",
+    Scope.PROJECT: "ws",
+    Scope.LOCAL: "ws",
+    Scope.FLAG: "ws",
+    Scope.MANAGED: "root/managed",
+}
+
+
+def _rules(tree: Tree) -> PermissionRules:
+    """Every scope's permission rules, anchored and trust-filtered, pooled with the flags'."""
+    case, pooled = tree.case, []
+    places = {"home": tree.home, "ws": tree.ws, "root": tree.root}
+    for scope, path in tree.settings_files.items():
+        block = case.settings[scope].get("permissions")
+        if not isinstance(block, Mapping):
+            continue
+        anchor, _, rest = SCOPE_ROOTS[scope].partition("/")
+        root = places[anchor] / rest if rest else places[anchor]
+        trusted = case.trusted or scope is not Scope.PROJECT
+        pooled.append(
+            PermissionRules.from_settings(block, source=str(path), root=str(root), trusted=trusted)
+        )
+    flags = PermissionRules(allow=case.allowed_tools, deny=case.disallowed_tools)
+    return flags.merged(*pooled)
 
 
 @dataclass(frozen=True)
@@ -87,10 +120,9 @@ def judge(tree: Tree) -> tuple[Judged, ...]:
         return tuple(Judged(c, "error", error=str(exc)) for c in case.calls)
     mode = case.mode or settings.default_mode or "default"
     try:
-        flags = PermissionRules(allow=case.allowed_tools, deny=case.disallowed_tools)
+        rules = _rules(tree)
     except McpminiError as exc:
         return tuple(Judged(c, "error", error=str(exc)) for c in case.calls)
-    rules = settings.permissions.merged(flags)
     out = []
     for index, call in enumerate(case.calls):
         try:

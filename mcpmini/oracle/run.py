@@ -34,7 +34,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from ..errors import McpminiError
+from ..errors import ConfigError, McpminiError
 from ..process import Ending, run
 from .case import SCOPE_FILES, Case, Scope
 from .fakeapi import tool_use_id
@@ -189,6 +189,19 @@ def _write(path: Path, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
+def _copy(origin: Path, dest: Path, root: Path) -> None:
+    """Copy ``origin`` to ``dest``, which must lie inside the case folder ``root``."""
+    if not dest.is_absolute() or not dest.resolve().is_relative_to(root):
+        raise ConfigError(f"a copy must land inside the case folder: {dest}")
+    if not origin.exists():
+        raise ConfigError(f"nothing to copy at {origin}")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    if origin.is_dir():
+        shutil.copytree(origin, dest, symlinks=True, dirs_exist_ok=True)
+    else:
+        shutil.copy2(origin, dest)
+
+
 def _mcp_config(case: Case, root: Path) -> dict[str, Any]:
     python = sys.executable
     servers: dict[str, Any] = {
@@ -227,6 +240,8 @@ def _lay_out(case: Case, root: Path, places: Mapping[str, str]) -> dict[Scope, P
     for rel, text in case.files.items():
         target = home / rel[2:] if rel.startswith("~/") else ws / rel
         _write(target, text)
+    for dest, origin in case.copies.items():
+        _copy(Path(origin), Path(dest), root)
     _write(root / "mcp.json", json.dumps(_mcp_config(case, root), indent=2))
     return written
 
