@@ -6,7 +6,10 @@ import pytest
 
 from mcpmini.errors import ConfigError
 from mcpmini.oracle.case import Call, Case, Scope
-from mcpmini.oracle.suite import load_cases
+from mcpmini.oracle.compare import Judged, Pair
+from mcpmini.oracle.drift import changes
+from mcpmini.oracle.suite import Outcome, SuiteCase, by_category, load_cases
+from mcpmini.oracle.verdict import Cause, Observed, Verdict
 
 CATEGORIES = {
     "rule_forms",
@@ -88,3 +91,24 @@ def test_a_bad_case_names_the_field(data: dict[str, object], path: str) -> None:
     with pytest.raises(ConfigError) as caught:
         Case.from_dict(data, source="case.json")
     assert caught.value.path == path
+
+
+def _outcome(verdicts: list[str]) -> Outcome:
+    calls = tuple(Call("Bash", {"command": f"c{i}"}, label=f"c{i}") for i in range(len(verdicts)))
+    pairs = tuple(
+        Pair(Observed(i, c, Verdict(v), Cause.NONE, "", False), Judged(c, "allow"))
+        for i, (c, v) in enumerate(zip(calls, verdicts, strict=True))
+    )
+    return Outcome(SuiteCase("modes", Case("s", calls)), None, pairs)  # type: ignore[arg-type]
+
+
+def test_drift_lists_every_call_whose_claude_code_verdict_changed() -> None:
+    pinned = [_outcome(["allow", "ask", "deny"])]
+    newest = [_outcome(["allow", "deny", "deny"])]
+    assert changes(pinned, newest) == [("modes/s", "c1", "ask", "deny")]
+    assert changes(pinned, pinned) == []
+
+
+def test_agreement_is_counted_per_category_with_the_known_ones() -> None:
+    table = by_category([_outcome(["allow", "ask", "deny"])])
+    assert table == {"modes": {"agree": 1, "disagree": 2, "known": 0}}

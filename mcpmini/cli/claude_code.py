@@ -77,6 +77,11 @@ def add(sub: Any) -> None:
         metavar=("TOOL", "JSON"),
         help="a tool call with its JSON input; repeatable",
     )
+    p.add_argument(
+        "--no-tool-search",
+        action="store_true",
+        help="load MCP tools up front (ENABLE_TOOL_SEARCH=false) instead of deferring them",
+    )
     p.add_argument("--compare", action="store_true", help="print mcpmini's verdict beside it")
     p.add_argument("--shown", action="store_true", help="print the skill listing and tool list")
     p.add_argument("--timeout", type=float, default=120.0, metavar="S", help="seconds in all")
@@ -115,6 +120,8 @@ def _case_data(args: argparse.Namespace) -> dict[str, Any]:
         data["mode"] = args.mode
     if args.untrusted:
         data["trusted"] = False
+    if args.no_tool_search:
+        data["tool_search"] = False
     if args.mcp_config:
         servers = _read_structured(args.mcp_config).get("mcpServers", {})
         data["mcp_servers"] = {**(data.get("mcp_servers") or {}), **servers}

@@ -82,13 +82,15 @@ class Case:
     ``~/.claude.json``; ``files`` maps a path (relative to the workspace, or ``~/…``) to its
     text; ``copies`` maps a destination (with a placeholder, e.g. ``{root}/plugins/p``) to a
     host file or folder copied there (symlinks kept as links), so the sandbox sees a learner's
-    plugin or skill folder without seeing the rest of the host; ``mcp_servers`` are written to the ``--mcp-config`` file beside the oracle's own
-    prompt server (``{"probe": true}`` stands for the probe server); ``plugin_dirs`` are
-    passed as ``--plugin-dir``; ``tool_search`` leaves MCP tools deferred (the default of
-    Claude Code) instead of loading them up front; ``env`` adds environment variables;
-    ``args`` adds command-line arguments; ``allowed_tools`` / ``disallowed_tools`` are rules
-    given on the command line (``--allowedTools`` / ``--disallowedTools``; for mcpmini they
-    are allow / deny rules, as ``mcpmini hooks run --allow / --deny``).
+    plugin or skill folder without seeing the rest of the host; ``mcp_servers`` are written
+    to the ``--mcp-config`` file beside the oracle's own prompt server (``{"probe": true}``
+    stands for the probe server); ``plugin_dirs`` are passed as ``--plugin-dir``;
+    ``tool_search`` (Claude Code's default) leaves MCP tools deferred behind ToolSearch, and
+    ``False`` sets ``ENABLE_TOOL_SEARCH=false``, which loads them up front; ``env`` adds
+    environment variables; ``args`` adds command-line arguments; ``allowed_tools`` /
+    ``disallowed_tools`` are rules given on the command line (``--allowedTools`` /
+    ``--disallowedTools``; for mcpmini they are allow / deny rules, as ``mcpmini hooks run
+    --allow / --deny``).
     """
 
     name: str
@@ -100,7 +102,7 @@ class Case:
     copies: Mapping[str, str] = field(default_factory=dict)
     mcp_servers: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     plugin_dirs: tuple[str, ...] = ()
-    tool_search: bool = False
+    tool_search: bool = True
     env: Mapping[str, str] = field(default_factory=dict)
     args: tuple[str, ...] = ()
     allowed_tools: tuple[str, ...] = ()
@@ -151,7 +153,7 @@ class Case:
             copies=_strings(data, "copies", source),
             mcp_servers=_objects(data, "mcp_servers", source),
             plugin_dirs=tuple(str(p) for p in _list(data, "plugin_dirs", source)),
-            tool_search=_bool(data, "tool_search", False, source),
+            tool_search=_bool(data, "tool_search", True, source),
             env=_strings(data, "env", source),
             args=tuple(str(a) for a in _list(data, "args", source)),
             allowed_tools=tuple(str(a) for a in _list(data, "allowed_tools", source)),

@@ -107,7 +107,7 @@ class Session:
 
 
 def claude_env(
-    home: str, extra: Mapping[str, str] | None = None, tool_search: bool = False
+    home: str, extra: Mapping[str, str] | None = None, tool_search: bool = True
 ) -> dict[str, str]:
     """The whole environment Claude Code runs with: offline, quiet, a fake key, ``HOME``."""
     env = {

@@ -25,7 +25,15 @@ from .case import Case
 from .compare import Pair, judge, pair
 from .run import DEFAULT_TIMEOUT, Session, lay_out, run_tree
 
-__all__ = ["CASES_DIR", "Outcome", "SuiteCase", "load_cases", "run_session", "run_suite"]
+__all__ = [
+    "CASES_DIR",
+    "Outcome",
+    "SuiteCase",
+    "by_category",
+    "load_cases",
+    "run_session",
+    "run_suite",
+]
 
 CASES_DIR = Path(__file__).parent / "data" / "permissions"
 
@@ -94,6 +102,21 @@ def run_suite(cases: Iterable[SuiteCase], binary: Path, *, workers: int = 2) -> 
         return tuple(pool.map(lambda c: run_session(c, binary), list(cases)))
 
 
+def by_category(outcomes: Iterable[Outcome]) -> dict[str, dict[str, int]]:
+    """Per category: calls where mcpmini agrees with Claude Code, where it does not, and how
+    many of those disagreements the data already marks as known."""
+    table: dict[str, dict[str, int]] = {}
+    for outcome in outcomes:
+        row = table.setdefault(outcome.suite_case.category, {"agree": 0, "disagree": 0, "known": 0})
+        for p in outcome.pairs:
+            if p.agree:
+                row["agree"] += 1
+            else:
+                row["disagree"] += 1
+                row["known"] += bool(p.observed.call.known)
+    return dict(sorted(table.items()))
+
+
 def _main(argv: Sequence[str]) -> int:  # pragma: no cover - a developer's view of the suite
     import os
 
@@ -103,7 +126,8 @@ def _main(argv: Sequence[str]) -> int:  # pragma: no cover - a developer's view 
     if binary is None:
         print("no Claude Code: run `make claude-code`", file=sys.stderr)
         return 2
-    for outcome in run_suite(load_cases(), binary):
+    outcomes = run_suite(load_cases(), binary)
+    for outcome in outcomes:
         for p in outcome.pairs:
             o = p.observed
             mark = "ok  " if p.agree else ("KNOWN" if o.call.known else "DIFF")
@@ -112,6 +136,8 @@ def _main(argv: Sequence[str]) -> int:  # pragma: no cover - a developer's view 
                 f"cc={o.verdict.value:9} mm={p.judged.verdict:6} {o.cause.value:7} "
                 f"{o.text[:90]!r}"
             )
+    for category, row in by_category(outcomes).items():
+        print(f"{category:12} agree {row['agree']:4}  disagree {row['disagree']:4}")
     return 0
 
 
