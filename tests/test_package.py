@@ -355,6 +355,7 @@ PUBLIC = {
         "Case",
         "Cause",
         "ClaudeCodeMissing",
+        "Command",
         "FakeApi",
         "Failure",
         "Judged",
@@ -376,6 +377,7 @@ PUBLIC = {
         "lay_out",
         "pair",
         "run_case",
+        "run_command",
         "run_tree",
     },
     "cli": {

@@ -22,7 +22,17 @@ if TYPE_CHECKING:
     from .case import Call, Case, Scope
     from .compare import Judged, Pair, agreement, judge, pair
     from .fakeapi import FakeApi, Script, ScriptedCall
-    from .run import Failure, OracleFailure, Session, Tree, lay_out, run_case, run_tree
+    from .run import (
+        Command,
+        Failure,
+        OracleFailure,
+        Session,
+        Tree,
+        lay_out,
+        run_case,
+        run_command,
+        run_tree,
+    )
     from .shown import Shown
     from .verdict import Cause, Observed, Verdict
 
@@ -40,12 +50,14 @@ _LAZY = {
     "FakeApi": "fakeapi",
     "Script": "fakeapi",
     "ScriptedCall": "fakeapi",
+    "Command": "run",
     "Failure": "run",
     "OracleFailure": "run",
     "Session": "run",
     "Tree": "run",
     "lay_out": "run",
     "run_case": "run",
+    "run_command": "run",
     "run_tree": "run",
     "Shown": "shown",
     "Cause": "verdict",
@@ -67,6 +79,7 @@ __all__ = [
     "Case",
     "Cause",
     "ClaudeCodeMissing",
+    "Command",
     "Failure",
     "FakeApi",
     "Judged",
@@ -88,5 +101,6 @@ __all__ = [
     "lay_out",
     "pair",
     "run_case",
+    "run_command",
     "run_tree",
 ]

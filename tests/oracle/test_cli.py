@@ -67,3 +67,13 @@ def test_compare_exits_1_when_the_verdicts_differ(
     assert code == 1
     assert "DIFFERS" in out
     assert "hook" in out
+
+
+def test_a_claude_subcommand_runs_in_the_same_sandbox(claude_binary: Path) -> None:
+    from mcpmini.oracle import Case, lay_out, run_command
+
+    case = Case("validate", files={"p/.claude-plugin/plugin.json": '{"name": "ok-plugin"}'})
+    with lay_out(case) as tree:
+        done = run_command(tree, claude_binary, ["plugin", "validate", str(tree.ws / "p")])
+    assert done.exit_code == 0
+    assert "ok-plugin" in done.stdout or "passed" in done.stdout.lower()
