@@ -13,10 +13,10 @@ Rules of this module:
 from __future__ import annotations
 
 import shutil
-import subprocess
 import sys
 from collections.abc import Sequence
 
+from ..process import Ending, run
 from .binary import INSTALL_DIR, PIN, ClaudeCodeMissing, install_claude
 from .run import OracleFailure
 from .suite import Outcome, by_category, load_cases, run_suite
@@ -32,20 +32,13 @@ def newest_version(timeout: float = 60.0) -> str:
     npm = shutil.which("npm")
     if npm is None:
         raise ClaudeCodeMissing("npm is not installed: install Node.js and npm")
-    try:
-        proc = subprocess.run(
-            [npm, "view", PACKAGE, "version"],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
-    except subprocess.TimeoutExpired as exc:
-        raise ClaudeCodeMissing(f"npm view {PACKAGE} timed out") from exc
-    version = proc.stdout.strip()
-    if proc.returncode != 0 or not version:
-        last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
-        raise ClaudeCodeMissing(f"npm view {PACKAGE} failed: {last}")
+    done = run([npm, "view", PACKAGE, "version"], timeout=timeout)
+    if done.ending is Ending.TIMEOUT:
+        raise ClaudeCodeMissing(f"npm view {PACKAGE} timed out")
+    version = done.stdout.decode("utf-8", "replace").strip()
+    if done.exit_code != 0 or not version:
+        err = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise ClaudeCodeMissing(f"npm view {PACKAGE} failed: {(err or ['no output'])[-1]}")
     return version
 
 
