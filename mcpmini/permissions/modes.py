@@ -183,10 +183,16 @@ def _writable(path: str, dirs: Sequence[str]) -> bool:
     return inside(path, dirs) and not is_protected_path(path)
 
 
-def _reads_inside(analysis: CommandAnalysis, cwd: str, home: str, dirs: Sequence[str]) -> list[str]:
+def _reads_outside(
+    analysis: CommandAnalysis, cwd: str, home: str, dirs: Sequence[str]
+) -> list[str]:
     """The files a read-only command reads outside the working directories."""
     named = [p for sub in analysis.subcommands for p in read_paths(sub)] + list(analysis.reads)
-    return [p for p in named if not inside(absolute(p, cwd, home), dirs)]
+    return [
+        p
+        for p in named
+        if ".." in p.split("/") or not inside(absolute(p, cwd, home), dirs)  # "sub/.." asks
+    ]
 
 
 def _bash_verdict(
@@ -196,7 +202,7 @@ def _bash_verdict(
         return None, "cannot be verified statically: " + "; ".join(analysis.unverifiable)
     subs = analysis.subcommands
     if subs and not analysis.writes and all(s.read_only for s in subs):
-        outside = _reads_inside(analysis, cwd, home, dirs)
+        outside = _reads_outside(analysis, cwd, home, dirs)
         if outside:
             # documented: the read-only set never prompts. Observed in 2.1.328: it does when
             # it reads outside the working directories ("cat in '/etc/hostname' was blocked")
