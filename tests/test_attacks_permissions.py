@@ -489,3 +489,44 @@ def test_a_read_rule_covers_a_directory_given_to_any_file_tool(tmp_path):
             ).final
             == "deny"
         )
+
+
+@pytest.mark.parametrize(
+    ("command", "kind"),
+    [
+        ("r\\\nm -rf x", BypassKind.LINE_CONTINUATION),
+        ("$'rm' -rf x", BypassKind.ANSI_C),
+        ("$'\\x72m' -rf x", BypassKind.ANSI_C),
+        ("{rm,-rf,x}", BypassKind.BRACE_EXPANSION),
+    ],
+)
+def test_forms_that_build_the_command_word_ask_and_warn_of_the_deny_rule_they_sidestep(
+    command, kind
+):
+    # Claude Code 2.1.328 asks for each (its deny rule does not match): keep the ask, warn
+    result = gate("Bash", {"command": command}, rules=PermissionRules(deny=["Bash(rm *)"]))
+    assert result.final == "ask"
+    assert [(w.kind, w.rule) for w in result.warnings] == [(kind, "Bash(rm *)")]
+
+
+@pytest.mark.parametrize(
+    ("command", "final"),
+    [
+        ("true", "allow"),
+        ("echo $((2*3))", "allow"),
+        ("echo $((x+1))", "ask"),
+        ("LANG=C ls", "allow"),
+        ("FOO=1 ls", "ask"),
+        ("ls sub/..", "ask"),
+        ("cat sub/../f.txt", "ask"),
+        ("cat /etc/hostname", "ask"),
+        ("grep root /etc/passwd", "ask"),
+        ("grep -e a f.txt /etc/hostname", "ask"),
+        ("cat < /etc/hostname", "ask"),
+        ("cat f.txt", "allow"),
+        ("grep root f.txt", "allow"),
+    ],
+)
+def test_reads_outside_the_working_directories_ask(command, final):
+    # documented: the read-only set never prompts; observed in Claude Code 2.1.328: only inside
+    assert gate("Bash", {"command": command}, cwd="/w/ws", home="/w/home").final == final

@@ -226,6 +226,7 @@ def test_deny_rules_hold_even_in_bypass_mode_and_allow_rules_do_nothing_there():
         ("plan", "Bash", {"command": "touch a"}, "deny"),  # offline: no auto-mode check
         ("default", "Read", {"file_path": "/etc/hostname"}, "ask"),  # outside: 2.1.328 asks
         ("dontAsk", "Read", {"file_path": "/etc/hostname"}, "deny"),
+        ("plan", "Read", {"file_path": "/etc/hostname"}, "allow"),  # observed in 2.1.328
         ("plan", "Read", {"file_path": "/r/a"}, "allow"),
         ("dontAsk", "Edit", {"file_path": "/r/a"}, "deny"),
         ("dontAsk", "Bash", {"command": "ls"}, "allow"),

@@ -102,18 +102,30 @@ Hooks = (
 _PRECEDENCE = {"managed": 4, "local": 2, "project": 1, "user": 0}
 
 
+def _rules_root(raw: RawSource) -> str | None:
+    """The folder a settings file's ``/path`` rules are anchored at: ``~/.claude`` for the
+    user's file, the project folder for ``.claude/settings(.local).json``; ``None``: the cwd."""
+    if raw.kind not in ("user", "project", "local") or not raw.name.endswith(".json"):
+        return None
+    folder = os.path.dirname(os.path.abspath(raw.name))
+    return folder if raw.kind == "user" else os.path.dirname(folder)
+
+
 def load_settings(
     sources: Iterable[str | os.PathLike[str] | tuple[str, Any]],
     *,
     strict: bool = True,
     home: str | os.PathLike[str] | None = None,
+    trusted: bool = True,
 ) -> HookSettings:
     """Read and merge hook sources; return the :class:`HookSettings`.
 
     ``sources`` holds paths (kind inferred from the file name) or ``(label, dict)`` /
     ``(label, path)`` pairs with label ``user``, ``project``, ``local``, ``managed``,
     ``plugin[:name]``, ``skill[:name]`` or ``subagent[:name]``. ``strict`` turns an unknown
-    event name into an error instead of a warning. Raises ``ConfigError`` (file and JSON
+    event name into an error instead of a warning. ``trusted=False`` (a workspace whose
+    trust dialog was never accepted) drops the project and local ``permissions.allow``
+    rules, as Claude Code 2.1.328 does; each file's ``/path`` rules are anchored at its root. Raises ``ConfigError`` (file and JSON
     path) for unreadable files, invalid JSON / YAML and values of the wrong type.
     """
     raws: list[RawSource] = [read_source(s, home=home) for s in sources]
@@ -136,7 +148,12 @@ def load_settings(
         perms = data.get("permissions")
         if isinstance(perms, Mapping):
             result.permissions = result.permissions.merged(
-                PermissionRules.from_settings(perms, source=raw.name)
+                PermissionRules.from_settings(
+                    perms,
+                    source=raw.name,
+                    root=_rules_root(raw),
+                    trusted=trusted or raw.kind not in ("project", "local"),
+                )
             )
             mode = perms.get("defaultMode")
             if (

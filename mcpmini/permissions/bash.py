@@ -31,6 +31,7 @@ Rules of this module:
 
 from __future__ import annotations
 
+import codecs
 import enum
 import re
 from collections.abc import Iterator, Mapping
@@ -57,6 +58,7 @@ __all__ = [
     "Wrapper",
     "analyze",
     "bypass_forms",
+    "command_forms",
     "is_read_only_command",
     "is_read_only_words",
     "read_paths",
@@ -79,6 +81,9 @@ class BypassKind(enum.StrEnum):
     EXEC_WRAPPER = "exec wrapper"
     XARGS = "xargs with flags"
     FILE_BY_BASH = "file named to a Bash command"
+    LINE_CONTINUATION = "line continuation"
+    ANSI_C = "ANSI-C quoting"
+    BRACE_EXPANSION = "brace expansion"
 
 
 class Strip(enum.StrEnum):
@@ -259,6 +264,8 @@ READ_ONLY_COMMANDS = frozenset(
         "[",
         "[[",
         "printf",
+        "true",
+        "false",
     }
 )
 #: The commands ``xargs`` may feed and still count as a read (observed in Claude Code 2.1.328:
@@ -274,6 +281,9 @@ _OPAQUE = {
     "function_definition": "a function definition can't be checked before it runs",
     "case_statement": "a case statement can't be checked before it runs",
 }
+_ARITHMETIC_NAMES = frozenset(
+    {"variable_name", "simple_expansion", "expansion", "command_substitution", "word"}
+)
 _EXPANSIONS = frozenset(
     {"command_substitution", "process_substitution", "simple_expansion", "expansion"}
 )
@@ -374,11 +384,16 @@ class Subcommand:
     @property
     def read_only(self) -> bool:
         """In the read-only set (:func:`is_read_only_words`), verifiable, and with no
-        leading assignment (``GIT_EXTERNAL_DIFF=x git diff`` runs ``x``); a bare ``xargs``
+        leading assignment but safe ones (``LANG=C ls`` reads; ``GIT_EXTERNAL_DIFF=x git
+        diff`` runs ``x``); a bare ``xargs``
         only in front of one of :data:`XARGS_TARGETS`."""
         if "xargs" in self.wrappers and self.program not in XARGS_TARGETS:
             return False
-        return not self.assignments and not self.unverifiable and is_read_only_words(self.plain)
+        return (
+            all(safe_assignment(a) for a in self.assignments)
+            and not self.unverifiable
+            and is_read_only_words(self.plain)
+        )
 
     @property
     def exec_wrapper(self) -> bool:
@@ -533,6 +548,8 @@ class _Reader:
                     return None
                 parts.append(re.sub(r'\\([$`"\\\n])', r"\1", self.text(child)))
             return "".join(parts)
+        if kind == "arithmetic_expansion" and not _has(node, _ARITHMETIC_NAMES):
+            return self.text(node)  # "$((2*3))": numbers only, known before it runs
         if kind == "concatenation":
             pieces = [self.plain(c) for c in node.children]
             return None if any(p is None for p in pieces) else "".join(p or "" for p in pieces)
@@ -974,6 +991,43 @@ def _unwrap(plain: list[str], depth: int) -> Iterator[tuple[BypassKind, list[str
     if kind is not None and inner:
         yield kind, inner
         yield from _unwrap(inner, depth + 1)
+
+
+_ANSI_C = re.compile(r"\$'((?:[^'\\]|\\.)*)'", re.DOTALL)
+_BRACE = re.compile(r"(?<![$\w])\{([^{}\s]*,[^{}\s]*)\}")
+
+
+def _ansi_c(match: re.Match[str]) -> str:
+    try:
+        return codecs.decode(match[1], "unicode_escape")
+    except UnicodeDecodeError:
+        return match[0]
+
+
+def _braces(command: str) -> str:
+    """``{rm,-rf,x}`` as bash expands it: one word per alternative."""
+
+    def expand(match: re.Match[str]) -> str:
+        return " ".join(match[1].split(","))
+
+    return _BRACE.sub(expand, command)
+
+
+def command_forms(command: str) -> list[tuple[BypassKind, str]]:
+    """The simple commands bash runs that Claude Code 2.1.328's matcher does not see as
+    written: a line continuation inside a word (``r\\⏎m``), ANSI-C quoting (``$'\\x72m'``)
+    and brace expansion building the command (``{rm,-rf,x}``). Each is ``(kind, text)``;
+    Claude Code asks for these, and a deny rule on the real command does not match."""
+    rewrites = (
+        (BypassKind.LINE_CONTINUATION, command.replace("\\\n", "")),
+        (BypassKind.ANSI_C, _ANSI_C.sub(_ansi_c, command)),
+        (BypassKind.BRACE_EXPANSION, _braces(command)),
+    )
+    forms: list[tuple[BypassKind, str]] = []
+    for kind, text in rewrites:
+        if text != command:
+            forms += [(kind, sub.text) for sub in analyze(text).subcommands if sub.words]
+    return forms
 
 
 def bypass_forms(sub: Subcommand) -> list[tuple[BypassKind, str]]:

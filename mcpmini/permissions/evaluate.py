@@ -33,7 +33,15 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..errors import ConfigError
-from .bash import BypassKind, BypassWarning, CommandAnalysis, Subcommand, analyze, bypass_forms
+from .bash import (
+    BypassKind,
+    BypassWarning,
+    CommandAnalysis,
+    Subcommand,
+    analyze,
+    bypass_forms,
+    command_forms,
+)
 from .modes import EDIT_TOOLS, Behavior, ModeSpec, PermissionMode, mode_spec, mode_verdict
 from .paths import absolute, home_dir, is_protected_path, working_dir
 from .rules import Rule, bash_pattern, bash_rule_covers, parse_rule, rule_matches
@@ -274,6 +282,11 @@ def _bypass_warnings(
         if rule.tool != "Bash" or rule.specifier is None:
             continue
         pattern = bash_pattern(rule.specifier)
+        if not any(pattern.fullmatch(s.text) for s in analysis.subcommands):
+            for kind, text in command_forms(analysis.command):
+                if pattern.fullmatch(text):
+                    found.append(BypassWarning(rule.text, kind, text))
+                    break
         for sub in analysis.subcommands:
             if pattern.fullmatch(sub.text):
                 continue

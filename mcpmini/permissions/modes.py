@@ -100,7 +100,8 @@ class ModeSpec:
     ``edits``: what it does with an edit tool call; ``file_commands``: the Bash programs it
     approves inside the working directories; ``prompt``: what a call becomes that would
     otherwise prompt the user (an ask rule, or nothing approving it); ``command_prompt``: the
-    same for a Bash command when it differs (``None``: ``prompt``).
+    same for a Bash command when it differs (``None``: ``prompt``); ``reads_anywhere``: the
+    file-reading tools run without asking outside the working directories too.
     """
 
     mode: PermissionMode
@@ -109,6 +110,7 @@ class ModeSpec:
     file_commands: tuple[str, ...] = ()
     prompt: Behavior = Behavior.ASK
     command_prompt: Behavior | None = None
+    reads_anywhere: bool = False
 
     @property
     def name(self) -> str:
@@ -126,7 +128,13 @@ MODES: Mapping[PermissionMode, ModeSpec] = {
         # edit asks ("Cannot write to … while in plan mode"; allow rules do not approve it);
         # a Bash command no rule approves goes to auto mode's safety check, which runs on
         # Anthropic's server: offline (the oracle's setting) the call is denied.
-        ModeSpec(PermissionMode.PLAN, edits=Changes.ASKS, command_prompt=Behavior.DENY),
+        # Observed in 2.1.328 as well: plan's Read runs outside the working directories too.
+        ModeSpec(
+            PermissionMode.PLAN,
+            edits=Changes.ASKS,
+            command_prompt=Behavior.DENY,
+            reads_anywhere=True,
+        ),
         ModeSpec(PermissionMode.DONT_ASK, prompt=Behavior.DENY),
         ModeSpec(PermissionMode.BYPASS, everything=True),
     )
@@ -183,10 +191,16 @@ def _writable(path: str, dirs: Sequence[str]) -> bool:
     return inside(path, dirs) and not is_protected_path(path)
 
 
-def _reads_inside(analysis: CommandAnalysis, cwd: str, home: str, dirs: Sequence[str]) -> list[str]:
+def _reads_outside(
+    analysis: CommandAnalysis, cwd: str, home: str, dirs: Sequence[str]
+) -> list[str]:
     """The files a read-only command reads outside the working directories."""
     named = [p for sub in analysis.subcommands for p in read_paths(sub)] + list(analysis.reads)
-    return [p for p in named if not inside(absolute(p, cwd, home), dirs)]
+    return [
+        p
+        for p in named
+        if ".." in p.split("/") or not inside(absolute(p, cwd, home), dirs)  # "sub/.." asks
+    ]
 
 
 def _bash_verdict(
@@ -196,7 +210,7 @@ def _bash_verdict(
         return None, "cannot be verified statically: " + "; ".join(analysis.unverifiable)
     subs = analysis.subcommands
     if subs and not analysis.writes and all(s.read_only for s in subs):
-        outside = _reads_inside(analysis, cwd, home, dirs)
+        outside = _reads_outside(analysis, cwd, home, dirs)
         if outside:
             # documented: the read-only set never prompts. Observed in 2.1.328: it does when
             # it reads outside the working directories ("cat in '/etc/hostname' was blocked")
@@ -261,7 +275,9 @@ def mode_verdict(
         # documented: reads run without asking. Observed in 2.1.328: only inside the
         # working directories ("Claude requested permissions to read from /etc/hostname")
         outside = [
-            p for p, _ in call_paths(tool_name, tool_input, cwd, home) if not inside(p, dirs)
+            p
+            for p, _ in call_paths(tool_name, tool_input, cwd, home)
+            if not spec.reads_anywhere and not inside(p, dirs)
         ]
         if outside:
             return None, f"reads outside the working directories: {', '.join(outside)}"
