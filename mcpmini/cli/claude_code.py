@@ -67,12 +67,17 @@ def add(sub: Any) -> None:
         "--skills", metavar="DIR", help="a folder of skills, copied to the workspace's .claude/"
     )
     p.add_argument(
-        "--bash", action="append", default=[], metavar="CMD", help="a Bash call; repeatable"
+        "--bash",
+        action="append",
+        dest="calls",
+        default=[],
+        metavar="CMD",
+        help="a Bash call; repeatable (calls keep their command-line order)",
     )
     p.add_argument(
         "--call",
         action="append",
-        default=[],
+        dest="calls",
         nargs=2,
         metavar=("TOOL", "JSON"),
         help="a tool call with its JSON input; repeatable",
@@ -135,8 +140,11 @@ def _case_data(args: argparse.Namespace) -> dict[str, Any]:
         copies["{ws}/.claude/skills"] = str(Path(args.skills).resolve())
     data["copies"], data["plugin_dirs"] = copies, plugins
     calls = list(data.get("calls") or [])
-    calls += [{"bash": c} for c in args.bash]
-    calls += [{"tool": t, "input": json_object(j, "--call")} for t, j in args.call]
+    for item in args.calls:
+        if isinstance(item, str):
+            calls.append({"bash": item})
+        else:
+            calls.append({"tool": item[0], "input": json_object(item[1], "--call")})
     data["calls"] = calls
     return data
 
