@@ -48,10 +48,11 @@ def test_compare_exits_1_when_the_verdicts_differ(
     tmp_path: Path,
 ) -> None:
     monkeypatch.setenv("MCPMINI_CLAUDE_CODE", str(claude_binary))
-    # A hook that denies only inside the oracle's sandbox (its hostname is "oracle"): Claude Code
-    # denies, mcpmini (running the same hook on the host) asks.
+    # A hook that denies only when Claude Code runs it (it exports CLAUDECODE=1 to hooks, which
+    # mcpmini does not): Claude Code denies, mcpmini, running the same hook in the same
+    # sandbox, asks.
     deny = (
-        "cat >/dev/null; [ \"$(hostname)\" = oracle ] && printf '%s' "
+        "cat >/dev/null; [ -n \"$CLAUDECODE\" ] && printf '%s' "
         '\'{"hookSpecificOutput":{"hookEventName":"PreToolUse",'
         '"permissionDecision":"deny"}}\'; exit 0'
     )
