@@ -509,11 +509,11 @@ def _mode_steps(
             Behavior.ALLOW, GateStage.ALLOW_RULES, f"allow rule {rule.text} matches", rule
         )
     walk.pass_on(GateStage.ALLOW_RULES, why)
-    if analysis is not None and spec.command_prompt is not None:
+    if tool_name in spec.classified and spec.classified_prompt is not None:
         return walk.done(
-            spec.command_prompt,
+            spec.classified_prompt,
             GateStage.FALLBACK,
-            f"{spec.name}: a command no rule approves goes to auto mode's safety check, "
+            f"{spec.name}: a {tool_name} call no rule approves goes to auto mode's safety check, "
             "which is unavailable offline",
         )
     if spec.prompt is not Behavior.ASK:

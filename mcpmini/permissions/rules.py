@@ -104,12 +104,15 @@ def bash_pattern(spec: str) -> re.Pattern[str]:
 
 def bash_rule_covers(rule: Rule, sub: Subcommand) -> bool:
     """Whether the Bash ``rule``, used as an allow rule, approves one simple command:
-    its text matches (assignments kept unless all are safe: :attr:`Subcommand.allow_text`), and an exec wrapper or ``find -exec``/``-delete``
+    its text matches (assignments kept unless all are safe: :attr:`Subcommand.allow_text`),
+    no operand expands when it runs, and an exec wrapper or ``find -exec``/``-delete``
     only under a rule without ``*`` (an exact match)."""
     if rule.tool != "Bash" or sub.unverifiable or not sub.words:
         return False
     if rule.specifier is None:
         return True
+    if None in sub.plain:
+        return False  # observed in 2.1.328: "touch $f", 'touch "$HOME/l"' ask
     return bash_pattern(rule.specifier).fullmatch(sub.allow_text) is not None and (
         "*" not in rule.specifier or not sub.exec_wrapper
     )
