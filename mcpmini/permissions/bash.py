@@ -662,6 +662,9 @@ def _finish(assignments: list[str], words: list[_Word], why: str, nested: bool) 
     rest, removed = _strip(words)
     if rest and rest[0][1] in ("eval", "exec", "source", "."):
         why = why or f"{rest[0][1]} runs a command that is only known at run time"
+    if rest and rest[0][1] in _SHELLS and any(p == "-c" for _, p in rest[1:]):
+        # observed in 2.1.328: "bash -c 'rm x'" asks even under a bare Bash allow rule
+        why = why or f"{rest[0][1]} -c runs a command string that is not verified"
     return Subcommand(
         tuple(w for w, _ in rest),
         tuple(p for _, p in rest),

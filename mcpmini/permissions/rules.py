@@ -113,9 +113,13 @@ def bash_rule_covers(rule: Rule, sub: Subcommand) -> bool:
         return True
     if None in sub.plain:
         return False  # observed in 2.1.328: "touch $f", 'touch "$HOME/l"' ask
-    return bash_pattern(rule.specifier).fullmatch(sub.allow_text) is not None and (
-        "*" not in rule.specifier or not sub.exec_wrapper
+    pattern = bash_pattern(rule.specifier)
+    # observed in 2.1.328: "\\touch w" is read as "touch w" by an allow rule
+    unquoted = " ".join(p for p in sub.plain if p is not None)
+    matched = pattern.fullmatch(sub.allow_text) is not None or (
+        sub.allow_text == sub.text and pattern.fullmatch(unquoted) is not None
     )
+    return matched and ("*" not in rule.specifier or not sub.exec_wrapper)
 
 
 def _bash_matches(rule: Rule, spec: str, command: str, behavior: str) -> bool:
