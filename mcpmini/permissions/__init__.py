@@ -4,8 +4,9 @@
 wrappers stripped, substitutions seen, what cannot be verified fails closed); :mod:`.paths`
 anchors ``Read``/``Edit`` path rules (real home, symlinks resolved); :mod:`.rules` parses and
 matches rule strings; :mod:`.modes` holds one :class:`ModeSpec` row per mode
-(:data:`MODES`: what each runs without asking); :mod:`.evaluate` holds :class:`PermissionRules` and :func:`gate`. :mod:`.cases` is the table of attack and
-bypass cases that the tests and chapter 07 share.
+(:data:`MODES`: what each runs without asking); :mod:`.evaluate` holds
+:class:`PermissionRules` and :func:`gate`. :mod:`.cases` is the table of attack and bypass
+cases that the tests and chapter 07 share.
 """
 
 from __future__ import annotations
