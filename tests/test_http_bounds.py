@@ -407,3 +407,41 @@ def test_the_http_client_reply_cap_is_the_stdio_cap_by_default():
 
     with HttpTransport("http://127.0.0.1:9/mcp", open_stream=False) as transport:
         assert transport.max_reply == MAX_LINE
+
+
+# --- the command line ---------------------------------------------------------------------
+
+
+def test_serve_http_limit_flags_reach_the_server_and_bad_ones_are_a_usage_error():
+    import subprocess
+    import sys
+
+    from tests.conformance.suite import http_server
+
+    with http_server("add", "--max-sessions", "2") as url:
+        with httpx.Client(timeout=20) as client:
+            first = _initialize(client, url)
+            _initialize(client, url)
+            _initialize(client, url)  # the table holds 2: the least recently used goes
+            listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+            assert client.post(url, json=listing, headers=_headers(first)).status_code == 404
+    bad = subprocess.run(
+        [sys.executable, "-m", "mcpmini", "serve", "add", "--http", "--max-waiting", "99"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_listen_over_stdio_is_acknowledged_instead_of_answered():
+    import io
+
+    from mcpmini.mcp import serve_stdio
+
+    body, _ = _listen({"toolsListChanged": True})
+    out = io.BytesIO()
+    serve_stdio(_Changing("changing"), io.BytesIO(orjson.dumps(body) + b"\n"), out)
+    ack = orjson.loads(out.getvalue())
+    assert ack["method"] == "notifications/subscriptions/acknowledged" and "id" not in ack
+    assert ack["params"]["_meta"][SUBSCRIPTION_KEY] == "sub-1"

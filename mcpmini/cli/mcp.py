@@ -22,16 +22,61 @@ SERVER_ENV = "MCPMINI_HTTP_SERVER"
 def http_app() -> Any:
     """ASGI factory for ``uvicorn --factory``: the example server named in
     ``$MCPMINI_HTTP_SERVER``."""
+    import json
+
     from ..mcp import SAMPLES, asgi_app
+    from ..mcp.http import HttpLimits
 
     name = os.environ.get(SERVER_ENV, "add")
     allowed = tuple(h for h in os.environ.get(SERVER_ENV + "_ALLOWED_HOSTS", "").split(",") if h)
+    limits = HttpLimits(**json.loads(os.environ.get(SERVER_ENV + "_LIMITS", "{}")))
     return asgi_app(
         SAMPLES[name](),
         stateful=os.environ.get(SERVER_ENV + "_STATELESS") != "1",
         protect_dns=os.environ.get(SERVER_ENV + "_PROTECT_DNS", "1") == "1",
         allowed_hosts=allowed,
+        limits=limits,
     )
+
+
+#: ``serve --http`` limit flags: (flag, HttpLimits field, type, help).
+_LIMIT_FLAGS = (
+    (
+        "--max-sessions",
+        "max_sessions",
+        int,
+        "sessions kept; the least recently used idle one "
+        "makes room, 503 when every session has a call in flight",
+    ),
+    (
+        "--session-idle",
+        "session_idle",
+        float,
+        "seconds without a request or a call in flight after which a session ends",
+    ),
+    ("--max-body", "max_body", int, "bytes per request body (413 above)"),
+    ("--worker-threads", "worker_threads", int, "threads running tool, prompt and resource calls"),
+    (
+        "--max-waiting",
+        "max_waiting",
+        int,
+        "calls that may wait on clients (sampling, "
+        "elicitation) at once, over all sessions; below --worker-threads",
+    ),
+    (
+        "--max-waiting-per-session",
+        "max_waiting_per_session",
+        int,
+        "such calls per session; a further request to the client fails in the tool at once",
+    ),
+    ("--ask-timeout", "ask_timeout", float, "seconds a call waits for the client's reply"),
+    (
+        "--replay-events",
+        "replay_events",
+        int,
+        "events kept per session for Last-Event-ID resumption",
+    ),
+)
 
 
 def add(sub: Any) -> None:
@@ -72,6 +117,18 @@ def add(sub: Any) -> None:
         action="store_true",
         help="serve only the 2026-07-28 stateless generation (no sessions)",
     )
+    from ..mcp.http import HttpLimits
+
+    defaults = HttpLimits()
+    for flag, field, kind, text in _LIMIT_FLAGS:
+        serve.add_argument(
+            flag,
+            type=kind,
+            default=None,
+            dest="limit_" + field,
+            metavar="SECONDS" if kind is float else "N",
+            help=f"--http: {text} (default {getattr(defaults, field)})",
+        )
     serve.set_defaults(handler=_cmd_serve)
 
     call = sub.add_parser(
@@ -107,12 +164,22 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     if not args.http:
         serve_stdio(SAMPLES[args.name]())
         return 0
+    import json
+
     import uvicorn
 
     from ..mcp.asgi import listening_socket
+    from ..mcp.http import HttpLimits
 
     if args.workers < 1:
         raise UsageError("--workers must be at least 1")
+    chosen = {field: getattr(args, "limit_" + field) for _, field, _, _ in _LIMIT_FLAGS}
+    chosen = {k: v for k, v in chosen.items() if v is not None}
+    try:
+        HttpLimits(**chosen)
+    except ValueError as exc:
+        raise UsageError(f"--http limits: {exc}") from None
+    os.environ[SERVER_ENV + "_LIMITS"] = json.dumps(chosen)
     os.environ[SERVER_ENV] = args.name
     os.environ[SERVER_ENV + "_ALLOWED_HOSTS"] = ",".join(args.allow_host)
     # DNS-rebinding protection (Host and Origin checked) is on for a loopback address; a server

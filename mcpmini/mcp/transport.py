@@ -38,6 +38,7 @@ from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from ..errors import TransportError, TransportErrorKind
 from ..process import Process
+from .methods import Method
 
 if TYPE_CHECKING:  # the server's type only; importing it would load the schema validator
     from .server import Server
@@ -55,6 +56,7 @@ __all__ = [
 #: Lines longer than this are refused by :func:`serve_stdio` (a guard against memory blow-up).
 MAX_LINE = 16 * 1024 * 1024
 _STDERR_KEEP = 64 * 1024
+_LISTEN = Method.SUBSCRIPTIONS_LISTEN.value.encode()
 _TAIL_LINES = 10  # lines of stderr a TransportError carries
 
 
@@ -363,6 +365,30 @@ def memory_pair(server: Server, seed: int | None = None) -> MemoryTransport:
     return MemoryTransport(server.handle_line, seed)
 
 
+def _answer(server: Any, line: bytes) -> bytes | None:
+    """``server``'s reply line to ``line``; a ``subscriptions/listen`` result becomes the
+    stream's acknowledgement (on stdio the subscription shares the one channel; the result
+    would mean it ended)."""
+    reply: bytes | None = server.handle_line(line)
+    if reply is None or _LISTEN not in line:
+        return reply
+    from ..errors import RemoteProtocolError
+    from .jsonrpc import Request, Response, encode, parse_line
+    from .subscriptions import acknowledgement
+
+    try:
+        request, answer = parse_line(line), parse_line(reply)
+    except RemoteProtocolError:
+        return reply
+    if (
+        isinstance(request, Request)
+        and request.method == Method.SUBSCRIPTIONS_LISTEN
+        and isinstance(answer, Response)
+    ):
+        return encode(acknowledgement(answer.id, answer.result.get("notifications") or {}))
+    return reply
+
+
 def serve_stdio(
     server: Any, rfile: IO[bytes] | None = None, wfile: IO[bytes] | None = None
 ) -> None:
@@ -370,7 +396,8 @@ def serve_stdio(
 
     While serving, ``sys.stdout`` is pointed at stderr so a stray ``print`` in a tool
     cannot corrupt the protocol stream. A line longer than :data:`MAX_LINE` is
-    discarded and answered with ``-32600``.
+    discarded and answered with ``-32600``. ``subscriptions/listen`` is acknowledged
+    (``notifications/subscriptions/acknowledged``); a stdio server has no changes to send.
     """
     from .jsonrpc import ErrorCode, ErrorResponse, encode
 
@@ -393,7 +420,7 @@ def serve_stdio(
                 if skipping:  # the rest of an oversized line
                     skipping = False
                     continue
-                reply = server.handle_line(line)
+                reply = _answer(server, line)
                 if reply is not None:
                     out.append(reply)
             if buffer.tail_size > MAX_LINE:
