@@ -463,8 +463,9 @@ class HttpEndpoint:
         Returns an :class:`HttpReply` to send as is, a :class:`Dispatch` to run, for a
         ``GET`` opening the standalone event stream the :class:`Session` whose stream the
         transport should hold open (it calls :meth:`stream_closed` when it ends), or for a
-        ``GET`` with a known ``Last-Event-ID`` the :class:`Resume` to replay. ``too_big`` says the transport stopped keeping a body
-        larger than ``max_body``. Never raises for anything the client sends.
+        ``GET`` with a known ``Last-Event-ID`` the :class:`Resume` to replay. ``too_big``
+        says the transport stopped keeping a body larger than ``max_body``. Never raises for
+        anything the client sends.
         """
         headers = request.headers
         if not self._host_ok(headers):
