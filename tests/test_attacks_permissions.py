@@ -35,7 +35,7 @@ def test_no_attack_case_is_auto_approved():
 def test_every_bypass_warning_names_the_rule_and_its_remedy():
     result = gate(
         "Bash",
-        {"command": "sudo rm -rf /"},
+        {"command": "eval 'rm -rf /'"},
         rules=PermissionRules(deny=["Bash(rm:*)"]),
         cwd="/p",
         home="/h",
@@ -43,8 +43,8 @@ def test_every_bypass_warning_names_the_rule_and_its_remedy():
     (warning,) = result.warnings
     assert (warning.rule, warning.kind, warning.command) == (
         "Bash(rm:*)",
-        BypassKind.SUDO,
-        "sudo rm -rf /",
+        BypassKind.EVAL,
+        "eval 'rm -rf /'",
     )
     assert "PreToolUse" in warning.message and "sandbox" in warning.message
 
@@ -438,12 +438,37 @@ def test_the_cli_reports_bypass_warnings(tmp_path, monkeypatch, capsys):
         "--tool-name",
         "Bash",
         "--tool-input",
-        '{"command": "sudo rm -rf /"}',
+        '{"command": "eval \'rm -rf /\'"}',
         "--deny",
         "Bash(rm:*)",
     )
     assert out["final"] == "ask"
     assert any("Bash(rm:*)" in w and "PreToolUse" in w for w in out["warnings"])
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sudo rm -rf /",
+        "env rm -rf /",
+        "/bin/rm -rf /",
+        '"rm" -rf /',
+        "\\rm -rf /",
+        "setsid rm -rf /",
+        "exec rm -rf /",
+    ],
+)
+@pytest.mark.parametrize("mode", ["default", "bypassPermissions"])
+def test_a_bash_deny_rule_sees_through_the_forms_claude_code_2_1_328_sees_through(command, mode):
+    # documented: these forms sidestep a deny rule; observed in the binary: they are denied
+    result = gate(
+        "Bash",
+        {"command": command},
+        rules=PermissionRules(deny=["Bash(rm:*)"]),
+        mode=mode,
+        cwd="/p",
+    )
+    assert result.final == "deny" and result.warnings == ()
 
 
 @pytest.mark.parametrize(("home_is_ws", "written"), [(True, False), (False, True)])

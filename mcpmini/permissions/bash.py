@@ -59,6 +59,7 @@ __all__ = [
     "analyze",
     "bypass_forms",
     "command_forms",
+    "deny_forms",
     "is_read_only_command",
     "is_read_only_words",
     "read_paths",
@@ -102,7 +103,11 @@ class Wrapper:
     leading operand before the inner command (``timeout 5``, ``flock LOCKFILE``);
     ``flags`` are stripped with the wrapper (``time -p``); ``exec``: it always prompts and
     only an exact rule approves it; ``bypass``: the kind of sidestep when it is not stripped;
-    ``assignments``: ``VAR=value`` words come before the inner command (``env``)."""
+    ``assignments``: ``VAR=value`` words come before the inner command (``env``);
+    ``deny_sees``: a deny or ask rule on the inner command still matches through it
+    (documented: these forms sidestep a deny rule; observed in Claude Code 2.1.328: ``sudo``,
+    ``env``, ``exec`` and ``setsid`` do not — ``sudo rm -rf /`` is denied by ``Bash(rm:*)``,
+    in bypassPermissions too)."""
 
     name: str
     strip: Strip
@@ -112,6 +117,7 @@ class Wrapper:
     exec: bool = False
     bypass: BypassKind | None = None
     assignments: bool = False
+    deny_sees: bool = False
 
 
 #: Variables whose leading ``VAR=value`` Claude Code 2.1.328 strips before matching an allow
@@ -202,6 +208,7 @@ WRAPPER_TABLE: Mapping[str, Wrapper] = _wrappers(
         Strip.NEVER,
         frozenset({"-u", "-g", "-h", "-p", "-U", "-C", "-D", "-r", "-t"}),
         bypass=BypassKind.SUDO,
+        deny_sees=True,
     ),
     Wrapper("doas", Strip.NEVER, bypass=BypassKind.SUDO),
     Wrapper(
@@ -210,8 +217,9 @@ WRAPPER_TABLE: Mapping[str, Wrapper] = _wrappers(
         frozenset({"-u", "--unset", "-C", "--chdir", "-S", "--split-string"}),
         bypass=BypassKind.ENV,
         assignments=True,
+        deny_sees=True,
     ),
-    Wrapper("exec", Strip.NEVER, frozenset({"-a"}), bypass=BypassKind.EXEC_WRAPPER),
+    Wrapper("exec", Strip.NEVER, frozenset({"-a"}), bypass=BypassKind.EXEC_WRAPPER, deny_sees=True),
     Wrapper("coproc", Strip.NEVER, bypass=BypassKind.EXEC_WRAPPER),
     Wrapper(
         "watch",
@@ -220,7 +228,7 @@ WRAPPER_TABLE: Mapping[str, Wrapper] = _wrappers(
         exec=True,
         bypass=BypassKind.EXEC_WRAPPER,
     ),
-    Wrapper("setsid", Strip.NEVER, exec=True, bypass=BypassKind.EXEC_WRAPPER),
+    Wrapper("setsid", Strip.NEVER, exec=True, bypass=BypassKind.EXEC_WRAPPER, deny_sees=True),
     Wrapper(
         "ionice",
         Strip.NEVER,
@@ -1109,6 +1117,36 @@ def command_forms(command: str) -> list[tuple[BypassKind, str]]:
     for kind, text in rewrites:
         if text != command:
             forms += [(kind, sub.text) for sub in analyze(text).subcommands if sub.words]
+    return forms
+
+
+def deny_forms(sub: Subcommand) -> list[str]:
+    """The other texts of ``sub`` a deny or ask rule matches in Claude Code 2.1.328 (an allow
+    rule never does): the command unquoted (``"rm" x``, ``\\rm x``), its program without a
+    path (``/bin/rm x``) and the command behind a :attr:`Wrapper.deny_sees` wrapper
+    (``sudo``, ``env``, ``exec``, ``setsid``), each of these in turn. Documented: these
+    forms sidestep a deny rule; observed: they do not."""
+    plain = [p for p in sub.plain if p is not None]
+    if not plain or len(plain) != len(sub.plain):
+        return []
+    forms: list[str] = []
+    todo: list[list[str]] = [plain]
+    seen: set[str] = set()
+    while todo:
+        words = todo.pop()
+        text = " ".join(words)
+        if text in seen or len(seen) > 8:
+            continue
+        seen.add(text)
+        forms.append(text)
+        program = words[0]
+        wrapper = WRAPPER_TABLE.get(program)
+        if wrapper is not None and wrapper.deny_sees:
+            inner = _skip_options(words, wrapper)
+            if inner:
+                todo.append(inner)
+        elif "/" in program and program.rsplit("/", 1)[1]:
+            todo.append([program.rsplit("/", 1)[1], *words[1:]])
     return forms
 
 

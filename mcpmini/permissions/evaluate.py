@@ -41,6 +41,7 @@ from .bash import (
     analyze,
     bypass_forms,
     command_forms,
+    deny_forms,
 )
 from .modes import EDIT_TOOLS, Behavior, ModeSpec, PermissionMode, mode_spec, mode_verdict
 from .paths import absolute, home_dir, is_protected_path, working_dir
@@ -197,6 +198,41 @@ class PermissionRules:
                     return RuleVerdict(behavior, rule)
         return RuleVerdict(None)
 
+    def _deny_in_shell_c(self, found: CommandAnalysis) -> Rule | None:
+        """A Bash deny rule whose command hides inside ``bash -c '…'``: observed in Claude Code
+        2.1.328, such a call is asked (in bypassPermissions too), neither denied nor run."""
+        for rule in self.deny:
+            if rule.tool != "Bash" or rule.specifier is None:
+                continue
+            pattern = bash_pattern(rule.specifier)
+            for sub in found.subcommands:
+                if any(
+                    kind is BypassKind.SHELL_C and pattern.fullmatch(text)
+                    for kind, text in bypass_forms(sub)
+                ):
+                    return rule
+        return None
+
+    @staticmethod
+    def _read_rule_on_arguments(
+        rules: tuple[Rule, ...], found: CommandAnalysis, cwd: str, home: str | None
+    ) -> Rule | None:
+        """A ``Read(...)`` rule naming a file that a read-only command is given
+        (``cat secret.txt``). Documented: path rules bind only the file tools; observed in
+        Claude Code 2.1.328: the read-only command is refused as a Read of that file."""
+        for rule in rules:
+            if rule.tool != "Read" or rule.specifier is None:
+                continue
+            for sub in found.subcommands:
+                if sub.read_only and any(
+                    arg
+                    and not arg.startswith("-")
+                    and rule_matches(rule, "Read", {"file_path": arg}, cwd=cwd, home=home)
+                    for arg in sub.plain[1:]
+                ):
+                    return rule
+        return None
+
     def first(
         self,
         behavior: Behavior | str,
@@ -220,6 +256,13 @@ class PermissionRules:
         if tool_name != "Bash" or behavior is Behavior.ALLOW or not isinstance(command, str):
             return None
         found = analyze(command)
+        if behavior is Behavior.ASK:
+            hidden = self._deny_in_shell_c(found)
+            if hidden is not None:
+                return hidden
+        named = self._read_rule_on_arguments(rules, found, cwd, home)
+        if named is not None:
+            return named
         calls = [("Write", w) for w in found.writes] + [("Read", r) for r in found.reads]
         for tool, target in calls:
             for rule in rules:
@@ -271,6 +314,8 @@ def _bypass_warnings(
     for rule in (*rules.deny, *rules.ask):
         if rule.tool in ("Read", "Edit") and rule.specifier is not None:
             for sub in analysis.subcommands:
+                if rule.tool == "Read" and sub.read_only:
+                    continue  # refused as a Read of that file (observed in 2.1.328): no sidestep
                 if any(
                     arg
                     and not arg.startswith("-")
@@ -288,8 +333,8 @@ def _bypass_warnings(
                     found.append(BypassWarning(rule.text, kind, text))
                     break
         for sub in analysis.subcommands:
-            if pattern.fullmatch(sub.text):
-                continue
+            if any(pattern.fullmatch(text) for text in (sub.text, *deny_forms(sub))):
+                continue  # the rule sees this form (observed in 2.1.328): no sidestep
             for kind, text in bypass_forms(sub):
                 if pattern.fullmatch(text):
                     found.append(BypassWarning(rule.text, kind, sub.text))

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ConfigError
-from .bash import Subcommand, analyze
+from .bash import Subcommand, analyze, deny_forms
 from .modes import EDIT_TOOLS, READ_TOOLS, Behavior
 from .paths import call_paths, home_dir, path_rule_matches, working_dir
 
@@ -126,8 +126,13 @@ def _bash_matches(rule: Rule, spec: str, command: str, behavior: str) -> bool:
     found = analyze(command)
     if behavior != "allow":
         pattern = bash_pattern(spec)
-        return (not found.parsed and pattern.fullmatch(command.strip()) is not None) or any(
-            pattern.fullmatch(s.text) is not None for s in found.subcommands if s.words
+        if not found.parsed and pattern.fullmatch(command.strip()) is not None:
+            return True
+        return any(
+            pattern.fullmatch(text) is not None
+            for s in found.subcommands
+            if s.words
+            for text in (s.text, *deny_forms(s))
         )
     if found.unverifiable or found.writes or not found.subcommands:
         return False

@@ -20,6 +20,7 @@ __all__ = ["HOME", "PERMISSION_CASES", "PROJECT", "PermissionCase", "case_rows",
 HOME = "/home/alice"
 PROJECT = "/home/alice/proj"
 _RM = ("Bash(rm:*)",)
+SEEN = "observed in 2.1.328: the deny rule sees through it (documented: a sidestep)"
 
 
 @dataclass(frozen=True)
@@ -166,42 +167,52 @@ PERMISSION_CASES: tuple[PermissionCase, ...] = (
     _bash("control", "watch ls", "allow", allow=("Bash(watch ls)",), note="exact rule"),
     _bash("control", "timeout 5 rm -rf /", "deny", deny=_RM, note="wrapper stripped"),
     _bash("control", "FOO=1 rm -rf /", "deny", deny=_RM, note="assignment stripped"),
-    # --- a Bash deny rule is not a security boundary
+    # --- a Bash deny rule is not a security boundary. Documented: sudo, env, a program path,
+    # quoting and exec wrappers sidestep it; observed in Claude Code 2.1.328: its matcher sees
+    # through those (they are denied), while bash -c is asked and eval / xargs with flags
+    # still slip past it, in bypassPermissions even run.
     _bash("bypass", "rm -rf /", "deny", deny=_RM),
-    _bash("bypass", "sudo rm -rf /", "ask", deny=_RM, warnings=(BypassKind.SUDO,)),
-    _bash("bypass", "env rm -rf /", "ask", deny=_RM, warnings=(BypassKind.ENV,)),
+    _bash("bypass", "sudo rm -rf /", "deny", deny=_RM, note=SEEN),
+    _bash("bypass", "env rm -rf /", "deny", deny=_RM, note=SEEN),
     _bash("bypass", "bash -c 'rm -rf /'", "ask", deny=_RM, warnings=(BypassKind.SHELL_C,)),
-    _bash("bypass", "/bin/rm -rf /", "ask", deny=_RM, warnings=(BypassKind.PATH,)),
-    _bash("bypass", '"rm" -rf /', "ask", deny=_RM, warnings=(BypassKind.QUOTING,)),
+    _bash("bypass", "/bin/rm -rf /", "deny", deny=_RM, note=SEEN),
+    _bash("bypass", '"rm" -rf /', "deny", deny=_RM, note=SEEN),
     _bash("bypass", "ls | xargs -0 rm", "ask", deny=_RM, warnings=(BypassKind.XARGS,)),
-    _bash("bypass", "setsid rm -rf /", "ask", deny=_RM, warnings=(BypassKind.EXEC_WRAPPER,)),
+    _bash("bypass", "setsid rm -rf /", "deny", deny=_RM, note=SEEN),
     _bash("bypass", "eval 'rm -rf /'", "ask", deny=_RM, warnings=(BypassKind.EVAL,)),
-    _bash("bypass", "exec rm -rf /", "ask", deny=_RM, warnings=(BypassKind.EXEC_WRAPPER,)),
+    _bash("bypass", "exec rm -rf /", "deny", deny=_RM, note=SEEN),
     _bash(
         "bypass",
         "cat .env",
-        "allow",
+        "deny",
         deny=("Read(.env)",),
-        warnings=(BypassKind.FILE_BY_BASH,),
-        note="path rules bind the file tools only",
+        note="observed in 2.1.328: refused as a Read of .env (documented: path rules bind the file tools only)",
     ),
     _bash(
         "bypass",
-        "sudo rm -rf /",
+        "eval 'rm -rf /'",
         "allow",
         deny=_RM,
         mode="bypassPermissions",
-        warnings=(BypassKind.SUDO,),
+        warnings=(BypassKind.EVAL,),
         note="bypass mode runs what the deny misses",
     ),
     _bash(
         "bypass",
+        "bash -c 'rm -rf /'",
+        "ask",
+        deny=_RM,
+        mode="bypassPermissions",
+        warnings=(BypassKind.SHELL_C,),
+        note="observed in 2.1.328: asked even in bypass mode",
+    ),
+    _bash(
+        "bypass",
         "sudo rm -rf /",
-        "allow",
+        "deny",
         deny=_RM,
         allow=("Bash(sudo:*)",),
-        warnings=(BypassKind.SUDO,),
-        note="a broad allow lets it through",
+        note="observed in 2.1.328: the deny still wins over a broad allow",
     ),
 )
 
