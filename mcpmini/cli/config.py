@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from .output import print_json, problem_dict, report
+from .output import echo, print_json, problem_dict, report
 
 __all__ = ["add"]
 
@@ -59,10 +59,10 @@ def _cmd_config_resolve(args: argparse.Namespace) -> int:
     else:
         for n, r in resolved.items():
             hidden = f" (hides {', '.join(r.shadowed)})" if r.shadowed else ""
-            print(f"{n}: from {r.source} {r.origin or ''}{hidden}")
-            print(f"    {json.dumps(r.value, ensure_ascii=False)}")
+            echo(f"{n}: from {r.source} {r.origin or ''}{hidden}")
+            echo(f"    {json.dumps(r.value, ensure_ascii=False)}")
         if not resolved:
-            print("no MCP servers defined")
+            echo("no MCP servers defined")
     return report(problems, args.json)
 
 
@@ -84,7 +84,7 @@ def _cmd_plugin_validate(args: argparse.Namespace) -> int:
         print_json({**summary, "problems": [problem_dict(p) for p in problems]})
     else:
         for key, value in summary.items():
-            print(f"{key}: {value if isinstance(value, str) else ', '.join(value) or '-'}")
+            echo(f"{key}: {value if isinstance(value, str) else ', '.join(value) or '-'}")
         errors = sum(p.severity.value == "error" for p in problems)
-        print(f"{errors} errors, {len(problems) - errors} warnings")
+        echo(f"{errors} errors, {len(problems) - errors} warnings")
     return report(problems, args.json)
