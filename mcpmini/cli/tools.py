@@ -22,7 +22,10 @@ def add(sub: Any) -> None:
         help="start every configured MCP server and list the tools the model would see",
         description="Resolve the configuration like `config resolve`, start every stdio server "
         "(and connect to http ones), and report each tool under its Claude Code "
-        "name with its context cost.",
+        "name with its context cost. Every process a server started is ended when it returns: "
+        "each stdio server runs under a sub-reaper launcher, so descendants that leave the "
+        "session and clear MCPMINI_PROCESS_RUN are ended too (only a process that SIGKILLs "
+        "that launcher, its own parent, escapes).",
     )
     p.add_argument("--project", metavar="FILE", help="the project scope (.mcp.json)")
     p.add_argument(
