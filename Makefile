@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: lab test check lint bench clean claude-code
+.PHONY: lab test check lint bench clean claude-code drift
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -39,9 +39,10 @@ lint: $(STAMP)
 test: lint
 	$(BIN)/python -m pytest
 
-# The developer loop: lint, types and every test except the notebooks and the browser test.
+# The developer loop: lint, types and every test except the notebooks, the browser test and the
+# differential suite against the real Claude Code (tests/oracle: minutes, not seconds).
 check: lint
-	$(BIN)/python -m pytest tests -q --ignore=tests/browser
+	$(BIN)/python -m pytest tests -q --ignore=tests/browser --ignore=tests/oracle
 
 bench: $(STAMP)
 	@for f in bench/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
@@ -49,6 +50,11 @@ bench: $(STAMP)
 # The pinned real Claude Code (the oracle) into .claude-code/ from npm.
 claude-code: $(STAMP)
 	$(BIN)/python -c 'from mcpmini.oracle import install_claude; print(install_claude())'
+
+# The differential suite against the newest Claude Code (npm view), installed beside the pin
+# in .claude-code-latest/: prints every verdict that changed and mcpmini's agreement with it.
+drift: $(STAMP)
+	$(BIN)/python -m mcpmini.oracle.drift
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -15,7 +15,9 @@ alternating so a change of load on the machine hits every row:
 Per row: requests/s, p50 and p99 latency, non-2xx answers and socket errors (must be 0) and the server's CPU
 milliseconds per call (psutil, the server process and its workers). The ratios against the
 issue's targets come last. Table 2 keeps the earlier Python-client comparison (the official SDK
-client against both servers), where the client's own CPU dominates on two cores.
+client against both servers), where the client's own CPU dominates on two cores. Table 3 drives
+the ASGI apps in process (no sockets, no HTTP parser): the CPU each app itself spends per call,
+which a busy machine disturbs least — where the time goes once uvicorn's share is taken away.
 
 Run: ``.venv/bin/python bench/http_load.py [--seconds S] [--repeat N] [--connections C]``
 (``make bench`` runs every script in ``bench/``).
@@ -37,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+import orjson
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -154,18 +157,21 @@ def call_body(tool: str, *, modern: bool, progress: bool) -> dict[str, object]:
     return {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}
 
 
+_INIT = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": LEGACY_VERSION,
+        "capabilities": {},
+        "clientInfo": {"name": "bench", "version": "1"},
+    },
+}
+
+
 def open_session(url: str) -> dict[str, str]:
     """Initialize a 2025-11-25 session on ``url``; the headers every later call carries."""
-    init = {
-        "jsonrpc": "2.0",
-        "id": 0,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": LEGACY_VERSION,
-            "capabilities": {},
-            "clientInfo": {"name": "bench", "version": "1"},
-        },
-    }
+    init = _INIT
     base = {"content-type": "application/json", "accept": ACCEPT}
     reply = httpx.post(url, json=init, headers=base, timeout=10)
     reply.raise_for_status()
@@ -385,6 +391,77 @@ def sdk_client_table(seconds: float, repeat: int) -> None:
     )
 
 
+# --- table 3: the ASGI apps driven in process -------------------------------------------------
+
+
+def _asgi_caller(app: object, body: bytes, headers: dict[str, str]) -> object:
+    raw = [(k.encode(), v.encode()) for k, v in headers.items()]
+    scope = {"type": "http", "method": "POST", "path": "/mcp", "headers": raw}
+
+    async def one() -> list[dict[str, object]]:
+        pending = [{"type": "http.request", "body": body, "more_body": False}]
+
+        async def receive() -> dict[str, object]:
+            return pending.pop() if pending else {"type": "http.disconnect"}
+
+        sent: list[dict[str, object]] = []
+
+        async def send(message: dict[str, object]) -> None:
+            sent.append(message)
+
+        await app(scope, receive, send)  # type: ignore[operator]
+        return sent
+
+    return one
+
+
+async def _asgi_rows(calls: int) -> dict[str, float]:
+    from mcpmini.mcp import asgi_app, conformance_server
+    from mcpmini.mcp.samples import add_server
+    from tests.peers.bare_asgi import app as floor
+
+    base = {"content-type": "application/json", "accept": ACCEPT, "host": "127.0.0.1"}
+    out: dict[str, float] = {}
+    targets = [
+        ("floor", floor, "add", False),
+        ("mcpmini stateful, inline tool (add)", asgi_app(add_server()), "add", True),
+        (
+            "mcpmini stateful, worker-thread tool (test_simple_text)",
+            asgi_app(conformance_server()),
+            "test_simple_text",
+            True,
+        ),
+    ]
+    for label, app, tool, session in targets:
+        headers = dict(base)
+        if session:
+            init = _asgi_caller(app, orjson.dumps(_INIT), base)
+            started = await init()  # type: ignore[operator]
+            sid = dict(started[0]["headers"])[b"mcp-session-id"].decode()
+            headers.update({"mcp-session-id": sid, "mcp-protocol-version": LEGACY_VERSION})
+            note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+            await _asgi_caller(app, orjson.dumps(note), headers)()  # type: ignore[operator]
+        call = _asgi_caller(
+            app, orjson.dumps(call_body(tool, modern=False, progress=False)), headers
+        )
+        for _ in range(200):
+            await call()  # type: ignore[operator]
+        start = time.process_time()
+        for _ in range(calls):
+            await call()  # type: ignore[operator]
+        out[label] = (time.process_time() - start) / calls * 1e6
+    return out
+
+
+def asgi_table(calls: int) -> None:
+    rows = asyncio.run(_asgi_rows(calls))
+    floor = rows["floor"]
+    print("| app (driven in process) | CPU us per call | / floor |")
+    print("|---|---|---|")
+    for label, us in rows.items():
+        print(f"| {label} | {us:.1f} | {us / floor:.1f}x |")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=int, default=3, help="wrk seconds per row and round")
@@ -400,6 +477,9 @@ def main() -> int:
     print()
     print("2. the official SDK client (Python; its own CPU dominates on two cores)")
     sdk_client_table(args.seconds, args.repeat)
+    print()
+    print("3. the ASGI apps driven in process (no sockets, no HTTP parsing)")
+    asgi_table(3000)
     return 0
 
 

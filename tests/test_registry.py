@@ -219,3 +219,26 @@ def test_each_interpreter_run_starts_in_an_empty_folder():
         reg.call("interp__execute_code", {"code": "open('left.txt', 'w').write('x')"})
         second = reg.call("interp__execute_code", {"code": "import os; print(os.listdir('.'))"})
     assert "[]" in second.text
+
+
+# --- what Claude Code 2.1.328 does with a large MCP result (measured, see tests/oracle) ------
+
+
+def test_a_result_up_to_50000_characters_reaches_the_model_whole():
+    from mcpmini.agent.registry import SAVE_OVER_CHARS, ResultFate, result_fate
+
+    assert result_fate("x" * SAVE_OVER_CHARS) is ResultFate.WHOLE
+    assert result_fate("日" * SAVE_OVER_CHARS) is ResultFate.WHOLE  # characters, not bytes
+    assert result_fate("x" * (SAVE_OVER_CHARS + 1)) is ResultFate.SAVED
+
+
+def test_past_max_mcp_output_tokens_the_result_is_refused_and_line_breaks_count_twice():
+    from mcpmini.agent.registry import ResultFate, result_fate
+
+    assert result_fate("x" * 99_899) is ResultFate.SAVED
+    assert result_fate("x" * 99_900) is ResultFate.REFUSED
+    lines = ("x" * 99 + "\n") * 990  # 99,000 characters, 990 escaped line breaks
+    assert result_fate(lines[:98_500]) is ResultFate.SAVED
+    assert result_fate(lines) is ResultFate.REFUSED
+    assert result_fate("x" * 39_899, max_tokens=10_000) is ResultFate.WHOLE
+    assert result_fate("x" * 39_900, max_tokens=10_000) is ResultFate.REFUSED

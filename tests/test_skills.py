@@ -52,11 +52,11 @@ def test_parse_skill_reads_front_matter_fields_and_body() -> None:
     )
     assert (s.name, s.description, s.when_to_use) == ("x-skill", "Does X.", "When Y.")
     assert s.body.strip() == "Step 1."
-    assert s.listing_text == "Does X. When Y."
+    assert s.listing_text == "Does X. - When Y."
     assert s.warnings == ()
 
 
-def test_a_skill_without_front_matter_lists_its_first_paragraph_and_is_warned() -> None:
+def test_a_skill_without_front_matter_lists_its_first_line_and_is_warned() -> None:
     s = parse_skill("# Title\n\nSecond paragraph.\n", name="plain")
     assert s.description == "Title"
     assert [w.path for w in s.warnings] == ["description"]
@@ -119,16 +119,16 @@ def test_unknown_fields_are_warnings_with_their_line() -> None:
     assert "colour" not in s.fields
 
 
-def test_plugin_skills_are_namespaced_and_the_front_matter_name_replaces_the_folder() -> None:
+def test_plugin_skills_are_namespaced_by_their_folder_as_claude_code_2_1_328_lists_them() -> None:
     s = parse_skill(
         skill_md("name: notes\ndescription: d\n"),
         name="write-notes",
         plugin="team",
         level=Level.PLUGIN,
     )
-    assert s.name == "team:notes"
-    t = parse_skill(skill_md("description: d\n"), name="write-notes", plugin="team")
-    assert t.name == "team:write-notes"
+    assert s.name == "team:write-notes"
+    root = parse_skill(skill_md("name: notes\ndescription: d\n"), name=None, plugin="team")
+    assert root.name == "team:notes"
 
 
 def test_commands_ignore_name_and_paths() -> None:
@@ -213,7 +213,7 @@ def test_the_listing_cuts_description_plus_when_to_use_at_1536_characters() -> N
     )
     listing = build_listing([s])
     (entry,) = listing.entries
-    assert (len(entry.text), entry.original_chars, entry.truncated) == (1536, 2001, True)
+    assert (len(entry.text), entry.original_chars, entry.truncated) == (1536, 2003, True)
 
 
 def test_disable_model_invocation_keeps_a_skill_out_of_the_listing() -> None:
@@ -245,8 +245,8 @@ def test_skill_overrides_hide_a_skill_or_its_description() -> None:
 
 
 def test_the_default_budget_is_one_percent_of_the_window_in_characters() -> None:
-    assert build_listing([]).budget_chars == 8000
-    assert build_listing([], context_window_tokens=1_000_000).budget_chars == 40_000
+    assert build_listing([]).budget_chars == 30_000  # 1M tokens x 3 characters x 1 %
+    assert build_listing([], context_window_tokens=200_000, chars_per_token=4).budget_chars == 8000
 
 
 @settings(max_examples=30, deadline=None)

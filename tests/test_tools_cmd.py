@@ -165,8 +165,10 @@ def test_long_descriptions_and_name_problems_are_flagged(tmp_path):
     server.write_text(
         "from mcpmini.mcp import Server, serve_stdio\n"
         "s = Server('wordy')\n"
-        f"s.add_tool(lambda: 1, name='t', description='説明' * {DESCRIPTION_CAP // 6 + 10})\n"
+        f"s.add_tool(lambda: 1, name='t', description='説明' * {DESCRIPTION_CAP // 2 + 10})\n"
+        f"s.add_tool(lambda: 1, name='u', description='説明' * {DESCRIPTION_CAP // 6 + 10})\n"
         f"s.add_tool(lambda: 1, name='{'n' * 70}', description='ok')\n"
+        f"s.add_tool(lambda: 1, name='{'m' * 130}', description='ok')\n"
         "serve_stdio(s)\n",
         encoding="utf-8",
     )
@@ -174,9 +176,12 @@ def test_long_descriptions_and_name_problems_are_flagged(tmp_path):
         {"wordy": Resolved("wordy", {"command": PY, "args": [str(server)]}, "project")}, timeout=20
     )
     tools = {t.tool: t for t in inv.tools}
-    assert tools["t"].description_cut and tools["t"].description_bytes > DESCRIPTION_CAP
-    assert tools["t"].description_chars < DESCRIPTION_CAP  # cut only by the bytes reading
-    assert "too_long" in tools["n" * 70].problems
+    # Claude Code 2.1.328 cuts at 4,096 characters (not "2KB"), whatever the bytes
+    assert tools["t"].description_cut and tools["t"].description_chars > DESCRIPTION_CAP
+    assert not tools["u"].description_cut and tools["u"].description_bytes > DESCRIPTION_CAP
+    # names up to 128 characters are sent; a longer one is left out of the tool list
+    assert "too_long" not in tools["n" * 70].problems and tools["n" * 70].sent
+    assert "too_long" in tools["m" * 130].problems and not tools["m" * 130].sent
 
 
 def test_sources_load_like_config_resolve_and_bad_files_are_problems(env, tmp_path):

@@ -17,6 +17,7 @@ a confused deputy (:class:`Merge`). A result longer than a token budget is cut b
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -30,17 +31,24 @@ from .cost import cut_to_tokens, estimate_tokens
 
 __all__ = [
     "MAX_TOOL_NAME",
+    "MCP_MAX_TOKENS",
+    "PREVIEW_BYTES",
+    "RESULT_CHARS_PER_TOKEN",
+    "RESULT_OVERHEAD_CHARS",
+    "SAVE_OVER_CHARS",
     "ExposedTool",
     "Merge",
     "NameProblem",
     "NameProblemKind",
     "NameStyle",
     "Registry",
+    "ResultFate",
     "Truncated",
     "exposed_name",
     "hide_fields",
     "inject",
     "name_problems",
+    "result_fate",
     "split_name",
     "truncate_result",
 ]
@@ -213,6 +221,38 @@ class Truncated:
         return self.path is not None
 
 
+#: What Claude Code 2.1.328 does with one text result of an MCP tool (measured by bisection,
+#: ``tests/oracle/test_mcp_oracle.py``). The docs: a warning above 10,000 tokens, a maximum of
+#: 25,000 (``MAX_MCP_OUTPUT_TOKENS``). Observed: more than 50,000 characters (any script:
+#: Japanese counts per character) are saved under the session's ``tool-results/`` and the model
+#: gets a ``<persisted-output>`` notice with the path and a 2 KB preview; when the text
+#: JSON-escaped plus 101 characters passes 4 characters a token of ``MAX_MCP_OUTPUT_TOKENS``
+#: (one line of 99,900 characters with the default 25,000; 99,899 is still saved) the model
+#: gets an error naming the saved file instead, whatever the 50,000 rule says.
+SAVE_OVER_CHARS = 50_000
+MCP_MAX_TOKENS = 25_000
+RESULT_OVERHEAD_CHARS = 101
+RESULT_CHARS_PER_TOKEN = 4
+PREVIEW_BYTES = 2048
+
+
+class ResultFate(StrEnum):
+    """What the model gets for a tool result in Claude Code 2.1.328."""
+
+    WHOLE = "whole"  # the text itself
+    SAVED = "saved"  # a <persisted-output> notice: the saved path and a 2 KB preview
+    REFUSED = "refused"  # an error text naming the saved file: over MAX_MCP_OUTPUT_TOKENS
+
+
+def result_fate(text: str, max_tokens: int = MCP_MAX_TOKENS) -> ResultFate:
+    """What Claude Code 2.1.328 shows the model for an MCP tool's one text result ``text``
+    (``max_tokens`` is ``MAX_MCP_OUTPUT_TOKENS``). Never raises."""
+    escaped = len(json.dumps(text, ensure_ascii=False)) - 2
+    if escaped + RESULT_OVERHEAD_CHARS > max_tokens * RESULT_CHARS_PER_TOKEN:
+        return ResultFate.REFUSED
+    return ResultFate.SAVED if len(text) > SAVE_OVER_CHARS else ResultFate.WHOLE
+
+
 def truncate_result(text: str, max_tokens: int, store: str | Path, key: str) -> Truncated:
     """Keep at most ``max_tokens`` (estimated) of ``text`` for the model.
 
@@ -220,6 +260,11 @@ def truncate_result(text: str, max_tokens: int, store: str | Path, key: str) -> 
     pointer line naming that file and the total size, so the model (or a follow-up tool)
     can read on. The pointer counts towards the budget. Raises ``ValueError`` for a
     budget too small to hold the pointer, or a ``key`` that is not a plain file name.
+
+    This is the course's own host (a kept prefix of ``max_tokens``). Claude Code 2.1.328 does
+    not keep a prefix sized to a budget: see :func:`result_fate` — whole up to 50,000
+    characters, then a saved file with a fixed 2 KB preview, and an error past
+    ``MAX_MCP_OUTPUT_TOKENS`` (25,000 by default).
     """
     full = estimate_tokens(text)
     if full <= max_tokens:

@@ -25,7 +25,14 @@ def add(sub: Any) -> None:
             help="a project or .claude folder, a skills folder, a skill, a file",
         )
         p.add_argument("--json", action="store_true", help="print JSON")
-        p.add_argument("--context-window", type=int, default=200_000, metavar="TOKENS")
+        p.add_argument(
+            "--context-window",
+            type=int,
+            default=1_000_000,
+            metavar="TOKENS",
+            help="the model's window (default: Claude Code 2.1.328's default model, 1M)",
+        )
+        p.add_argument("--model", default="claude-opus-5-5", help="counts 3 or 4 chars a token")
         p.add_argument(
             "--budget-chars",
             type=int,
@@ -43,6 +50,7 @@ def _cmd_skills(args: argparse.Namespace) -> int:
 
     from ..config import load_plugin
     from ..skills import build_listing, lint_skills, load_skills
+    from ..skills.listing import listed_name
 
     is_plugin = [(Path(p) / ".claude-plugin").is_dir() for p in args.paths]
     found = load_skills(
@@ -51,7 +59,11 @@ def _cmd_skills(args: argparse.Namespace) -> int:
             load_plugin(p, environ=os.environ) for p, plug in zip(args.paths, is_plugin) if plug
         ],
     )
-    opts = {"context_window_tokens": args.context_window, "budget_chars": args.budget_chars}
+    opts = {
+        "context_window_tokens": args.context_window,
+        "budget_chars": args.budget_chars,
+        "model": args.model,
+    }
     if args.action == "lint":
         problems = lint_skills(found, **opts)
         if args.json:
@@ -60,7 +72,8 @@ def _cmd_skills(args: argparse.Namespace) -> int:
             echo(f"{len(found)} skills, no problems")
         return report(problems, args.json, args.strict)
     listing = build_listing(found, **opts)
-    shown = {e.name: e for e in listing.entries}
+    by_listed = {e.name: e for e in listing.entries}
+    shown = {s.name: by_listed[listed_name(s)] for s in found if listed_name(s) in by_listed}
     rows = [
         {
             "name": s.name,

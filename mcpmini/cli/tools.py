@@ -84,7 +84,7 @@ def _cmd_tools(args: argparse.Namespace) -> int:
         for t in server.tools:
             flags = "".join(
                 [
-                    f" [description cut: {t.description_bytes} > {DESCRIPTION_CAP} bytes]"
+                    f" [description cut: {t.description_chars} > {DESCRIPTION_CAP} chars]"
                     if t.description_cut
                     else "",
                     *(f" [{p}]" for p in t.problems),

@@ -5,13 +5,16 @@
 each), connects, lists its tools and closes it again, each within ``timeout`` seconds.
 Each tool is reported under the name Claude Code gives it (``mcp__server__tool``, or
 ``mcp__plugin_<plugin>_<server>__<tool>`` for a plugin's server) with its definition size
-in tokens, its description length (and whether Claude Code's 2 KB cap cuts it) and its
-name problems. Servers of type ``http`` are reached with :class:`~mcpmini.mcp.HttpTransport`
-(their ``headers`` sent along); ``sse`` and other types are reported as unsupported. A
-server that cannot start, hangs or answers garbage is reported with a :class:`ServerStatus`
-and a reason (for one that exited: its exit code and last stderr line, read from the
-:class:`~mcpmini.errors.TransportError`); the others are still listed. Every process a server
-started is gone when the function returns (its process group is killed).
+in tokens, its description length (and whether Claude Code's 4,096-character cap cuts it),
+its name problems, whether Claude Code sends it at all and whether it is deferred behind
+ToolSearch (:func:`deferred_names`; measured with Claude Code 2.1.328, see
+``tests/oracle/test_mcp_oracle.py``). Servers of type ``http`` are reached with
+:class:`~mcpmini.mcp.HttpTransport` (their ``headers`` sent along); ``sse`` and other types
+are reported as unsupported. A server that cannot start, hangs or answers garbage is
+reported with a :class:`ServerStatus` and a reason (for one that exited: its exit code and
+last stderr line, read from the :class:`~mcpmini.errors.TransportError`); the others are
+still listed. Every process a server started is gone when the function returns (its process
+group is killed).
 
 The totals compare loading every definition up front with tool search's deferred loading
 (Proposition 3.8): names only up front, plus the definitions of the tools used.
@@ -54,19 +57,60 @@ from .precedence import Resolved
 
 __all__ = [
     "DESCRIPTION_CAP",
+    "DESCRIPTION_CUT_MARK",
+    "MAX_SENT_NAME",
     "Inventory",
     "ServerReport",
     "ServerStatus",
     "ToolReport",
+    "ToolSearch",
+    "deferred_names",
     "load_sources",
+    "sent_description",
     "take_inventory",
+    "tool_search_mode",
 ]
 
-#: Claude Code cuts tool descriptions at "2KB". Whether that is bytes or characters is not
-#: documented; we flag a description whose UTF-8 encoding passes 2,048 bytes (the stricter
-#: reading, which matters for Japanese text: about 3 bytes a character).
-DESCRIPTION_CAP = 2048
+#: The docs say Claude Code cuts tool descriptions at "2KB". Observed in Claude Code 2.1.328: a
+#: description of more than 4,096 *characters* (Japanese included) is sent as its first 4,096
+#: and ``… [truncated]``; 2,049 to 4,096 characters go whole.
+DESCRIPTION_CAP = 4096
+DESCRIPTION_CUT_MARK = "\u2026 [truncated]"
+#: Claude Code 2.1.328 leaves a tool whose full name is longer than this out of the tool list
+#: (silently); names of 65 to 128 characters are sent. Other characters than ``[A-Za-z0-9_-]``
+#: in a tool name become ``_`` (``a.b`` → ``mcp__server__a_b``).
+MAX_SENT_NAME = 128
+#: ``ENABLE_TOOL_SEARCH=auto``: defer once the definitions reach this share of the window.
+AUTO_SHARE = 0.10
 _PLUGIN_KEY = re.compile(r"^plugin:([^:]+):(.+)$")
+
+
+class ToolSearch(StrEnum):
+    """How ``ENABLE_TOOL_SEARCH`` loads MCP tools (observed in 2.1.328)."""
+
+    DEFER = "defer"  # unset or true: every MCP tool deferred, a loopback ANTHROPIC_BASE_URL too
+    UPFRONT = "upfront"  # false: every definition in the first request
+    AUTO = "auto"  # auto / auto:N: up front while the definitions stay under N % of the window
+
+
+def tool_search_mode(value: str | None) -> tuple[ToolSearch, float]:
+    """The mode and the ``auto`` share (0.10 unless ``auto:N``) of an ``ENABLE_TOOL_SEARCH``
+    value. Raises ``ValueError`` for ``auto:N`` whose ``N`` is not a number."""
+    text = (value or "").strip().lower()
+    if text in ("false", "0", "no", "off"):
+        return ToolSearch.UPFRONT, AUTO_SHARE
+    if text == "auto":
+        return ToolSearch.AUTO, AUTO_SHARE
+    if text.startswith("auto:"):
+        return ToolSearch.AUTO, float(text[5:]) / 100
+    return ToolSearch.DEFER, AUTO_SHARE
+
+
+def sent_description(description: str) -> str:
+    """The description as Claude Code sends it: cut to :data:`DESCRIPTION_CAP` characters."""
+    if len(description) <= DESCRIPTION_CAP:
+        return description
+    return description[:DESCRIPTION_CAP] + DESCRIPTION_CUT_MARK
 
 
 class ServerStatus(StrEnum):
@@ -92,6 +136,9 @@ class ToolReport:
     description_bytes: int
     description_cut: bool
     problems: tuple[str, ...] = ()
+    sent: bool = True  # False: the name is too long, Claude Code leaves the tool out
+    always_load: bool = False  # server ``alwaysLoad`` or the tool's ``anthropic/alwaysLoad``
+    sent_description: str = ""  # the description as Claude Code sends it (cut past the cap)
 
 
 @dataclass(frozen=True)
@@ -130,11 +177,13 @@ class Inventory:
 
     @property
     def upfront_tokens(self) -> int:
-        return sum(t.definition_tokens for t in self.tools)
+        """Every definition Claude Code sends (tools it leaves out do not count)."""
+        return sum(t.definition_tokens for t in self.tools if t.sent)
 
     @property
     def deferred_tokens(self) -> int:
-        return sum(t.name_tokens for t in self.tools)
+        """Only the names of the tools Claude Code sends."""
+        return sum(t.name_tokens for t in self.tools if t.sent)
 
     @property
     def break_even(self) -> float | None:
@@ -143,6 +192,20 @@ class Inventory:
             return None
         d = self.upfront_tokens / len(tools)
         return break_even(len(tools), d, min(d, self.deferred_tokens / len(tools)))
+
+    def deferred(
+        self, enable_tool_search: str | None = None, context_window_tokens: int = 1_000_000
+    ) -> list[ToolReport]:
+        """The tools Claude Code defers behind ToolSearch (see :func:`deferred_names`)."""
+        mode, share = tool_search_mode(enable_tool_search)
+        sent = [t for t in self.tools if t.sent]
+        if mode is ToolSearch.UPFRONT:
+            return []
+        if mode is ToolSearch.AUTO:
+            total = sum(t.definition_tokens for t in sent)
+            if total < share * context_window_tokens:
+                return []
+        return [t for t in sent if not t.always_load]
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready view (enums as their values)."""
@@ -318,17 +381,39 @@ def _probe(
         transport.close()
 
 
+def deferred_names(
+    inventory: Inventory,
+    enable_tool_search: str | None = None,
+    context_window_tokens: int = 1_000_000,
+) -> list[str]:
+    """The names Claude Code lists as deferred tools (``ENABLE_TOOL_SEARCH`` as given;
+    unset defers all but the ``alwaysLoad`` ones)."""
+    return [t.name for t in inventory.deferred(enable_tool_search, context_window_tokens)]
+
+
 def _tool_report(
-    server: str, plugin: str | None, tool: Mapping[str, Any], problems: list[str]
+    server: str,
+    plugin: str | None,
+    tool: Mapping[str, Any],
+    problems: list[str],
+    server_always: bool = False,
 ) -> ToolReport:
     name = exposed_name(server, str(tool.get("name", "")), NameStyle.CLAUDE_CODE, plugin)
     description = str(tool.get("description") or "")
+    sent = sent_description(description)
     definition = {
         "name": name,
-        "description": description,
+        "description": sent,
         "input_schema": tool.get("inputSchema") or {"type": "object"},
     }
-    size = len(description.encode("utf-8"))
+    meta = tool.get("_meta")
+    always = server_always or (
+        isinstance(meta, Mapping) and meta.get("anthropic/alwaysLoad") is True
+    )
+    # 2.1.328 sends names up to MAX_SENT_NAME; only a longer one is a real problem (left out)
+    kept = [p for p in problems if p != "too_long"]
+    if len(name) > MAX_SENT_NAME:
+        kept.append("too_long")
     return ToolReport(
         name,
         server,
@@ -336,9 +421,12 @@ def _tool_report(
         json_tokens(definition),
         estimate_tokens(name),
         len(description),
-        size,
-        size > DESCRIPTION_CAP,
-        tuple(problems),
+        len(description.encode("utf-8")),
+        len(description) > DESCRIPTION_CAP,
+        tuple(kept),
+        len(name) <= MAX_SENT_NAME,
+        always,
+        sent,
     )
 
 
@@ -385,9 +473,11 @@ def take_inventory(
     for key, (status, reason, tools, instructions) in zip(names, outcomes):
         server, plugin = _split_key(key)
         rows = []
+        entry = servers[key].value
+        always = isinstance(entry, Mapping) and entry.get("alwaysLoad") is True
         for t in tools:
             name = exposed_name(server, str(t.get("name", "")), NameStyle.CLAUDE_CODE, plugin)
-            rows.append(_tool_report(server, plugin, t, by_name.get(name, [])))
+            rows.append(_tool_report(server, plugin, t, by_name.get(name, []), always))
         reports.append(
             ServerReport(key, servers[key].source, status, reason, tuple(rows), len(instructions))
         )

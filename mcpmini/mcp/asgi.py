@@ -5,7 +5,10 @@ host an mcpmini server; ``mcpmini serve NAME --http`` runs it under uvicorn. The
 made by :class:`~mcpmini.mcp.http.HttpEndpoint`; this module only moves bytes:
 
 * a reply known at once (an error, ``202``) is written as it is;
-* a method that runs user code (``streams`` in :mod:`.methods`: ``tools/call``,
+* a ``tools/call`` of a tool registered ``inline`` (it never blocks nor asks the client) runs
+  on the event loop: no thread hand-off, whatever it emits still precedes the result on an
+  event stream;
+* any other method that runs user code (``streams`` in :mod:`.methods`: ``tools/call``,
   ``prompts/get``, ``resources/read``) runs in a worker thread inside a
   :class:`~mcpmini.mcp.context.CallContext`: when the call finishes before emitting anything,
   the reply is one JSON body; when it first sends progress, log messages or a request to the
@@ -31,7 +34,7 @@ from ..errors import RemoteProtocolError
 from .context import CallContext, in_call
 from .http import Dispatch, HttpEndpoint, HttpReply, HttpRequest, Route, Session, sse_event
 from .jsonrpc import ErrorResponse, Message, Request, Response, error_reply
-from .methods import method_spec
+from .methods import Method, method_spec
 from .server import Server
 from .versions import META_PREFIX
 
@@ -138,7 +141,11 @@ class McpAsgi:
         await send({"type": "http.response.start", "status": reply.status, "headers": headers})
         await send({"type": "http.response.body", "body": reply.body})
 
-    def _context(self, dispatch: Dispatch, emit: Callable[[Message], None]) -> CallContext:
+    def _context(
+        self, dispatch: Dispatch, emit: Callable[[Message], None], ask: bool = True
+    ) -> CallContext:
+        """The call's context; ``ask=False`` for a call that must not wait on the client (an
+        inline tool on the event loop: a request to the client would block the loop)."""
         params = dispatch.message.params or {}
         meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
         assert isinstance(meta, dict)
@@ -149,8 +156,8 @@ class McpAsgi:
             level = meta.get(META_PREFIX + "logLevel")
             return CallContext(params, token, level if isinstance(level, str) else None, caps, emit)
         session = dispatch.session
-        ask = self._asker(session, emit) if session is not None else None
-        return CallContext(params, token, connection.log_level, caps, emit, ask)
+        asker = self._asker(session, emit) if session is not None and ask else None
+        return CallContext(params, token, connection.log_level, caps, emit, asker)
 
     def _asker(
         self, session: Session, emit: Callable[[Message], None]
@@ -180,6 +187,9 @@ class McpAsgi:
         spec = method_spec(message.method)
         if spec is None or not spec.streams:
             await self._write(send, self.endpoint.reply(dispatch, connection.handle(message)))
+            return
+        if self._inline(dispatch):
+            await self._run_inline(dispatch, send)
             return
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[Message | _Final] = asyncio.Queue()
@@ -219,6 +229,42 @@ class McpAsgi:
             item = await queue.get()
         body = sse_event(item.reply) if item.reply is not None else b""
         await send({"type": "http.response.body", "body": body})
+
+    @staticmethod
+    def _inline(dispatch: Dispatch) -> bool:
+        """True for a ``tools/call`` of a tool registered ``inline`` (no thread hand-off)."""
+        if dispatch.message.method != Method.TOOLS_CALL:
+            return False
+        name = (dispatch.message.params or {}).get("name")
+        tool = dispatch.connection.server.tools.get(name) if isinstance(name, str) else None
+        return tool is not None and tool.inline
+
+    async def _run_inline(self, dispatch: Dispatch, send: Send) -> None:
+        """Run an inline tool on the event loop; what it emits precedes the result on an
+        event stream (or is dropped for a client that refuses one), as in :meth:`_run`."""
+        emitted: list[Message] = []
+        context = self._context(dispatch, emitted.append, ask=False)
+        message = dispatch.message
+        try:
+            with in_call(context):
+                reply = dispatch.connection.handle(message)
+        except BaseException as exc:  # handle() answers every Exception; be total anyway
+            reply = error_reply(exc, message.id)
+        if not emitted or not dispatch.sse:
+            await self._write(send, self.endpoint.reply(dispatch, reply))
+            return
+        status, headers = self.endpoint.finish(dispatch, None)
+        events = b"".join(sse_event(m) for m in emitted)
+        if reply is not None:
+            events += sse_event(reply)
+        await send(
+            {
+                "type": "http.response.start",
+                "status": status,
+                "headers": _SSE_HEADERS + _encode_headers(headers),
+            }
+        )
+        await send({"type": "http.response.body", "body": events})
 
     async def _hold_stream(self, session: Session, receive: Receive, send: Send) -> None:
         import asyncio

@@ -36,7 +36,7 @@ def add_server() -> Server:
     """A server with the single tool ``add(a, b)``."""
     server = Server("add-server", "0.1.0")
 
-    @server.tool()
+    @server.tool(inline=True)  # pure arithmetic: an HTTP server may run it on its event loop
     def add(a: float, b: float) -> float:
         """Return the sum of two numbers.
 

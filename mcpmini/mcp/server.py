@@ -78,13 +78,19 @@ Handler = Callable[["ServerConnection", Request, dict[str, Any]], dict[str, Any]
 
 @dataclass
 class Tool:
-    """A registered tool: its wire definition and the function behind it."""
+    """A registered tool: its wire definition and the function behind it.
+
+    ``inline`` says the function neither blocks nor asks the client anything (sampling,
+    elicitation), so an HTTP server may run it on its event loop instead of handing it to a
+    worker thread; it may still report progress and log messages.
+    """
 
     name: str
     description: str
     input_schema: dict[str, Any]
     fn: Callable[..., object]
     output_schema: dict[str, Any] | None = None
+    inline: bool = False
     _validator: Validator | None = field(default=None, repr=False)
 
     def definition(self) -> dict[str, Any]:
@@ -403,16 +409,19 @@ class Server:
         description: str | None = None,
         input_schema: dict[str, Any] | None = None,
         output_schema: dict[str, Any] | None = None,
+        *,
+        inline: bool = False,
     ) -> Callable[[_F], _F]:
         """Decorator registering a function as a tool; returns the function unchanged.
 
         The name defaults to the function's name, the description to its docstring
         (without the ``Args:`` section), the schema to :func:`schema_from_function`.
-        Raises ``ValueError`` for a duplicate name or an invalid explicit schema.
+        ``inline=True`` promises the function never blocks nor asks the client (see
+        :class:`Tool`). Raises ``ValueError`` for a duplicate name or an invalid explicit schema.
         """
 
         def register(fn: _F) -> _F:
-            self.add_tool(fn, name, description, input_schema, output_schema)
+            self.add_tool(fn, name, description, input_schema, output_schema, inline=inline)
             return fn
 
         return register
@@ -424,6 +433,8 @@ class Server:
         description: str | None = None,
         input_schema: dict[str, Any] | None = None,
         output_schema: dict[str, Any] | None = None,
+        *,
+        inline: bool = False,
     ) -> Tool:
         """Register ``fn`` as a tool (the non-decorator form of :meth:`tool`)."""
         tool_name = name or fn.__name__
@@ -438,6 +449,7 @@ class Server:
             schema,
             fn,
             output_schema,
+            inline,
         )
         self.tools[tool_name] = tool
         return tool

@@ -8,10 +8,9 @@ paths, and skills already loaded from plugins), resolves equal names with
 enterprise > personal > project (a skill beats a command of the same name) and collects
 every problem as a value, so one broken skill never stops the others.
 
-:func:`build_listing` models the always-present listing: ``description`` plus
-``when_to_use`` cut at 1,536 characters each, the whole listing held to a character
-budget (1 % of the context window by default) by dropping the descriptions of the
-least-used skills first (the listing itself lives in :mod:`mcpmini.skills.listing`).
+:func:`build_listing` models the always-present listing as Claude Code 2.1.328 shows it
+(``description - when_to_use``, cut at 1,536 characters, held to a budget of 1 % of the context
+window; the listing itself lives in :mod:`mcpmini.skills.listing`).
 Invocation and re-attachment after compaction live in :mod:`mcpmini.skills.invocation`; their
 names are re-exported here.
 """
@@ -27,6 +26,7 @@ from typing import Any
 
 from ..errors import ConfigError, Problem, Severity
 from ..frontmatter import parse_front_matter, read_markdown
+from .listing import listing_text
 
 __all__ = [
     "KNOWN_FIELDS",
@@ -135,8 +135,9 @@ class Skill:
 
     @property
     def listing_text(self) -> str:
-        """``description`` and ``when_to_use`` joined, before the 1,536-character cut."""
-        return " ".join(p for p in (self.description, self.when_to_use) if p)
+        """``description`` and ``when_to_use`` joined as the listing shows them (`` - ``),
+        before the 1,536-character cut."""
+        return listing_text(self.description, self.when_to_use)
 
 
 def _as_bool(value: Any) -> bool | None:
@@ -192,9 +193,11 @@ def _check_fields(
     return fields, warnings
 
 
-def _first_paragraph(body: str) -> str:
-    for block in body.strip().split("\n\n"):
-        text = " ".join(ln.strip().lstrip("#").strip() for ln in block.splitlines()).strip()
+def _first_line(body: str) -> str:
+    """The description Claude Code lists for a skill without one: the body's first non-empty
+    line, without heading marks (measured with 2.1.328)."""
+    for line in body.splitlines():
+        text = line.strip().lstrip("#").strip()
         if text:
             return text
     return ""
@@ -239,20 +242,24 @@ def parse_skill(
     display = fields.get("name")
     final = name or display or "unnamed"
     if plugin is not None:
-        final = f"{plugin}:{display or name}"
+        # Documented: the front-matter name replaces the folder name. Observed in Claude Code
+        # 2.1.328 (`claude plugin validate` lists what a plugin provides): the folder (or
+        # command file) names a plugin skill; only a root SKILL.md (``name=None``) takes its
+        # front-matter name, else the plugin's.
+        final = f"{plugin}:{name or display or plugin}"
     description = (fields.get("description") or "").strip()
     if not description:
         warnings.append(
             Problem(
                 Severity.WARNING,
-                "no description: the first body paragraph "
+                "no description: the first line of the body "
                 "is listed instead, which rarely says when to use the skill",
                 source,
                 "description",
                 None,
             )
         )
-        description = _first_paragraph(body)
+        description = _first_line(body)
     return Skill(
         final, description, body, fields, source, directory, level, plugin, kind, tuple(warnings)
     )
@@ -346,13 +353,15 @@ def scan_dir(
                 found.extend(read_skill_dir(d, out, level=level, plugin=plugin))
     cmd_dir = root / "commands"
     if commands and cmd_dir.is_dir() and not _escapes(cmd_dir, confine, out):
-        for f in sorted(cmd_dir.glob("*.md")):
+        # plugin commands are found in subfolders too, named ``plugin:sub:name`` (observed in
+        # Claude Code 2.1.328); other command folders stay flat
+        for f in sorted(cmd_dir.rglob("*.md") if plugin else cmd_dir.glob("*.md")):
             if _escapes(f, confine, out):
                 continue
             s = read_skill_file(
                 f,
                 out,
-                name=f.stem,
+                name=":".join(f.relative_to(cmd_dir).with_suffix("").parts),
                 directory=str(cmd_dir.resolve()),
                 level=level,
                 plugin=plugin,
