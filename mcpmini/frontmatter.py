@@ -157,6 +157,10 @@ def _load(lines: list[str], source: str | None) -> tuple[Any, yaml.Node | None, 
             node = yaml.compose(text, Loader=yaml.SafeLoader)
             _refuse_anchors(text, source)
             return yaml.safe_load(text), node, problems
+        except RecursionError:  # nesting deeper than the composer's recursion reaches
+            raise FrontMatterSyntaxError(
+                "malformed YAML front matter: nested too deeply", source, line=1
+            ) from None
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
             index = mark.line if mark is not None else None

@@ -7,9 +7,12 @@ the whole process group, plus any descendant that left the group (``setsid``, ``
 a double fork). Descendants are found by a marker variable placed in the child's
 environment (``MCPMINI_PROCESS_RUN=<token>``), which every descendant inherits whatever
 group or session it moves to; each gets ``SIGTERM``, then after ``grace`` seconds
-``SIGKILL``, and the sweep is repeated until none is left. (A program that deliberately
-clears its own environment escapes the marker: that is the sandbox's job, which runs
-programs in a PID namespace where nothing outlives the run.)
+``SIGKILL``, and the sweep is repeated until none is left. A program that deliberately
+clears its own environment escapes the marker; ``Process(reaper=True)`` (every stdio MCP
+server) closes that gap with a sub-reaper launcher that every orphan is reparented to and
+that ends them all with the program — only a descendant that SIGKILLs the launcher, its
+own ancestor, still escapes. The sandbox runs programs in a PID namespace where nothing
+outlives the run.
 
 * :class:`Process` is a started process with non-blocking pipes: :meth:`Process.write`
   and :meth:`Process.read` take a deadline (``time.monotonic()`` value) that bounds the
@@ -32,6 +35,7 @@ import select
 import selectors
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -52,6 +56,111 @@ __all__ = [
 #: The environment variable that tags every process a run started (value: a run token).
 MARKER = "MCPMINI_PROCESS_RUN"
 _CHUNK = 1 << 16
+
+# The sub-reaper launcher (``Process(reaper=True)``): run as ``python -I -S -c _REAPER FD ARGV``.
+# It marks itself PR_SET_CHILD_SUBREAPER, so every orphan of the program (a ``setsid`` daemon
+# that also cleared the run marker, a double fork) is reparented to it instead of to init;
+# it starts the program, reports an exec failure through FD (closed on exec: EOF means it
+# started), and when the program exits — or the launcher is told to stop (TERM, INT, HUP) —
+# it ends every process still under it (TERM, a grace, KILL, repeated) and exits with the
+# program's own status (dying by the same signal when the program was killed).
+_REAPER = r"""
+import ctypes, os, signal, sys, time
+fd, argv = int(sys.argv[1]), sys.argv[2:]
+os.set_inheritable(fd, False)  # the program must not hold it: EOF means it was exec'd
+try:
+    ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+except Exception:
+    pass
+class Stop(Exception):
+    pass
+def stop(signum, frame):
+    raise Stop()
+STOPS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+for s in STOPS:
+    signal.signal(s, stop)
+pid = os.fork()
+if pid == 0:
+    for s in (*STOPS, signal.SIGPIPE, signal.SIGXFSZ):
+        signal.signal(s, signal.SIG_DFL)
+    try:
+        os.execvp(argv[0], argv)
+    except OSError as exc:
+        os.write(fd, str(exc.errno or 2).encode())
+    os._exit(127)
+os.close(fd)
+null = os.open(os.devnull, os.O_RDWR)
+for n in (0, 1, 2):
+    os.dup2(null, n)
+def under():
+    found, todo = [], [os.getpid()]
+    while todo:
+        p = todo.pop()
+        try:
+            tasks = os.listdir(f"/proc/{p}/task")
+        except OSError:
+            continue
+        for t in tasks:
+            try:
+                with open(f"/proc/{p}/task/{t}/children") as fh:
+                    kids = [int(k) for k in fh.read().split()]
+            except OSError:
+                continue
+            found += kids
+            todo += kids
+    return found
+def reap():
+    global status
+    while True:
+        try:
+            got, st = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if got == 0:
+            return
+        if got == pid:
+            status = st
+def sweep():
+    for s in STOPS:
+        signal.signal(s, signal.SIG_IGN)
+    for sig in [signal.SIGTERM] + [signal.SIGKILL] * 20:
+        reap()
+        alive = under()
+        if not alive:
+            return
+        for p in alive:
+            try:
+                os.kill(p, sig)
+            except OSError:
+                pass
+        until = time.monotonic() + (0.3 if sig == signal.SIGTERM else 1.0)
+        while time.monotonic() < until:
+            reap()
+            if not under():
+                return
+            time.sleep(0.005)
+status = None
+try:
+    while status is None:
+        got, st = os.waitpid(pid, 0)
+        if got == pid:
+            status = st
+except (Stop, ChildProcessError):
+    pass
+sweep()
+reap()
+if status is None:
+    os._exit(143)
+if os.WIFSIGNALED(status):
+    import resource
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    try:
+        signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
+    except (OSError, ValueError):  # SIGKILL and SIGSTOP keep their default anyway
+        pass
+    os.kill(os.getpid(), os.WTERMSIG(status))
+os._exit(os.waitstatus_to_exitcode(status))
+"""
 
 
 class Ending(StrEnum):
@@ -211,6 +320,9 @@ class Process:
     ``stdin`` / ``stdout`` / ``stderr`` say which streams are pipes (the others are
     ``/dev/null``). Raises ``OSError`` when the command cannot be started. Always
     :meth:`close` it (or use it as a context manager): that ends everything it started.
+    With ``reaper`` the program runs under a small sub-reaper launcher (see ``_REAPER``), so
+    even a descendant that cleared the run marker and left the session is ended with it;
+    :attr:`pid` is then the launcher's, its exit status the program's.
     """
 
     def __init__(
@@ -224,6 +336,7 @@ class Process:
         stderr: bool = True,
         new_session: bool = False,
         pass_fds: Sequence[int] = (),
+        reaper: bool = False,
     ) -> None:
         self.argv = tuple(argv)
         self.token = secrets.token_hex(8)
@@ -233,17 +346,29 @@ class Process:
         options: dict[str, Any] = (
             {"start_new_session": True} if new_session else {"process_group": 0}
         )
-        self.popen = subprocess.Popen(
-            list(argv),
-            stdin=pipe if stdin else null,
-            stdout=pipe if stdout else null,
-            stderr=pipe if stderr else null,
-            env=environ,
-            cwd=cwd,
-            bufsize=0,
-            pass_fds=tuple(pass_fds),
-            **options,
-        )
+        status_r = status_w = -1
+        command = list(argv)
+        if reaper and sys.executable and argv:
+            status_r, status_w = os.pipe()
+            command = [sys.executable, "-I", "-S", "-c", _REAPER, str(status_w), *argv]
+            pass_fds = (*pass_fds, status_w)
+        try:
+            self.popen = subprocess.Popen(
+                command,
+                stdin=pipe if stdin else null,
+                stdout=pipe if stdout else null,
+                stderr=pipe if stderr else null,
+                env=environ,
+                cwd=cwd,
+                bufsize=0,
+                pass_fds=tuple(pass_fds),
+                **options,
+            )
+        finally:
+            if status_w >= 0:
+                os.close(status_w)
+        if status_r >= 0:
+            self._started_or_raise(status_r)
         for stream in (self.popen.stdin, self.popen.stdout, self.popen.stderr):
             if stream is not None:
                 os.set_blocking(stream.fileno(), False)
@@ -252,6 +377,23 @@ class Process:
         self._lock = threading.Lock()
         self._pollers: dict[int, select.poll] = {}
         self._ended = False
+
+    def _started_or_raise(self, status_r: int) -> None:
+        """Read the launcher's report: EOF once the program was exec'd, else its errno, which
+        is raised as the ``OSError`` ``Popen`` would have raised (after reaping the launcher)."""
+        report = b""
+        try:
+            while chunk := os.read(status_r, 64):
+                report += chunk
+        finally:
+            os.close(status_r)
+        if report:
+            self.popen.wait()
+            for stream in (self.popen.stdin, self.popen.stdout, self.popen.stderr):
+                if stream is not None:
+                    stream.close()
+            code = int(report or b"2")
+            raise OSError(code, os.strerror(code), self.argv[0])
 
     @property
     def pid(self) -> int:

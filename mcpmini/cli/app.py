@@ -25,6 +25,7 @@ from typing import Any
 from .. import __version__
 from ..errors import McpminiError
 from . import claude_code, config, course, hooks, mcp, quiz, run, skills, tools
+from .output import terminal_safe
 
 __all__ = ["build_parser", "main"]
 
@@ -80,7 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(handler(args) or 0)
     except McpminiError as exc:
-        print(f"mcpmini {args.command}: {exc}", file=sys.stderr)
+        print(f"mcpmini {args.command}: {terminal_safe(exc, layout=False)}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         return 130

@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from .output import print_json, problem_dict, report
+from .output import echo, print_json, problem_dict, report
 
 __all__ = ["add"]
 
@@ -62,10 +62,10 @@ def _cmd_config_resolve(args: argparse.Namespace) -> int:
     else:
         for n, r in resolved.items():
             hidden = f" (hides {', '.join(r.shadowed)})" if r.shadowed else ""
-            print(f"{n}: from {r.source} {r.origin or ''}{hidden}")
-            print(f"    {json.dumps(r.value, ensure_ascii=False)}")
+            echo(f"{n}: from {r.source} {r.origin or ''}{hidden}")
+            echo(f"    {json.dumps(r.value, ensure_ascii=False)}")
         if not resolved:
-            print("no MCP servers defined")
+            echo("no MCP servers defined")
     return report(problems, args.json)
 
 
@@ -86,8 +86,8 @@ def _cmd_plugin_validate(args: argparse.Namespace) -> int:
             }
         )
     else:
-        print(f"{result.target.value}: {result.file}")
+        echo(f"{result.target.value}: {result.file}")
         for key in ("skills", "commands", "agents"):
-            print(f"{key}: {', '.join(result.provides.get(key, ())) or '-'}")
-        print(f"{errors} errors, {len(problems) - errors} warnings")
+            echo(f"{key}: {', '.join(result.provides.get(key, ())) or '-'}")
+        echo(f"{errors} errors, {len(problems) - errors} warnings")
     return report(problems, args.json, strict=args.strict)

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from ..errors import UsageError
-from .output import print_json
+from .output import echo, print_json
 
 __all__ = ["add"]
 
@@ -63,13 +62,13 @@ def _cmd_grade(args: argparse.Namespace) -> int:
             require_isolation=args.require_isolation,
         )
     except RuntimeError as exc:
-        print(f"mcpmini grade: {exc}", file=sys.stderr)
+        echo(f"mcpmini grade: {exc}", err=True)
         return 2
     except (OSError, ValueError) as exc:  # grade_class's documented refusals of its arguments
         raise UsageError(str(exc)) from None
     counts = Counter(row.status.value for row in rows)
     learners = len({row.learner for row in rows})
-    print(
+    echo(
         f"{len(rows)} rows for {learners} learners written to {args.out}: "
         + ", ".join(f"{status} {n}" for status, n in sorted(counts.items()))
     )
@@ -91,7 +90,7 @@ def _cmd_progress(args: argparse.Namespace) -> int:
 
     path = progress_path(os.environ)
     if path is None:
-        print("progress recording is off (MCPMINI_PROGRESS=off)", file=sys.stderr)
+        echo("progress recording is off (MCPMINI_PROGRESS=off)", err=True)
         return 0
     catalogue = [(i, TITLES[i], get_exercise(i).max_score) for i in ALL_IDS]
     data = load_progress(path)
@@ -112,21 +111,21 @@ def _cmd_progress(args: argparse.Namespace) -> int:
             }
         )
         return 0
-    print(f"progress file: {path}")
+    echo(f"progress file: {path}")
     for row in rows:
         best = f"  best {row['best_score']}/{row['max_score']}" if row["attempts"] else ""
-        print(
+        echo(
             f"  {row['exercise']} {row['title']}: {row['label']}{best}  "
             f"checks {row['attempts']}  practice {row['practice']}"
         )
     done = sum(1 for row in rows if row["label"] == "全問正解")
-    print(f"{done}/{len(rows)} exercises fully correct")
+    echo(f"{done}/{len(rows)} exercises fully correct")
     if last:
-        print(
+        echo(
             f"CCA-F quiz: last {last['scaled']}/1000 "
             f"({'pass' if last['passed'] else 'below 720'}), "
             f"best {data['quiz'].get('best_scaled')}, attempts {data['quiz'].get('attempts')}"
         )
         for r in quiz:
-            print(f"  {r['task']:<5} {r['correct']:>3}/{r['total']:<3} {r['percent']:5.1f} %")
+            echo(f"  {r['task']:<5} {r['correct']:>3}/{r['total']:<3} {r['percent']:5.1f} %")
     return 0

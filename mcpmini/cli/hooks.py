@@ -7,7 +7,7 @@ import os
 from typing import Any
 
 from ..errors import UsageError
-from .output import json_object, print_json
+from .output import echo, json_object, print_json
 
 __all__ = ["add"]
 
@@ -95,30 +95,30 @@ def _cmd_hooks_run(args: argparse.Namespace) -> int:
         print_json({**out, "warnings": warnings, **gate_part})  # the key order of before
         return 0
     for warning in warnings:
-        print(f"warning: {warning}")
-    print(f"event {result.event}: {len(result.runs)} handler(s), {len(result.ran)} ran")
+        echo(f"warning: {warning}")
+    echo(f"event {result.event}: {len(result.runs)} handler(s), {len(result.ran)} ran")
     for i, run in enumerate(result.runs, 1):
-        print(
+        echo(
             f"[{i}] {run.source}  matcher {run.matcher!r}  "
             f"{'matched' if run.matched else 'no match'} ({run.rule.value}): {run.why}"
         )
-        print(f"    {run.handler_type}: {run.handler}")
+        echo(f"    {run.handler_type}: {run.handler}")
         if run.skipped:
-            print(f"    skipped: {run.skipped}")
+            echo(f"    skipped: {run.skipped}")
         elif run.outcome is not None:
             line = f"    outcome {run.outcome.value}, exit {run.exit_code}, {run.duration:.3f}s"
             if run.failure:
                 line += f", failure {run.failure.value}"
-            print(line + (f": {run.reason}" if run.reason else ""))
-    print(
+            echo(line + (f": {run.reason}" if run.reason else ""))
+    echo(
         f"hooks: decision {result.decision or 'none'}, blocked {'yes' if result.blocked else 'no'}"
         + (f" ({result.reason})" if result.blocked and result.reason else "")
     )
     for text in result.additional_context:
-        print(f"context: {text[:200]}")
+        echo(f"context: {text[:200]}")
     if gate_result is not None:
         trail = " -> ".join(f"{s.step}({s.verdict or 'pass'})" for s in gate_result.path)
-        print(f"final: {gate_result.final}  [{trail}]  {gate_result.reason}")
+        echo(f"final: {gate_result.final}  [{trail}]  {gate_result.reason}")
     return 0
 
 
@@ -143,9 +143,9 @@ def _cmd_hooks_events(args: argparse.Namespace) -> int:
             ]
         )
         return 0
-    print(f"{'event':<20} {'matcher reads':<18} {'exit 2':<9} effect")
+    echo(f"{'event':<20} {'matcher reads':<18} {'exit 2':<9} effect")
     for s in EVENTS.values():
         mark = "*" if s.article else " "
-        print(f"{mark}{s.name:<19} {s.matcher_field or '-':<18} {s.exit2.value:<9} {s.effect}")
-    print("* = in the article's §4.1 table")
+        echo(f"{mark}{s.name:<19} {s.matcher_field or '-':<18} {s.exit2.value:<9} {s.effect}")
+    echo("* = in the article's §4.1 table")
     return 0

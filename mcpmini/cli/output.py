@@ -16,7 +16,7 @@ from typing import Any
 
 from ..errors import UsageError
 
-__all__ = ["json_object", "print_json", "problem_dict", "report", "terminal_safe"]
+__all__ = ["echo", "json_object", "print_json", "problem_dict", "report", "terminal_safe"]
 
 # Bidirectional formatting characters (Trojan Source, CVE-2021-42574): embeddings and overrides
 # U+202A-U+202E, isolates U+2066-U+2069, and the three marks LRM, RLM, ALM.
@@ -49,6 +49,14 @@ def terminal_safe(text: object, *, layout: bool = True) -> str:
     could forge a line of its own. Never raises.
     """
     return str(text).translate(_LAYOUT_TABLE if layout else _TABLE)
+
+
+def echo(text: object = "", *, err: bool = False, layout: bool = False) -> None:
+    """Print one line of text mode output through :func:`terminal_safe` (stderr with ``err``).
+
+    ``layout=False`` (the default) keeps a line one line: a newline inside a field is escaped.
+    """
+    print(terminal_safe(text, layout=layout), file=sys.stderr if err else sys.stdout)
 
 
 def print_json(value: Any) -> None:
@@ -86,6 +94,6 @@ def report(problems: Sequence[Any], as_json: bool, strict: bool = False) -> int:
     """Print problems (stderr unless JSON was asked for); 1 when one fails the check."""
     if not as_json:
         for p in problems:
-            print(terminal_safe(p), file=sys.stderr)
+            echo(p, err=True)
     failing = [p for p in problems if strict or p.severity.value == "error"]
     return 1 if failing else 0

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .. import jsonfile
 from ..errors import UsageError
 from .output import print_json
 
@@ -177,7 +178,7 @@ def _cmd_grade(args: argparse.Namespace) -> int:
 
     path = Path(args.answers)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = jsonfile.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise UsageError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
     except (OSError, UnicodeDecodeError) as exc:

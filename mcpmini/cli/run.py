@@ -10,7 +10,7 @@ from typing import Any
 
 from ..errors import McpminiError, TransportError, UsageError
 from ..mcp import Client, StdioTransport
-from .output import json_object, print_json
+from .output import echo, json_object, print_json
 
 __all__ = ["add"]
 
@@ -112,8 +112,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         )
     else:
         for m in result.messages:
-            print(f"{m['role']:<9} {json.dumps(m['content'], ensure_ascii=False)}")
-        print(
+            echo(f"{m['role']:<9} {json.dumps(m['content'], ensure_ascii=False)}")
+        echo(
             f"stop: {result.stop_reason.value}  model calls: {result.model_calls}  "
             f"turns: {result.turns}  tokens of the last request: "
             f"{result.requests[-1].total_tokens if result.requests else 0}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .output import print_json, problem_dict, report
+from .output import echo, print_json, problem_dict, report
 
 __all__ = ["add"]
 
@@ -69,7 +69,7 @@ def _cmd_skills(args: argparse.Namespace) -> int:
         if args.json:
             print_json({"problems": [problem_dict(p) for p in problems]})
         elif not problems:
-            print(f"{len(found)} skills, no problems")
+            echo(f"{len(found)} skills, no problems")
         return report(problems, args.json, args.strict)
     listing = build_listing(found, **opts)
     by_listed = {e.name: e for e in listing.entries}
@@ -108,9 +108,9 @@ def _cmd_skills(args: argparse.Namespace) -> int:
                     f" [hides {len(r['shadowed'])}]" if r["shadowed"] else "",
                 ]
             )
-            print(
+            echo(
                 f"{r['name']:<32} {r['kind']:<7} {r['level']:<10} {r['listed_chars']:>5} "
                 f"chars{flags}"
             )
-        print(f"listing: {listing.chars} of {listing.budget_chars} characters")
+        echo(f"listing: {listing.chars} of {listing.budget_chars} characters")
     return report(found.problems, args.json)

@@ -11,7 +11,7 @@ import argparse
 from typing import Any
 
 from ..errors import UsageError
-from .output import print_json, problem_dict
+from .output import echo, print_json, problem_dict
 
 __all__ = ["add"]
 
@@ -22,7 +22,10 @@ def add(sub: Any) -> None:
         help="start every configured MCP server and list the tools the model would see",
         description="Resolve the configuration like `config resolve`, start every stdio server "
         "(and connect to http ones), and report each tool under its Claude Code "
-        "name with its context cost.",
+        "name with its context cost. Every process a server started is ended when it returns: "
+        "each stdio server runs under a sub-reaper launcher, so descendants that leave the "
+        "session and clear MCPMINI_PROCESS_RUN are ended too (only a process that SIGKILLs "
+        "that launcher, its own parent, escapes).",
     )
     p.add_argument("--project", metavar="FILE", help="the project scope (.mcp.json)")
     p.add_argument(
@@ -77,7 +80,7 @@ def _cmd_tools(args: argparse.Namespace) -> int:
             head += f": {len(server.tools)} tools, {server.definition_tokens} tokens"
         else:
             head += f": {server.reason}"
-        print(head)
+        echo(head)
         for t in server.tools:
             flags = "".join(
                 [
@@ -87,22 +90,22 @@ def _cmd_tools(args: argparse.Namespace) -> int:
                     *(f" [{p}]" for p in t.problems),
                 ]
             )
-            print(
+            echo(
                 f"    {t.name:<48} {t.definition_tokens:>6} tokens  "
                 f"{t.description_chars:>5} chars{flags}"
             )
     tools = inventory.tools
     answered = sum(1 for s in inventory.servers if s.status is ServerStatus.OK)
-    print(f"{len(tools)} tools from {answered} of {len(inventory.servers)} servers")
-    print(
+    echo(f"{len(tools)} tools from {answered} of {len(inventory.servers)} servers")
+    echo(
         f"up front: {inventory.upfront_tokens} tokens; deferred (tool search): "
         f"{inventory.deferred_tokens} tokens of names + the definitions of the tools used"
     )
     if inventory.break_even is not None:
-        print(
+        echo(
             f"break-even: deferring costs less while fewer than {inventory.break_even:.1f} "
             f"of the {len(tools)} tools are used (Prop. 3.8)"
         )
     for p in problems:
-        print(p)
+        echo(p)
     return 1 if bad else 0

@@ -22,7 +22,6 @@ The totals compare loading every definition up front with tool search's deferred
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import threading
@@ -33,6 +32,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from .. import jsonfile
 from ..agent import (
     NameStyle,
     break_even,
@@ -234,7 +234,7 @@ def _is_claude_json(path: str | Path) -> bool:
     a top-level object whose ``projects`` is an object. Unreadable or invalid JSON is
     ``False``, so :func:`~mcpmini.config.load_mcp_json` reports it with its usual problem."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = jsonfile.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
     return isinstance(data, Mapping) and isinstance(data.get("projects"), Mapping)

@@ -10,12 +10,12 @@ in :mod:`.validation`'s docstring.
 from __future__ import annotations
 
 import itertools
-import json
 import re
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from .. import jsonfile
 from ..errors import Problem, Severity
 
 __all__ = [
@@ -68,7 +68,7 @@ def _json_of(path: Path, found: _Found, *, bom_ok: bool) -> tuple[bool, Any]:
     if bom_ok:
         text = text.removeprefix("\ufeff")
     try:
-        return True, json.loads(text)
+        return True, jsonfile.loads(text)
     except ValueError as exc:
         found.error("json", f"Invalid JSON syntax: {exc}")
         return False, None

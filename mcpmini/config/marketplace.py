@@ -10,12 +10,12 @@ every finding is a :class:`~mcpmini.config.mcp_json.Problem` naming the file and
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import jsonfile
 from ..errors import Problem, Severity
 from .manifest import _DIRECTORY_FIELDS, MANIFEST_TYPES, check_entry_manifest, reserved_name
 from .mcp_json import line_of_key, path_inside, read_json, schema_problems
@@ -289,7 +289,7 @@ def _local_entries(
         if not manifest.is_file():
             continue
         try:
-            own = json.loads(manifest.read_text(encoding="utf-8").removeprefix("\ufeff"))
+            own = jsonfile.loads(manifest.read_text(encoding="utf-8").removeprefix("\ufeff"))
         except (ValueError, OSError, UnicodeDecodeError):
             own = None
         version = own.get("version") if isinstance(own, dict) else None
@@ -359,7 +359,7 @@ def validate_marketplace(path: str | Path) -> list[Problem]:
         out.append(Problem(Severity.ERROR, msg, str(path), where))
 
     try:
-        data = json.loads(path.read_text(encoding="utf-8").removeprefix("\ufeff"))
+        data = jsonfile.loads(path.read_text(encoding="utf-8").removeprefix("\ufeff"))
     except (OSError, UnicodeDecodeError) as exc:
         error("file", f"cannot read: {exc}")
         return out

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import jsonfile
 from ..errors import ConfigError, Problem, Severity, json_path
 
 __all__ = [
@@ -201,7 +202,7 @@ def load_mcp_json(
         except (OSError, UnicodeDecodeError) as exc:
             raise ConfigError(f"cannot read: {exc}", origin) from None
         try:
-            data = json.loads(text)
+            data = jsonfile.loads(text)
         except json.JSONDecodeError as exc:
             raise ConfigError(f"invalid JSON: {exc.msg}", origin, line=exc.lineno) from None
     if not isinstance(data, Mapping):
@@ -259,7 +260,7 @@ def read_json(path: Path, problems: list[Problem]) -> tuple[Any, str | None]:
     """
     try:
         text = path.read_text(encoding="utf-8")
-        return json.loads(text), text
+        return jsonfile.loads(text), text
     except json.JSONDecodeError as exc:
         problems.append(
             Problem(Severity.ERROR, f"invalid JSON: {exc.msg}", str(path), line=exc.lineno)

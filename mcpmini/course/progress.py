@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from .. import jsonfile
 from ..errors import ConfigError
 
 __all__ = [
@@ -102,7 +103,7 @@ def load_progress(path: Path) -> dict[str, Any]:
     except FileNotFoundError:
         return {"exercises": {}, "practice": {}, "quiz": {}}
     try:
-        data = json.loads(text)
+        data = jsonfile.loads(text)
     except json.JSONDecodeError as exc:
         raise ConfigError(f"not valid JSON ({exc.msg})", str(path), line=exc.lineno) from None
     if not isinstance(data, dict):

@@ -35,6 +35,7 @@ from typing import Any
 
 import jsonschema
 
+from .. import jsonfile
 from ..errors import json_path
 from .events import DecisionField, EventSpec
 from .handlers import Execution
@@ -183,7 +184,7 @@ def _parse(stdout: str, event: str) -> tuple[dict[str, Any] | None, FailureKind 
     if not text.startswith("{"):
         return None, None, None
     try:
-        value = json.loads(text)
+        value = jsonfile.loads(text)
     except json.JSONDecodeError as exc:
         return None, FailureKind.INVALID_JSON, f"stdout is not valid JSON: {exc.msg}"
     errors = sorted(_VALIDATOR.iter_errors(value), key=lambda e: list(map(str, e.absolute_path)))

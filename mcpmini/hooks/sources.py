@@ -19,6 +19,7 @@ from typing import Any
 
 import jsonschema
 
+from .. import jsonfile
 from ..errors import ConfigError, json_path
 from ..frontmatter import parse_front_matter, read_markdown
 from .handlers import CommandHandler, Handler, HttpHandler, McpToolHandler, ModelHandler
@@ -165,7 +166,7 @@ def _read_text(path: Path) -> str:
 
 def _load_json(path: Path) -> Any:
     try:
-        return json.loads(_read_text(path))
+        return jsonfile.loads(_read_text(path))
     except json.JSONDecodeError as exc:
         raise ConfigError(f"invalid JSON: {exc.msg}", str(path), line=exc.lineno) from None
 

@@ -141,7 +141,7 @@ class StdioTransport:
         self.max_line = max_line
         self.write_timeout = write_timeout
         try:
-            self._proc = Process(self.argv, env=env, cwd=cwd, new_session=True)
+            self._proc = Process(self.argv, env=env, cwd=cwd, new_session=True, reaper=True)
         except OSError as exc:
             raise TransportError(
                 f"cannot start {self.argv[0]!r}: {exc.strerror or exc}",
