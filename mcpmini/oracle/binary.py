@@ -13,6 +13,7 @@ Rules of this module:
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import platform
@@ -51,10 +52,21 @@ def _platform_package() -> str:
     return f"claude-code-linux-{arch}"
 
 
+def _binary_in(root: Path) -> Path | None:
+    """The native binary npm put under ``root``: hoisted next to the wrapper package, or
+    nested inside it (npm does either, depending on its version and the tree)."""
+    scope = root / "node_modules" / "@anthropic-ai"
+    for folder in (scope, scope / "claude-code" / "node_modules" / "@anthropic-ai"):
+        binary = folder / _platform_package() / "claude"
+        if binary.is_file():
+            return binary
+    return None
+
+
 def _installed_binary(root: Path, version: str) -> Path | None:
     stamp = root / "installed.json"
-    binary = root / "node_modules" / "@anthropic-ai" / _platform_package() / "claude"
-    if not (stamp.exists() and binary.exists()):
+    binary = _binary_in(root)
+    if not (stamp.exists() and binary is not None):
         return None
     try:
         recorded = json.loads(stamp.read_text(encoding="utf-8")).get("version")
@@ -84,6 +96,14 @@ def install_claude(version: str = PIN, root: Path = INSTALL_DIR) -> Path:
     """Install ``@anthropic-ai/claude-code@version`` into ``root`` with npm (cached) and return
     the native binary. Raises :class:`ClaudeCodeMissing` when npm is absent or the install fails.
     """
+    root.mkdir(parents=True, exist_ok=True)
+    # one install at a time (pytest-xdist workers ask together): the others wait, then reuse it
+    with open(root / ".install.lock", "w", encoding="utf-8") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _install_locked(version, root)
+
+
+def _install_locked(version: str, root: Path) -> Path:
     cached = _installed_binary(root, version)
     if cached is not None:
         return cached
@@ -111,8 +131,8 @@ def install_claude(version: str = PIN, root: Path = INSTALL_DIR) -> Path:
         )
     except subprocess.TimeoutExpired as exc:
         raise ClaudeCodeMissing(f"npm install of Claude Code {version} timed out") from exc
-    binary = root / "node_modules" / "@anthropic-ai" / _platform_package() / "claude"
-    if proc.returncode != 0 or not binary.exists():
+    binary = _binary_in(root)
+    if proc.returncode != 0 or binary is None:
         tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
         raise ClaudeCodeMissing(f"npm install of Claude Code {version} failed: {tail[0]}")
     binary.chmod(0o755)

@@ -23,6 +23,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
+from ..mcp.jsonrpc import ErrorCode
+
 __all__ = [
     "PROBE_TOOLS",
     "PROMPT_REFUSAL",
@@ -90,7 +92,10 @@ def answer(message: Mapping[str, Any], tools: Mapping[str, Tool]) -> dict[str, A
         text = tools[params["name"]](params.get("arguments") or {})
         result = {"content": [{"type": "text", "text": text}], "isError": False}
     else:
-        error = {"code": -32601, "message": f"unknown method or tool: {method}"}
+        error = {
+            "code": int(ErrorCode.METHOD_NOT_FOUND),
+            "message": f"unknown method or tool: {method}",
+        }
         return {"jsonrpc": "2.0", "id": message["id"], "error": error}
     return {"jsonrpc": "2.0", "id": message["id"], "result": result}
 
