@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: lab test check lint bench clean claude-code
+.PHONY: lab test check lint bench clean claude-code drift
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -49,6 +49,11 @@ bench: $(STAMP)
 # The pinned real Claude Code (the oracle) into .claude-code/ from npm.
 claude-code: $(STAMP)
 	$(BIN)/python -c 'from mcpmini.oracle import install_claude; print(install_claude())'
+
+# The differential suite against the newest Claude Code (npm view), installed beside the pin
+# in .claude-code-latest/: prints every verdict that changed and mcpmini's agreement with it.
+drift: $(STAMP)
+	$(BIN)/python -m mcpmini.oracle.drift
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -126,8 +126,8 @@ def test_commands_that_cannot_be_verified_statically_fail_closed(command):
         ("git ls-files", True),
         ("git blame f", True),
         ("sed -n 1,5p f", True),
-        ("sed 's/a/b/g' f", True),
-        ("sed -e 's/a/b/' -e 5q f", True),
+        ("sed 's/a/b/g' f", False),  # observed in 2.1.328: s/// on a file asks
+        ("sed -e 's/a/b/' -e 5q f", False),  # observed in 2.1.328: -e asks
         ("find . -delete", False),
         ("find . -exec rm {} ;", False),
         ("find . -execdir ls ;", False),
@@ -157,6 +157,34 @@ def test_commands_that_cannot_be_verified_statically_fail_closed(command):
         ("curl x", False),
         ("python -c 1", False),
         ("lsof", False),
+        # observed in Claude Code 2.1.328 (issue 23): reads only in these narrower forms
+        ("echo a | sed 's/a/b/'", True),
+        ("sed -n p f", True),
+        ("sed -nE 1p f", True),
+        ("sed -E 's/a/b/' f", False),
+        ("sed --qui p f", False),
+        ("sed -l 5 p f", False),
+        ("sed 1d f", False),
+        ("sed -n '/a/p' f", False),
+        ("sed -n '$p' f", False),
+        ("git branch --set-upstream-to=origin/main", False),
+        ("ls | xargs cat", False),
+        ("xargs cat < f", False),
+        ("echo f | xargs -I{} cat {}", False),
+        ("find . | xargs grep a", True),
+        ("echo f | xargs wc -l", True),
+        ("echo a | xargs", True),
+        ("[[ -f f ]]", True),
+        ("test -f f", True),
+        ("[ -f f ]", True),
+        ("[[ $(echo hi) == hi ]]", False),
+        ('[ "$(ls)" ]', False),
+        ("(ls)", False),
+        ("ls && (pwd)", False),
+        ("{ ls; }", False),
+        ("f() { ls; }", False),
+        ("case a in a) ls;; esac", False),
+        ("echo {a,b}", False),
     ],
 )
 def test_the_read_only_set_command_by_command(command, read_only):
@@ -210,7 +238,9 @@ def test_path_anchors_double_slash_settings_root_and_dot_slash():
     assert hit("//etc/passwd", "/etc/passwd")
     assert hit("/docs/*.md", "/p/docs/a.md", root="/p")
     assert not hit("/docs/*.md", "/p/sub/docs/a.md", root="/p")
-    assert hit("./x", "/p/sub/x") and not hit("./x", "/p/x")
+    # observed in Claude Code 2.1.328: "./name" matches at any depth (docs: the cwd only)
+    assert hit("./x", "/p/sub/x") and hit("./x", "/p/sub/deep/x")
+    assert hit("./a/x", "/p/sub/a/x") and not hit("./a/x", "/p/sub/b/a/x")
     assert hit("~/n", "/h/n")
 
 
@@ -297,7 +327,7 @@ def test_redirect_targets_are_judged_as_file_writes_and_input_files_as_reads():
 def test_tree_sitter_parses_what_a_hand_splitter_gets_wrong():
     found = analyze("echo 'a && b' && [[ -f x ]] && case $x in a) rm y;; esac && echo $((1+2))")
     assert found.parsed
-    assert [s.program for s in found.subcommands] == ["echo", "rm", "echo"]
+    assert [s.program for s in found.subcommands] == ["echo", "[[", "rm", "echo"]
     assert [s.text for s in analyze("ls\nrm x").subcommands] == ["ls", "rm x"]
 
 
@@ -457,3 +487,44 @@ def test_a_read_rule_covers_a_directory_given_to_any_file_tool(tmp_path):
             ).final
             == "deny"
         )
+
+
+@pytest.mark.parametrize(
+    ("command", "kind"),
+    [
+        ("r\\\nm -rf x", BypassKind.LINE_CONTINUATION),
+        ("$'rm' -rf x", BypassKind.ANSI_C),
+        ("$'\\x72m' -rf x", BypassKind.ANSI_C),
+        ("{rm,-rf,x}", BypassKind.BRACE_EXPANSION),
+    ],
+)
+def test_forms_that_build_the_command_word_ask_and_warn_of_the_deny_rule_they_sidestep(
+    command, kind
+):
+    # Claude Code 2.1.328 asks for each (its deny rule does not match): keep the ask, warn
+    result = gate("Bash", {"command": command}, rules=PermissionRules(deny=["Bash(rm *)"]))
+    assert result.final == "ask"
+    assert [(w.kind, w.rule) for w in result.warnings] == [(kind, "Bash(rm *)")]
+
+
+@pytest.mark.parametrize(
+    ("command", "final"),
+    [
+        ("true", "allow"),
+        ("echo $((2*3))", "allow"),
+        ("echo $((x+1))", "ask"),
+        ("LANG=C ls", "allow"),
+        ("FOO=1 ls", "ask"),
+        ("ls sub/..", "ask"),
+        ("cat sub/../f.txt", "ask"),
+        ("cat /etc/hostname", "ask"),
+        ("grep root /etc/passwd", "ask"),
+        ("grep -e a f.txt /etc/hostname", "ask"),
+        ("cat < /etc/hostname", "ask"),
+        ("cat f.txt", "allow"),
+        ("grep root f.txt", "allow"),
+    ],
+)
+def test_reads_outside_the_working_directories_ask(command, final):
+    # documented: the read-only set never prompts; observed in Claude Code 2.1.328: only inside
+    assert gate("Bash", {"command": command}, cwd="/w/ws", home="/w/home").final == final

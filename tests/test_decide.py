@@ -41,7 +41,7 @@ def test_a_hook_allow_never_beats_a_deny_rule() -> None:
 
 
 def test_without_hooks_only_the_gate_decides() -> None:
-    decided = decide(None, "Read", {"file_path": "/repo/a"})
+    decided = decide(None, "Read", {"file_path": "/repo/a"}, cwd="/repo")
     assert decided.hooks is None and decided.final == "allow"
     assert not has_hooks({"PostToolUse": []}, "PreToolUse")
 

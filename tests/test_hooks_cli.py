@@ -325,6 +325,18 @@ GATE_CASES = {
         "--mode",
         "default",
     ],
+    "safety_check": [
+        "--settings",
+        _DECISIONS,
+        "--event",
+        "PreToolUse",
+        "--tool-name",
+        "Bash",
+        "--tool-input",
+        '{"command": "rm -rf /"}',
+        "--mode",
+        "bypassPermissions",
+    ],
     "mode_deny": [
         "--settings",
         _DECISIONS,

@@ -156,7 +156,10 @@ def test_what_the_model_was_shown_comes_from_the_first_request_with_tools() -> N
     first = {
         "system": [{"type": "text", "text": "You are Claude Code."}],
         "tools": [{"name": "Bash"}, {"name": "mcp__s__t", "defer_loading": True}],
-        "messages": [{"role": "system", "content": listing}, {"role": "user", "content": "go"}],
+        "messages": [
+            {"role": "system", "content": listing + "\n\nToday's date is 2026-12-01."},
+            {"role": "user", "content": "go"},
+        ],
     }
     shown = shown_in([{"messages": []}, first])
     assert shown.system == "You are Claude Code."

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from mcpmini.errors import ConfigError
 from mcpmini.hooks import EventResult
 from mcpmini.permissions import (
+    MODES,
     PermissionMode,
     PermissionRules,
     gate,
@@ -89,10 +90,45 @@ def path_rule(rule: str, path: str, tool: str = "Edit", behavior: str = "deny") 
     )
 
 
-def test_bare_names_match_at_any_depth_and_dot_slash_only_in_the_cwd():
+def test_bare_names_and_dot_slash_names_match_at_any_depth():
+    # documented: "./.env" is the cwd's only; observed in Claude Code 2.1.328: any depth
     assert path_rule("Read(.env)", "/repo/deep/dir/.env", tool="Read")
     assert path_rule("Read(./.env)", "/repo/.env", tool="Read")
-    assert not path_rule("Read(./.env)", "/repo/sub/.env", tool="Read")
+    assert path_rule("Read(./.env)", "/repo/sub/.env", tool="Read")
+    assert not path_rule("Read(./sub/.env)", "/repo/x/sub/.env", tool="Read")
+
+
+def test_slash_rules_are_anchored_at_their_settings_files_root():
+    user = PermissionRules.from_settings({"allow": ["Edit(/docs/**)"]}, root="/home/u/.claude")
+    project = PermissionRules.from_settings({"allow": ["Edit(/docs/**)"]}, root="/repo")
+    call = {"file_path": "/repo/docs/n.md"}
+    kw = {"cwd": "/repo", "home": "/home/u"}
+    assert gate("Write", call, rules=user, **kw).final == "ask"
+    assert gate("Write", call, rules=project, **kw).final == "allow"
+
+
+def test_an_untrusted_workspace_ignores_its_project_allow_rules():
+    block = {"allow": ["Bash(npm test)"], "deny": ["Bash(rm *)"]}
+    rules = PermissionRules.from_settings(block, source=".claude/settings.json", trusted=False)
+    assert rules.allow == () and rules.warnings
+    assert gate("Bash", {"command": "npm test"}, rules=rules).final == "ask"
+    assert gate("Bash", {"command": "rm x"}, rules=rules).final == "deny"
+
+
+@pytest.mark.parametrize(
+    ("command", "final"),
+    [
+        ("NODE_ENV=test npm test", "allow"),
+        ("LANG=C npm test", "allow"),
+        ("FOO=1 npm test", "ask"),
+        ("PATH=/x npm test", "ask"),
+        ("A=1 B=2 npm test", "ask"),
+        ("DEBUG=1 npm test", "ask"),
+    ],
+)
+def test_allow_rules_look_past_safe_leading_assignments_only(command, final):
+    rules = PermissionRules(allow=["Bash(npm test)"])
+    assert gate("Bash", {"command": command}, rules=rules).final == final
 
 
 def test_path_anchors_follow_gitignore_conventions():
@@ -186,7 +222,11 @@ def test_deny_rules_hold_even_in_bypass_mode_and_allow_rules_do_nothing_there():
         ("acceptEdits", "Edit", {"file_path": "/r/.git/config"}, "ask"),  # protected
         ("acceptEdits", "Bash", {"command": "mkdir -p x && touch x/y"}, "allow"),
         ("acceptEdits", "Bash", {"command": "curl x"}, "ask"),
-        ("plan", "Edit", {"file_path": "/r/a"}, "deny"),
+        ("plan", "Edit", {"file_path": "/r/a"}, "ask"),  # observed in 2.1.328 (docs: refused)
+        ("plan", "Bash", {"command": "touch a"}, "deny"),  # offline: no auto-mode check
+        ("default", "Read", {"file_path": "/etc/hostname"}, "ask"),  # outside: 2.1.328 asks
+        ("dontAsk", "Read", {"file_path": "/etc/hostname"}, "deny"),
+        ("plan", "Read", {"file_path": "/etc/hostname"}, "allow"),  # observed in 2.1.328
         ("plan", "Read", {"file_path": "/r/a"}, "allow"),
         ("dontAsk", "Edit", {"file_path": "/r/a"}, "deny"),
         ("dontAsk", "Bash", {"command": "ls"}, "allow"),
@@ -317,8 +357,56 @@ def test_the_gate_keeps_the_documented_order(allow, ask, deny, command, mode, ho
         assert result.final == "deny" and result.decided_by == "deny_rules"
     elif asked_by_rule:
         assert result.final == ("deny" if mode is PermissionMode.DONT_ASK else "ask")
-    elif hook == "allow":
-        assert result.final == "allow"
+    elif hook == "allow":  # a hook allow never approves rm of a critical path
+        assert result.final == "allow" or result.decided_by == "safety_check"
     # whatever happened, an allow never coexists with a matching deny rule or a blocking hook
     if result.final == "allow":
         assert not denied_by_rule and hook not in ("blocked", "deny")
+
+
+def test_every_mode_has_exactly_one_spec_row_and_the_gate_reads_it():
+    assert set(MODES) == set(PermissionMode)
+    assert all(spec.mode is mode for mode, spec in MODES.items())
+    assert MODES[PermissionMode.DONT_ASK].prompt == "deny"
+    assert PermissionMode.parse("manual") is PermissionMode.DEFAULT
+
+
+def test_strip_wrappers_reads_quotes_with_the_one_parser():
+    assert strip_wrappers("FOO='a b' rm x", assignments=True) == "rm x"
+    assert strip_wrappers("nice -n 3 echo 'a  b'", assignments=False) == "echo 'a  b'"
+    assert strip_wrappers("ls && rm x", assignments=False) == "ls && rm x"
+
+
+def test_an_unknown_hook_decision_is_a_config_error():
+    with pytest.raises(ConfigError):
+        gate("Bash", {"command": "ls"}, hooks=hook_result(decision="maybe"))
+
+
+@pytest.mark.parametrize(
+    ("command", "final"),
+    [
+        ("rm -rf ~", "ask"),
+        ("rm -rf /", "ask"),
+        ("rm -rf /usr", "ask"),
+        ("rmdir /etc", "ask"),
+        ("rm -rf .", "ask"),
+        ("rm -rf ..", "ask"),
+        ("rm -rf *", "ask"),
+        ("rm -rf /*", "ask"),
+        ("rm -rf $HOME", "ask"),
+        ("rm -rf /usr/local", "allow"),
+        ("rm -rf ~/x", "allow"),
+        ("rm -rf sub", "allow"),
+    ],
+)
+def test_removing_a_critical_or_working_directory_asks_even_in_bypass_mode(command, final):
+    # observed in Claude Code 2.1.328: "Dangerous rm operation detected"
+    call = ("Bash", {"command": command})
+    kw = {"cwd": "/w/ws", "home": "/w/home"}
+    assert gate(*call, mode="bypassPermissions", **kw).final == final
+    allow = PermissionRules(allow=["Bash(rm *)"])
+    assert (gate(*call, rules=allow, **kw).final == "ask") is (final == "ask")
+    hook = hook_result(decision="allow")
+    assert (gate(*call, hooks=hook, **kw).final == "ask") is (final == "ask")
+    refused = gate(*call, mode="dontAsk", **kw)
+    assert (refused.decided_by == "safety_check") is (final == "ask")

@@ -24,7 +24,7 @@ from typing import Any
 
 from .. import __version__
 from ..errors import McpminiError
-from . import config, course, hooks, mcp, quiz, run, skills, tools
+from . import claude_code, config, course, hooks, mcp, quiz, run, skills, tools
 
 __all__ = ["build_parser", "main"]
 
@@ -37,6 +37,7 @@ _GROUPS: list[Callable[[Any], None]] = [
     run.add,
     quiz.add,
     tools.add,
+    claude_code.add,
 ]
 
 

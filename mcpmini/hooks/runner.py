@@ -135,6 +135,15 @@ Hooks = (
 _PRECEDENCE = {"managed": 4, "local": 2, "project": 1, "user": 0}
 
 
+def _rules_root(raw: RawSource) -> str | None:
+    """The folder a settings file's ``/path`` rules are anchored at: ``~/.claude`` for the
+    user's file, the project folder for ``.claude/settings(.local).json``; ``None``: the cwd."""
+    if raw.kind not in ("user", "project", "local") or not raw.name.endswith(".json"):
+        return None
+    folder = os.path.dirname(os.path.abspath(raw.name))
+    return folder if raw.kind == "user" else os.path.dirname(folder)
+
+
 @dataclass
 class _Flags:
     """The rank of the source that last set each merged flag (higher ranks win)."""
@@ -149,26 +158,29 @@ def load_settings(
     *,
     strict: bool = True,
     home: str | os.PathLike[str] | None = None,
+    trusted: bool = True,
 ) -> HookSettings:
     """Read and merge hook sources; return the :class:`HookSettings`.
 
     ``sources`` holds paths (kind inferred from the file name) or ``(label, dict)`` /
     ``(label, path)`` pairs with label ``user``, ``project``, ``local``, ``managed``,
     ``plugin[:name]``, ``skill[:name]`` or ``subagent[:name]``. ``strict`` turns an unknown
-    event name into an error instead of a warning. Raises ``ConfigError`` (file and JSON
-    path) for unreadable files, invalid JSON / YAML and values of the wrong type.
+    event name into an error instead of a warning. ``trusted=False`` (a workspace whose
+    trust dialog was never accepted) drops the project and local ``permissions.allow``
+    rules, as Claude Code 2.1.328 does; each file's ``/path`` rules are anchored at its root.
+    Raises ``ConfigError`` (file and JSON path) for unreadable files, invalid JSON / YAML and values of the wrong type.
     """
     raws: list[RawSource] = [read_source(s, home=home) for s in sources]
     result = HookSettings(sources=[r.name for r in raws])
     flags = _Flags()
     for raw in raws:
-        _read_flags(raw, result, flags)
+        _read_flags(raw, result, flags, trusted)
         _read_hooks(raw, result, strict)
     _restrict(result, flags)
     return result
 
 
-def _read_flags(raw: RawSource, result: HookSettings, flags: _Flags) -> None:
+def _read_flags(raw: RawSource, result: HookSettings, flags: _Flags, trusted: bool) -> None:
     """``disableAllHooks``, ``allowManagedHooksOnly`` and the ``permissions`` block of one
     source, merged into ``result`` / ``flags``."""
     data = raw.data
@@ -185,7 +197,12 @@ def _read_flags(raw: RawSource, result: HookSettings, flags: _Flags) -> None:
     perms = data.get("permissions")
     if isinstance(perms, Mapping):
         result.permissions = result.permissions.merged(
-            PermissionRules.from_settings(perms, source=raw.name)
+            PermissionRules.from_settings(
+                perms,
+                source=raw.name,
+                root=_rules_root(raw),
+                trusted=trusted or raw.kind not in ("project", "local"),
+            )
         )
         mode = perms.get("defaultMode")
         if mode and rank is not None and rank >= flags.mode_rank:

@@ -13,13 +13,64 @@ reads Claude Code's verdict on each call and :mod:`.shown` what the model was sh
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from .binary import INSTALL_DIR, PIN, ClaudeCodeMissing, binary_version, find_claude, install_claude
-from .case import Call, Case, Scope
-from .compare import Judged, Pair, agreement, judge, pair
-from .fakeapi import FakeApi, Script, ScriptedCall
-from .run import Failure, OracleFailure, Session, Tree, lay_out, run_case, run_tree
-from .shown import Shown
-from .verdict import Cause, Observed, Verdict
+
+if TYPE_CHECKING:
+    from .case import Call, Case, Scope
+    from .compare import Judged, Pair, agreement, judge, pair
+    from .fakeapi import FakeApi, Script, ScriptedCall
+    from .run import (
+        Command,
+        Failure,
+        OracleFailure,
+        Session,
+        Tree,
+        lay_out,
+        run_case,
+        run_command,
+        run_tree,
+    )
+    from .shown import Shown
+    from .verdict import Cause, Observed, Verdict
+
+# Resolved on first use: the supervisor and the probe servers start as ``python -m
+# mcpmini.oracle.<module>`` inside the sandbox and must not pay for the hooks engine.
+_LAZY = {
+    "Call": "case",
+    "Case": "case",
+    "Scope": "case",
+    "Judged": "compare",
+    "Pair": "compare",
+    "agreement": "compare",
+    "judge": "compare",
+    "pair": "compare",
+    "FakeApi": "fakeapi",
+    "Script": "fakeapi",
+    "ScriptedCall": "fakeapi",
+    "Command": "run",
+    "Failure": "run",
+    "OracleFailure": "run",
+    "Session": "run",
+    "Tree": "run",
+    "lay_out": "run",
+    "run_case": "run",
+    "run_command": "run",
+    "run_tree": "run",
+    "Shown": "shown",
+    "Cause": "verdict",
+    "Observed": "verdict",
+    "Verdict": "verdict",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "INSTALL_DIR",
@@ -28,6 +79,7 @@ __all__ = [
     "Case",
     "Cause",
     "ClaudeCodeMissing",
+    "Command",
     "Failure",
     "FakeApi",
     "Judged",
@@ -49,5 +101,6 @@ __all__ = [
     "lay_out",
     "pair",
     "run_case",
+    "run_command",
     "run_tree",
 ]

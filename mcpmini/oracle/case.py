@@ -22,7 +22,7 @@ from typing import Any
 
 from ..errors import ConfigError
 
-__all__ = ["MODES", "SCOPE_FILES", "Call", "Case", "Scope", "bind_text"]
+__all__ = ["MODES", "SCOPE_FILES", "SHORTHAND", "Call", "Case", "Scope", "bind_text"]
 
 MODES = ("default", "acceptEdits", "plan", "bypassPermissions", "dontAsk")
 
@@ -80,11 +80,17 @@ class Case:
     ``settings`` maps a :class:`Scope` to a settings object; ``mode`` is passed as
     ``--permission-mode`` (``None``: none); ``trusted`` writes the workspace's trust into
     ``~/.claude.json``; ``files`` maps a path (relative to the workspace, or ``~/…``) to its
-    text; ``mcp_servers`` are written to the ``--mcp-config`` file beside the oracle's own
-    prompt server (``{"probe": true}`` stands for the probe server); ``plugin_dirs`` are
-    passed as ``--plugin-dir``; ``tool_search`` leaves MCP tools deferred (the default of
-    Claude Code) instead of loading them up front; ``env`` adds environment variables;
-    ``args`` adds command-line arguments.
+    text; ``copies`` maps a destination (with a placeholder, e.g. ``{root}/plugins/p``) to a
+    host file or folder copied there (symlinks kept as links), so the sandbox sees a learner's
+    plugin or skill folder without seeing the rest of the host; ``mcp_servers`` are written
+    to the ``--mcp-config`` file beside the oracle's own prompt server (``{"probe": true}``
+    stands for the probe server); ``plugin_dirs`` are passed as ``--plugin-dir``;
+    ``tool_search`` (Claude Code's default) leaves MCP tools deferred behind ToolSearch, and
+    ``False`` sets ``ENABLE_TOOL_SEARCH=false``, which loads them up front; ``env`` adds
+    environment variables; ``args`` adds command-line arguments; ``allowed_tools`` /
+    ``disallowed_tools`` are rules given on the command line (``--allowedTools`` /
+    ``--disallowedTools``; for mcpmini they are allow / deny rules, as ``mcpmini hooks run
+    --allow / --deny``).
     """
 
     name: str
@@ -93,11 +99,14 @@ class Case:
     mode: str | None = None
     trusted: bool = True
     files: Mapping[str, str] = field(default_factory=dict)
+    copies: Mapping[str, str] = field(default_factory=dict)
     mcp_servers: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     plugin_dirs: tuple[str, ...] = ()
-    tool_search: bool = False
+    tool_search: bool = True
     env: Mapping[str, str] = field(default_factory=dict)
     args: tuple[str, ...] = ()
+    allowed_tools: tuple[str, ...] = ()
+    disallowed_tools: tuple[str, ...] = ()
     prompt: str = "Run the scripted calls."
 
     def bind(self, places: Mapping[str, str]) -> Case:
@@ -110,10 +119,13 @@ class Case:
             ),
             settings={s: bind_text(dict(v), places) for s, v in self.settings.items()},
             files={bind_text(k, places): bind_text(v, places) for k, v in self.files.items()},
+            copies={bind_text(k, places): v for k, v in self.copies.items()},
             mcp_servers=bind_text(dict(self.mcp_servers), places),
             plugin_dirs=tuple(bind_text(p, places) for p in self.plugin_dirs),
             env=bind_text(dict(self.env), places),
             args=tuple(bind_text(a, places) for a in self.args),
+            allowed_tools=tuple(bind_text(a, places) for a in self.allowed_tools),
+            disallowed_tools=tuple(bind_text(a, places) for a in self.disallowed_tools),
         )
 
     @classmethod
@@ -121,7 +133,7 @@ class Case:
         """Read a case from its JSON / YAML shape. Raises ``ConfigError`` naming the field."""
         if not isinstance(data, Mapping):
             raise ConfigError("a case must be an object", source)
-        known = {f for f in cls.__dataclass_fields__} | {"known"}
+        known = set(cls.__dataclass_fields__) | {"category"}
         for key in data:
             if key not in known:
                 raise ConfigError(f"unknown field {key!r}", source, str(key))
@@ -138,11 +150,14 @@ class Case:
             mode=mode,
             trusted=_bool(data, "trusted", True, source),
             files=_strings(data, "files", source),
+            copies=_strings(data, "copies", source),
             mcp_servers=_objects(data, "mcp_servers", source),
             plugin_dirs=tuple(str(p) for p in _list(data, "plugin_dirs", source)),
-            tool_search=_bool(data, "tool_search", False, source),
+            tool_search=_bool(data, "tool_search", True, source),
             env=_strings(data, "env", source),
             args=tuple(str(a) for a in _list(data, "args", source)),
+            allowed_tools=tuple(str(a) for a in _list(data, "allowed_tools", source)),
+            disallowed_tools=tuple(str(a) for a in _list(data, "disallowed_tools", source)),
             prompt=str(data.get("prompt", cls.prompt)),
         )
 
@@ -158,11 +173,14 @@ class Case:
             "mode": self.mode,
             "trusted": self.trusted,
             "files": dict(self.files),
+            "copies": dict(self.copies),
             "mcp_servers": {k: dict(v) for k, v in self.mcp_servers.items()},
             "plugin_dirs": list(self.plugin_dirs),
             "tool_search": self.tool_search,
             "env": dict(self.env),
             "args": list(self.args),
+            "allowed_tools": list(self.allowed_tools),
+            "disallowed_tools": list(self.disallowed_tools),
             "prompt": self.prompt,
         }
 
@@ -213,7 +231,42 @@ def _settings(value: Any, source: str | None) -> dict[Scope, dict[str, Any]]:
     return out
 
 
+#: The short forms of a call in case files: ``{bash: "ls"}`` is ``{tool: Bash, input:
+#: {command: "ls"}}``; each names its tool, the field the value fills, and fixed fields.
+SHORTHAND: dict[str, tuple[str | None, str | None, Mapping[str, str]]] = {
+    "bash": ("Bash", "command", {}),
+    "read": ("Read", "file_path", {}),
+    "write": ("Write", "file_path", {"content": "oracle\n"}),
+    "edit": ("Edit", "file_path", {"old_string": "", "new_string": "oracle\n"}),
+    "fetch": ("WebFetch", "url", {"prompt": "Summarize the page."}),
+    "mcp": (None, None, {}),
+}
+
+
+def _expand(value: Mapping[str, Any], source: str | None, where: str) -> dict[str, Any]:
+    short = [k for k in SHORTHAND if k in value]
+    if not short:
+        return dict(value)
+    if len(short) > 1 or "tool" in value:
+        raise ConfigError("a call has one tool", source, where)
+    tool, key, fixed = SHORTHAND[short[0]]
+    text = value[short[0]]
+    if not isinstance(text, str):
+        raise ConfigError("must be a string", source, f"{where}.{short[0]}")
+    rest = {k: v for k, v in value.items() if k != short[0]}
+    if tool is None:
+        return {"tool": text, "input": rest.pop("input", {}), **rest}
+    return {"tool": tool, "input": {key: text, **fixed, **rest.pop("input", {})}, **rest}
+
+
+def _label(tool: str, tool_input: Mapping[str, Any]) -> str:
+    first = next(iter(tool_input.values()), "") if tool_input else ""
+    return f"{tool} {first}".strip() if isinstance(first, str) else tool
+
+
 def _call(value: Any, source: str | None, where: str) -> Call:
+    if isinstance(value, Mapping):
+        value = _expand(value, source, where)
     if not isinstance(value, Mapping) or not isinstance(value.get("tool"), str):
         raise ConfigError("a call needs a tool name", source, f"{where}.tool")
     tool_input = value.get("input", {})
@@ -223,6 +276,6 @@ def _call(value: Any, source: str | None, where: str) -> Call:
     return Call(
         tool=value["tool"],
         input=dict(tool_input),
-        label=str(value.get("label", "")),
+        label=str(value.get("label") or _label(value["tool"], tool_input)),
         known=str(known) if known else None,
     )

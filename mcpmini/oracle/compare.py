@@ -2,31 +2,44 @@
 
 Rules of this module:
 
-- mcpmini decides exactly as ``mcpmini hooks run`` does: :func:`mcpmini.hooks.load_settings`
-  over the case's settings files (each labelled with its scope), then
-  :func:`mcpmini.hooks.decide` per call with the pooled rules, the case's mode (or the
+- mcpmini decides as ``mcpmini hooks run`` does: :func:`mcpmini.hooks.load_settings` over the
+  case's settings files (each labelled with its scope) for the hooks, the permission rules of
+  each file through :meth:`PermissionRules.from_settings` with the facts only the case knows
+  (the file's root that ``/path`` is anchored at, :data:`SCOPE_ROOTS`, and whether the
+  workspace is trusted, for project settings), then :func:`mcpmini.hooks.decide` per call with
+  the pooled rules (the command line's
+  ``--allowedTools`` / ``--disallowedTools`` pooled in as allow / deny rules, as
+  ``mcpmini hooks run --allow / --deny`` does), the case's mode (or the
   settings' ``defaultMode``), the workspace as ``cwd`` and the temporary home. Nothing here
   models Claude Code: a disagreement is a finding, never patched over in this module.
-- mcpmini's hooks run on the host with the case's environment (:func:`~.run.claude_env`) and
-  the workspace as project folder; case hooks are the case table's own harmless commands.
+- A case with hooks (or plugins) is judged inside the same bubblewrap sandbox as Claude Code
+  (``python -m mcpmini.oracle.compare PLAN``): its hook commands never run on the host, and
+  they see the same user, paths and environment (:func:`~.run.claude_env`) as under Claude
+  Code. A case without hooks starts no program and is judged in this process.
 - Claude Code's ``ask`` in ``dontAsk`` mode cannot happen (it denies instead), so verdicts
   compare as they are: ``allow`` / ``ask`` / ``deny``.
 """
 
 from __future__ import annotations
 
+import json
+import shutil
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ..errors import McpminiError
 from ..hooks import decide, load_settings
-from .case import Call, Scope
+from ..permissions import PermissionRules
+from ..process import Ending, run
+from .case import Call, Case, Scope
 from .fakeapi import tool_use_id
-from .run import Session, Tree, claude_env
+from .run import Failure, OracleFailure, Session, Tree, claude_env, sandbox_argv
 from .verdict import Observed, Verdict
 
-__all__ = ["SCOPE_LABELS", "Judged", "Pair", "agreement", "judge", "pair"]
+__all__ = ["SCOPE_LABELS", "SCOPE_ROOTS", "Judged", "Pair", "agreement", "judge", "main", "pair"]
 
 #: The ``load_settings`` label of each scope's settings file. ``--settings`` has no label of
 #: its own in mcpmini (Claude Code ranks it between local and managed): read as ``local``.
@@ -37,6 +50,36 @@ SCOPE_LABELS: dict[Scope, str] = {
     Scope.FLAG: "local",
     Scope.MANAGED: "managed",
 }
+
+
+#: What ``/path`` in each scope's rules is anchored at (the settings file's root): the
+#: project for project, local and ``--settings`` files, ``~/.claude`` for user settings, the
+#: managed folder for managed settings.
+SCOPE_ROOTS: dict[Scope, str] = {
+    Scope.USER: "home/.claude",
+    Scope.PROJECT: "ws",
+    Scope.LOCAL: "ws",
+    Scope.FLAG: "ws",
+    Scope.MANAGED: "root/managed",
+}
+
+
+def _rules(tree: Tree) -> PermissionRules:
+    """Every scope's permission rules, anchored and trust-filtered, pooled with the flags'."""
+    case, pooled = tree.case, []
+    places = {"home": tree.home, "ws": tree.ws, "root": tree.root}
+    for scope, path in tree.settings_files.items():
+        block = case.settings[scope].get("permissions")
+        if not isinstance(block, Mapping):
+            continue
+        anchor, _, rest = SCOPE_ROOTS[scope].partition("/")
+        root = places[anchor] / rest if rest else places[anchor]
+        trusted = case.trusted or scope is not Scope.PROJECT
+        pooled.append(
+            PermissionRules.from_settings(block, source=str(path), root=str(root), trusted=trusted)
+        )
+    flags = PermissionRules(allow=case.allowed_tools, deny=case.disallowed_tools)
+    return flags.merged(*pooled)
 
 
 @dataclass(frozen=True)
@@ -73,8 +116,61 @@ class Pair:
         return row
 
 
-def judge(tree: Tree) -> tuple[Judged, ...]:
-    """mcpmini's verdict on every call of the laid-out case (see the module doc)."""
+def _has_hooks(case: Case) -> bool:
+    return bool(case.plugin_dirs) or any(
+        s.get("hooks") for s in case.settings.values() if isinstance(s, Mapping)
+    )
+
+
+def judge(tree: Tree, *, sandboxed: bool | None = None) -> tuple[Judged, ...]:
+    """mcpmini's verdict on every call of the laid-out case (see the module doc).
+
+    ``sandboxed`` (default: when the case has hooks or plugins) runs mcpmini inside the same
+    bubblewrap sandbox as Claude Code, so the case's hook commands run confined, with the same
+    user, paths and environment as Claude Code's; otherwise mcpmini runs in this process, where
+    it starts no program. Raises :class:`~.run.OracleFailure` when the sandbox cannot run.
+    """
+    if sandboxed is None:
+        sandboxed = _has_hooks(tree.case)
+    if sandboxed:
+        return _judge_sandboxed(tree)
+    return _judge_here(tree)
+
+
+def _judge_sandboxed(tree: Tree) -> tuple[Judged, ...]:
+    plan = {
+        "case": tree.case.to_dict(),
+        "root": str(tree.root),
+        "settings_files": {str(s): str(p) for s, p in tree.settings_files.items()},
+        "out": str(tree.root / "judged.json"),
+    }
+    plan_path = tree.root / "judge-plan.json"
+    plan_path.write_text(json.dumps(plan), encoding="utf-8")
+    argv = [sys.executable, "-I", "-m", "mcpmini.oracle.compare", str(plan_path)]
+    exe = shutil.which("bwrap")
+    if exe is None:
+        raise OracleFailure(Failure.SANDBOX, "bubblewrap (bwrap) is not installed")
+    done = run(
+        sandbox_argv(argv, tree.root, tree.ws, Path(sys.executable), bwrap=exe),
+        env={"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"},
+        timeout=30 + 30 * len(tree.case.calls),
+    )
+    out = tree.root / "judged.json"
+    if done.ending is not Ending.EXITED or done.exit_code != 0 or not out.exists():
+        lines = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:]
+        raise OracleFailure(
+            Failure.SANDBOX,
+            f"mcpmini's own verdicts did not run in the sandbox ({done.ending.value}, "
+            f"exit {done.exit_code}): {lines[0][:200] if lines else 'no output'}",
+        )
+    rows = json.loads(out.read_text(encoding="utf-8"))
+    return tuple(
+        Judged(c, r["verdict"], r["detail"], r["error"], r["decided"])
+        for c, r in zip(tree.case.calls, rows, strict=True)
+    )
+
+
+def _judge_here(tree: Tree) -> tuple[Judged, ...]:
     case = tree.case
     sources = [(SCOPE_LABELS[s], str(p)) for s, p in tree.settings_files.items()]
     environ = claude_env(str(tree.home), case.env, case.tool_search)
@@ -83,6 +179,10 @@ def judge(tree: Tree) -> tuple[Judged, ...]:
     except McpminiError as exc:
         return tuple(Judged(c, "error", error=str(exc)) for c in case.calls)
     mode = case.mode or settings.default_mode or "default"
+    try:
+        rules = _rules(tree)
+    except McpminiError as exc:
+        return tuple(Judged(c, "error", error=str(exc)) for c in case.calls)
     out = []
     for index, call in enumerate(case.calls):
         try:
@@ -90,7 +190,7 @@ def judge(tree: Tree) -> tuple[Judged, ...]:
                 settings,
                 call.tool,
                 call.input,
-                rules=settings.permissions,
+                rules=rules,
                 mode=mode,
                 cwd=str(tree.ws),
                 home=str(tree.home),
@@ -109,6 +209,20 @@ def judge(tree: Tree) -> tuple[Judged, ...]:
     return tuple(out)
 
 
+def main(argv: Sequence[str] | None = None) -> int:
+    """Inside the sandbox: read a judge plan, write mcpmini's verdicts as JSON rows."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    plan = json.loads(Path(args[0]).read_text(encoding="utf-8"))
+    files = {Scope(k): Path(v) for k, v in plan["settings_files"].items()}
+    tree = Tree(Path(plan["root"]), Case.from_dict(plan["case"]), files)
+    rows = [
+        {"verdict": j.verdict, "detail": j.detail, "error": j.error, "decided": j.decided}
+        for j in _judge_here(tree)
+    ]
+    Path(plan["out"]).write_text(json.dumps(rows, default=str), encoding="utf-8")
+    return 0
+
+
 def pair(session: Session, judged: Sequence[Judged]) -> tuple[Pair, ...]:
     """Claude Code's and mcpmini's verdicts side by side, call by call."""
     return tuple(Pair(o, j) for o, j in zip(session.calls, judged, strict=True))
@@ -118,3 +232,7 @@ def agreement(pairs: Sequence[Pair]) -> dict[str, int]:
     """Counts of agreeing and disagreeing pairs (unreached calls count as disagreeing)."""
     agree = sum(1 for p in pairs if p.agree and p.observed.verdict is not Verdict.UNREACHED)
     return {"agree": agree, "disagree": len(pairs) - agree}
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -6,61 +6,116 @@
   ``tool_use_id``) and refused, so an ask is marked unambiguously and nothing asked ever runs.
 - ``python -m mcpmini.oracle.probe tools``: harmless tools for MCP permission cases
   (``lookup``, ``store``, ``remove``): each returns ``ok <name>`` and touches nothing.
+
+Rules of this module: it imports the standard library only. Claude Code waits for its MCP
+servers before the first model request, and every oracle session starts the prompt server, so
+its start-up is paid once per session: importing :mod:`mcpmini.mcp` (the HTTP stack included)
+cost about a second on a loaded two-core machine, this loop a few milliseconds. It speaks the
+subset of MCP that Claude Code uses here: ``initialize``, ``ping``, ``tools/list`` and
+``tools/call``, newline-delimited JSON-RPC on stdin / stdout.
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
-from ..mcp import Server
-from ..mcp.transport import serve_stdio
-
-__all__ = ["PROBE_TOOLS", "PROMPT_REFUSAL", "PROMPT_SERVER", "PROMPT_TOOL", "main"]
+__all__ = [
+    "PROBE_TOOLS",
+    "PROMPT_REFUSAL",
+    "PROMPT_SERVER",
+    "PROMPT_TOOL",
+    "answer",
+    "main",
+    "probe_tools",
+    "prompt_tools",
+]
 
 PROMPT_SERVER = "oracle"
 PROMPT_TOOL = f"mcp__{PROMPT_SERVER}__prompt"
 PROMPT_REFUSAL = "oracle: the permission prompt was refused"
 PROBE_TOOLS = ("lookup", "store", "remove")
+PROTOCOL = "2025-06-18"
 
+Tool = Callable[[Mapping[str, Any]], str]
 _ANY_OBJECT: dict[str, Any] = {"type": "object", "additionalProperties": True}
 
 
-def prompt_server(log: Path) -> Server:
-    """The permission-prompt server: records every call in ``log`` and refuses it."""
-    server = Server("oracle-prompt", "1.0.0")
+def prompt_tools(log: Path) -> dict[str, Tool]:
+    """The permission-prompt tool: records every call in ``log`` and refuses it."""
 
-    def prompt(**arguments: Any) -> str:
+    def prompt(arguments: Mapping[str, Any]) -> str:
         with log.open("a", encoding="utf-8") as out:
-            out.write(json.dumps(arguments, sort_keys=True) + "\n")
+            out.write(json.dumps(dict(arguments), sort_keys=True) + "\n")
         return json.dumps({"behavior": "deny", "message": PROMPT_REFUSAL})
 
-    server.add_tool(prompt, "prompt", "Ask the user for permission.", _ANY_OBJECT)
-    return server
+    return {"prompt": prompt}
 
 
-def probe_server() -> Server:
-    """The probe server: tools that answer ``ok <name>`` and do nothing else."""
-    server = Server("oracle-probe", "1.0.0")
-    for name in PROBE_TOOLS:
+def probe_tools() -> dict[str, Tool]:
+    """The probe tools: each answers ``ok <name>`` and does nothing else."""
 
-        def tool(_name: str = name, **arguments: Any) -> str:
-            return f"ok {_name}"
+    def tool(name: str) -> Tool:
+        return lambda _arguments: f"ok {name}"
 
-        server.add_tool(tool, name, f"The probe tool {name}.", _ANY_OBJECT)
-    return server
+    return {name: tool(name) for name in PROBE_TOOLS}
+
+
+def answer(message: Mapping[str, Any], tools: Mapping[str, Tool]) -> dict[str, Any] | None:
+    """The JSON-RPC reply to one message (``None`` for a notification)."""
+    if "id" not in message:
+        return None
+    method, params = message.get("method"), message.get("params") or {}
+    result: dict[str, Any]
+    if method == "initialize":
+        version = params.get("protocolVersion") or PROTOCOL
+        result = {
+            "protocolVersion": version,
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "mcpmini-oracle-probe", "version": "1.0.0"},
+        }
+    elif method == "ping":
+        result = {}
+    elif method == "tools/list":
+        result = {
+            "tools": [
+                {"name": n, "description": f"The oracle tool {n}.", "inputSchema": _ANY_OBJECT}
+                for n in tools
+            ]
+        }
+    elif method == "tools/call" and params.get("name") in tools:
+        text = tools[params["name"]](params.get("arguments") or {})
+        result = {"content": [{"type": "text", "text": text}], "isError": False}
+    else:
+        error = {"code": -32601, "message": f"unknown method or tool: {method}"}
+        return {"jsonrpc": "2.0", "id": message["id"], "error": error}
+    return {"jsonrpc": "2.0", "id": message["id"], "result": result}
+
+
+def serve(tools: Mapping[str, Tool], rfile: IO[str], wfile: IO[str]) -> None:
+    """Answer newline-delimited JSON-RPC from ``rfile`` on ``wfile`` until EOF."""
+    for line in rfile:
+        try:
+            message = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(message, dict):
+            reply = answer(message, tools)
+            if reply is not None:
+                wfile.write(json.dumps(reply) + "\n")
+                wfile.flush()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Serve the server named by ``argv`` over stdio; exit code 2 for bad arguments."""
+    """Serve the tools named by ``argv`` over stdio; exit code 2 for bad arguments."""
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["prompt"] and len(args) == 2:
-        serve_stdio(prompt_server(Path(args[1])))
+        serve(prompt_tools(Path(args[1])), sys.stdin, sys.stdout)
     elif args == ["tools"]:
-        serve_stdio(probe_server())
+        serve(probe_tools(), sys.stdin, sys.stdout)
     else:
         print("usage: python -m mcpmini.oracle.probe prompt LOG | tools", file=sys.stderr)
         return 2

@@ -34,9 +34,9 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from ..errors import McpminiError
+from ..errors import ConfigError, McpminiError
 from ..process import Ending, run
-from .case import SCOPE_FILES, Case, Scope
+from .case import SCOPE_FILES, Call, Case, Scope
 from .fakeapi import tool_use_id
 from .probe import PROMPT_SERVER, PROMPT_TOOL
 from .shown import Shown, shown_in
@@ -44,6 +44,7 @@ from .verdict import Observed, observe
 
 __all__ = [
     "SANDBOX_UID",
+    "Command",
     "Failure",
     "OracleFailure",
     "Session",
@@ -51,6 +52,7 @@ __all__ = [
     "claude_env",
     "lay_out",
     "run_case",
+    "run_command",
     "run_tree",
     "sandbox_argv",
 ]
@@ -107,7 +109,7 @@ class Session:
 
 
 def claude_env(
-    home: str, extra: Mapping[str, str] | None = None, tool_search: bool = False
+    home: str, extra: Mapping[str, str] | None = None, tool_search: bool = True
 ) -> dict[str, str]:
     """The whole environment Claude Code runs with: offline, quiet, a fake key, ``HOME``."""
     env = {
@@ -189,6 +191,19 @@ def _write(path: Path, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
+def _copy(origin: Path, dest: Path, root: Path) -> None:
+    """Copy ``origin`` to ``dest``, which must lie inside the case folder ``root``."""
+    if not dest.is_absolute() or not dest.resolve().is_relative_to(root):
+        raise ConfigError(f"a copy must land inside the case folder: {dest}")
+    if not origin.exists():
+        raise ConfigError(f"nothing to copy at {origin}")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    if origin.is_dir():
+        shutil.copytree(origin, dest, symlinks=True, dirs_exist_ok=True)
+    else:
+        shutil.copy2(origin, dest)
+
+
 def _mcp_config(case: Case, root: Path) -> dict[str, Any]:
     python = sys.executable
     servers: dict[str, Any] = {
@@ -227,6 +242,8 @@ def _lay_out(case: Case, root: Path, places: Mapping[str, str]) -> dict[Scope, P
     for rel, text in case.files.items():
         target = home / rel[2:] if rel.startswith("~/") else ws / rel
         _write(target, text)
+    for dest, origin in case.copies.items():
+        _copy(Path(origin), Path(dest), root)
     _write(root / "mcp.json", json.dumps(_mcp_config(case, root), indent=2))
     return written
 
@@ -241,21 +258,18 @@ def _claude_argv(case: Case, binary: Path, root: Path) -> list[str]:
         argv += ["--settings", str(root / SCOPE_FILES[Scope.FLAG][1])]
     for folder in case.plugin_dirs:
         argv += ["--plugin-dir", folder]
+    if case.allowed_tools:
+        argv += ["--allowedTools", *case.allowed_tools]
+    if case.disallowed_tools:
+        argv += ["--disallowedTools", *case.disallowed_tools]
     return [*argv, *case.args]
 
 
-def _failure(seen: Mapping[str, Any], binary: Path) -> OracleFailure | None:
-    ending, code = seen.get("ending"), seen.get("exit_code")
+def _failure(seen: Mapping[str, Any]) -> OracleFailure | None:
+    """A login prompt or a missing result object in a finished ``-p`` run."""
+    code = seen.get("exit_code")
     tail = (seen.get("stderr") or seen.get("stdout") or "").strip().splitlines()[-1:]
     last = tail[0][:200] if tail else "no output"
-    if ending == Ending.START_ERROR.value:
-        return OracleFailure(
-            Failure.MISSING, f"Claude Code at {binary} did not start: {seen.get('start_error')}"
-        )
-    if ending == Ending.TIMEOUT.value:
-        return OracleFailure(
-            Failure.HUNG, f"Claude Code did not finish within its deadline ({last})"
-        )
     out = str(seen.get("stdout") or "")
     low = (out + str(seen.get("stderr") or "")).lower()
     if "/login" in low or "invalid api key" in low or "not logged in" in low:
@@ -321,15 +335,18 @@ def lay_out(case: Case, *, keep: bool = False, tmp: str | None = None) -> Iterat
             shutil.rmtree(root, ignore_errors=True)
 
 
-def run_tree(
-    tree: Tree, binary: Path, *, timeout: float = DEFAULT_TIMEOUT, bwrap: str | None = None
-) -> Session:
-    """Run the laid-out case through Claude Code at ``binary``; return the :class:`Session`.
-
-    ``timeout`` bounds the whole run. Raises :class:`OracleFailure` for a missing binary or
-    bubblewrap, a hang, a crash or a login.
-    """
-    started = time.monotonic()
+def _supervised(
+    tree: Tree,
+    binary: Path,
+    argv: Sequence[str],
+    *,
+    timeout: float,
+    bwrap: str | None,
+    calls: Sequence[Call] = (),
+) -> dict[str, Any]:
+    """Run ``argv`` (Claude Code's command line) through the supervisor in the sandbox of
+    ``tree``; return what the supervisor saw. Raises :class:`OracleFailure` for a missing
+    binary or bubblewrap, a hang, or a sandbox that did not start."""
     if not (binary.is_file() and os.access(binary, os.X_OK)):
         raise OracleFailure(
             Failure.MISSING, f"no Claude Code executable at {binary}; run `make claude-code`"
@@ -340,31 +357,57 @@ def run_tree(
             Failure.SANDBOX, "bubblewrap (bwrap) is not installed: apt-get install bubblewrap"
         )
     root, case = tree.root, tree.case
+    out = root / "seen.json"
+    out.unlink(missing_ok=True)
     plan = {
-        "argv": _claude_argv(case, binary, root),
+        "argv": list(argv),
         "env": claude_env(str(tree.home), case.env, case.tool_search),
         "cwd": str(tree.ws),
         "timeout": timeout,
-        "out": str(root / "seen.json"),
-        "script": {"calls": [{"name": c.tool, "input": dict(c.input)} for c in case.calls]},
+        "out": str(out),
+        "script": {"calls": [{"name": c.tool, "input": dict(c.input)} for c in calls]},
     }
     _write(root / "plan.json", json.dumps(plan))
     inner = [sys.executable, "-I", "-m", "mcpmini.oracle.supervisor", str(root / "plan.json")]
-    argv = sandbox_argv(inner, root, tree.ws, binary, bwrap=exe)
-    done = run(argv, env=_host_env(), timeout=timeout + 20, cap=1_000_000)
+    done = run(
+        sandbox_argv(inner, root, tree.ws, binary, bwrap=exe),
+        env=_host_env(),
+        timeout=timeout + 20,
+        cap=1_000_000,
+    )
     if done.ending is Ending.TIMEOUT:
         raise OracleFailure(
             Failure.HUNG, f"the sandboxed run did not finish within {timeout + 20:.0f} s"
         )
-    out = root / "seen.json"
     if not out.exists():
         lines = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:]
         last = lines[0][:200] if lines else "no output"
         raise OracleFailure(
             Failure.SANDBOX, f"the sandbox did not run (exit {done.exit_code}): {last}"
         )
-    seen = json.loads(out.read_text(encoding="utf-8"))
-    failed = _failure(seen, binary)
+    seen: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+    if seen.get("ending") == Ending.START_ERROR.value:
+        raise OracleFailure(
+            Failure.MISSING, f"Claude Code at {binary} did not start: {seen.get('start_error')}"
+        )
+    if seen.get("ending") == Ending.TIMEOUT.value:
+        raise OracleFailure(Failure.HUNG, f"Claude Code did not finish within {timeout:.0f} s")
+    return seen
+
+
+def run_tree(
+    tree: Tree, binary: Path, *, timeout: float = DEFAULT_TIMEOUT, bwrap: str | None = None
+) -> Session:
+    """Run the laid-out case through Claude Code at ``binary``; return the :class:`Session`.
+
+    ``timeout`` bounds the whole run. Raises :class:`OracleFailure` for a missing binary or
+    bubblewrap, a hang, a crash or a login.
+    """
+    started = time.monotonic()
+    case = tree.case
+    argv = _claude_argv(case, binary, tree.root)
+    seen = _supervised(tree, binary, argv, timeout=timeout, bwrap=bwrap, calls=case.calls)
+    failed = _failure(seen)
     if failed is not None:
         raise failed
     result = json.loads(seen["stdout"])
@@ -376,13 +419,45 @@ def run_tree(
     ids = [tool_use_id(i) for i in range(len(case.calls))]
     return Session(
         case=case,
-        calls=observe(case.calls, ids, bodies, result, _prompts(root / "prompts.jsonl")),
+        calls=observe(case.calls, ids, bodies, result, _prompts(tree.root / "prompts.jsonl")),
         shown=shown_in(bodies),
         result=result,
         stderr=str(seen.get("stderr") or ""),
         requests=bodies,
         elapsed=time.monotonic() - started,
         places=tree.places,
+    )
+
+
+@dataclass(frozen=True)
+class Command:
+    """What one sandboxed ``claude`` subcommand printed and how it exited."""
+
+    argv: tuple[str, ...]
+    exit_code: int | None
+    stdout: str
+    stderr: str
+
+
+def run_command(
+    tree: Tree,
+    binary: Path,
+    args: Sequence[str],
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    bwrap: str | None = None,
+) -> Command:
+    """Run ``claude ARGS`` (e.g. ``plugin validate --json PATH``) in the sandbox of ``tree``,
+    with the same home, workspace, environment and fake model as a session; return its exit
+    code and output. Raises :class:`OracleFailure` for a missing binary or bubblewrap or a
+    hang (a nonzero exit is data, not a failure)."""
+    argv = [str(binary), *args]
+    seen = _supervised(tree, binary, argv, timeout=timeout, bwrap=bwrap)
+    return Command(
+        tuple(argv),
+        seen.get("exit_code"),
+        str(seen.get("stdout") or ""),
+        str(seen.get("stderr") or ""),
     )
 
 

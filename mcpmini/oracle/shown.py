@@ -92,6 +92,16 @@ def _deferred_names(text: str) -> list[str]:
     return [ln.strip().lstrip("-").strip() for ln in lines if ln.strip() and " " not in ln.strip()]
 
 
+def _listing(text: str) -> str:
+    """The listing block: its header, then the ``- name: text`` lines up to the blank line
+    that ends them (the same system message carries other text after it)."""
+    first = text.find("\n- ")
+    if first < 0:
+        return text.strip()
+    end = text.find("\n\n", first + 1)
+    return text[: end if end >= 0 else len(text)].strip()
+
+
 def shown_in(bodies: Sequence[Mapping[str, Any]]) -> Shown:
     """What the first main-loop request (the first with ``tools``) showed; empty ``Shown``
     when there was none."""
@@ -108,7 +118,7 @@ def shown_in(bodies: Sequence[Mapping[str, Any]]) -> Shown:
         if text.lstrip().startswith(DEFERRED_HEADER) or DEFERRED_HEADER in text:
             deferred += [n for n in _deferred_names(text) if n not in deferred]
         if SKILLS_HEADER in text:
-            listing = text[text.index(SKILLS_HEADER) :]
+            listing = _listing(text[text.index(SKILLS_HEADER) :])
     return Shown(
         system=system_text(first.get("system")),
         tools=tuple(str(t.get("name")) for t in tools),

@@ -41,6 +41,7 @@ class Cause(StrEnum):
     RULE = "rule"  # a deny rule
     HOOK = "hook"  # a PreToolUse hook
     MODE = "mode"  # the permission mode (dontAsk, plan)
+    CLASSIFIER = "classifier"  # the auto-mode safety check, which cannot run offline
     REMOVED = "removed"  # the tool was not in the tool list
     OTHER = "other"  # listed as a denial, the text matches no known form
 
@@ -48,6 +49,7 @@ class Cause(StrEnum):
 #: ``(text Claude Code puts in the tool_result, cause)``, first match wins (lower-cased).
 CAUSES: tuple[tuple[str, Cause], ...] = (
     ("no such tool available", Cause.REMOVED),
+    ("auto mode is unavailable", Cause.CLASSIFIER),
     ("hook error", Cause.HOOK),
     ("blocked by hook", Cause.HOOK),
     ("pretooluse", Cause.HOOK),

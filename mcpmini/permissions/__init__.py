@@ -3,9 +3,10 @@
 :mod:`.bash` reads a Bash command the way Claude Code's matcher does (tree-sitter grammar,
 wrappers stripped, substitutions seen, what cannot be verified fails closed); :mod:`.paths`
 anchors ``Read``/``Edit`` path rules (real home, symlinks resolved); :mod:`.rules` parses and
-matches rule strings; :mod:`.modes` says what each mode runs without asking; :mod:`.evaluate`
-holds :class:`PermissionRules` and :func:`gate`. The table of attack and bypass
-cases chapter 07 shows lives in ``mcpmini.course.chapters.attacks``.
+matches rule strings; :mod:`.modes` holds one :class:`ModeSpec` row per mode
+(:data:`MODES`: what each runs without asking); :mod:`.evaluate` holds :class:`PermissionRules`
+and :func:`gate`. The table of attack and bypass cases chapter 07 shows lives in
+``mcpmini.course.chapters.attacks``.
 """
 
 from __future__ import annotations
@@ -28,12 +29,21 @@ from .evaluate import (
     GateResult,
     GateStage,
     GateStep,
+    HookDecision,
     PermissionRules,
     PreToolUseResult,
     RuleVerdict,
     gate,
 )
-from .modes import ACCEPT_EDITS_COMMANDS, EDIT_TOOLS, READ_TOOLS, Behavior, PermissionMode
+from .modes import (
+    ACCEPT_EDITS_COMMANDS,
+    EDIT_TOOLS,
+    MODES,
+    READ_TOOLS,
+    Behavior,
+    ModeSpec,
+    PermissionMode,
+)
 from .paths import is_protected_path
 from .rules import Rule, parse_rule, rule_matches
 
@@ -41,6 +51,7 @@ __all__ = [
     "ACCEPT_EDITS_COMMANDS",
     "EDIT_TOOLS",
     "EXEC_WRAPPERS",
+    "MODES",
     "READ_ONLY_COMMANDS",
     "READ_ONLY_GIT",
     "READ_TOOLS",
@@ -51,6 +62,8 @@ __all__ = [
     "GateResult",
     "GateStage",
     "GateStep",
+    "HookDecision",
+    "ModeSpec",
     "PermissionMode",
     "PermissionRules",
     "PreToolUseResult",

@@ -8,7 +8,9 @@ order and records each step in :attr:`GateResult.path`:
 1. PreToolUse hooks (an :class:`~mcpmini.hooks.EventResult`): a blocking error or ``deny``
    stops the call here, before any rule is read (Proposition 4.3.1);
 2. deny rules (even in ``bypassPermissions``, even after a hook ``allow``);
-3. ask rules (even in bypass; ``dontAsk`` turns the prompt into a denial);
+3. ask rules (even in bypass; ``dontAsk`` turns the prompt into a denial), then the safety
+   check on ``rm``/``rmdir`` of ``/``, a top-level folder, the home or a working directory
+   (asked in every mode, never approved by a hook or an allow rule);
 4. the hook's own ``ask`` / ``defer`` / ``allow`` (an allow never beats steps 2-3);
 5. the permission mode; 6. allow rules; 7. otherwise prompt (``ask``), or deny in dontAsk.
 
@@ -16,18 +18,31 @@ Writes to protected paths (``.git``, ``.claude``, ``.vscode``, ``.idea``, ``.hus
 rc files, ``.mcp.json``, ``.claude.json``) are never approved by a mode or an allow rule,
 except in ``bypassPermissions``. ``defer`` is reported as ``final="ask"`` with
 ``deferred=True``: the call waits for a decision from outside the loop.
+
+Rules of this module: the gate never names a mode — it reads the mode's
+:class:`~mcpmini.permissions.modes.ModeSpec`; a deny rule or a blocking hook is never
+overridden by anything later in the walk; every step taken is recorded in the path.
 """
 
 from __future__ import annotations
 
 import enum
+import posixpath
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..errors import ConfigError
-from .bash import BypassKind, BypassWarning, CommandAnalysis, analyze, bypass_forms
-from .modes import EDIT_TOOLS, Behavior, PermissionMode, mode_verdict
+from .bash import (
+    BypassKind,
+    BypassWarning,
+    CommandAnalysis,
+    Subcommand,
+    analyze,
+    bypass_forms,
+    command_forms,
+)
+from .modes import EDIT_TOOLS, Behavior, ModeSpec, PermissionMode, mode_spec, mode_verdict
 from .paths import absolute, home_dir, is_protected_path, working_dir
 from .rules import Rule, bash_pattern, bash_rule_covers, parse_rule, rule_matches
 
@@ -35,6 +50,7 @@ __all__ = [
     "GateResult",
     "GateStage",
     "GateStep",
+    "HookDecision",
     "PermissionRules",
     "PreToolUseResult",
     "RuleVerdict",
@@ -48,6 +64,7 @@ class GateStage(enum.StrEnum):
     HOOKS = "hooks"
     DENY_RULES = "deny_rules"
     ASK_RULES = "ask_rules"
+    SAFETY_CHECK = "safety_check"
     HOOK_DECISION = "hook_decision"
     MODE = "mode"
     ALLOW_RULES = "allow_rules"
@@ -119,10 +136,23 @@ class PermissionRules:
 
     @classmethod
     def from_settings(
-        cls, block: Mapping[str, Any], *, source: str | None = None
+        cls,
+        block: Mapping[str, Any],
+        *,
+        source: str | None = None,
+        root: str | None = None,
+        trusted: bool = True,
     ) -> PermissionRules:
-        """Build from a settings ``permissions`` block; ``ConfigError`` names the bad rule."""
+        """Build from a settings ``permissions`` block; ``ConfigError`` names the bad rule.
+
+        ``root`` anchors the block's ``/path`` specifiers (:attr:`Rule.root`: the project
+        folder for project settings, ``~/.claude`` for user settings). ``trusted=False``
+        (project settings of a workspace whose trust dialog was never accepted) drops the
+        ``allow`` rules with a warning, as Claude Code 2.1.328 does in ``-p``; ``ask`` and
+        ``deny`` rules still apply.
+        """
         lists: dict[str, list[Rule]] = {}
+        notes: list[str] = []
         for name in ("allow", "ask", "deny"):
             items = block.get(name, [])
             if not isinstance(items, list):
@@ -130,11 +160,17 @@ class PermissionRules:
             rules = []
             for i, text in enumerate(items):
                 try:
-                    rules.append(parse_rule(text))
+                    rules.append(parse_rule(text, root=root))
                 except ConfigError as exc:
                     raise ConfigError(exc.message, source, f"permissions.{name}[{i}]") from None
             lists[name] = rules
-        return cls(tuple(lists["allow"]), tuple(lists["ask"]), tuple(lists["deny"]))
+        if not trusted and lists["allow"]:
+            notes.append(
+                f"ignoring {len(lists['allow'])} permissions.allow entries from "
+                f"{source or 'project settings'}: this workspace has not been trusted"
+            )
+            lists["allow"] = []
+        return cls(tuple(lists["allow"]), tuple(lists["ask"]), tuple(lists["deny"]), notes)
 
     def merged(self, *others: PermissionRules) -> PermissionRules:
         """Pool rules of several scopes: a deny anywhere beats an allow anywhere."""
@@ -246,6 +282,11 @@ def _bypass_warnings(
         if rule.tool != "Bash" or rule.specifier is None:
             continue
         pattern = bash_pattern(rule.specifier)
+        if not any(pattern.fullmatch(s.text) for s in analysis.subcommands):
+            for kind, text in command_forms(analysis.command):
+                if pattern.fullmatch(text):
+                    found.append(BypassWarning(rule.text, kind, text))
+                    break
         for sub in analysis.subcommands:
             if pattern.fullmatch(sub.text):
                 continue
@@ -266,7 +307,7 @@ def _bash_allow(
     for sub in analysis.subcommands:
         rule = next((r for r in rules.allow if bash_rule_covers(r, sub)), None)
         if rule is None and not sub.read_only:
-            return None, f"no allow rule matches {sub.full_text!r}"
+            return None, f"no allow rule matches {sub.allow_text!r}"
         used = used or rule
     for target in analysis.writes:
         path = absolute(target, cwd, home)
@@ -281,6 +322,207 @@ def _bash_allow(
     if used is None:
         return None, "no allow rule matches"
     return used, f"allow rule {used.text} matches every part of the command"
+
+
+class HookDecision(enum.StrEnum):
+    """A PreToolUse hook's permission decision as the gate reads it (``hooks.Decision``
+    carries the same values)."""
+
+    ALLOW = "allow"
+    DENY = "deny"
+    ASK = "ask"
+    DEFER = "defer"
+
+
+@dataclass
+class _Walk:
+    """The gate's path so far: the steps taken, the input the rules see, the warnings."""
+
+    tool_input: Mapping[str, Any]
+    path: list[GateStep] = field(default_factory=list)
+    warnings: tuple[BypassWarning, ...] = ()
+
+    def pass_on(self, step: GateStage, detail: str) -> None:
+        self.path.append(GateStep(step, None, detail))
+
+    def done(
+        self,
+        final: Behavior,
+        step: GateStage,
+        detail: str,
+        rule: Rule | None = None,
+        deferred: bool = False,
+    ) -> GateResult:
+        self.path.append(GateStep(step, final, detail))
+        return GateResult(
+            final, tuple(self.path), detail, rule, deferred, self.tool_input, self.warnings
+        )
+
+
+def _hook_step(walk: _Walk, hooks: PreToolUseResult | None) -> GateResult | HookDecision | None:
+    """Step 1: a blocking hook or a hook ``deny`` ends the walk; else the hook's decision."""
+    if hooks is None:
+        walk.pass_on(GateStage.HOOKS, "no PreToolUse hooks")
+        return None
+    try:
+        decision = HookDecision(hooks.decision) if hooks.decision is not None else None
+    except ValueError:
+        raise ConfigError(f"unknown hook decision {hooks.decision!r}") from None
+    if hooks.blocked or decision is HookDecision.DENY:
+        return walk.done(
+            Behavior.DENY, GateStage.HOOKS, hooks.reason or "a PreToolUse hook blocked the call"
+        )
+    if hooks.updated_input is not None:
+        walk.tool_input = hooks.updated_input
+    walk.pass_on(GateStage.HOOKS, f"hook decision: {decision or 'none'}")
+    return decision
+
+
+_HOOK_VERDICTS = {
+    HookDecision.DEFER: (Behavior.ASK, "a hook deferred the call"),
+    HookDecision.ASK: (Behavior.ASK, "a hook asked for confirmation"),
+    HookDecision.ALLOW: (Behavior.ALLOW, "a hook allowed the call (no deny/ask rule)"),
+}
+
+
+def _removal_targets(sub: Subcommand) -> list[str | None]:
+    """The operands of an ``rm`` / ``rmdir`` (``None``: computed when it runs)."""
+    if sub.program not in ("rm", "rmdir"):
+        return []
+    targets: list[str | None] = []
+    options_done = False
+    for word in sub.plain[1:]:
+        if word == "--" and not options_done:
+            options_done = True
+        elif options_done or word is None or not word.startswith("-"):
+            targets.append(word)
+    return targets
+
+
+def _critical(path: str, home: str, dirs: tuple[str, ...]) -> bool:
+    """``/``, a top-level folder (``/etc``, ``/usr``, ``/tmp``…), the home folder, or a
+    working directory or one of its parents."""
+    return (
+        path == "/"
+        or posixpath.dirname(path) == "/"
+        or path == home
+        or any(d == path or d.startswith(path.rstrip("/") + "/") for d in dirs)
+    )
+
+
+def _dangerous_removal(
+    analysis: CommandAnalysis, cwd: str, home: str, dirs: tuple[str, ...]
+) -> str | None:
+    """Why this command's ``rm``/``rmdir`` needs the user whatever the mode and rules say
+    (observed in Claude Code 2.1.328, also under bypassPermissions: "Dangerous rm operation
+    detected"), or ``None``. A target computed when it runs counts, and so does a glob whose
+    folder is critical (``rm -rf *`` in the working directory)."""
+    for sub in analysis.subcommands:
+        for target in _removal_targets(sub):
+            if target is None:
+                return f"{sub.text}: the removal target is computed when it runs"
+            folder, glob = target, False
+            if any(c in target for c in "*?["):
+                folder, glob = posixpath.dirname(target.rstrip("/")) or ".", True
+            path = absolute(folder, cwd, home)
+            if _critical(path, home, dirs) and (glob or path == absolute(target, cwd, home)):
+                return f"{sub.text}: removes a critical or working directory ({path})"
+    return None
+
+
+def _rule_steps(
+    walk: _Walk,
+    tool_name: str,
+    rules: PermissionRules,
+    spec: ModeSpec,
+    decision: HookDecision | None,
+    analysis: CommandAnalysis | None,
+    dirs: tuple[str, ...],
+    user: str,
+) -> GateResult | None:
+    """Steps 2-4: deny rules, ask rules (``spec.prompt`` says what an ask becomes), the
+    removal safety check (no mode, hook or allow rule approves ``rm -rf /``), then the hook's
+    own ``defer`` / ``ask`` / ``allow``."""
+    tool_input, where = walk.tool_input, dirs[0]
+    rule = rules.first(Behavior.DENY, tool_name, tool_input, cwd=where, home=user)
+    if rule:
+        return walk.done(
+            Behavior.DENY, GateStage.DENY_RULES, f"deny rule {rule.text} matches", rule
+        )
+    walk.pass_on(GateStage.DENY_RULES, "no deny rule matches")
+    rule = rules.first(Behavior.ASK, tool_name, tool_input, cwd=where, home=user)
+    if rule:
+        detail = f"ask rule {rule.text} matches"
+        if spec.prompt is not Behavior.ASK:
+            detail += f"; {spec.name} denies"
+        return walk.done(spec.prompt, GateStage.ASK_RULES, detail, rule)
+    walk.pass_on(GateStage.ASK_RULES, "no ask rule matches")
+    danger = _dangerous_removal(analysis, where, user, dirs) if analysis else None
+    if danger:
+        return walk.done(spec.prompt, GateStage.SAFETY_CHECK, danger)
+    if decision is not None and decision in _HOOK_VERDICTS:
+        final, detail = _HOOK_VERDICTS[decision]
+        deferred = decision is HookDecision.DEFER
+        return walk.done(final, GateStage.HOOK_DECISION, detail, deferred=deferred)
+    return None
+
+
+def _mode_steps(
+    walk: _Walk,
+    tool_name: str,
+    rules: PermissionRules,
+    spec: ModeSpec,
+    analysis: CommandAnalysis | None,
+    dirs: tuple[str, ...],
+    user: str,
+) -> GateResult:
+    """Steps 5-7: the mode, the allow rules (never for a protected path), the prompt."""
+    tool_input, where = walk.tool_input, dirs[0]
+    verdict, detail = mode_verdict(
+        spec, tool_name, tool_input, analysis=analysis, cwd=where, home=user, dirs=dirs
+    )
+    if verdict:
+        return walk.done(verdict, GateStage.MODE, detail)
+    walk.pass_on(GateStage.MODE, detail)
+    target = next(
+        (
+            tool_input.get(k)
+            for k in ("file_path", "notebook_path")
+            if isinstance(tool_input.get(k), str)
+        ),
+        None,
+    )
+    rule: Rule | None
+    if (
+        tool_name in EDIT_TOOLS
+        and isinstance(target, str)
+        and is_protected_path(absolute(target, where, user))
+    ):
+        rule, why = None, "protected path: allow rules do not apply"
+    elif analysis is not None:
+        rule, why = _bash_allow(rules, analysis, where, user)
+    else:
+        rule = rules.first(Behavior.ALLOW, tool_name, tool_input, cwd=where, home=user)
+        why = "no allow rule matches"
+    if rule:
+        return walk.done(
+            Behavior.ALLOW, GateStage.ALLOW_RULES, f"allow rule {rule.text} matches", rule
+        )
+    walk.pass_on(GateStage.ALLOW_RULES, why)
+    if analysis is not None and spec.command_prompt is not None:
+        return walk.done(
+            spec.command_prompt,
+            GateStage.FALLBACK,
+            f"{spec.name}: a command no rule approves goes to auto mode's safety check, "
+            "which is unavailable offline",
+        )
+    if spec.prompt is not Behavior.ASK:
+        return walk.done(
+            spec.prompt, GateStage.FALLBACK, f"{spec.name} denies what is not pre-approved"
+        )
+    return walk.done(
+        Behavior.ASK, GateStage.FALLBACK, "nothing approved the call: the user is asked"
+    )
 
 
 def gate(
@@ -301,95 +543,21 @@ def gate(
     ``updated_input`` replaces ``tool_input`` for the rule checks. ``cwd`` is the working
     directory (empty: the process's), ``home`` the user's home that ``~`` means (``None``:
     the current user's; pass ``$HOME`` through), ``additional_dirs`` further working
-    directories for ``acceptEdits``. Raises ``ConfigError`` for an unknown mode.
+    directories for ``acceptEdits``. Raises ``ConfigError`` for an unknown mode or hook
+    decision.
     """
     rules = rules or PermissionRules()
-    mode = PermissionMode.parse(mode)
+    spec = mode_spec(mode)
     where, user = working_dir(cwd), home_dir(home)
     dirs = (where, *(absolute(d, where, user) for d in additional_dirs))
-    path: list[GateStep] = []
-    warnings: tuple[BypassWarning, ...] = ()
-
-    def done(
-        final: Behavior,
-        step: GateStage,
-        detail: str,
-        rule: Rule | None = None,
-        deferred: bool = False,
-    ) -> GateResult:
-        path.append(GateStep(step, final, detail))
-        return GateResult(final, tuple(path), detail, rule, deferred, tool_input, warnings)
-
-    hook_decision = None
-    if hooks is None:
-        path.append(GateStep(GateStage.HOOKS, None, "no PreToolUse hooks"))
-    else:
-        if hooks.blocked or hooks.decision == "deny":
-            return done(
-                Behavior.DENY, GateStage.HOOKS, hooks.reason or "a PreToolUse hook blocked the call"
-            )
-        hook_decision = hooks.decision
-        if hooks.updated_input is not None:
-            tool_input = hooks.updated_input
-        path.append(GateStep(GateStage.HOOKS, None, f"hook decision: {hook_decision or 'none'}"))
-    command = tool_input.get("command") if tool_name == "Bash" else None
+    walk = _Walk(tool_input)
+    decision = _hook_step(walk, hooks)
+    if isinstance(decision, GateResult):
+        return decision
+    command = walk.tool_input.get("command") if tool_name == "Bash" else None
     analysis = analyze(command) if isinstance(command, str) else None
     if analysis is not None:
-        warnings = _bypass_warnings(rules, analysis, where, user)
-    rule = rules.first(Behavior.DENY, tool_name, tool_input, cwd=where, home=user)
-    if rule:
-        return done(Behavior.DENY, GateStage.DENY_RULES, f"deny rule {rule.text} matches", rule)
-    path.append(GateStep(GateStage.DENY_RULES, None, "no deny rule matches"))
-    rule = rules.first(Behavior.ASK, tool_name, tool_input, cwd=where, home=user)
-    if rule:
-        if mode is PermissionMode.DONT_ASK:
-            return done(
-                Behavior.DENY,
-                GateStage.ASK_RULES,
-                f"ask rule {rule.text} matches; dontAsk denies",
-                rule,
-            )
-        return done(Behavior.ASK, GateStage.ASK_RULES, f"ask rule {rule.text} matches", rule)
-    path.append(GateStep(GateStage.ASK_RULES, None, "no ask rule matches"))
-    if hook_decision == "defer":
-        return done(
-            Behavior.ASK, GateStage.HOOK_DECISION, "a hook deferred the call", deferred=True
-        )
-    if hook_decision == "ask":
-        return done(Behavior.ASK, GateStage.HOOK_DECISION, "a hook asked for confirmation")
-    if hook_decision == "allow":
-        return done(
-            Behavior.ALLOW, GateStage.HOOK_DECISION, "a hook allowed the call (no deny/ask rule)"
-        )
-    target = next(
-        (
-            tool_input.get(k)
-            for k in ("file_path", "notebook_path")
-            if isinstance(tool_input.get(k), str)
-        ),
-        None,
+        walk.warnings = _bypass_warnings(rules, analysis, where, user)
+    return _rule_steps(walk, tool_name, rules, spec, decision, analysis, dirs, user) or _mode_steps(
+        walk, tool_name, rules, spec, analysis, dirs, user
     )
-    protected = (
-        tool_name in EDIT_TOOLS
-        and isinstance(target, str)
-        and is_protected_path(absolute(target, where, user))
-    )
-    verdict, detail = mode_verdict(
-        mode, tool_name, tool_input, analysis=analysis, cwd=where, home=user, dirs=dirs
-    )
-    if verdict:
-        return done(verdict, GateStage.MODE, detail)
-    path.append(GateStep(GateStage.MODE, None, detail))
-    if protected:
-        rule, why = None, "protected path: allow rules do not apply"
-    elif analysis is not None:
-        rule, why = _bash_allow(rules, analysis, where, user)
-    else:
-        rule = rules.first(Behavior.ALLOW, tool_name, tool_input, cwd=where, home=user)
-        why = "no allow rule matches"
-    if rule:
-        return done(Behavior.ALLOW, GateStage.ALLOW_RULES, f"allow rule {rule.text} matches", rule)
-    path.append(GateStep(GateStage.ALLOW_RULES, None, why))
-    if mode is PermissionMode.DONT_ASK:
-        return done(Behavior.DENY, GateStage.FALLBACK, "dontAsk denies what is not pre-approved")
-    return done(Behavior.ASK, GateStage.FALLBACK, "nothing approved the call: the user is asked")

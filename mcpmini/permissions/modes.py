@@ -1,36 +1,49 @@
-"""Permission modes and what each runs without asking (reference §2.3).
+"""Permission modes as data, and the mode step of the gate (reference §2.3).
 
-:func:`mode_verdict` is the mode step of the gate. Reads run in every mode; ``plan`` makes
-no edits and runs no command that changes things; ``acceptEdits`` approves file edits and
-``mkdir touch rm rmdir mv cp sed`` **only inside the working directories** and never on a
-protected path; ``bypassPermissions`` runs everything the rules did not stop. A Bash command
-that cannot be verified statically, an exec wrapper and ``find -exec``/``-delete`` get no
-default from any mode but bypass.
+Rules of this module:
+
+* :data:`MODES` holds one frozen :class:`ModeSpec` per :class:`PermissionMode`: whether the
+  mode approves every call, what it does with an edit tool call (no default, approved inside
+  the working directories, or always asked), which Bash file commands it approves inside the
+  working directories, and what a prompt becomes (``ask``, or ``deny`` in ``dontAsk``, and for
+  Bash in ``plan``). Nothing else in the package tests a mode by name: :func:`mode_verdict` and the
+  gate read the row. Adding a mode is one member of :class:`PermissionMode` and one row here.
+* Reads run in every mode, inside the working directories. A Bash command that cannot be verified statically, an exec wrapper
+  and ``find -exec``/``-delete`` get no default from any mode but one that approves everything.
+* A mode never approves a write to a protected path (``.git``, ``.claude``…), except one that
+  approves everything.
 """
 
 from __future__ import annotations
 
 import enum
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ConfigError
-from .bash import CommandAnalysis, Subcommand
-from .paths import absolute, inside, is_protected_path
+from .bash import CommandAnalysis, Subcommand, read_paths, sed_writes_or_runs
+from .paths import absolute, call_paths, inside, is_protected_path
 
 __all__ = [
     "ACCEPT_EDITS_COMMANDS",
     "EDIT_TOOLS",
+    "MODES",
     "READ_TOOLS",
     "Behavior",
+    "Changes",
+    "ModeSpec",
     "PermissionMode",
+    "mode_spec",
     "mode_verdict",
 ]
 
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 READ_TOOLS = frozenset({"Read", "Grep", "Glob", "LS", "NotebookRead"})
+_FILE_COMMANDS = ("mkdir", "touch", "rm", "rmdir", "mv", "cp", "sed")
 #: The Bash commands ``acceptEdits`` approves when every path they name is inside.
-ACCEPT_EDITS_COMMANDS = frozenset({"mkdir", "touch", "rm", "rmdir", "mv", "cp", "sed"})
+ACCEPT_EDITS_COMMANDS = frozenset(_FILE_COMMANDS)
+_CHANGES_DIR = frozenset({"cd", "pushd", "popd"})
 
 
 class Behavior(enum.StrEnum):
@@ -41,8 +54,11 @@ class Behavior(enum.StrEnum):
     DENY = "deny"
 
 
-class PermissionMode(enum.Enum):
-    """The permission modes the gate models (``manual`` is accepted for ``default``)."""
+class PermissionMode(enum.StrEnum):
+    """The permission modes the gate models; :data:`MODES` says what each one does.
+
+    ``manual`` (the label Claude Code shows for ``default``) is accepted by :meth:`parse`.
+    """
 
     DEFAULT = "default"
     ACCEPT_EDITS = "acceptEdits"
@@ -52,17 +68,85 @@ class PermissionMode(enum.Enum):
 
     @classmethod
     def parse(cls, value: PermissionMode | str) -> PermissionMode:
-        """Accept an enum member or its settings spelling; raise ``ConfigError`` otherwise."""
+        """Accept an enum member, its settings spelling or an alias; raise ``ConfigError``."""
         if isinstance(value, cls):
             return value
-        if value == "manual":
-            return cls.DEFAULT
+        if value in _ALIASES:
+            return _ALIASES[value]
         try:
             return cls(value)
         except ValueError:
             raise ConfigError(
                 f"unknown permission mode {value!r}; expected one of {[m.value for m in cls]}"
             ) from None
+
+
+_ALIASES = {"manual": PermissionMode.DEFAULT}
+
+
+class Changes(enum.StrEnum):
+    """What a mode does with a change: an edit tool call or a Bash file command."""
+
+    UNDECIDED = "no default"  # the allow rules decide, then the prompt
+    INSIDE = "approved inside the working directories"
+    ASKS = "asked, whatever the allow rules say"
+
+
+@dataclass(frozen=True)
+class ModeSpec:
+    """One permission mode as data.
+
+    ``everything``: the mode approves every call no deny/ask rule or safety check caught;
+    ``edits``: what it does with an edit tool call; ``file_commands``: the Bash programs it
+    approves inside the working directories; ``prompt``: what a call becomes that would
+    otherwise prompt the user (an ask rule, or nothing approving it); ``command_prompt``: the
+    same for a Bash command when it differs (``None``: ``prompt``); ``reads_anywhere``: the
+    file-reading tools run without asking outside the working directories too.
+    """
+
+    mode: PermissionMode
+    everything: bool = False
+    edits: Changes = Changes.UNDECIDED
+    file_commands: tuple[str, ...] = ()
+    prompt: Behavior = Behavior.ASK
+    command_prompt: Behavior | None = None
+    reads_anywhere: bool = False
+
+    @property
+    def name(self) -> str:
+        """The mode's settings spelling (``acceptEdits``)."""
+        return self.mode.value
+
+
+#: Every mode, one row each (reference §2.3).
+MODES: Mapping[PermissionMode, ModeSpec] = {
+    spec.mode: spec
+    for spec in (
+        ModeSpec(PermissionMode.DEFAULT),
+        ModeSpec(PermissionMode.ACCEPT_EDITS, edits=Changes.INSIDE, file_commands=_FILE_COMMANDS),
+        # documented: plan refuses edits and changing commands. Observed in 2.1.328: an
+        # edit asks ("Cannot write to … while in plan mode"; allow rules do not approve it);
+        # a Bash command no rule approves goes to auto mode's safety check, which runs on
+        # Anthropic's server: offline (the oracle's setting) the call is denied.
+        # Observed in 2.1.328 as well: plan's Read runs outside the working directories too.
+        ModeSpec(
+            PermissionMode.PLAN,
+            edits=Changes.ASKS,
+            command_prompt=Behavior.DENY,
+            reads_anywhere=True,
+        ),
+        ModeSpec(PermissionMode.DONT_ASK, prompt=Behavior.DENY),
+        ModeSpec(PermissionMode.BYPASS, everything=True),
+    )
+}
+
+
+def mode_spec(mode: PermissionMode | str) -> ModeSpec:
+    """The :class:`ModeSpec` of ``mode`` (any spelling :meth:`PermissionMode.parse` takes).
+
+    Raises ``ConfigError`` for an unknown mode.
+    """
+    return MODES[PermissionMode.parse(mode)]
 
 
 def _path_args(sub: Subcommand) -> list[str] | None:
@@ -88,6 +172,8 @@ def _path_args(sub: Subcommand) -> list[str] | None:
 
 
 def _edit_inside(sub: Subcommand, cwd: str, home: str, dirs: Sequence[str]) -> bool:
+    if sub.program == "sed" and sed_writes_or_runs(sub.plain):
+        return False  # "sed command requires approval (contains potentially dangerous operations)"
     args = _path_args(sub)
     if args is None or not args:
         return False
@@ -100,8 +186,74 @@ def _edit_inside(sub: Subcommand, cwd: str, home: str, dirs: Sequence[str]) -> b
     return True
 
 
+def _writable(path: str, dirs: Sequence[str]) -> bool:
+    """Inside the working directories and not protected."""
+    return inside(path, dirs) and not is_protected_path(path)
+
+
+def _reads_outside(
+    analysis: CommandAnalysis, cwd: str, home: str, dirs: Sequence[str]
+) -> list[str]:
+    """The files a read-only command reads outside the working directories."""
+    named = [p for sub in analysis.subcommands for p in read_paths(sub)] + list(analysis.reads)
+    return [
+        p
+        for p in named
+        if ".." in p.split("/") or not inside(absolute(p, cwd, home), dirs)  # "sub/.." asks
+    ]
+
+
+def _bash_verdict(
+    spec: ModeSpec, analysis: CommandAnalysis, cwd: str, home: str, dirs: Sequence[str]
+) -> tuple[Behavior | None, str]:
+    if analysis.unverifiable:
+        return None, "cannot be verified statically: " + "; ".join(analysis.unverifiable)
+    subs = analysis.subcommands
+    if subs and not analysis.writes and all(s.read_only for s in subs):
+        outside = _reads_outside(analysis, cwd, home, dirs)
+        if outside:
+            # documented: the read-only set never prompts. Observed in 2.1.328: it does when
+            # it reads outside the working directories ("cat in '/etc/hostname' was blocked")
+            return None, f"reads outside the working directories: {', '.join(outside)}"
+        return Behavior.ALLOW, f"{spec.name} runs read-only commands without asking"
+    wrapped = [s.text for s in subs if s.exec_wrapper]
+    if wrapped:
+        return None, f"{', '.join(wrapped)} runs another program: it always prompts"
+    if not spec.file_commands:
+        return None, f"{spec.name} has no default for this command"
+    writes_ok = all(_writable(absolute(w, cwd, home), dirs) for w in analysis.writes)
+    moves = any(s.program in _CHANGES_DIR for s in subs)
+    edits_ok = all(
+        s.read_only
+        or (not moves and s.program in spec.file_commands and _edit_inside(s, cwd, home, dirs))
+        for s in subs
+    )
+    if subs and writes_ok and edits_ok:
+        commands = "/".join(spec.file_commands)
+        return Behavior.ALLOW, f"{spec.name} approves {commands} inside the working directories"
+    return None, f"{spec.name} approves file commands only inside the working directories"
+
+
+def _edit_verdict(
+    spec: ModeSpec, tool_input: Mapping[str, Any], cwd: str, home: str, dirs: Sequence[str]
+) -> tuple[Behavior | None, str]:
+    if spec.edits is Changes.ASKS:
+        return Behavior.ASK, f"{spec.name} asks before any edit; no allow rule approves it"
+    target = next(
+        (
+            tool_input[k]
+            for k in ("file_path", "notebook_path")
+            if isinstance(tool_input.get(k), str)
+        ),
+        None,
+    )
+    if target and _writable(absolute(target, cwd, home), dirs):
+        return Behavior.ALLOW, f"{spec.name} approves file edits inside the working directories"
+    return None, f"{spec.name} approves edits only inside the working directories"
+
+
 def mode_verdict(
-    mode: PermissionMode,
+    mode: PermissionMode | ModeSpec,
     tool_name: str,
     tool_input: Mapping[str, Any],
     *,
@@ -112,59 +264,26 @@ def mode_verdict(
 ) -> tuple[Behavior | None, str]:
     """The mode's verdict (``allow``, ``deny`` or ``None``: no default) and why.
 
-    ``analysis`` is the Bash command's analysis (``None`` for other tools); ``dirs`` the
-    working directories (``cwd`` and any additional ones), absolute.
+    ``mode`` is a mode or its :class:`ModeSpec`; ``analysis`` the Bash command's analysis
+    (``None`` for other tools); ``dirs`` the working directories (``cwd`` and any
+    additional ones), absolute.
     """
-    if mode is PermissionMode.BYPASS:
-        return Behavior.ALLOW, "bypassPermissions runs everything that no deny/ask rule caught"
+    spec = mode if isinstance(mode, ModeSpec) else MODES[mode]
+    if spec.everything:
+        return Behavior.ALLOW, f"{spec.name} runs everything that no deny/ask rule caught"
     if tool_name in READ_TOOLS:
-        return Behavior.ALLOW, f"{mode.value} runs reads without asking"
+        # documented: reads run without asking. Observed in 2.1.328: only inside the
+        # working directories ("Claude requested permissions to read from /etc/hostname")
+        outside = [
+            p
+            for p, _ in call_paths(tool_name, tool_input, cwd, home)
+            if not spec.reads_anywhere and not inside(p, dirs)
+        ]
+        if outside:
+            return None, f"reads outside the working directories: {', '.join(outside)}"
+        return Behavior.ALLOW, f"{spec.name} runs reads without asking"
     if analysis is not None:
-        if analysis.unverifiable:
-            return None, "cannot be verified statically: " + "; ".join(analysis.unverifiable)
-        subs = analysis.subcommands
-        if subs and not analysis.writes and all(s.read_only for s in subs):
-            return Behavior.ALLOW, f"{mode.value} runs read-only commands without asking"
-        if mode is PermissionMode.PLAN:
-            return Behavior.DENY, "plan mode makes no edits and runs no commands that change things"
-        wrapped = [s.text for s in subs if s.exec_wrapper]
-        if wrapped:
-            return None, f"{', '.join(wrapped)} runs another program: it always prompts"
-        if mode is PermissionMode.ACCEPT_EDITS:
-            writes_ok = all(
-                inside(p, dirs) and not is_protected_path(p)
-                for p in (absolute(w, cwd, home) for w in analysis.writes)
-            )
-            moves = any(s.program in ("cd", "pushd", "popd") for s in subs)
-            edits_ok = all(
-                s.read_only
-                or (
-                    not moves
-                    and s.program in ACCEPT_EDITS_COMMANDS
-                    and _edit_inside(s, cwd, home, dirs)
-                )
-                for s in subs
-            )
-            if subs and writes_ok and edits_ok:
-                return Behavior.ALLOW, (
-                    "acceptEdits approves mkdir/touch/rm/rmdir/mv/cp/sed "
-                    "inside the working directories"
-                )
-            return None, "acceptEdits approves file commands only inside the working directories"
-        return None, f"{mode.value} has no default for this command"
-    if mode is PermissionMode.PLAN and tool_name in EDIT_TOOLS:
-        return Behavior.DENY, "plan mode makes no edits and runs no commands that change things"
-    if mode is PermissionMode.ACCEPT_EDITS and tool_name in EDIT_TOOLS:
-        target = next(
-            (
-                tool_input[k]
-                for k in ("file_path", "notebook_path")
-                if isinstance(tool_input.get(k), str)
-            ),
-            None,
-        )
-        path = absolute(target, cwd, home) if target else None
-        if path and inside(path, dirs) and not is_protected_path(path):
-            return Behavior.ALLOW, "acceptEdits approves file edits inside the working directories"
-        return None, "acceptEdits approves edits only inside the working directories"
-    return None, f"{mode.value} has no default for {tool_name}"
+        return _bash_verdict(spec, analysis, cwd, home, dirs)
+    if tool_name in EDIT_TOOLS and spec.edits is not Changes.UNDECIDED:
+        return _edit_verdict(spec, tool_input, cwd, home, dirs)
+    return None, f"{spec.name} has no default for {tool_name}"

@@ -3,8 +3,9 @@ folders the modes trust (reference §2.1, §2.3).
 
 Specifiers use gitignore syntax: ``//abs`` is filesystem-absolute, ``~/x`` is under the
 *real* home passed in (never a fixed ``/root``), ``/x`` is relative to the settings file's
-root, ``./x`` or ``a/b`` relative to the working directory, and a bare name (no slash)
-matches at any depth. A path is compared as written (made absolute against ``cwd``) *and*
+root, ``./a/b`` or ``a/b`` relative to the working directory, and a bare name (no slash)
+matches at any depth — and so does ``./name`` (documented as the working directory's only;
+observed in Claude Code 2.1.328 at any depth). A path is compared as written (made absolute against ``cwd``) *and*
 with its symlinks resolved: a deny matches when either form does, an allow only when the
 resolved form does, so a symlink into a denied folder is denied and a symlink out of an
 allowed one is not allowed.
@@ -61,7 +62,7 @@ def working_dir(cwd: str | None) -> str:
 
 
 def absolute(path: str, cwd: str, home: str) -> str:
-    """``path`` (``~`` expanded with ``home``, relative to ``cwd``) as a normalised absolute path."""
+    """``path`` (``~`` expanded with ``home``, relative to ``cwd``), normalised and absolute."""
     path = path.replace("\\", "/")
     if path == "~" or path.startswith("~/"):
         path = home + path[1:]
@@ -101,8 +102,12 @@ def _rule_regex(spec: str, cwd: str, home: str, root: str) -> tuple[re.Pattern[s
         base, rest = home, spec[2:]
     elif spec.startswith("/"):
         base, rest = root, spec[1:]
-    elif spec.startswith("./"):
+    elif spec.startswith("./") and "/" in spec[2:].rstrip("/"):
         base, rest = cwd, spec[2:]
+    elif spec.startswith("./"):
+        # documented: "./.env" is the .env of the working directory only. Observed in
+        # Claude Code 2.1.328: a "./name" with no further slash matches at any depth
+        base, rest = None, spec[2:]
     elif "/" in spec.rstrip("/"):
         base, rest = cwd, spec
     else:

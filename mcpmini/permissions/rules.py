@@ -55,18 +55,25 @@ _RULE = re.compile(r"([^()\s]+)(?:\((.*)\))?", re.DOTALL)
 
 @dataclass(frozen=True)
 class Rule:
-    """One permission rule: ``tool`` (may hold ``*`` globs) and an optional ``specifier``."""
+    """One permission rule: ``tool`` (may hold ``*`` globs) and an optional ``specifier``.
+
+    ``root`` is the folder a ``/path`` specifier is anchored at: the root of the settings file
+    the rule came from (the project folder for project settings, ``~/.claude`` for user
+    settings); ``None`` means the working directory.
+    """
 
     tool: str
     specifier: str | None
     text: str
+    root: str | None = None
 
     def __str__(self) -> str:
         return self.text
 
 
-def parse_rule(text: str) -> Rule:
-    """Parse a rule string; ``Bash`` and ``Bash(*)`` give the same rule.
+def parse_rule(text: str, *, root: str | None = None) -> Rule:
+    """Parse a rule string; ``Bash`` and ``Bash(*)`` give the same rule. ``root``: the
+    settings file's root (:attr:`Rule.root`).
 
     Raises ``ConfigError`` for an empty rule or unbalanced parentheses.
     """
@@ -76,7 +83,7 @@ def parse_rule(text: str) -> Rule:
     if not m:
         raise ConfigError(f"malformed permission rule {text!r}: expected Tool or Tool(specifier)")
     spec = m[2]
-    return Rule(m[1], None if spec is None or spec.strip() in ("", "*") else spec, text)
+    return Rule(m[1], None if spec is None or spec.strip() in ("", "*") else spec, text, root)
 
 
 def _glob(pattern: str, *, dotall: bool = True) -> re.Pattern[str]:
@@ -97,13 +104,13 @@ def bash_pattern(spec: str) -> re.Pattern[str]:
 
 def bash_rule_covers(rule: Rule, sub: Subcommand) -> bool:
     """Whether the Bash ``rule``, used as an allow rule, approves one simple command:
-    its text with assignments matches, and an exec wrapper or ``find -exec``/``-delete``
+    its text matches (assignments kept unless all are safe: :attr:`Subcommand.allow_text`), and an exec wrapper or ``find -exec``/``-delete``
     only under a rule without ``*`` (an exact match)."""
     if rule.tool != "Bash" or sub.unverifiable or not sub.words:
         return False
     if rule.specifier is None:
         return True
-    return bash_pattern(rule.specifier).fullmatch(sub.full_text) is not None and (
+    return bash_pattern(rule.specifier).fullmatch(sub.allow_text) is not None and (
         "*" not in rule.specifier or not sub.exec_wrapper
     )
 
@@ -148,8 +155,8 @@ def rule_matches(
     """Whether ``rule`` (used as a ``behavior`` rule: allow/ask/deny) covers the call.
 
     ``cwd`` (empty: the process's working directory), ``home`` (``None``: the current
-    user's home) and ``root`` (the settings file's root, default ``cwd``) anchor path
-    specifiers. Never raises.
+    user's home) and ``root`` (the settings file's root; default the rule's own
+    :attr:`Rule.root`, then ``cwd``) anchor path specifiers. Never raises.
     """
     if not _tool_hits(rule, tool_name, behavior):
         return False
@@ -172,7 +179,7 @@ def rule_matches(
                 behavior=behavior,
                 cwd=where,
                 home=user,
-                root=working_dir(root or where),
+                root=working_dir(root or rule.root or where),
                 directory=d,
             )
             for p, d in touched

@@ -1,0 +1,114 @@
+"""The oracle's case model and the differential suite's data (no Claude Code needed)."""
+
+from __future__ import annotations
+
+import pytest
+
+from mcpmini.errors import ConfigError
+from mcpmini.oracle.case import Call, Case, Scope
+from mcpmini.oracle.compare import Judged, Pair
+from mcpmini.oracle.drift import changes
+from mcpmini.oracle.suite import Outcome, SuiteCase, by_category, load_cases
+from mcpmini.oracle.verdict import Cause, Observed, Verdict
+
+CATEGORIES = {
+    "rule_forms",
+    "compound",
+    "redirects",
+    "wrappers",
+    "read_only",
+    "paths",
+    "scopes",
+    "modes",
+    "webfetch",
+    "mcp",
+    "hooks",
+}
+
+
+def test_the_suite_holds_at_least_250_calls_in_every_category() -> None:
+    cases = load_cases()
+    assert {c.category for c in cases} == CATEGORIES
+    assert sum(len(c.case.calls) for c in cases) >= 250
+    assert len({c.key for c in cases}) == len(cases)
+    modes = {c.case.mode for c in cases}
+    assert {"default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"} <= modes
+
+
+def test_every_known_disagreement_names_the_version_it_was_seen_in() -> None:
+    known = [call.known for c in load_cases() for call in c.case.calls if call.known]
+    assert known
+    assert all("2.1.328" in reason and "mcpmini" in reason for reason in known)
+
+
+def test_short_forms_expand_to_tool_calls() -> None:
+    case = Case.from_dict(
+        {
+            "calls": [
+                {"bash": "ls"},
+                {"read": "/x"},
+                {"write": "/y", "known": "why"},
+                {"mcp": "mcp__s__t", "input": {"a": 1}},
+                {"fetch": "https://e.com/"},
+            ]
+        }
+    )
+    assert [(c.tool, dict(c.input)) for c in case.calls][:2] == [
+        ("Bash", {"command": "ls"}),
+        ("Read", {"file_path": "/x"}),
+    ]
+    assert case.calls[2].input["content"] == "oracle\n"
+    assert case.calls[2].known == "why"
+    assert case.calls[3] == Call("mcp__s__t", {"a": 1}, label="mcp__s__t")
+    assert case.calls[4].input["url"] == "https://e.com/"
+
+
+def test_placeholders_are_bound_everywhere() -> None:
+    case = Case.from_dict(
+        {
+            "settings": {"user": {"permissions": {"deny": ["Read(/{ws}/a)"]}}},
+            "files": {"~/x": "{home}"},
+            "calls": [{"read": "{ws}/a"}],
+        }
+    ).bind({"ws": "/w", "home": "/h", "root": "/r"})
+    assert case.settings[Scope.USER]["permissions"]["deny"] == ["Read(//w/a)"]
+    assert case.files == {"~/x": "/h"}
+    assert case.calls[0].input["file_path"] == "/w/a"
+
+
+@pytest.mark.parametrize(
+    ("data", "path"),
+    [
+        ({"mode": "yolo"}, "mode"),
+        ({"settings": {"team": {}}}, "settings.team"),
+        ({"calls": [{"input": {}}]}, "calls[0].tool"),
+        ({"calls": [{"bash": "ls", "read": "/x"}]}, "calls[0]"),
+        ({"surprise": 1}, "surprise"),
+        ({"trusted": "yes"}, "trusted"),
+    ],
+)
+def test_a_bad_case_names_the_field(data: dict[str, object], path: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        Case.from_dict(data, source="case.json")
+    assert caught.value.path == path
+
+
+def _outcome(verdicts: list[str]) -> Outcome:
+    calls = tuple(Call("Bash", {"command": f"c{i}"}, label=f"c{i}") for i in range(len(verdicts)))
+    pairs = tuple(
+        Pair(Observed(i, c, Verdict(v), Cause.NONE, "", False), Judged(c, "allow"))
+        for i, (c, v) in enumerate(zip(calls, verdicts, strict=True))
+    )
+    return Outcome(SuiteCase("modes", Case("s", calls)), None, pairs)  # type: ignore[arg-type]
+
+
+def test_drift_lists_every_call_whose_claude_code_verdict_changed() -> None:
+    pinned = [_outcome(["allow", "ask", "deny"])]
+    newest = [_outcome(["allow", "deny", "deny"])]
+    assert changes(pinned, newest) == [("modes/s", "c1", "ask", "deny")]
+    assert changes(pinned, pinned) == []
+
+
+def test_agreement_is_counted_per_category_with_the_known_ones() -> None:
+    table = by_category([_outcome(["allow", "ask", "deny"])])
+    assert table == {"modes": {"agree": 1, "disagree": 2, "known": 0}}
