@@ -37,7 +37,9 @@ __all__ = [
     "MAX_FRONT_MATTER_BYTES",
     "FrontMatter",
     "FrontMatterSyntaxError",
+    "ValidatorFrontMatter",
     "parse_front_matter",
+    "read_as_validator",
     "read_markdown",
 ]
 
@@ -238,3 +240,82 @@ def parse_front_matter(
                 )
             )
     return FrontMatter(fields, body, where, tuple(problems))
+
+
+# --- the front matter as ``claude plugin validate`` reads it (Claude Code 2.1.328) ------------
+#
+# Measured, not documented: the block must open on the first line (after a BOM) and close on a
+# ``---`` line (``...`` does not close it, an unclosed block is "no front matter"). It is parsed
+# as YAML 1.2 (``yes``/``no`` and dates stay text); when that fails, every top-level
+# ``key: value`` line (a key of letters, ``_`` and ``-`` only) whose value holds one of
+# ``{}[]*&#!|>%@``, a backquote or ``": "`` is double-quoted (even a value quoted already) and
+# the block is parsed once more. Duplicate keys keep the last value, anchors are plain YAML.
+# What still fails is a front-matter error.
+
+_VALIDATOR_KEY_LINE = re.compile(r"^([A-Za-z_-]+):[ \t]+(.+?)[ \t]*$")
+_SPECIAL = re.compile(r"[{}\[\]*&#!|>%@`]|: ")
+
+
+class _Yaml12Loader(yaml.SafeLoader):  # type: ignore[misc]
+    """SafeLoader with YAML 1.2 core scalars: only true/false are booleans, no timestamps."""
+
+
+_Yaml12Loader.yaml_implicit_resolvers = {
+    first: [
+        (tag, rx)
+        for tag, rx in resolvers
+        if tag not in ("tag:yaml.org,2002:bool", "tag:yaml.org,2002:timestamp")
+    ]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_Yaml12Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
+
+
+@dataclass(frozen=True)
+class ValidatorFrontMatter:
+    """A Markdown file's front matter as Claude Code's validator reads it.
+
+    ``found`` is False when there is no block; ``error`` holds the parser's message when the
+    block is not YAML even after the quoting repair; otherwise ``value`` is what it holds
+    (``None`` for an empty block, possibly not a mapping).
+    """
+
+    found: bool
+    value: Any = None
+    error: str | None = None
+
+
+def _quote_special(block: str) -> str:
+    out = []
+    for line in block.split("\n"):
+        found = _VALIDATOR_KEY_LINE.match(line.rstrip("\r"))
+        value = found.group(2) if found else ""
+        if found and _SPECIAL.search(value):
+            escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+            line = f'{found.group(1)}: "{escaped}"'
+        out.append(line)
+    return "\n".join(out)
+
+
+def read_as_validator(text: str) -> ValidatorFrontMatter:
+    """Split and parse ``text``'s front matter the way ``claude plugin validate`` does.
+
+    Returns a :class:`ValidatorFrontMatter`; never raises.
+    """
+    lines = text.removeprefix("\ufeff").splitlines()
+    if not lines or lines[0].rstrip() != "---":
+        return ValidatorFrontMatter(False)
+    end = next((i for i in range(1, len(lines)) if lines[i].rstrip() == "---"), None)
+    if end is None:
+        return ValidatorFrontMatter(False)
+    block = "\n".join(lines[1:end])
+    for attempt in (block, _quote_special(block)):
+        try:
+            return ValidatorFrontMatter(True, yaml.load(attempt, Loader=_Yaml12Loader))
+        except yaml.YAMLError as exc:
+            error = str(getattr(exc, "problem", None) or exc).splitlines()[0]
+        except RecursionError:
+            error = "nested too deeply"
+    return ValidatorFrontMatter(True, error=error)

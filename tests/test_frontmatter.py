@@ -14,6 +14,7 @@ from mcpmini.frontmatter import (
     MAX_FRONT_MATTER_BYTES,
     FrontMatterSyntaxError,
     parse_front_matter,
+    read_as_validator,
     read_markdown,
 )
 from mcpmini.hooks import load_settings
@@ -207,3 +208,41 @@ def test_the_json_hook_file_and_the_skill_front_matter_give_one_hook_set(tmp_pat
     from_md = load_settings([tmp_path / "s" / "SKILL.md"]).groups("PreToolUse")
     from_json = load_settings([tmp_path / "hooks.json"]).groups("PreToolUse")
     assert [g.hooks for g in from_md] == [g.hooks for g in from_json]
+
+
+# --- the validator's reading (claude plugin validate, Claude Code 2.1.328) ------------------
+
+
+@pytest.mark.parametrize(
+    ("block", "value"),
+    [
+        ("description: Use when: x", {"description": "Use when: x"}),  # repaired by quoting
+        ("description: [oops", {"description": "[oops"}),
+        ("description: *alias", {"description": "*alias"}),
+        ("name: [a]", {"name": ["a"]}),  # valid YAML is never repaired
+        ("name: yes\nwhen: 2024-01-01", {"name": "yes", "when": "2024-01-01"}),  # YAML 1.2
+        ("name: a\nname: b", {"name": "b"}),  # the last of a repeated key wins
+        ("description x", "description x"),
+        ("", None),
+    ],
+)
+def test_the_validator_reads_yaml_12_and_quotes_special_one_line_values(
+    block: str, value: object
+) -> None:
+    front = read_as_validator(f"---\n{block}\n---\nbody\n")
+    assert (front.found, front.value, front.error) == (True, value, None)
+
+
+@pytest.mark.parametrize(
+    "block",
+    ['description: "open', "description: - dash", "description: ok\n- item", "a: 1\n\tb: 2"],
+)
+def test_what_quoting_cannot_repair_is_a_front_matter_error(block: str) -> None:
+    front = read_as_validator(f"---\n{block}\n---\n")
+    assert front.found and front.error is not None
+
+
+def test_the_validator_sees_no_block_when_it_is_unclosed_or_closed_with_dots() -> None:
+    assert not read_as_validator("---\ndescription: x\n").found
+    assert not read_as_validator("---\ndescription: x\n...\n").found
+    assert read_as_validator("\ufeff---\r\ndescription: x\r\n---\r\n").value == {"description": "x"}

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from mcpmini.config import RESERVED_NAMES, SOURCE_FORMS, load_marketplace
+from mcpmini.config.marketplace import validate_marketplace
 from mcpmini.errors import Severity
 
 
@@ -138,3 +139,38 @@ def test_a_problem_carries_the_line_of_its_key_when_the_key_is_unique(tmp_path):
     text = (tmp_path / ".claude-plugin" / "marketplace.json").read_text().splitlines()
     assert path_key(problem.path) == "version"
     assert problem.line is not None and '"version": 3' in text[problem.line - 1]
+
+
+# --- validate_marketplace: what claude plugin validate says (checked on the binary in tests/oracle)
+
+
+def test_the_validator_checks_each_local_entrys_plugin_json_under_the_entrys_path(
+    tmp_path: Path,
+) -> None:
+    write(
+        tmp_path,
+        market({"name": "demo", "source": "./plugins/demo"}, name="m") | {"description": "d"},
+    )
+    (tmp_path / "plugins" / "demo" / ".claude-plugin").mkdir(parents=True)
+    (tmp_path / "plugins" / "demo" / ".claude-plugin" / "plugin.json").write_text(
+        '{"name": "claude-x"}'
+    )
+    found = {
+        (p.severity.value, p.path)
+        for p in validate_marketplace(tmp_path / ".claude-plugin" / "marketplace.json")
+    }
+    # the entry says "demo" but plugin.json names a reserved name: an error, and the warnings
+    assert ("error", "plugins[0] plugin.json → name") in found
+    assert ("warning", "plugins[0] plugin.json → version") in found
+
+
+def test_the_validator_accepts_the_official_marketplace_name_and_refuses_duplicates(
+    tmp_path: Path,
+) -> None:
+    entry = {"name": "demo", "source": {"source": "npm", "package": "x"}}
+    write(tmp_path, market(entry, entry, name="claude-plugins-official") | {"description": "d"})
+    found = validate_marketplace(tmp_path / ".claude-plugin" / "marketplace.json")
+    assert [(p.severity.value, p.path) for p in found] == [
+        ("error", "plugins[0].name"),
+        ("error", "plugins[1].name"),
+    ]

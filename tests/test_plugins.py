@@ -10,8 +10,11 @@ import pytest
 
 from mcpmini.cli import main
 from mcpmini.config import load_marketplace, load_plugin, resolve_mcp_servers, validate_plugin
+from mcpmini.config import manifest as manifest_module
 from mcpmini.config import marketplace as marketplace_module
 from mcpmini.config import plugins as plugins_module
+from mcpmini.config import validation as validation_module
+from mcpmini.config.validation import MAX_COMPONENT_BYTES, Target, reserved_name, validate
 from mcpmini.errors import Severity
 from mcpmini.hooks import HookMatcher, run_hooks
 from mcpmini.skills import invoke, load_skills
@@ -26,7 +29,7 @@ def errors(problems: list) -> list:
 
 
 def test_all_exported_names_exist() -> None:
-    for module in (plugins_module, marketplace_module):
+    for module in (plugins_module, marketplace_module, manifest_module, validation_module):
         for name in module.__all__:
             assert hasattr(module, name), name
 
@@ -37,8 +40,8 @@ def test_the_example_plugin_loads_every_component_without_problems() -> None:
     assert p.name == "team-tools"
     assert sorted(s.name for s in p.skills) == [
         "team-tools:hello",
-        "team-tools:notes",
         "team-tools:review-pr",
+        "team-tools:write-notes",
     ]
     assert list(p.agents) == ["team-tools:reviewer"]
     assert p.server_id("calc") == "plugin:team-tools:calc"
@@ -53,7 +56,7 @@ def test_plugin_root_is_substituted_in_hooks_mcp_entries_and_skill_bodies() -> N
     assert root in command and "${" not in command
     calc = p.mcp_source.servers["plugin:team-tools:calc"]
     assert calc["env"]["TEAM_TOOLS_ROOT"] == root and calc["command"] == "/usr/bin/python3"
-    notes = next(s for s in p.skills if s.name == "team-tools:notes")
+    notes = next(s for s in p.skills if s.name == "team-tools:write-notes")
     assert f"{root}/README.md" in invoke(notes, "t.txt").text
 
 
@@ -92,9 +95,8 @@ def test_wrong_types_invalid_json_and_duplicates_are_named_and_the_rest_loads() 
     assert by_path[("plugin.json", "keywords")].line == 4
     assert by_path[("plugin.json", "colour")].severity is Severity.WARNING
     assert by_path[("hooks.json", None)].line == 4
-    dup = by_path[("SKILL.md", "name")]
-    assert dup.source.endswith("two/SKILL.md")
-    assert [s.name for s in p.skills] == ["broken:same"]
+    # two skills whose front matter names them alike are two skills: folders name them
+    assert sorted(s.name for s in p.skills) == ["broken:one", "broken:two"]
     assert p.name == "broken" and "version" not in p.manifest and p.hooks == []
 
 
@@ -315,14 +317,18 @@ def test_cli_config_resolve_reports_a_broken_file_and_still_resolves_the_rest(ca
     assert "notes: from user" in out
 
 
-def test_validate_plugin_includes_the_marketplace_problems(tmp_path: Path) -> None:
+def test_validate_plugin_reads_a_marketplace_folder_as_claude_code_does(tmp_path: Path) -> None:
     root = tmp_path / "p"
     (root / ".claude-plugin").mkdir(parents=True)
     (root / ".claude-plugin" / "marketplace.json").write_text('{"name": "x"}')
-    (root / ".claude-plugin" / "notes.txt").write_text("stray")
+    (root / ".claude-plugin" / "plugin.json").write_text("{not json")
     found = validate_plugin(root)
-    assert any(p.path is None and "owner" in p.message for p in found)
-    assert any(p.source.endswith("notes.txt") for p in found)
+    # the marketplace wins and its plugin.json is not read: owner and plugins are missing
+    assert {(p.severity, p.path) for p in found} == {
+        (Severity.ERROR, "owner"),
+        (Severity.ERROR, "plugins"),
+    }
+    assert all(p.source.endswith("marketplace.json") for p in found)
 
 
 def test_the_notebook_10_switch_shows_every_field_with_its_source() -> None:
@@ -414,3 +420,168 @@ def test_the_example_plugin_mcp_server_starts_and_answers_a_tool_call() -> None:
         assert [t["name"] for t in client.list_tools()] == ["add"]
         outcome = client.call_tool("add", {"a": 2, "b": 3}, timeout=20)
     assert outcome.kind is OutcomeKind.OK and outcome.structured == {"result": 5}
+
+
+def _plugin_with(tmp_path: Path, manifest: dict, files: dict[str, str]) -> Path:
+    root = tmp_path / "demo"
+    (root / ".claude-plugin").mkdir(parents=True)
+    (root / ".claude-plugin" / "plugin.json").write_text(json.dumps(manifest))
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
+def test_a_skills_path_naming_a_file_is_an_error_and_not_a_crash(tmp_path: Path) -> None:
+    root = _plugin_with(
+        tmp_path,
+        {"name": "demo", "skills": "./skills/a/SKILL.md"},
+        {"skills/a/SKILL.md": "---\ndescription: a\n---\n"},
+    )
+    p = load_plugin(root, environ={})
+    assert [e.path for e in errors(p.problems)] == ["skills"]
+    assert [s.name for s in p.skills] == ["demo:a"]
+
+
+def test_plugin_skills_are_named_by_their_folder_as_claude_code_lists_them(tmp_path: Path) -> None:
+    root = _plugin_with(
+        tmp_path,
+        {"name": "demo"},
+        {
+            "skills/folder/SKILL.md": "---\nname: other\ndescription: a\n---\n",
+            "skills/b/SKILL.md": "---\nname: other\ndescription: b\n---\n",
+            "SKILL.md": "---\ndescription: root\n---\n",
+        },
+    )
+    p = load_plugin(root, environ={})
+    assert sorted(s.name for s in p.skills) == ["demo:b", "demo:demo", "demo:folder"]
+    assert errors(p.problems) == []
+
+
+def test_plugin_commands_and_agents_in_subfolders_carry_the_folder_in_their_name(
+    tmp_path: Path,
+) -> None:
+    root = _plugin_with(
+        tmp_path,
+        {"name": "demo"},
+        {
+            "commands/git/commit.md": "---\ndescription: c\n---\n",
+            "agents/sub/a.md": "---\nname: named\ndescription: x\n---\n",
+            "agents/sub/b.md": "---\ndescription: x\n---\n",
+        },
+    )
+    p = load_plugin(root, environ={})
+    assert [s.name for s in p.skills] == ["demo:git:commit"]
+    assert sorted(p.agents) == ["demo:sub:b", "demo:sub:named"]
+
+
+# --- validate: the verdict of claude plugin validate (tests/oracle checks it on the binary) -
+OFFICIAL = FIXTURES / "plugins-official"
+
+
+def _verdict(path: Path) -> set[tuple[str, str, str]]:
+    report = validate(path)
+    return {(p.severity.value, Path(p.source).name, p.path or "") for p in report.problems}
+
+
+@pytest.mark.parametrize(
+    ("name", "reserved"),
+    [
+        ("claude-helper", True),
+        ("Anthropic-Tools", True),
+        ("cc-plugin-x", True),
+        ("claude-mods", True),
+        ("my-claude-official", True),
+        ("official-anthropic", True),
+        ("claudette", False),
+        ("myclaude", False),
+        ("feature-dev", False),
+    ],
+)
+def test_reserved_plugin_names(name: str, reserved: bool) -> None:
+    assert reserved_name(name) is reserved
+
+
+def test_the_official_plugins_named_claude_fail_alone_and_pass_in_their_marketplace() -> None:
+    alone = validate(OFFICIAL / "plugins" / "claude-security")
+    assert not alone.success and [p.path for p in alone.problems] == ["name"]
+    market = validate(OFFICIAL)
+    assert market.target is Target.MARKETPLACE and market.success
+    assert not any("→ name" in (p.path or "") for p in market.problems)
+
+
+def test_a_folder_without_plugin_json_fails_unless_it_holds_skills(tmp_path: Path) -> None:
+    lsp = validate(OFFICIAL / "plugins" / "pyright-lsp")
+    assert not lsp.success and [p.path for p in lsp.problems] == ["directory"]
+    (tmp_path / "skills" / "a").mkdir(parents=True)
+    (tmp_path / "skills" / "a" / "SKILL.md").write_text("---\ndescription: a\n---\n")
+    folder = validate(tmp_path)
+    assert folder.target is Target.COMPONENTS and folder.success and folder.provides == {}
+
+
+def test_a_skill_md_over_the_cap_is_skipped_with_a_warning_on_its_folder(tmp_path: Path) -> None:
+    root = _plugin_with(
+        tmp_path,
+        {"name": "demo", "version": "1", "description": "d", "author": {"name": "a"}},
+        {"skills/big/SKILL.md": "---\ndescription: [broken\n---\n" + "a" * MAX_COMPONENT_BYTES},
+    )
+    report = validate(root)
+    assert report.success and _verdict(root) == {("warning", "skills", "directory")}
+    assert "skills" not in report.provides
+
+
+def test_a_bom_is_accepted_in_plugin_json_and_refused_in_hooks_and_mcp_files(
+    tmp_path: Path,
+) -> None:
+    root = _plugin_with(
+        tmp_path,
+        {"name": "demo", "version": "1", "description": "d", "author": {"name": "a"}},
+        {"hooks/hooks.json": '\ufeff{"hooks": {}}', ".mcp.json": '\ufeff{"mcpServers": {}}'},
+    )
+    manifest = root / ".claude-plugin" / "plugin.json"
+    manifest.write_text("\ufeff" + manifest.read_text())
+    assert _verdict(root) == {("error", "hooks.json", "json"), ("error", ".mcp.json", "json")}
+
+
+def test_plugin_skills_are_provided_under_their_folder_name(tmp_path: Path) -> None:
+    root = _plugin_with(
+        tmp_path,
+        {"name": "demo", "version": "1", "description": "d", "author": {"name": "a"}},
+        {
+            "skills/folder/SKILL.md": "---\nname: other\ndescription: a\n---\n",
+            "commands/folder.md": "---\ndescription: a\n---\n",
+            "agents/sub/x.md": "---\nname: named\ndescription: a\n---\n",
+        },
+    )
+    report = validate(root)
+    assert dict(report.provides) == {
+        "skills": ("demo:folder",),
+        "commands": ("demo:folder",),
+        "agents": ("demo:sub:named",),
+    }
+
+
+def test_bad_hooks_fail_the_plugin_only_under_the_guard_events(tmp_path: Path) -> None:
+    bad = {"hooks": [{"type": "shell", "command": "x"}]}
+    root = _plugin_with(
+        tmp_path,
+        {"name": "demo", "version": "1", "description": "d", "author": {"name": "a"}},
+        {"hooks/hooks.json": json.dumps({"hooks": {"Stop": [bad], "PreToolUse": [bad]}})},
+    )
+    severities = {p.path: p.severity.value for p in validate(root).problems}
+    assert severities == {"hooks.Stop.0.hooks.0": "warning", "hooks.PreToolUse.0.hooks.0": "error"}
+
+
+def test_plugin_validate_prints_what_the_plugin_provides_and_exits_1_on_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["plugin", "validate", str(OFFICIAL / "plugins" / "feature-dev")])
+    out, err = capsys.readouterr()
+    assert code == 0 and "agents: feature-dev:code-architect" in out
+    assert "0 errors, 1 warnings" in out and "version" in err
+    assert main(["plugin", "validate", "--strict", str(OFFICIAL / "plugins" / "feature-dev")]) == 1
+    capsys.readouterr()
+    code = main(["plugin", "validate", "--json", str(OFFICIAL / "plugins" / "clangd-lsp")])
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 1 and doc["success"] is False and doc["target"] == "plugin"
+    assert [(p["severity"], p["path"]) for p in doc["problems"]] == [("error", "directory")]

@@ -119,16 +119,16 @@ def test_unknown_fields_are_warnings_with_their_line() -> None:
     assert "colour" not in s.fields
 
 
-def test_plugin_skills_are_namespaced_and_the_front_matter_name_replaces_the_folder() -> None:
+def test_plugin_skills_are_namespaced_by_their_folder_as_claude_code_2_1_328_lists_them() -> None:
     s = parse_skill(
         skill_md("name: notes\ndescription: d\n"),
         name="write-notes",
         plugin="team",
         level=Level.PLUGIN,
     )
-    assert s.name == "team:notes"
-    t = parse_skill(skill_md("description: d\n"), name="write-notes", plugin="team")
-    assert t.name == "team:write-notes"
+    assert s.name == "team:write-notes"
+    root = parse_skill(skill_md("name: notes\ndescription: d\n"), name=None, plugin="team")
+    assert root.name == "team:notes"
 
 
 def test_commands_ignore_name_and_paths() -> None:

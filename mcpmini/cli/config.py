@@ -27,9 +27,12 @@ def add(sub: Any) -> None:
     res.set_defaults(handler=_cmd_config_resolve)
     plugin = sub.add_parser("plugin", help="check plugins")
     psub = plugin.add_subparsers(dest="action", metavar="ACTION", required=True)
-    val = psub.add_parser("validate", help="check a plugin folder (and its marketplace.json)")
+    val = psub.add_parser(
+        "validate", help="check a plugin or marketplace as claude plugin validate does"
+    )
     val.add_argument("dir", metavar="DIR")
     val.add_argument("--json", action="store_true", help="print JSON")
+    val.add_argument("--strict", action="store_true", help="warnings fail the check too (exit 1)")
     val.set_defaults(handler=_cmd_plugin_validate)
 
 
@@ -67,24 +70,24 @@ def _cmd_config_resolve(args: argparse.Namespace) -> int:
 
 
 def _cmd_plugin_validate(args: argparse.Namespace) -> int:
-    import os
+    from ..config.validation import validate
 
-    from ..config import load_plugin, validate_plugin
-
-    problems = validate_plugin(args.dir, environ=os.environ)
-    plugin = load_plugin(args.dir, environ=os.environ)
-    summary = {
-        "name": plugin.name,
-        "skills": [s.name for s in plugin.skills],
-        "agents": list(plugin.agents),
-        "hooks": [o for o, _ in plugin.hooks],
-        "mcp_servers": list(plugin.mcp_source.servers),
-    }
+    result = validate(args.dir)
+    problems = list(result.problems)
+    errors = sum(p.severity.value == "error" for p in problems)
     if args.json:
-        print_json({**summary, "problems": [problem_dict(p) for p in problems]})
+        print_json(
+            {
+                "success": result.success and not (args.strict and problems),
+                "target": result.target.value,
+                "file": result.file,
+                "provides": {k: list(v) for k, v in result.provides.items()},
+                "problems": [problem_dict(p) for p in problems],
+            }
+        )
     else:
-        for key, value in summary.items():
-            print(f"{key}: {value if isinstance(value, str) else ', '.join(value) or '-'}")
-        errors = sum(p.severity.value == "error" for p in problems)
+        print(f"{result.target.value}: {result.file}")
+        for key in ("skills", "commands", "agents"):
+            print(f"{key}: {', '.join(result.provides.get(key, ())) or '-'}")
         print(f"{errors} errors, {len(problems) - errors} warnings")
-    return report(problems, args.json)
+    return report(problems, args.json, strict=args.strict)

@@ -34,7 +34,6 @@ from ..skills import (
     read_skill_file,
     scan_dir,
 )
-from .marketplace import load_marketplace
 from .mcp_json import (
     McpConfig,
     line_of_key,
@@ -276,9 +275,19 @@ def _load_skills(plugin: Plugin, root: Path, where: Any, variables: dict[str, st
     kw: dict[str, Any] = {"level": Level.PLUGIN, "plugin": plugin.name}
     found = scan_dir(root, out, commands="commands" not in plugin.manifest, confine=root, **kw)
     if (root / "SKILL.md").is_file():
-        found += read_skill_dir(root, out, **kw)
+        s = read_skill_file(root / "SKILL.md", out, name=None, directory=str(root.resolve()), **kw)
+        found += [s] if s else []
     for d in where("skills"):
-        if (d / "SKILL.md").is_file():
+        if not d.is_dir():
+            plugin.problems.append(
+                Problem(
+                    Severity.ERROR,
+                    "a skills entry must be a folder holding SKILL.md (or skills folders)",
+                    str(root / ".claude-plugin" / "plugin.json"),
+                    "skills",
+                )
+            )
+        elif (d / "SKILL.md").is_file():
             found += read_skill_dir(d, out, **kw)
         elif d != (root / "skills").resolve():
             found += [
@@ -312,13 +321,13 @@ def _load_skills(plugin: Plugin, root: Path, where: Any, variables: dict[str, st
 def _load_agents(plugin: Plugin, root: Path, where: Any) -> None:
     dirs = where("agents") if "agents" in plugin.manifest else [root / "agents"]
     files = [
-        f
+        (f, () if d.is_file() else f.relative_to(d).parent.parts)
         for d in dirs
         if d.exists() and _inside(root, d, plugin.problems)
-        for f in ([d] if d.is_file() else sorted(d.glob("*.md")))
+        for f in ([d] if d.is_file() else sorted(d.rglob("*.md")))
         if _inside(root, f, plugin.problems)
     ]
-    for f in files:
+    for f, folders in files:
         try:
             front = parse_front_matter(read_markdown(f), str(f), text_fields=_AGENT_TEXT)
         except FrontMatterSyntaxError as exc:
@@ -351,7 +360,8 @@ def _load_agents(plugin: Plugin, root: Path, where: Any) -> None:
                         lines.get(ignored),
                     )
                 )
-        name = f"{plugin.name}:{fields.get('name') or f.stem}"
+        # agents in subfolders are named ``plugin:sub:name`` (observed in Claude Code 2.1.328)
+        name = ":".join((plugin.name, *folders, str(fields.get("name") or f.stem)))
         if name in plugin.agents:
             plugin.problems.append(
                 Problem(
@@ -470,9 +480,14 @@ def _load_mcp(
 
 
 def validate_plugin(root: str | Path, *, environ: Mapping[str, str] | None = None) -> list[Problem]:
-    """Every problem in the plugin at ``root`` (and its marketplace.json, if any)."""
-    found = list(load_plugin(root, environ=environ or {}).problems)
-    market = Path(root) / ".claude-plugin" / "marketplace.json"
-    if market.is_file():
-        found += load_marketplace(market).problems
-    return found
+    """Every problem ``claude plugin validate`` (Claude Code 2.1.328) reports for ``root``.
+
+    ``root`` is a plugin folder, a marketplace folder, or a ``plugin.json`` /
+    ``marketplace.json``; the rules are :mod:`mcpmini.config.validation`'s (the verdict with
+    what the plugin provides is :func:`mcpmini.config.validation.validate`). ``environ`` is
+    accepted for compatibility and not read: the validator expands nothing.
+    """
+    from .validation import validate
+
+    del environ
+    return list(validate(root).problems)

@@ -242,7 +242,11 @@ def parse_skill(
     display = fields.get("name")
     final = name or display or "unnamed"
     if plugin is not None:
-        final = f"{plugin}:{display or name}"
+        # Documented: the front-matter name replaces the folder name. Observed in Claude Code
+        # 2.1.328 (`claude plugin validate` lists what a plugin provides): the folder (or
+        # command file) names a plugin skill; only a root SKILL.md (``name=None``) takes its
+        # front-matter name, else the plugin's.
+        final = f"{plugin}:{name or display or plugin}"
     description = (fields.get("description") or "").strip()
     if not description:
         warnings.append(
@@ -349,13 +353,15 @@ def scan_dir(
                 found.extend(read_skill_dir(d, out, level=level, plugin=plugin))
     cmd_dir = root / "commands"
     if commands and cmd_dir.is_dir() and not _escapes(cmd_dir, confine, out):
-        for f in sorted(cmd_dir.glob("*.md")):
+        # plugin commands are found in subfolders too, named ``plugin:sub:name`` (observed in
+        # Claude Code 2.1.328); other command folders stay flat
+        for f in sorted(cmd_dir.rglob("*.md") if plugin else cmd_dir.glob("*.md")):
             if _escapes(f, confine, out):
                 continue
             s = read_skill_file(
                 f,
                 out,
-                name=f.stem,
+                name=":".join(f.relative_to(cmd_dir).with_suffix("").parts),
                 directory=str(cmd_dir.resolve()),
                 level=level,
                 plugin=plugin,
