@@ -80,3 +80,18 @@ def test_the_recorded_result_equals_a_live_run(name: str) -> None:
         pytest.skip(reason)
     live = bridge.EXAMPLES[name](binary)
     assert _stable(name, live) == _stable(name, bridge.recorded(name).value)
+
+
+def test_mcpmini_and_claude_code_agree_on_the_chapter_plugins() -> None:
+    rows = bridge.plugin_rows(bridge.recorded("plugin_validate"))
+    assert [r["plugin"] for r in rows] == list(bridge.plugin_variants())
+    for row in rows:
+        assert row["mcpmini ok"] == row[f"Claude Code {PIN} ok"]
+        heads = {p.split(":", 1)[0] for p in row["mcpmini problems"]}
+        assert heads == {p.split(":", 1)[0] for p in row[f"Claude Code {PIN} problems"]}
+
+
+def test_an_unset_variable_reaches_the_server_as_written() -> None:
+    received = bridge.recorded("unset_var").value["received"]
+    assert received["args"] == ["${COURSE_UNSET}"]
+    assert received["env"] == {"COURSE_VALUE": "${COURSE_UNSET}", "COURSE_DEFAULTED": "d"}

@@ -429,6 +429,7 @@ PUBLIC = {
         "through_claude_code",
         "large_result_rows",
         "mcp_tool_rows",
+        "plugin_rows",
         "skill_listing_pair",
         "Fate",
         "GridCell",

@@ -25,6 +25,7 @@ from .claude_code import (
     attack_rows,
     large_result_rows,
     mcp_tool_rows,
+    plugin_rows,
     skill_listing_pair,
     through_claude_code,
 )
@@ -164,6 +165,7 @@ __all__ = [
     "plot_prop_4_5",
     "plot_reattach_curve",
     "plot_turns_curve",
+    "plugin_rows",
     "post_calls",
     "prop_4_3_rows",
     "prop_4_5_trial",

@@ -44,6 +44,8 @@ __all__ = [
     "large_result_rows",
     "live_reason",
     "mcp_tool_rows",
+    "plugin_rows",
+    "plugin_variants",
     "record",
     "recorded",
     "skill_listing_pair",
@@ -333,7 +335,118 @@ def _unset_var(binary: Path) -> dict[str, Any]:
     return {"verdict": seen.verdict.value, "received": received}
 
 
+#: Chapter 10's example plugin ``db-helper`` (file → text), as the notebook builds it.
+PLUGIN_FILES: dict[str, str] = {
+    ".claude-plugin/plugin.json": json.dumps(
+        {
+            "name": "db-helper",
+            "version": "1.0.0",
+            "description": "Query helpers and a guard for the team database.",
+            "author": {"name": "Data Team"},
+        },
+        indent=2,
+    ),
+    "skills/explain-query/SKILL.md": (
+        "---\ndescription: Explain what a SQL query does, step by step.\n---\n"
+        "Explain the query in $ARGUMENTS. Schema notes: ${CLAUDE_PLUGIN_ROOT}/schema.md\n"
+    ),
+    "agents/sql-reviewer.md": (
+        "---\nname: sql-reviewer\ndescription: Reviews SQL for missing indexes.\n---\n"
+        "You review SQL. Never run it.\n"
+    ),
+    "hooks/hooks.json": json.dumps(
+        {
+            "hooks": {
+                "PreToolUse": [
+                    {
+                        "matcher": "Bash",
+                        "hooks": [
+                            {"type": "command", "command": "python3 ${CLAUDE_PLUGIN_ROOT}/guard.py"}
+                        ],
+                    }
+                ]
+            }
+        },
+        indent=2,
+    ),
+    "guard.py": (
+        "import json, sys\n"
+        "cmd = json.load(sys.stdin).get('tool_input', {}).get('command', '')\n"
+        "sys.exit(2 if 'DROP TABLE' in cmd.upper() else 0)\n"
+    ),
+    ".mcp.json": json.dumps(
+        {
+            "mcpServers": {
+                "db": {
+                    "command": "db-mcp",
+                    "args": ["--root", "${CLAUDE_PLUGIN_ROOT}"],
+                    "env": {"DB_URL": "${DB_URL:-sqlite:///dev.db}"},
+                }
+            }
+        },
+        indent=2,
+    ),
+}
+
+#: The broken manifest chapter 10 validates (a number for ``version``, a path leaving the
+#: plugin, an unknown field).
+BROKEN_MANIFEST = json.dumps(
+    {"name": "db-helper", "version": 1, "skills": "./../elsewhere", "colour": "blue"}, indent=2
+)
+
+
+def plugin_variants() -> dict[str, dict[str, str]]:
+    """Chapter 10's plugin and its broken variant: label → files."""
+    broken = {**PLUGIN_FILES, ".claude-plugin/plugin.json": BROKEN_MANIFEST}
+    return {"db-helper": dict(PLUGIN_FILES), "broken manifest": broken}
+
+
+def _verdict_part(report: Any) -> Any:
+    """The verdict of a ``claude plugin validate --json`` report: success, each block's
+    errors and warnings, and the skills / commands / agents provided (advice left out)."""
+    if not isinstance(report, Mapping) or "success" not in report:
+        return report
+
+    def block(b: Mapping[str, Any]) -> dict[str, Any]:
+        keep = ("path", "message")
+        return {
+            "file": b.get("file"),
+            **{
+                k: [{f: i.get(f) for f in keep} for i in b.get(k) or []]
+                for k in ("errors", "warnings")
+            },
+        }
+
+    provides = report.get("provides") or {}
+    return {
+        "success": report["success"],
+        "manifest": block(report.get("manifest") or {}),
+        "contents": [block(c) for c in report.get("contents") or []],
+        "provides": {k: provides.get(k, []) for k in ("skills", "commands", "agents")},
+    }
+
+
+def _plugin_validate(binary: Path) -> dict[str, Any]:
+    """``claude plugin validate --json`` on each of :func:`plugin_variants`: its exit code and
+    its report (the plugin's folder written ``<plugin>``)."""
+    oracle = _oracle()
+    out: dict[str, Any] = {}
+    for label, files in plugin_variants().items():
+        case = oracle.Case(name="ch10-plugin", files={f"p/{k}": v for k, v in files.items()})
+        with oracle.lay_out(case) as tree:
+            folder = str(tree.ws / "p")
+            done = oracle.run_command(tree, binary, ["plugin", "validate", "--json", folder])
+        text = done.stdout.replace(folder, "<plugin>")
+        try:
+            report: Any = json.loads(text)
+        except ValueError:
+            report = {"stdout": text[:2000]}
+        out[label] = {"exit_code": done.exit_code, "report": _verdict_part(report)}
+    return out
+
+
 EXAMPLES: dict[str, Callable[[Path], Any]] = {
+    "plugin_validate": _plugin_validate,
     "unset_var": _unset_var,
     "permissions": _permissions,
     "mcp_tools": _mcp_tools,
@@ -461,6 +574,44 @@ def large_result_rows(answer: Answer | None = None) -> list[dict[str, Any]]:
                 "mcpmini result_fate": result_fate(text).value,
                 f"Claude Code {answer.version}": seen["fate"],
                 "chars shown to the model": seen["shown_chars"],
+            }
+        )
+    return rows
+
+
+def plugin_rows(answer: Answer | None = None) -> list[dict[str, Any]]:
+    """Per variant of :func:`plugin_variants`: ``mcpmini plugin validate``'s problems beside
+    ``claude plugin validate --json``'s (severity, path, message), and both exit verdicts."""
+    import tempfile
+
+    from ...config.validation import validate
+
+    answer = answer or through_claude_code("plugin_validate")
+    rows: list[dict[str, Any]] = []
+    for label, files in plugin_variants().items():
+        with tempfile.TemporaryDirectory(prefix="mcpmini-ch10-") as tmp:
+            root = Path(tmp) / "p"
+            for rel, text in files.items():
+                (root / rel).parent.mkdir(parents=True, exist_ok=True)
+                (root / rel).write_text(text, encoding="utf-8")
+            report = validate(root)
+            mine = [f"{p.severity.value} {p.path or '-'}: {p.message}" for p in report.problems]
+        seen = answer.value[label]
+        claude = []
+        blocks = [seen["report"].get("manifest") or {}, *(seen["report"].get("contents") or [])]
+        for block in blocks:
+            for key, severity in (("errors", "error"), ("warnings", "warning")):
+                for item in block.get(key) or []:
+                    claude.append(
+                        f"{severity} {item.get('path') or '-'}: {item.get('message', '')}"
+                    )
+        rows.append(
+            {
+                "plugin": label,
+                "mcpmini ok": report.success,
+                f"Claude Code {answer.version} ok": seen["exit_code"] == 0,
+                "mcpmini problems": mine,
+                f"Claude Code {answer.version} problems": claude,
             }
         )
     return rows
