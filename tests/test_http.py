@@ -465,7 +465,12 @@ def test_serve_http_and_call_url_work_from_the_command_line():
             )
 
         ok = call("tools/call", "--tool", "add", "--args", '{"a": 2, "b": 3}')
-        assert (ok.returncode, ok.stdout.splitlines()[-1]) == (0, "ok: 5")
+        lines = ok.stdout.splitlines()
+        assert ok.returncode == 0 and lines[1:4] == [
+            "ok: 1 content block",
+            "[0] text  1 chars",
+            "    5",
+        ]
         legacy = call("tools/list", "--mode", "legacy", "--header", "X-Trace: 1")
         assert legacy.returncode == 0 and legacy.stdout.splitlines()[-1].startswith("add:")
         bad = call("tools/list", "--header", "no colon")

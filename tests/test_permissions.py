@@ -410,3 +410,44 @@ def test_removing_a_critical_or_working_directory_asks_even_in_bypass_mode(comma
     assert (gate(*call, hooks=hook, **kw).final == "ask") is (final == "ask")
     refused = gate(*call, mode="dontAsk", **kw)
     assert (refused.decided_by == "safety_check") is (final == "ask")
+
+
+@pytest.mark.parametrize(
+    ("command", "allow", "final"),
+    [
+        ("bash -c 'rm d10'", "Bash", "ask"),  # the inner string is not verified
+        ("\\touch w22", "Bash(touch *)", "allow"),  # read as "touch w22"
+        ("mkdir  two", "Bash(mkdir  two)", "allow"),  # exact rule, as typed
+        ("mkdir two", "Bash(mkdir  two)", "ask"),
+        ("for f in h i; do touch $f; done", "Bash(touch *)", "ask"),
+        ('touch "$HOME/l"', "Bash(touch *)", "ask"),
+        ("touch b & touch c", "Bash(touch *)", "ask"),
+        ("timeout 5 touch x", "Bash(touch *)", "allow"),
+    ],
+)
+def test_allow_rules_agree_with_claude_code(command, allow, final):
+    # each verdict observed in Claude Code 2.1.328 (the oracle's case tables)
+    rules = PermissionRules(allow=[allow])
+    assert gate("Bash", {"command": command}, rules=rules, cwd="/w", home="/h").final == final
+
+
+@pytest.mark.parametrize(
+    ("command", "final"),
+    [
+        ("sort a.txt", "allow"),
+        ("sort -o out a.txt", "ask"),
+        ("hostname", "allow"),
+        ("hostname evil", "ask"),
+        ("date", "allow"),
+        ("python3 --version", "allow"),
+        ("python3 -c 1", "ask"),
+        ("git tag", "allow"),
+        ("git tag v1", "ask"),
+        ("timeout 5 ls", "allow"),
+        ("command ls", "allow"),
+        ("nice cat a.txt", "ask"),
+        ("time pwd", "ask"),
+    ],
+)
+def test_the_read_only_set_of_claude_code_2_1_328(command, final):
+    assert gate("Bash", {"command": command}, cwd="/w", home="/h").final == final

@@ -20,6 +20,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..errors import UsageError
 from .output import json_object, print_json
 
 __all__ = ["add"]
@@ -196,10 +197,10 @@ def _cmd_claude_code(args: argparse.Namespace) -> int:
             "into .claude-code/) or set MCPMINI_CLAUDE_CODE to its executable"
         )
     if not args.timeout > 0:
-        raise ValueError("--timeout must be a positive number of seconds")
+        raise UsageError("--timeout must be a positive number of seconds")
     case = Case.from_dict(_case_data(args), source=args.case)
     if not case.calls:
-        raise ValueError("no tool calls: give --bash, --call or a case file with calls")
+        raise UsageError("no tool calls: give --bash, --call or a case file with calls")
     version = binary_version(binary)
     with lay_out(case) as tree:
         judged = judge(tree) if args.compare else None

@@ -12,6 +12,7 @@ from .output import json_object, print_json
 
 if TYPE_CHECKING:  # the mcp package is imported when a command runs, not when the CLI loads
     from ..mcp import Client, Traced
+    from .inspect import Console
 
 __all__ = ["add", "http_app"]
 
@@ -35,7 +36,7 @@ def http_app() -> Any:
 
 
 def add(sub: Any) -> None:
-    from ..mcp import SAMPLES, ClientMode
+    from ..mcp import LOG_LEVELS, SAMPLES, ClientMode
 
     serve = sub.add_parser(
         "serve", help="serve an example MCP server over stdio or Streamable HTTP"
@@ -96,8 +97,27 @@ def add(sub: Any) -> None:
         metavar="'K: V'",
         help="an HTTP header for every request (repeatable), e.g. 'Authorization: Bearer T'",
     )
-    call.add_argument("--json", action="store_true", help="print the raw result object")
-    call.add_argument("--trace", action="store_true", help="print every line both ways")
+    call.add_argument(
+        "--json", action="store_true", help="print the result object as exact JSON (nothing else)"
+    )
+    call.add_argument(
+        "--raw",
+        "--trace",
+        dest="raw",
+        action="store_true",
+        help="print every JSON-RPC line both ways on stderr as it crosses",
+    )
+    call.add_argument(
+        "--save",
+        metavar="DIR",
+        help="write image, audio and blob content into DIR as <index>.<extension>",
+    )
+    call.add_argument(
+        "--log-level",
+        choices=LOG_LEVELS,
+        default=None,
+        help="the least severe log message to receive (default: the server's; info on 2026-07-28)",
+    )
     call.set_defaults(command_line=[], handler=_cmd_call)
 
 
@@ -157,7 +177,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
 
 def _headers(items: list[str]) -> dict[str, str]:
-    """``--header 'Name: value'`` options as a mapping. Raises ``ValueError`` for a bad one."""
+    """``--header 'Name: value'`` options as a mapping. Raises ``UsageError`` for a bad one."""
     headers = {}
     for item in items:
         name, sep, value = item.partition(":")
@@ -167,13 +187,15 @@ def _headers(items: list[str]) -> dict[str, str]:
     return headers
 
 
-def _call_transport(args: argparse.Namespace) -> Traced:
-    """The traced transport ``mcpmini call`` talks over: ``--url`` or the command after ``--``.
+def _call_transport(args: argparse.Namespace, console: Console) -> Traced:
+    """The traced transport ``mcpmini call`` talks over: ``--url`` or the command after ``--``;
+    with ``--raw`` its trace writes each line to the console as it crosses.
 
-    Raises ``ValueError`` for contradictory or missing options, ``TransportError`` when the
+    Raises ``UsageError`` for contradictory or missing options, ``TransportError`` when the
     command cannot be started.
     """
     from ..mcp import HttpTransport, StdioTransport, Traced
+    from .inspect import LiveTrace
 
     argv = list(args.command_line)
     if argv and args.url:
@@ -183,19 +205,21 @@ def _call_transport(args: argparse.Namespace) -> Traced:
     headers = _headers(args.header)
     if args.method == "tools/call" and not args.tool:
         raise UsageError("tools/call needs --tool NAME")
-    if not args.url:
-        return Traced(StdioTransport(argv))
-    if not args.url.startswith(("http://", "https://")):
+    if args.url and not args.url.startswith(("http://", "https://")):
         raise UsageError(f"--url {args.url!r} is not an http:// or https:// URL")
-    return Traced(HttpTransport(args.url, headers, timeout=args.timeout))
+    trace = LiveTrace(console) if args.raw else None
+    if not args.url:
+        return Traced(StdioTransport(argv), trace)
+    return Traced(HttpTransport(args.url, headers, timeout=args.timeout), trace)
 
 
 def _print_raw(client: Client, args: argparse.Namespace, params: dict[str, Any]) -> int:
     """``--json``: the raw reply, the result object or ``{"error": {...}}``; 1 for an error."""
-    from ..mcp import ErrorResponse
+    from ..mcp import ErrorResponse, call_meta
 
     if args.method == "tools/call":
-        request_id = client.send_tool_call(args.tool, params)
+        meta = call_meta(client, args.log_level or "info")
+        request_id = client.send_tool_call(args.tool, params, meta)
     else:
         request_id = client.send_request(args.method, params or None)
     reply = client.wait_for(request_id, timeout=args.timeout)
@@ -206,53 +230,141 @@ def _print_raw(client: Client, args: argparse.Namespace, params: dict[str, Any])
     return 1 if reply.result.get("isError") is True else 0
 
 
-def _print_outcome(client: Client, args: argparse.Namespace, params: dict[str, Any]) -> int:
-    """``tools/call``: the outcome kind and its text; 0 only for ok."""
-    from ..mcp import OutcomeKind
-
-    outcome = client.call_tool(args.tool, params, timeout=args.timeout)
-    print(f"{outcome.kind.value}: {outcome.text or outcome.message or outcome.reason}")
-    return 0 if outcome.kind is OutcomeKind.OK else 1
-
-
-def _print_result(client: Client, args: argparse.Namespace, params: dict[str, Any]) -> int:
-    """Any other method: one line per tool for ``tools/list``, else the result as JSON."""
+def _output_schema(client: Client, tool: str, timeout: float) -> dict[str, Any] | None:
+    """The ``outputSchema`` ``tools/list`` gives for ``tool`` (``None``: none, or no list)."""
     from ..errors import RemoteProtocolError
+
+    try:
+        tools = client.list_tools()
+    except (RemoteProtocolError, TimeoutError):
+        return None
+    found = next((t for t in tools if isinstance(t, dict) and t.get("name") == tool), None)
+    schema = found.get("outputSchema") if found is not None else None
+    return schema if isinstance(schema, dict) else None
+
+
+def _save(console: Console, folder: str | None, blocks: Any) -> None:
+    from .inspect import save_blocks
+
+    if folder is None:
+        return
+    for path in save_blocks(folder, blocks):
+        console.line(f"saved {path}")
+
+
+def _print_call(
+    client: Client, args: argparse.Namespace, params: dict[str, Any], console: Console
+) -> int:
+    """``tools/call``: notifications as they arrive, then the outcome, every content block
+    and the structured-content verdict; 0 only for ok."""
+    from ..mcp import OutcomeKind
+    from ..mcp.inspection import inspect_call
+
+    schema = _output_schema(client, args.tool, args.timeout)
+    record = inspect_call(
+        client,
+        args.tool,
+        params,
+        schema,
+        on_notification=console.notification,
+        log_level=args.log_level or "info",
+        timeout=args.timeout,
+    )
+    console.end_progress()
+    console.lines(record.lines())
+    _save(console, args.save, record.blocks)
+    return 0 if record.outcome.kind is OutcomeKind.OK else 1
+
+
+def _contents(method: str, result: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """The content blocks of a ``resources/read`` or ``prompts/get`` result, else ``None``."""
+    if method == "resources/read":
+        items = result.get("contents")
+        if isinstance(items, list):
+            return [{"type": "resource", "resource": c} for c in items if isinstance(c, dict)]
+    if method == "prompts/get":
+        messages = result.get("messages")
+        if isinstance(messages, list):
+            return [m["content"] for m in messages if isinstance(m, dict) and "content" in m]
+    return None
+
+
+def _print_result(
+    client: Client, args: argparse.Namespace, params: dict[str, Any], console: Console
+) -> int:
+    """Any other method: one line per tool for ``tools/list``, the blocks of
+    ``resources/read`` and ``prompts/get``, else the result as JSON."""
+    from ..errors import RemoteProtocolError
+    from ..mcp.inspection import view_block
 
     try:
         result = client.request(args.method, params or None, timeout=args.timeout)
     except RemoteProtocolError as exc:
-        print(f"error {exc.code}: {exc.message}", file=sys.stderr)
+        console.line(f"error {exc.code}: {exc.message}", "err")
         return 1
+    console.end_progress()
+    blocks = _contents(args.method, result)
+    if blocks is not None:
+        views = [view_block(i, b) for i, b in enumerate(blocks)]
+        for view in views:
+            console.lines(view.lines())
+        _save(console, args.save, views)
+        return 0
     if args.method != "tools/list":
         print_json(result)
         return 0
     for tool in result.get("tools", []):
         first = (tool.get("description") or "").splitlines()[:1]
-        print(f"{tool['name']}: {first[0] if first else ''}")
+        console.line(f"{tool['name']}: {first[0] if first else ''}")
     return 0
+
+
+def _set_log_level(client: Client, level: str | None) -> None:
+    """On the handshake generation, ``logging/setLevel`` when asked and the server logs."""
+    from ..errors import RemoteProtocolError
+    from ..mcp import Generation
+
+    connection = client.connection
+    if level is None or connection is None or connection.generation is not Generation.LEGACY:
+        return
+    if "logging" in connection.capabilities:
+        try:
+            client.request("logging/setLevel", {"level": level})
+        except RemoteProtocolError:
+            pass  # the server keeps its own level; its messages still show
 
 
 def _cmd_call(args: argparse.Namespace) -> int:
     from ..mcp import Client
+    from ..mcp.inspection import notification_line
+    from .inspect import Console
 
     params = json_object(args.args, "--args")
-    transport = _call_transport(args)
+    console = Console()
+    transport = _call_transport(args, console)
     try:
-        client = Client(transport, mode=args.mode, timeout=args.timeout)
-        connection = client.connect()
-        if args.json:
+        if args.json:  # stdout holds the JSON alone: notifications go to stderr
+            client = Client(
+                transport,
+                mode=args.mode,
+                timeout=args.timeout,
+                on_notification=lambda n: console.line(notification_line(n), "err"),
+            )
+            client.connect()
             return _print_raw(client, args, params)
+        client = Client(
+            transport, mode=args.mode, timeout=args.timeout, on_notification=console.notification
+        )
+        connection = client.connect()
         info = connection.server_info
-        print(
+        console.line(
             f"connected: {connection.generation} {connection.version} "
             f"({info.get('name')} {info.get('version')})"
         )
+        _set_log_level(client, args.log_level)
         if args.method == "tools/call":
-            return _print_outcome(client, args, params)
-        return _print_result(client, args, params)
+            return _print_call(client, args, params, console)
+        return _print_result(client, args, params, console)
     finally:
+        console.end_progress()
         transport.close()
-        if args.trace:
-            for line in transport.trace.lines():
-                print(line, file=sys.stderr)

@@ -135,15 +135,6 @@ Hooks = (
 _PRECEDENCE = {"managed": 4, "local": 2, "project": 1, "user": 0}
 
 
-def _rules_root(raw: RawSource) -> str | None:
-    """The folder a settings file's ``/path`` rules are anchored at: ``~/.claude`` for the
-    user's file, the project folder for ``.claude/settings(.local).json``; ``None``: the cwd."""
-    if raw.kind not in ("user", "project", "local") or not raw.name.endswith(".json"):
-        return None
-    folder = os.path.dirname(os.path.abspath(raw.name))
-    return folder if raw.kind == "user" else os.path.dirname(folder)
-
-
 @dataclass
 class _Flags:
     """The rank of the source that last set each merged flag (higher ranks win)."""
@@ -151,6 +142,15 @@ class _Flags:
     disable: tuple[int, bool] = (-1, False)
     mode_rank: int = -1
     managed_only: bool = False
+
+
+def _rules_root(raw: RawSource) -> str | None:
+    """The folder a settings file's ``/path`` rules are anchored at: ``~/.claude`` for the
+    user's file, the project folder for ``.claude/settings(.local).json``; ``None``: the cwd."""
+    if raw.kind not in ("user", "project", "local") or not raw.name.endswith(".json"):
+        return None
+    folder = os.path.dirname(os.path.abspath(raw.name))
+    return folder if raw.kind == "user" else os.path.dirname(folder)
 
 
 def load_settings(

@@ -386,6 +386,8 @@ class ClientConnection:
                 )
             answers[key] = dict(handler(asked.get("params") or {}))
         retry = {"name": params["name"], "arguments": params["arguments"]}
+        if "_meta" in params:  # the caller's progress token and log level go on every round
+            retry["_meta"] = params["_meta"]
         retry["inputResponses"] = answers
         if "requestState" in result:
             retry["requestState"] = result["requestState"]
@@ -611,7 +613,11 @@ class Client:
     protocol versions the client speaks; ``timeout`` bounds every wait for a reply,
     ``discover_timeout`` the wait for ``server/discover`` in auto mode. ``capabilities``
     (``elicitation``, ``sampling``, ``roots`` …) are declared in both generations;
-    ``handlers`` map a server request's method to the function answering it.
+    ``handlers`` map a server request's method to the function answering it;
+    ``on_notification`` (an attribute too, reassignable between calls) is called with each
+    notification from the server the moment it is received, while a request is pending —
+    the inspector shows progress and log messages live through it. An exception it raises
+    propagates out of the wait that received the notification.
     """
 
     def __init__(
@@ -624,9 +630,11 @@ class Client:
         discover_timeout: float = 5.0,
         capabilities: Mapping[str, Any] | None = None,
         handlers: Mapping[str, Handler] | None = None,
+        on_notification: Callable[[Notification], None] | None = None,
     ) -> None:
         self.conn = ClientConnection(mode, versions, client_info, capabilities, handlers)
         self.transport = transport
+        self.on_notification = on_notification
         self.timeout = timeout
         self.discover_timeout = discover_timeout
         self.stray: list[bytes] = []  # lines that matched no outstanding request
@@ -691,7 +699,8 @@ class Client:
                 self.stray.append(event.line)
             elif isinstance(event, (ReplyReceived, Connected)):
                 rest.append(event)
-            # server notifications (logging, progress…) are not needed here
+            elif isinstance(event, NotificationReceived) and self.on_notification is not None:
+                self.on_notification(event.notification)
         return rest
 
     def _next_events(self, deadline: float) -> list[Event]:
@@ -827,9 +836,20 @@ class Client:
             if not cursor:
                 return tools
 
-    def send_tool_call(self, name: str, arguments: Mapping[str, Any] | None = None) -> JsonId:
-        """Send a ``tools/call`` without waiting; collect it with :meth:`tool_outcome`."""
-        params = {"name": name, "arguments": dict(arguments or {})}
+    def send_tool_call(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        meta: Mapping[str, Any] | None = None,
+    ) -> JsonId:
+        """Send a ``tools/call`` without waiting; collect it with :meth:`tool_outcome`.
+
+        ``meta`` goes into the request's ``_meta`` (e.g. ``progressToken``), beside the
+        envelope of the modern generation.
+        """
+        params: dict[str, Any] = {"name": name, "arguments": dict(arguments or {})}
+        if meta:
+            params["_meta"] = dict(meta)
         request_id = self.send_request("tools/call", params)
         self._calls[request_id] = params
         return request_id
@@ -864,7 +884,9 @@ class Client:
                 reply = self.wait_for(request_id, timeout)
         except TimeoutError:
             return ToolOutcome(OutcomeKind.NO_ANSWER, name, reason="timeout")
-        except TransportError:
+        except TransportError as exc:
+            if exc.kind is TransportErrorKind.TOO_LARGE:  # the server lives on; the reply is lost
+                return ToolOutcome(OutcomeKind.NO_ANSWER, name, reason=f"too large: {exc}")
             return ToolOutcome(OutcomeKind.NO_ANSWER, name, reason="server exited")
         garbled = request_id in self._garbled
         self._garbled.discard(request_id)

@@ -4,9 +4,9 @@
 wrappers stripped, substitutions seen, what cannot be verified fails closed); :mod:`.paths`
 anchors ``Read``/``Edit`` path rules (real home, symlinks resolved); :mod:`.rules` parses and
 matches rule strings; :mod:`.modes` holds one :class:`ModeSpec` row per mode
-(:data:`MODES`: what each runs without asking); :mod:`.evaluate` holds :class:`PermissionRules`
-and :func:`gate`. The table of attack and bypass cases chapter 07 shows lives in
-``mcpmini.course.chapters.attacks``.
+(:data:`MODES`: what each runs without asking); :mod:`.evaluate` holds
+:class:`PermissionRules` and :func:`gate`. The table of attack and bypass cases chapter 07
+shows lives in ``mcpmini.course.chapters.attacks``.
 """
 
 from __future__ import annotations

@@ -266,6 +266,23 @@ READ_ONLY_COMMANDS = frozenset(
         "printf",
         "true",
         "false",
+        # observed in Claude Code 2.1.328 (each with option checks below)
+        "sort",
+        "cut",
+        "tr",
+        "file",
+        "date",
+        "id",
+        "uname",
+        "whoami",
+        "hostname",
+        "basename",
+        "dirname",
+        "realpath",
+        "readlink",
+        "od",
+        "strings",
+        "jq",
     }
 )
 #: The commands ``xargs`` may feed and still count as a read (observed in Claude Code 2.1.328:
@@ -386,9 +403,11 @@ class Subcommand:
         """In the read-only set (:func:`is_read_only_words`), verifiable, and with no
         leading assignment but safe ones (``LANG=C ls`` reads; ``GIT_EXTERNAL_DIFF=x git
         diff`` runs ``x``); a bare ``xargs``
-        only in front of one of :data:`XARGS_TARGETS`."""
+        only in front of one of :data:`XARGS_TARGETS`; no other wrapper."""
         if "xargs" in self.wrappers and self.program not in XARGS_TARGETS:
             return False
+        if any(w not in _READ_WRAPPERS for w in self.wrappers):
+            return False  # observed in 2.1.328: "nice cat a.txt", "time pwd" ask
         return (
             all(safe_assignment(a) for a in self.assignments)
             and not self.unverifiable
@@ -589,6 +608,8 @@ class _Reader:
             self.subs.append(Subcommand((), (), (self.text(node),), nested=nested))
         if kind == "file_redirect":
             self.redirect(node)
+        if any(c.type == "&" for c in node.children):
+            self.opaque.append("a background job & can't be checked before it runs")
         for child in node.children:
             self.walk(child, nested or kind in _SUBSTITUTIONS)
 
@@ -641,6 +662,9 @@ def _finish(assignments: list[str], words: list[_Word], why: str, nested: bool) 
     rest, removed = _strip(words)
     if rest and rest[0][1] in ("eval", "exec", "source", "."):
         why = why or f"{rest[0][1]} runs a command that is only known at run time"
+    if rest and rest[0][1] in _SHELLS and any(p == "-c" for _, p in rest[1:]):
+        # observed in 2.1.328: "bash -c 'rm x'" asks even under a bare Bash allow rule
+        why = why or f"{rest[0][1]} -c runs a command string that is not verified"
     return Subcommand(
         tuple(w for w, _ in rest),
         tuple(p for _, p in rest),
@@ -753,6 +777,20 @@ def _sed_reads_only(args: tuple[str | None, ...]) -> bool:
     )
 
 
+#: Wrappers a read-only command stays a read behind (observed in 2.1.328: ``timeout 5 ls``
+#: and ``command ls`` run, ``nice cat``, ``time pwd`` ask; the others were not observed).
+_READ_WRAPPERS = frozenset({"timeout", "command", "xargs"})
+#: Read-only commands that set something when given an operand.
+_NO_OPERANDS = frozenset({"date", "hostname", "id", "uname", "whoami"})
+#: Options that make a read-only command write or run something.
+_REFUSED_OPTIONS: dict[str, frozenset[str]] = {
+    "sort": frozenset({"-o", "--output", "--compress-program"}),
+    "date": frozenset({"-s", "--set", "-f", "--file"}),
+    "hostname": frozenset({"-F", "--file", "-b", "--boot"}),
+    "jq": frozenset({"-f", "--from-file", "-L"}),
+}
+
+
 def _xargs_reads_only(args: tuple[str | None, ...]) -> bool:
     """``xargs`` with only its safe options in front of one of :data:`XARGS_TARGETS`, which
     must itself be a read (observed in Claude Code 2.1.328; the docs strip a bare ``xargs``
@@ -795,6 +833,17 @@ _GIT_BRANCH_CHANGES = frozenset(
 
 
 def _git_reads_only(args: tuple[str | None, ...]) -> bool:
+    listing = {  # observed in 2.1.328: these list, with no further operand
+        ("config", "--get"),
+        ("remote",),
+        ("remote", "-v"),
+        ("stash", "list"),
+        ("tag",),
+        ("tag", "-l"),
+        ("tag", "--list"),
+    }
+    if tuple(args) in listing or (len(args) == 3 and tuple(args[:2]) == ("config", "--get")):
+        return True
     if not args or args[0] not in READ_ONLY_GIT:
         return False
     if args[0] == "branch":  # "--set-upstream-to=origin/main" changes config too
@@ -829,6 +878,14 @@ def is_read_only_words(words: tuple[str | None, ...]) -> bool:
         return _sed_reads_only(args)
     if program == "xargs":
         return _xargs_reads_only(args)
+    if program in _NO_OPERANDS and any(not (a or "").startswith(("-", "+")) for a in args):
+        return False  # "hostname NAME" and "date MMDDhhmm" set them
+    if program in _REFUSED_OPTIONS and any(
+        (a or "").split("=", 1)[0] in _REFUSED_OPTIONS[program] for a in args
+    ):
+        return False
+    if program in ("python3", "python", "node"):
+        return list(args) in (["--version"], ["-V"])
     return program in READ_ONLY_COMMANDS
 
 
@@ -891,6 +948,14 @@ _READS_FILES: dict[str, tuple[int, frozenset[str]]] = {
     "egrep": (1, frozenset({"-e", "-f", "-m", "-A", "-B", "-C", "--regexp", "--file"})),
     "fgrep": (1, frozenset({"-e", "-f", "-m", "-A", "-B", "-C", "--regexp", "--file"})),
     "sed": (1, frozenset({"-e", "-f", "-l", "--expression", "--file"})),
+    "sort": (0, frozenset({"-k", "--key", "-t", "--field-separator", "-S", "-T"})),
+    "cut": (0, frozenset({"-c", "-f", "-d", "-b", "--delimiter", "--fields"})),
+    "file": (0, frozenset({"-m", "-f"})),
+    "od": (0, frozenset({"-t", "-N", "-j", "-A", "-w"})),
+    "strings": (0, frozenset({"-n", "-t"})),
+    "jq": (1, frozenset({"--arg", "--argjson", "--indent"})),
+    "realpath": (0, frozenset()),
+    "readlink": (0, frozenset()),
 }
 
 

@@ -304,6 +304,12 @@ def _bash_allow(
     if analysis.unverifiable or not analysis.subcommands:
         return None, "no allow rule approves a command that cannot be verified statically"
     used: Rule | None = None
+    raw = analysis.command.strip()
+    if len(analysis.subcommands) == 1 and not analysis.redirects:
+        # observed in 2.1.328: an exact rule matches the command as typed ("mkdir  two")
+        exact = [r for r in rules.allow if r.tool == "Bash" and r.specifier == raw]
+        if exact and "*" not in raw:
+            return exact[0], f"allow rule {exact[0].text} matches the command exactly"
     for sub in analysis.subcommands:
         rule = next((r for r in rules.allow if bash_rule_covers(r, sub)), None)
         if rule is None and not sub.read_only:
@@ -509,11 +515,11 @@ def _mode_steps(
             Behavior.ALLOW, GateStage.ALLOW_RULES, f"allow rule {rule.text} matches", rule
         )
     walk.pass_on(GateStage.ALLOW_RULES, why)
-    if analysis is not None and spec.command_prompt is not None:
+    if tool_name in spec.classified and spec.classified_prompt is not None:
         return walk.done(
-            spec.command_prompt,
+            spec.classified_prompt,
             GateStage.FALLBACK,
-            f"{spec.name}: a command no rule approves goes to auto mode's safety check, "
+            f"{spec.name}: a {tool_name} call no rule approves goes to auto mode's safety check, "
             "which is unavailable offline",
         )
     if spec.prompt is not Behavior.ASK:

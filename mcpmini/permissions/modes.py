@@ -8,8 +8,9 @@ Rules of this module:
   working directories, and what a prompt becomes (``ask``, or ``deny`` in ``dontAsk``, and for
   Bash in ``plan``). Nothing else in the package tests a mode by name: :func:`mode_verdict` and the
   gate read the row. Adding a mode is one member of :class:`PermissionMode` and one row here.
-* Reads run in every mode, inside the working directories. A Bash command that cannot be verified statically, an exec wrapper
-  and ``find -exec``/``-delete`` get no default from any mode but one that approves everything.
+* Reads run in every mode, inside the working directories. A Bash command that cannot be
+  verified statically, an exec wrapper and ``find -exec``/``-delete`` get no default from any
+  mode but one that approves everything.
 * A mode never approves a write to a protected path (``.git``, ``.claude``…), except one that
   approves everything.
 """
@@ -99,8 +100,9 @@ class ModeSpec:
     ``everything``: the mode approves every call no deny/ask rule or safety check caught;
     ``edits``: what it does with an edit tool call; ``file_commands``: the Bash programs it
     approves inside the working directories; ``prompt``: what a call becomes that would
-    otherwise prompt the user (an ask rule, or nothing approving it); ``command_prompt``: the
-    same for a Bash command when it differs (``None``: ``prompt``); ``reads_anywhere``: the
+    otherwise prompt the user (an ask rule, or nothing approving it); ``classified_prompt``:
+    the same for a call of one of ``classified`` (the tools auto mode's safety check judges)
+    when it differs (``None``: ``prompt``); ``reads_anywhere``: the
     file-reading tools run without asking outside the working directories too.
     """
 
@@ -109,7 +111,8 @@ class ModeSpec:
     edits: Changes = Changes.UNDECIDED
     file_commands: tuple[str, ...] = ()
     prompt: Behavior = Behavior.ASK
-    command_prompt: Behavior | None = None
+    classified: frozenset[str] = frozenset()
+    classified_prompt: Behavior | None = None
     reads_anywhere: bool = False
 
     @property
@@ -126,13 +129,14 @@ MODES: Mapping[PermissionMode, ModeSpec] = {
         ModeSpec(PermissionMode.ACCEPT_EDITS, edits=Changes.INSIDE, file_commands=_FILE_COMMANDS),
         # documented: plan refuses edits and changing commands. Observed in 2.1.328: an
         # edit asks ("Cannot write to … while in plan mode"; allow rules do not approve it);
-        # a Bash command no rule approves goes to auto mode's safety check, which runs on
+        # a Bash or WebFetch call no rule approves goes to auto mode's safety check, which runs on
         # Anthropic's server: offline (the oracle's setting) the call is denied.
         # Observed in 2.1.328 as well: plan's Read runs outside the working directories too.
         ModeSpec(
             PermissionMode.PLAN,
             edits=Changes.ASKS,
-            command_prompt=Behavior.DENY,
+            classified=frozenset({"Bash", "WebFetch"}),
+            classified_prompt=Behavior.DENY,
             reads_anywhere=True,
         ),
         ModeSpec(PermissionMode.DONT_ASK, prompt=Behavior.DENY),

@@ -5,10 +5,10 @@ Specifiers use gitignore syntax: ``//abs`` is filesystem-absolute, ``~/x`` is un
 *real* home passed in (never a fixed ``/root``), ``/x`` is relative to the settings file's
 root, ``./a/b`` or ``a/b`` relative to the working directory, and a bare name (no slash)
 matches at any depth — and so does ``./name`` (documented as the working directory's only;
-observed in Claude Code 2.1.328 at any depth). A path is compared as written (made absolute against ``cwd``) *and*
-with its symlinks resolved: a deny matches when either form does, an allow only when the
-resolved form does, so a symlink into a denied folder is denied and a symlink out of an
-allowed one is not allowed.
+observed in Claude Code 2.1.328 at any depth). A path is compared as written (made absolute
+against ``cwd``) *and* with its symlinks resolved: a deny matches when either form does,
+an allow only when the resolved form does, so a symlink into a denied folder is denied and a
+symlink out of an allowed one is not allowed.
 """
 
 from __future__ import annotations

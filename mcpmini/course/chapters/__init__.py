@@ -9,7 +9,8 @@ and 7.1 (notebooks 06, 09, 11); :mod:`.precedence` the whole-entry and field-mer
 their figures (notebooks 07, 08); :mod:`.attacks` the permission attack and bypass table
 (notebook 07); :mod:`.claude_code` runs the notebooks' examples through the real Claude Code
 (or shows the result recorded from it); :mod:`.exercises` and :mod:`.extensions` exercises 9.1–9.4; :mod:`.scaleout`
-real backends behind nginx and wrk runs (notebook 02b).
+real backends behind nginx and wrk runs (notebook 02b); :mod:`.inspector` the notebook's MCP
+inspector (notebook 05, practice 01).
 """
 
 from __future__ import annotations
@@ -75,6 +76,16 @@ from .ids import (
     id_violations,
     outstanding_is_injective,
 )
+from .inspector import (
+    FieldKind,
+    FormField,
+    InspectorSession,
+    InspectorWidget,
+    form_arguments,
+    form_spec,
+    inspector,
+    record_text,
+)
 from .negotiation import (
     Negotiation,
     is_interval,
@@ -119,10 +130,14 @@ __all__ = [
     "Answer",
     "Backend",
     "Fate",
+    "FieldKind",
+    "FormField",
     "GridCell",
     "HookSimulation",
     "IdEvent",
     "IdViolation",
+    "InspectorSession",
+    "InspectorWidget",
     "LoadResult",
     "MatcherExplanation",
     "Negotiation",
@@ -143,8 +158,11 @@ __all__ = [
     "context_cost_explorer",
     "context_cost_lines",
     "explain_matcher",
+    "form_arguments",
+    "form_spec",
     "hook_gate_lab",
     "id_violations",
+    "inspector",
     "is_interval",
     "large_result_rows",
     "matcher_playground",
@@ -172,6 +190,7 @@ __all__ = [
     "reattach_curve",
     "reattach_explorer",
     "reattach_lines",
+    "record_text",
     "resolution_lines",
     "resolution_switch",
     "run_case",
