@@ -528,3 +528,11 @@ def test_forms_that_build_the_command_word_ask_and_warn_of_the_deny_rule_they_si
 def test_reads_outside_the_working_directories_ask(command, final):
     # documented: the read-only set never prompts; observed in Claude Code 2.1.328: only inside
     assert gate("Bash", {"command": command}, cwd="/w/ws", home="/w/home").final == final
+
+
+def test_words_the_grammar_hangs_on_a_redirect_of_a_whole_list_fail_closed():
+    # found by the property test above: bash runs "ls <(ls)" as the list's last command
+    assert (
+        gate("Bash", {"command": "ls && ls 2>/dev/null <(ls)"}, cwd="/p", home="/h").final == "ask"
+    )
+    assert gate("Bash", {"command": "ls && ls 2>/dev/null"}, cwd="/p", home="/h").final == "allow"

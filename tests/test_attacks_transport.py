@@ -4,13 +4,14 @@ has a size cap, and nothing the server started is left running."""
 from __future__ import annotations
 
 import sys
+import threading
 import time
 
 import pytest
 from attack_support import running_with
 
 from mcpmini.errors import McpminiError, TransportError, TransportErrorKind
-from mcpmini.mcp import Client, StdioTransport
+from mcpmini.mcp import Client, OutcomeKind, StdioTransport
 
 # Each server sleeps a length no other test uses, so leftovers can be found by command line.
 STREAMER = (
@@ -70,3 +71,34 @@ def test_a_server_that_never_reads_cannot_block_a_write() -> None:
     assert time.monotonic() - started < 10
     transport.close()
     assert running_with("sleep 43.2") == []
+
+
+# Answers the negotiation like `mcpmini serve add`, then never reads stdin again.
+STOPS_READING = (
+    "import sys, time\nmarker = 'sleep 43.4'\nfrom mcpmini.mcp import add_server\n"
+    "server = add_server()\nline = sys.stdin.buffer.readline()\n"
+    "sys.stdout.buffer.write(server.handle_line(line)); sys.stdout.buffer.flush()\n"
+    "time.sleep(60)\n"
+)
+
+
+def test_the_call_timeout_bounds_a_write_the_server_never_reads() -> None:
+    # Before: send() waited write_timeout (30 s) for a request larger than the pipe, so
+    # `mcpmini call --timeout 5` returned after 34 s.
+    transport = StdioTransport([sys.executable, "-c", STOPS_READING], close_grace=2.0)
+    client = Client(transport, mode="modern", timeout=30.0)
+    client.connect()  # the server may start slowly on a busy machine
+    outcomes = []
+    worker = threading.Thread(
+        target=lambda: outcomes.append(
+            client.call_tool("add", {"a": 1, "pad": "x" * 200_000}, timeout=1.0)
+        )
+    )
+    worker.start()
+    worker.join(15)  # bounded: the call gives up after its 1 s timeout, writes included
+    assert not worker.is_alive() and outcomes[0].kind is OutcomeKind.NO_ANSWER
+    closer = threading.Thread(target=client.close)
+    closer.start()
+    closer.join(15)  # no grace wait for a server that stopped reading
+    assert not closer.is_alive()
+    assert running_with("sleep 43.4") == []

@@ -300,3 +300,15 @@ def test_the_progress_bar_is_redrawn_in_place_on_a_terminal_and_cleared_for_othe
         text.rsplit("\r\x1b[K", 1)[1].startswith("progress ")
         and "2/4" in text.rsplit("\r\x1b[K", 1)[1]
     )
+
+
+def test_every_wait_of_mcpmini_call_shares_one_timeout_budget(monkeypatch) -> None:
+    import mcpmini.cli.mcp as cli_mcp
+
+    now = [100.0]
+    monkeypatch.setattr(cli_mcp.time, "monotonic", lambda: now[0])
+    budget = cli_mcp._Budget(5.0)
+    now[0] += 3.5  # the handshake and tools/list took 3.5 s
+    assert budget.left() == 1.5  # the call itself waits only for the rest
+    now[0] += 4.0
+    assert budget.left() == 0.01  # spent: the next wait fails at once

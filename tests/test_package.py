@@ -48,6 +48,7 @@ PUBLIC = {
         "conformance_server",
         "current_call",
         "HttpEndpoint",
+        "HttpLimits",
         "HttpReply",
         "HttpRequest",
         "HttpExchange",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
@@ -23,16 +24,61 @@ SERVER_ENV = "MCPMINI_HTTP_SERVER"
 def http_app() -> Any:
     """ASGI factory for ``uvicorn --factory``: the example server named in
     ``$MCPMINI_HTTP_SERVER``."""
+    import json
+
     from ..mcp import SAMPLES, asgi_app
+    from ..mcp.http import HttpLimits
 
     name = os.environ.get(SERVER_ENV, "add")
     allowed = tuple(h for h in os.environ.get(SERVER_ENV + "_ALLOWED_HOSTS", "").split(",") if h)
+    limits = HttpLimits(**json.loads(os.environ.get(SERVER_ENV + "_LIMITS", "{}")))
     return asgi_app(
         SAMPLES[name](),
         stateful=os.environ.get(SERVER_ENV + "_STATELESS") != "1",
         protect_dns=os.environ.get(SERVER_ENV + "_PROTECT_DNS", "1") == "1",
         allowed_hosts=allowed,
+        limits=limits,
     )
+
+
+#: ``serve --http`` limit flags: (flag, HttpLimits field, type, help).
+_LIMIT_FLAGS = (
+    (
+        "--max-sessions",
+        "max_sessions",
+        int,
+        "sessions kept; the least recently used idle one "
+        "makes room, 503 when every session has a call in flight",
+    ),
+    (
+        "--session-idle",
+        "session_idle",
+        float,
+        "seconds without a request or a call in flight after which a session ends",
+    ),
+    ("--max-body", "max_body", int, "bytes per request body (413 above)"),
+    ("--worker-threads", "worker_threads", int, "threads running tool, prompt and resource calls"),
+    (
+        "--max-waiting",
+        "max_waiting",
+        int,
+        "calls that may wait on clients (sampling, "
+        "elicitation) at once, over all sessions; below --worker-threads",
+    ),
+    (
+        "--max-waiting-per-session",
+        "max_waiting_per_session",
+        int,
+        "such calls per session; a further request to the client fails in the tool at once",
+    ),
+    ("--ask-timeout", "ask_timeout", float, "seconds a call waits for the client's reply"),
+    (
+        "--replay-events",
+        "replay_events",
+        int,
+        "events kept per session for Last-Event-ID resumption",
+    ),
+)
 
 
 def add(sub: Any) -> None:
@@ -73,6 +119,18 @@ def add(sub: Any) -> None:
         action="store_true",
         help="serve only the 2026-07-28 stateless generation (no sessions)",
     )
+    from ..mcp.http import HttpLimits
+
+    defaults = HttpLimits()
+    for flag, field, kind, text in _LIMIT_FLAGS:
+        serve.add_argument(
+            flag,
+            type=kind,
+            default=None,
+            dest="limit_" + field,
+            metavar="SECONDS" if kind is float else "N",
+            help=f"--http: {text} (default {getattr(defaults, field)})",
+        )
     serve.set_defaults(handler=_cmd_serve)
 
     call = sub.add_parser(
@@ -88,7 +146,12 @@ def add(sub: Any) -> None:
     call.add_argument(
         "--mode", choices=[m.value for m in ClientMode], default=ClientMode.AUTO.value
     )
-    call.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for each reply")
+    call.add_argument(
+        "--timeout",
+        type=float,
+        default=30.0,
+        help="seconds the whole call may take (connecting, writing, every reply)",
+    )
     call.add_argument("--url", help="a Streamable HTTP server, e.g. http://127.0.0.1:8000/mcp")
     call.add_argument(
         "--header",
@@ -127,12 +190,22 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     if not args.http:
         serve_stdio(SAMPLES[args.name]())
         return 0
+    import json
+
     import uvicorn
 
     from ..mcp.asgi import listening_socket
+    from ..mcp.http import HttpLimits
 
     if args.workers < 1:
         raise UsageError("--workers must be at least 1")
+    chosen = {field: getattr(args, "limit_" + field) for _, field, _, _ in _LIMIT_FLAGS}
+    chosen = {k: v for k, v in chosen.items() if v is not None}
+    try:
+        HttpLimits(**chosen)
+    except ValueError as exc:
+        raise UsageError(f"--http limits: {exc}") from None
+    os.environ[SERVER_ENV + "_LIMITS"] = json.dumps(chosen)
     os.environ[SERVER_ENV] = args.name
     os.environ[SERVER_ENV + "_ALLOWED_HOSTS"] = ",".join(args.allow_host)
     # DNS-rebinding protection (Host and Origin checked) is on for a loopback address; a server
@@ -213,7 +286,21 @@ def _call_transport(args: argparse.Namespace, console: Console) -> Traced:
     return Traced(HttpTransport(args.url, headers, timeout=args.timeout), trace)
 
 
-def _print_raw(client: Client, args: argparse.Namespace, params: dict[str, Any]) -> int:
+class _Budget:
+    """One deadline for a whole ``mcpmini call`` (``--timeout``): the handshake, ``tools/list``
+    for the output schema and the call itself each wait only for what is left of it."""
+
+    def __init__(self, seconds: float) -> None:
+        self.deadline = time.monotonic() + seconds
+
+    def left(self) -> float:
+        """Seconds left (a small positive floor, so a spent budget fails at the next wait)."""
+        return max(0.01, self.deadline - time.monotonic())
+
+
+def _print_raw(
+    client: Client, args: argparse.Namespace, params: dict[str, Any], budget: _Budget
+) -> int:
     """``--json``: the raw reply, the result object or ``{"error": {...}}``; 1 for an error."""
     from ..mcp import ErrorResponse, call_meta
 
@@ -222,7 +309,7 @@ def _print_raw(client: Client, args: argparse.Namespace, params: dict[str, Any])
         request_id = client.send_tool_call(args.tool, params, meta)
     else:
         request_id = client.send_request(args.method, params or None)
-    reply = client.wait_for(request_id, timeout=args.timeout)
+    reply = client.wait_for(request_id, timeout=budget.left())
     if isinstance(reply, ErrorResponse):
         print_json({"error": {"code": reply.code, "message": reply.message, "data": reply.data}})
         return 1
@@ -230,10 +317,11 @@ def _print_raw(client: Client, args: argparse.Namespace, params: dict[str, Any])
     return 1 if reply.result.get("isError") is True else 0
 
 
-def _output_schema(client: Client, tool: str, timeout: float) -> dict[str, Any] | None:
+def _output_schema(client: Client, tool: str, budget: _Budget) -> dict[str, Any] | None:
     """The ``outputSchema`` ``tools/list`` gives for ``tool`` (``None``: none, or no list)."""
     from ..errors import RemoteProtocolError
 
+    client.timeout = budget.left()  # list_tools waits (per page) with the client's timeout
     try:
         tools = client.list_tools()
     except (RemoteProtocolError, TimeoutError):
@@ -253,14 +341,18 @@ def _save(console: Console, folder: str | None, blocks: Any) -> None:
 
 
 def _print_call(
-    client: Client, args: argparse.Namespace, params: dict[str, Any], console: Console
+    client: Client,
+    args: argparse.Namespace,
+    params: dict[str, Any],
+    console: Console,
+    budget: _Budget,
 ) -> int:
     """``tools/call``: notifications as they arrive, then the outcome, every content block
     and the structured-content verdict; 0 only for ok."""
     from ..mcp import OutcomeKind
     from ..mcp.inspection import inspect_call
 
-    schema = _output_schema(client, args.tool, args.timeout)
+    schema = _output_schema(client, args.tool, budget)
     record = inspect_call(
         client,
         args.tool,
@@ -268,7 +360,7 @@ def _print_call(
         schema,
         on_notification=console.notification,
         log_level=args.log_level or "info",
-        timeout=args.timeout,
+        timeout=budget.left(),
     )
     console.end_progress()
     console.lines(record.lines())
@@ -290,7 +382,11 @@ def _contents(method: str, result: dict[str, Any]) -> list[dict[str, Any]] | Non
 
 
 def _print_result(
-    client: Client, args: argparse.Namespace, params: dict[str, Any], console: Console
+    client: Client,
+    args: argparse.Namespace,
+    params: dict[str, Any],
+    console: Console,
+    budget: _Budget,
 ) -> int:
     """Any other method: one line per tool for ``tools/list``, the blocks of
     ``resources/read`` and ``prompts/get``, else the result as JSON."""
@@ -298,7 +394,7 @@ def _print_result(
     from ..mcp.inspection import view_block
 
     try:
-        result = client.request(args.method, params or None, timeout=args.timeout)
+        result = client.request(args.method, params or None, timeout=budget.left())
     except RemoteProtocolError as exc:
         console.line(f"error {exc.code}: {exc.message}", "err")
         return 1
@@ -319,7 +415,7 @@ def _print_result(
     return 0
 
 
-def _set_log_level(client: Client, level: str | None) -> None:
+def _set_log_level(client: Client, level: str | None, budget: _Budget) -> None:
     """On the handshake generation, ``logging/setLevel`` when asked and the server logs."""
     from ..errors import RemoteProtocolError
     from ..mcp import Generation
@@ -329,7 +425,7 @@ def _set_log_level(client: Client, level: str | None) -> None:
         return
     if "logging" in connection.capabilities:
         try:
-            client.request("logging/setLevel", {"level": level})
+            client.request("logging/setLevel", {"level": level}, timeout=budget.left())
         except RemoteProtocolError:
             pass  # the server keeps its own level; its messages still show
 
@@ -340,6 +436,7 @@ def _cmd_call(args: argparse.Namespace) -> int:
     from .inspect import Console
 
     params = json_object(args.args, "--args")
+    budget = _Budget(args.timeout)
     console = Console()
     transport = _call_transport(args, console)
     try:
@@ -351,7 +448,7 @@ def _cmd_call(args: argparse.Namespace) -> int:
                 on_notification=lambda n: console.line(notification_line(n), "err"),
             )
             client.connect()
-            return _print_raw(client, args, params)
+            return _print_raw(client, args, params, budget)
         client = Client(
             transport, mode=args.mode, timeout=args.timeout, on_notification=console.notification
         )
@@ -361,10 +458,10 @@ def _cmd_call(args: argparse.Namespace) -> int:
             f"connected: {connection.generation} {connection.version} "
             f"({info.get('name')} {info.get('version')})"
         )
-        _set_log_level(client, args.log_level)
+        _set_log_level(client, args.log_level, budget)
         if args.method == "tools/call":
-            return _print_call(client, args, params, console)
-        return _print_result(client, args, params, console)
+            return _print_call(client, args, params, console, budget)
+        return _print_result(client, args, params, console, budget)
     finally:
         console.end_progress()
         transport.close()

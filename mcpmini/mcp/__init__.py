@@ -37,6 +37,7 @@ from .context import (
 )
 from .http import (
     HttpEndpoint,
+    HttpLimits,
     HttpReply,
     HttpRequest,
 )
@@ -156,6 +157,7 @@ __all__ = [
     "Generation",
     "HttpEndpoint",
     "HttpExchange",
+    "HttpLimits",
     "HttpReply",
     "HttpRequest",
     "HttpTransport",

@@ -15,9 +15,20 @@ made by :class:`~mcpmini.mcp.http.HttpEndpoint`; this module only moves bytes:
   client (sampling, elicitation), the response becomes an event stream carrying those
   messages and then the result; any other request is answered on the event loop;
 * a ``GET`` with a session holds the standalone event stream open until the session ends or
-  the client goes away.
+  the client goes away (one per session); a ``GET`` with ``Last-Event-ID`` replays that
+  stream's kept events and forwards the rest (every stateful event is recorded in the
+  session's :class:`~mcpmini.mcp.http.EventLog` before it is written);
+* ``subscriptions/listen`` (a row that ``holds``) answers with an event stream: the
+  acknowledgement, then every :meth:`McpAsgi.announce` notification its filter asks for,
+  until the client goes away or the server shuts down (then the listen result).
 
-Every error reply this module writes comes from ``jsonrpc.error_reply``.
+Rules of this module (the bounds are :class:`~mcpmini.mcp.http.HttpLimits`):
+
+* calls run on a pool of ``worker_threads`` threads of the app's own; at most
+  ``max_waiting`` of them (``max_waiting_per_session`` per session) may wait on the client
+  at once — a further request to the client fails at once in the tool (an ``isError``
+  result), so waiting calls never hold every thread and another session's plain call runs;
+* every error reply this module writes comes from ``jsonrpc.error_reply``.
 """
 
 from __future__ import annotations
@@ -28,15 +39,29 @@ import socket
 import threading
 from collections.abc import Awaitable, Callable, Iterator, Mapping, MutableMapping
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..errors import RemoteProtocolError
+from ..errors import McpminiError, RemoteProtocolError
 from .context import CallContext, in_call
-from .http import Dispatch, HttpEndpoint, HttpReply, HttpRequest, Route, Session, sse_event
-from .jsonrpc import ErrorResponse, Message, Request, Response, error_reply
+from .http import (
+    Dispatch,
+    HttpEndpoint,
+    HttpLimits,
+    HttpReply,
+    HttpRequest,
+    Resume,
+    Route,
+    Session,
+    sse_event,
+)
+from .jsonrpc import ErrorResponse, JsonId, Message, Notification, Request, Response, error_reply
 from .methods import Method, method_spec
 from .server import Server
+from .subscriptions import acknowledgement, ended, tagged, wants
 from .versions import META_PREFIX
+
+if TYPE_CHECKING:
+    import asyncio
 
 __all__ = [
     "McpAsgi",
@@ -68,17 +93,61 @@ def _encode_headers(headers: tuple[tuple[str, str], ...]) -> list[tuple[bytes, b
     return [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers]
 
 
-class McpAsgi:
-    """The ASGI callable. ``path`` (e.g. ``"/mcp"``) restricts the endpoint to one path;
-    ``None`` serves every path. ``ask_timeout`` bounds a tool's wait for the client's reply
-    to a sampling or elicitation request."""
+class _Listener:
+    """One open ``subscriptions/listen`` stream: its id, agreed filter and queue."""
+
+    __slots__ = ("agreed", "loop", "queue", "subscription")
 
     def __init__(
-        self, endpoint: HttpEndpoint, path: str | None = None, ask_timeout: float = 60.0
+        self,
+        subscription: JsonId,
+        agreed: Mapping[str, Any],
+        loop: asyncio.AbstractEventLoop,
+        queue: asyncio.Queue[Notification | None],
+    ) -> None:
+        self.subscription = subscription
+        self.agreed = agreed
+        self.loop = loop
+        self.queue = queue
+
+
+class McpAsgi:
+    """The ASGI callable. ``path`` (e.g. ``"/mcp"``) restricts the endpoint to one path;
+    ``None`` serves every path. The bounds (threads, waiting calls, ``ask_timeout`` for a
+    tool's wait on the client's reply) are the endpoint's :class:`HttpLimits`;
+    ``ask_timeout`` overrides that field."""
+
+    def __init__(
+        self, endpoint: HttpEndpoint, path: str | None = None, ask_timeout: float | None = None
     ) -> None:
         self.endpoint = endpoint
         self.path = path
-        self.ask_timeout = ask_timeout
+        limits: HttpLimits = endpoint.limits
+        self.ask_timeout = limits.ask_timeout if ask_timeout is None else ask_timeout
+        self.waiting = 0  # calls waiting on the client now, over all sessions
+        self._lock = threading.Lock()
+        self._pool: concurrent.futures.ThreadPoolExecutor | None = None
+        self._listeners: dict[int, _Listener] = {}
+
+    @property
+    def pool(self) -> concurrent.futures.ThreadPoolExecutor:
+        """The threads running calls (``limits.worker_threads``), made on first use."""
+        if self._pool is None:
+            self._pool = concurrent.futures.ThreadPoolExecutor(
+                self.endpoint.limits.worker_threads, thread_name_prefix="mcpmini-call"
+            )
+        return self._pool
+
+    def announce(self, notification: Notification) -> int:
+        """Send ``notification`` (e.g. ``notifications/tools/list_changed``) to every open
+        ``subscriptions/listen`` stream whose filter asks for it; safe from any thread.
+        Returns how many streams it was queued on."""
+        count = 0
+        for listener in list(self._listeners.values()):
+            if wants(listener.agreed, notification):
+                listener.loop.call_soon_threadsafe(listener.queue.put_nowait, notification)
+                count += 1
+        return count
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -98,9 +167,22 @@ class McpAsgi:
         if isinstance(decision, HttpReply):
             await self._write(send, decision)
         elif isinstance(decision, Session):
-            await self._hold_stream(decision, receive, send)
+            try:
+                await self._hold_stream(decision, receive, send)
+            finally:
+                self.endpoint.stream_closed(decision)
+        elif isinstance(decision, Resume):
+            await self._resume(decision, receive, send)
         else:
-            await self._run(decision, send)
+            session = decision.session
+            if session is not None:
+                session.calls += 1
+            try:
+                await self._run(decision, receive, send)
+            finally:
+                if session is not None:
+                    session.calls -= 1
+                    self.endpoint.touch(session)
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:
@@ -110,6 +192,10 @@ class McpAsgi:
             elif message["type"] == "lifespan.shutdown":
                 for session in list(self.endpoint.sessions.values()):
                     self.endpoint.end(session)
+                for listener in list(self._listeners.values()):
+                    listener.queue.put_nowait(None)  # the listen stream ends with its result
+                if self._pool is not None:
+                    self._pool.shutdown(wait=False, cancel_futures=True)
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
@@ -162,29 +248,63 @@ class McpAsgi:
     def _asker(
         self, session: Session, emit: Callable[[Message], None]
     ) -> Callable[[str, Mapping[str, Any], float], Mapping[str, Any]]:
+        limits = self.endpoint.limits
+
         def ask(method: str, params: Mapping[str, Any], timeout: float) -> Mapping[str, Any]:
-            rid = session.new_request_id()
-            future: concurrent.futures.Future[Message] = concurrent.futures.Future()
-            session.waiting[rid] = future.set_result
-            emit(Request(rid, method, dict(params)))
+            with self._lock:
+                if session.asking >= limits.max_waiting_per_session:
+                    raise McpminiError(
+                        f"{method}: this session already has {session.asking} calls waiting "
+                        f"on the client (limit {limits.max_waiting_per_session})"
+                    )
+                if self.waiting >= limits.max_waiting:
+                    raise McpminiError(
+                        f"{method}: {self.waiting} calls are waiting on clients "
+                        f"(limit {limits.max_waiting}); try again later"
+                    )
+                session.asking += 1
+                self.waiting += 1
             try:
-                reply = future.result(min(timeout, self.ask_timeout))
-            except concurrent.futures.TimeoutError:
-                session.waiting.pop(rid, None)
-                raise TimeoutError(f"no reply to {method} within {timeout} s") from None
-            if isinstance(reply, ErrorResponse):
-                raise RemoteProtocolError(reply.message, reply.code, rid, reply.data)
-            assert isinstance(reply, Response)
-            return reply.result
+                return self._wait_for_client(session, emit, method, params, timeout)
+            finally:
+                with self._lock:
+                    session.asking -= 1
+                    self.waiting -= 1
 
         return ask
 
-    async def _run(self, dispatch: Dispatch, send: Send) -> None:
+    def _wait_for_client(
+        self,
+        session: Session,
+        emit: Callable[[Message], None],
+        method: str,
+        params: Mapping[str, Any],
+        timeout: float,
+    ) -> Mapping[str, Any]:
+        """Send one request to the client and wait (bounded) for its reply."""
+        rid = session.new_request_id()
+        future: concurrent.futures.Future[Message] = concurrent.futures.Future()
+        session.waiting[rid] = future.set_result
+        emit(Request(rid, method, dict(params)))
+        try:
+            reply = future.result(min(timeout, self.ask_timeout))
+        except concurrent.futures.TimeoutError:
+            session.waiting.pop(rid, None)
+            raise TimeoutError(f"no reply to {method} within {timeout} s") from None
+        if isinstance(reply, ErrorResponse):
+            raise RemoteProtocolError(reply.message, reply.code, rid, reply.data)
+        assert isinstance(reply, Response)
+        return reply.result
+
+    async def _run(self, dispatch: Dispatch, receive: Receive, send: Send) -> None:
         import asyncio  # here, not at the top: `import mcpmini.mcp` stays cheap
 
         connection = dispatch.connection
         message = dispatch.message
         spec = method_spec(message.method)
+        if spec is not None and spec.holds:
+            await self._listen(dispatch, receive, send)
+            return
         if spec is None or not spec.streams:
             await self._write(send, self.endpoint.reply(dispatch, connection.handle(message)))
             return
@@ -208,13 +328,109 @@ class McpAsgi:
                 reply = error_reply(exc, message.id)
             loop.call_soon_threadsafe(queue.put_nowait, _Final(reply))
 
-        loop.run_in_executor(None, contextvars.copy_context().run, work)
+        loop.run_in_executor(self.pool, contextvars.copy_context().run, work)
         first = await queue.get()
         if isinstance(first, _Final) or not dispatch.sse:
             while not isinstance(first, _Final):  # a client that refuses SSE loses the extras
                 first = await queue.get()
             await self._write(send, self.endpoint.reply(dispatch, first.reply))
             return
+        await self._stream(dispatch, first, queue, send)
+
+    async def _stream(
+        self,
+        dispatch: Dispatch,
+        first: Message,
+        queue: asyncio.Queue[Message | _Final],
+        send: Send,
+    ) -> None:
+        """Write a call's messages then its reply as an event stream; a session's events are
+        recorded with ids first, so a cut stream can be resumed (``Last-Event-ID``)."""
+        status, headers = self.endpoint.finish(dispatch, None)
+        session = dispatch.session
+        log = session.log if session is not None else None
+        stream = log.open() if log is not None else ""
+
+        def event(message: Message) -> bytes:
+            return log.record(stream, message) if log is not None else sse_event(message)
+
+        await send(
+            {
+                "type": "http.response.start",
+                "status": status,
+                "headers": _SSE_HEADERS + _encode_headers(headers),
+            }
+        )
+        try:
+            item: Message | _Final = first
+            while not isinstance(item, _Final):
+                await send({"type": "http.response.body", "body": event(item), "more_body": True})
+                item = await queue.get()
+            body = event(item.reply) if item.reply is not None else b""
+        finally:
+            if log is not None:
+                log.close(stream)
+        await send({"type": "http.response.body", "body": body})
+
+    async def _resume(self, resume: Resume, receive: Receive, send: Send) -> None:
+        """Replay the kept events of ``resume.stream`` after ``resume.seq``, then forward its
+        live ones until it finishes, the session ends or the client goes away."""
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        session, log = resume.session, resume.session.log
+        changed = asyncio.Event()
+
+        def wake() -> None:
+            loop.call_soon_threadsafe(changed.set)
+
+        log.on_record.append(wake)
+        session.on_close.append(wake)
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [*_SSE_HEADERS, (b"mcp-session-id", session.id.encode())],
+            }
+        )
+        seq = resume.seq
+        gone = asyncio.ensure_future(receive())
+        try:
+            while True:
+                changed.clear()
+                for number, event in log.after(resume.stream, seq):
+                    await send({"type": "http.response.body", "body": event, "more_body": True})
+                    seq = number
+                if not log.live(resume.stream) or session.closed.is_set():
+                    break
+                waiter = asyncio.ensure_future(changed.wait())
+                await asyncio.wait({gone, waiter}, return_when=asyncio.FIRST_COMPLETED)
+                waiter.cancel()
+                if gone.done():
+                    break
+        finally:
+            gone.cancel()
+            if wake in log.on_record:
+                log.on_record.remove(wake)
+            if wake in session.on_close:
+                session.on_close.remove(wake)
+        await send({"type": "http.response.body", "body": b""})
+
+    async def _listen(self, dispatch: Dispatch, receive: Receive, send: Send) -> None:
+        """``subscriptions/listen``: acknowledge, then forward announced notifications its
+        filter asks for until the client goes away or the server shuts down."""
+        import asyncio
+
+        message = dispatch.message
+        reply = dispatch.connection.handle(message)
+        if not isinstance(reply, Response) or not dispatch.sse:
+            await self._write(send, self.endpoint.reply(dispatch, reply))
+            return
+        agreed = reply.result.get("notifications") or {}
+        queue: asyncio.Queue[Notification | None] = asyncio.Queue()
+        listener = _Listener(message.id, agreed, asyncio.get_running_loop(), queue)
+        key = id(listener)
+        self._listeners[key] = listener
         status, headers = self.endpoint.finish(dispatch, None)
         await send(
             {
@@ -223,12 +439,27 @@ class McpAsgi:
                 "headers": _SSE_HEADERS + _encode_headers(headers),
             }
         )
-        item: Message | _Final = first
-        while not isinstance(item, _Final):
-            await send({"type": "http.response.body", "body": sse_event(item), "more_body": True})
-            item = await queue.get()
-        body = sse_event(item.reply) if item.reply is not None else b""
-        await send({"type": "http.response.body", "body": body})
+        ack = sse_event(acknowledgement(message.id, agreed))
+        await send({"type": "http.response.body", "body": ack, "more_body": True})
+        gone = asyncio.ensure_future(receive())
+        closing = b""
+        try:
+            while True:
+                item = asyncio.ensure_future(queue.get())
+                await asyncio.wait({gone, item}, return_when=asyncio.FIRST_COMPLETED)
+                if gone.done():
+                    item.cancel()
+                    break
+                note = item.result()
+                if note is None:  # the server is shutting down: end with the listen result
+                    closing = sse_event(ended(message.id, self.endpoint.server.server_info()))
+                    break
+                body = sse_event(tagged(note, message.id))
+                await send({"type": "http.response.body", "body": body, "more_body": True})
+        finally:
+            gone.cancel()
+            self._listeners.pop(key, None)
+        await send({"type": "http.response.body", "body": closing})
 
     @staticmethod
     def _inline(dispatch: Dispatch) -> bool:
@@ -276,6 +507,8 @@ class McpAsgi:
             loop.call_soon_threadsafe(ended.set)
 
         session.on_close.append(callback)
+        if session.closed.is_set():
+            callback()
         await send(
             {
                 "type": "http.response.start",
@@ -306,19 +539,22 @@ def asgi_app(
     allowed_hosts: tuple[str, ...] = (),
     stateful: bool = True,
     max_body: int | None = None,
+    limits: HttpLimits | None = None,
 ) -> McpAsgi:
     """An ASGI application serving ``server`` over Streamable HTTP (both generations).
 
     ``path`` limits the endpoint to one URL path (``None``: every path). ``stateful=False``
     serves only the stateless generation (no sessions: several workers can share one URL).
-    See :class:`~mcpmini.mcp.http.HttpEndpoint` for the other options.
+    ``limits`` (:class:`~mcpmini.mcp.http.HttpLimits`) holds every bound; ``max_body``
+    overrides its field. See :class:`~mcpmini.mcp.http.HttpEndpoint` for the other options.
     """
     endpoint = HttpEndpoint(
         server,
         protect_dns=protect_dns,
         allowed_hosts=allowed_hosts,
         stateful=stateful,
-        **({"max_body": max_body} if max_body is not None else {}),
+        max_body=max_body,
+        limits=limits,
     )
     return McpAsgi(endpoint, path)
 

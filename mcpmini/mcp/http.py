@@ -32,6 +32,17 @@ Rules of this module:
   ``Mcp-Param-*`` headers must agree with the body (``HEADER_MISMATCH``, 400).
 * DNS-rebinding protection is on by default: ``Host`` (and ``Origin`` when present) must name
   a loopback host (``localhost``, ``127.0.0.1``, ``[::1]``), else ``403``.
+* Every limit is a field of one :class:`HttpLimits`: the session table is bounded and kept in
+  least-recently-used order (a request naming a session, and the end of each of its calls,
+  make it the most recent); a session idle for ``session_idle`` seconds (no request, no call
+  in flight) is ended, and when the table is full the least recently used session without a
+  call in flight makes room (none free: ``503``). A session has at most one standalone
+  ``GET`` stream (the next gets ``409``, as the official SDK answers).
+* Every event of a stateful event stream carries an id ``<stream>.<n>`` and is kept in the
+  session's bounded :class:`EventLog`, so a ``GET`` with ``Last-Event-ID`` resumes that stream
+  (:class:`Resume`): the events after the id, then the live ones.
+* A stateless request must carry the ``MCP-Protocol-Version`` and ``Mcp-Method`` headers
+  (``_meta`` alone is refused with ``400`` and ``HEADER_MISMATCH``, as the official SDK does).
 """
 
 from __future__ import annotations
@@ -40,6 +51,8 @@ import base64
 import binascii
 import secrets
 import threading
+import time
+from collections import OrderedDict, deque
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -69,9 +82,12 @@ __all__ = [
     "DEFAULT_MAX_BODY",
     "LOCAL_HOSTS",
     "Dispatch",
+    "EventLog",
     "HttpEndpoint",
+    "HttpLimits",
     "HttpReply",
     "HttpRequest",
+    "Resume",
     "Route",
     "Session",
     "decode_header_value",
@@ -88,6 +104,96 @@ LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "[::1]", "::1"})
 STATEFUL_HEADER_VERSIONS = frozenset(v for v in KNOWN_VERSIONS if not is_modern(v))
 
 _JSON = (("content-type", "application/json"),)
+
+
+@dataclass(frozen=True)
+class HttpLimits:
+    """Every bound of the HTTP server in one place (``mcpmini serve --http`` flags set them).
+
+    ``max_sessions`` sessions at most (the least recently used one without a call in flight
+    makes room; none free: ``503``); ``session_idle`` seconds without a request or a call in
+    flight end a session; ``max_body`` bytes per request body (``413``); ``worker_threads``
+    run the calls that execute user code; ``max_waiting`` calls at most, over all sessions,
+    may wait on the client (sampling, elicitation) at once, and ``max_waiting_per_session``
+    per session — both below ``worker_threads``, so waiting calls never take every thread and
+    another session's plain call still runs; ``ask_timeout`` seconds bound one such wait;
+    ``replay_events`` events per session are kept for ``Last-Event-ID`` resumption.
+    """
+
+    max_sessions: int = 1000
+    session_idle: float = 1800.0
+    max_body: int = DEFAULT_MAX_BODY
+    worker_threads: int = 32
+    max_waiting: int = 16
+    max_waiting_per_session: int = 4
+    ask_timeout: float = 60.0
+    replay_events: int = 256
+
+    def __post_init__(self) -> None:
+        for name in ("max_sessions", "max_body", "worker_threads", "replay_events"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1")
+        if self.session_idle <= 0 or self.ask_timeout <= 0:
+            raise ValueError("session_idle and ask_timeout must be positive")
+        if not 0 <= self.max_waiting < self.worker_threads:
+            raise ValueError("max_waiting must be at least 0 and below worker_threads")
+        if not 0 <= self.max_waiting_per_session <= max(self.max_waiting, 0):
+            raise ValueError("max_waiting_per_session must be between 0 and max_waiting")
+
+
+class EventLog:
+    """The recent events of one session's event streams, for ``Last-Event-ID`` resumption.
+
+    Each stream gets an id (:meth:`open`); each event recorded on it the id
+    ``<stream>.<n>``. At most ``limit`` events are kept over all streams (the oldest go
+    first). ``on_record`` callbacks run after each record (a resumed stream waits on them).
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._events: deque[tuple[str, int, bytes]] = deque(maxlen=limit)
+        self._live: set[str] = set()
+        self._streams = 0
+        self.on_record: list[Callable[[], None]] = []
+
+    def open(self) -> str:
+        """A fresh stream id (the stream is live until :meth:`close`)."""
+        self._streams += 1
+        stream = f"s{self._streams}"
+        self._live.add(stream)
+        return stream
+
+    def close(self, stream: str) -> None:
+        """Mark ``stream`` finished: a resumption replays what is kept, then ends."""
+        self._live.discard(stream)
+        for callback in list(self.on_record):
+            callback()
+
+    def live(self, stream: str) -> bool:
+        """True while ``stream`` may still get events."""
+        return stream in self._live
+
+    def record(self, stream: str, message: Message) -> bytes:
+        """The event carrying ``message`` on ``stream``, with its id; kept for replay."""
+        seq = 1 + next((n for s, n, _ in reversed(self._events) if s == stream), 0)
+        event = sse_event(message, f"{stream}.{seq}")
+        self._events.append((stream, seq, event))
+        for callback in list(self.on_record):
+            callback()
+        return event
+
+    def find(self, event_id: str) -> tuple[str, int] | None:
+        """``(stream, n)`` for an event id this log can resume from, else ``None``."""
+        stream, _, seq = event_id.strip().rpartition(".")
+        if not seq.isdigit() or not stream:
+            return None
+        if stream in self._live or any(s == stream for s, _, _ in self._events):
+            return stream, int(seq)
+        return None
+
+    def after(self, stream: str, seq: int) -> list[tuple[int, bytes]]:
+        """The kept events of ``stream`` numbered above ``seq``, in order."""
+        return [(n, e) for s, n, e in self._events if s == stream and n > seq]
 
 
 class Route(StrEnum):
@@ -134,7 +240,13 @@ class HttpReply:
 
 @dataclass
 class Session:
-    """A stateful session: its id, its connection and the client replies it awaits."""
+    """A stateful session: its id, its connection and the client replies it awaits.
+
+    ``last_used`` is the ``time.monotonic()`` of its latest request or finished call,
+    ``calls`` its requests in flight, ``asking`` its calls waiting on the client now,
+    ``stream_open`` whether its standalone ``GET`` stream is open, ``log`` its
+    :class:`EventLog`.
+    """
 
     id: str
     connection: ServerConnection
@@ -143,6 +255,11 @@ class Session:
     closed: threading.Event = field(default_factory=threading.Event)
     #: called once when the session ends (the transport closes its open streams)
     on_close: list[Callable[[], None]] = field(default_factory=list)
+    last_used: float = 0.0
+    calls: int = 0
+    asking: int = 0
+    stream_open: bool = False
+    log: EventLog = field(default_factory=lambda: EventLog(HttpLimits.replay_events))
     _next: int = 0
 
     @property
@@ -154,6 +271,16 @@ class Session:
         """A fresh id for a server-to-client request (never reused in the session)."""
         self._next += 1
         return f"s{self._next}"
+
+
+@dataclass(frozen=True)
+class Resume:
+    """A ``GET`` with ``Last-Event-ID``: replay ``stream`` of ``session`` after event ``seq``,
+    then forward its live events until it finishes."""
+
+    session: Session
+    stream: str
+    seq: int
 
 
 @dataclass(frozen=True)
@@ -272,7 +399,9 @@ class HttpEndpoint:
     ``allowed_hosts`` (host names, ports ignored) and ``allowed_origins`` (``scheme://host``
     prefixes or host names) extend the loopback defaults; ``protect_dns=False`` turns the
     check off (for a server behind a reverse proxy that checks hosts itself).
-    ``max_sessions`` bounds the session table: the oldest session is dropped first.
+    ``limits`` (:class:`HttpLimits`) bounds sessions, bodies, waiting calls and the replay
+    log; ``max_body`` / ``max_sessions`` override those two fields. ``clock`` is the
+    monotonic clock the idle timeout reads (a test passes its own).
     """
 
     def __init__(
@@ -281,17 +410,31 @@ class HttpEndpoint:
         *,
         protect_dns: bool = True,
         allowed_hosts: Collection[str] = (),
-        max_body: int = DEFAULT_MAX_BODY,
-        max_sessions: int = 10_000,
+        max_body: int | None = None,
+        max_sessions: int | None = None,
         stateful: bool = True,
+        limits: HttpLimits | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
+        limits = limits or HttpLimits()
+        if max_body is not None or max_sessions is not None:
+            limits = HttpLimits(
+                **{
+                    **limits.__dict__,
+                    "max_body": max_body or limits.max_body,
+                    "max_sessions": max_sessions or limits.max_sessions,
+                }
+            )
         self.server = server
         self.protect_dns = protect_dns
         self.allowed_hosts = LOCAL_HOSTS | {h.lower() for h in allowed_hosts}
-        self.max_body = max_body
-        self.max_sessions = max_sessions
+        self.limits = limits
+        self.max_body = limits.max_body
+        self.max_sessions = limits.max_sessions
         self.stateful = stateful
-        self.sessions: dict[str, Session] = {}
+        self.clock = clock
+        #: least recently used first
+        self.sessions: OrderedDict[str, Session] = OrderedDict()
 
     # --- helpers ------------------------------------------------------------------------
 
@@ -314,13 +457,15 @@ class HttpEndpoint:
 
     def receive(
         self, request: HttpRequest, too_big: bool = False
-    ) -> HttpReply | Dispatch | Session:
+    ) -> HttpReply | Dispatch | Session | Resume:
         """Decide what to do with one HTTP request.
 
-        Returns an :class:`HttpReply` to send as is, a :class:`Dispatch` to run, or (for a
-        ``GET`` opening the standalone event stream) the :class:`Session` whose stream the
-        transport should hold open. ``too_big`` says the transport stopped keeping a body
-        larger than ``max_body``. Never raises for anything the client sends.
+        Returns an :class:`HttpReply` to send as is, a :class:`Dispatch` to run, for a
+        ``GET`` opening the standalone event stream the :class:`Session` whose stream the
+        transport should hold open (it calls :meth:`stream_closed` when it ends), or for a
+        ``GET`` with a known ``Last-Event-ID`` the :class:`Resume` to replay. ``too_big``
+        says the transport stopped keeping a body larger than ``max_body``. Never raises for
+        anything the client sends.
         """
         headers = request.headers
         if not self._host_ok(headers):
@@ -344,14 +489,52 @@ class HttpEndpoint:
             return _refuse(
                 _bad(400, ErrorCode.INVALID_REQUEST, "Bad Request: missing Mcp-Session-Id header")
             )
+        self.sweep()
         session = self.sessions.get(sid.strip())
         if session is None:
             return _refuse(
                 _bad(404, ErrorCode.INVALID_REQUEST, "Session not found (unknown or ended)")
             )
+        self.touch(session)
         return session
 
-    def _get(self, headers: Mapping[str, str]) -> HttpReply | Session:
+    def touch(self, session: Session) -> None:
+        """Make ``session`` the most recently used (a request named it, a call of it ended)."""
+        session.last_used = self.clock()
+        if session.id in self.sessions:
+            self.sessions.move_to_end(session.id)
+
+    def sweep(self) -> int:
+        """End every session idle longer than ``limits.session_idle`` (no request, no call in
+        flight); returns how many ended."""
+        cutoff = self.clock() - self.limits.session_idle
+        idle = []
+        for session in self.sessions.values():
+            if session.last_used > cutoff:
+                break  # least recently used first: the rest are newer
+            if session.calls == 0:
+                idle.append(session)
+        for session in idle:
+            self.end(session)
+        return len(idle)
+
+    def _make_room(self) -> bool:
+        """Free a slot for a new session: the least recently used one without a call in
+        flight is ended. False when every session has a call in flight."""
+        self.sweep()
+        if len(self.sessions) < self.max_sessions:
+            return True
+        victim = next((s for s in self.sessions.values() if s.calls == 0), None)
+        if victim is None:
+            return False
+        self.end(victim)
+        return True
+
+    def stream_closed(self, session: Session) -> None:
+        """The transport closed ``session``'s standalone GET stream (another may open)."""
+        session.stream_open = False
+
+    def _get(self, headers: Mapping[str, str]) -> HttpReply | Session | Resume:
         if not self.stateful or "mcp-session-id" not in headers:
             return _refuse(
                 _bad(
@@ -369,7 +552,23 @@ class HttpEndpoint:
                     "Not Acceptable: GET needs Accept: text/event-stream",
                 )
             )
-        return self._session(headers)
+        session = self._session(headers)
+        if isinstance(session, HttpReply):
+            return session
+        last = headers.get("last-event-id")
+        found = session.log.find(last) if last else None
+        if found is not None:
+            return Resume(session, *found)
+        if session.stream_open:
+            return _refuse(
+                _bad(
+                    409,
+                    ErrorCode.INVALID_REQUEST,
+                    "Conflict: only one standalone GET stream is allowed per session",
+                )
+            )
+        session.stream_open = True
+        return session
 
     def _delete(self, headers: Mapping[str, str]) -> HttpReply:
         if not self.stateful:
@@ -484,10 +683,12 @@ class HttpEndpoint:
         )
 
     def _check_mcp_headers(self, message: Request, headers: Mapping[str, str]) -> str | None:
+        if headers.get("mcp-protocol-version") is None:
+            return "Header mismatch: the MCP-Protocol-Version header is required"
         method = headers.get("mcp-method")
         if method is not None and method.strip() != message.method:
             return f"Header mismatch: Mcp-Method {method!r} but the body calls {message.method!r}"
-        if method is None and headers.get("mcp-protocol-version") is not None:
+        if method is None:
             return "Header mismatch: the Mcp-Method header is required"
         params = message.params or {}
         spec = method_spec(message.method)
@@ -564,6 +765,16 @@ class HttpEndpoint:
                         message.id,
                     )
                 )
+            if not self._make_room():
+                return _refuse(
+                    _bad(
+                        503,
+                        ErrorCode.INTERNAL_ERROR,
+                        f"Service Unavailable: all {self.max_sessions} sessions are busy",
+                        message.id,
+                    ),
+                    (("retry-after", "1"),),
+                )
             connection = self.server.connection()
             return Dispatch(message, Route.STATEFUL, connection, None, header_version or "", sse)
         session = self._session(headers)
@@ -599,9 +810,14 @@ class HttpEndpoint:
                 status = reply.status_hint
             return status, headers
         if dispatch.message.method == Method.INITIALIZE and isinstance(reply, Response):
-            while len(self.sessions) >= self.max_sessions:
-                self.end(next(iter(self.sessions.values())))
-            session = Session(secrets.token_hex(16), dispatch.connection)
+            if len(self.sessions) >= self.max_sessions:
+                self._make_room()  # checked when the request came; a busy table may pass by one
+            session = Session(
+                secrets.token_hex(16),
+                dispatch.connection,
+                last_used=self.clock(),
+                log=EventLog(self.limits.replay_events),
+            )
             self.sessions[session.id] = session
             headers = (*headers, ("mcp-session-id", session.id))
         return 200, headers

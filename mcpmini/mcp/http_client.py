@@ -17,6 +17,10 @@ with the same auto / modern / legacy logic. Underneath:
   ``Last-Event-ID`` after the server's ``retry`` delay;
 * an HTTP error without a JSON-RPC body becomes an error reply to the request, so the client
   sees an answer, never a hang. Every wait is bounded by ``timeout``;
+* a reply has the stdio transport's size cap (``max_reply``, default
+  :data:`~mcpmini.mcp.transport.MAX_LINE`), enforced while the body or the event stream is
+  read — a JSON body, an event-stream line or one event's data past it is dropped at that
+  point and the request gets an error reply saying so (never read whole into memory);
 * what cannot be an error reply (a notification that cannot be delivered, a send after
   :meth:`~HttpTransport.close`) raises :class:`~mcpmini.errors.TransportError` with its kind:
   ``unreachable``, ``timed out`` or ``closed``.
@@ -47,6 +51,7 @@ from .jsonrpc import (
     encode,
     parse_line,
 )
+from .transport import MAX_LINE, LineBuffer
 from .versions import META_PREFIX
 
 if TYPE_CHECKING:
@@ -87,6 +92,45 @@ class HttpExchange:
         return out
 
 
+class _TooLarge(Exception):
+    """A reply passed the cap while it was read."""
+
+
+def _capped_lines(chunks: Iterator[bytes], cap: int) -> Iterator[str]:
+    """The lines of a byte stream (without the newline); raises :class:`_TooLarge` as soon as
+    one line passes ``cap`` bytes."""
+    buffer = LineBuffer()
+    for chunk in chunks:
+        buffer.feed(chunk)
+        while buffer.lines:
+            line = buffer.lines.popleft()
+            if len(line) > cap:
+                raise _TooLarge
+            yield line.decode("utf-8", "replace")
+        if buffer.tail_size > cap:
+            raise _TooLarge
+    buffer.flush_tail()
+    for line in buffer.lines:
+        if len(line) > cap:
+            raise _TooLarge
+        yield line.decode("utf-8", "replace")
+
+
+def _capped_body(response: httpx.Response, cap: int) -> bytes:
+    """The whole body, read in chunks; raises :class:`_TooLarge` past ``cap`` bytes (at once
+    when ``Content-Length`` says so)."""
+    length = response.headers.get("content-length", "")
+    if length.isdigit() and int(length) > cap:
+        raise _TooLarge
+    chunks, size = [], 0
+    for chunk in response.iter_bytes():
+        size += len(chunk)
+        if size > cap:
+            raise _TooLarge
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
 def _tap(lines: Iterator[str], sink: list[str] | None) -> Iterator[str]:
     for line in lines:
         if sink is not None:
@@ -94,9 +138,13 @@ def _tap(lines: Iterator[str], sink: list[str] | None) -> Iterator[str]:
         yield line
 
 
-def _sse_events(lines: Iterator[str]) -> Iterator[tuple[str | None, str, int | None]]:
-    """``(id, data, retry)`` for each event of a ``text/event-stream`` body."""
+def _sse_events(
+    lines: Iterator[str], cap: int = MAX_LINE
+) -> Iterator[tuple[str | None, str, int | None]]:
+    """``(id, data, retry)`` for each event of a ``text/event-stream`` body; raises
+    :class:`_TooLarge` when one event's data passes ``cap`` characters."""
     data: list[str] = []
+    size = 0
     event_id: str | None = None
     retry: int | None = None
     for raw in lines:
@@ -104,13 +152,16 @@ def _sse_events(lines: Iterator[str]) -> Iterator[tuple[str | None, str, int | N
         if not line:
             if data or event_id is not None:
                 yield event_id, "\n".join(data), retry
-            data, event_id, retry = [], None, None
+            data, size, event_id, retry = [], 0, None, None
             continue
         if line.startswith(":"):
             continue
         name, _, value = line.partition(":")
         value = value[1:] if value.startswith(" ") else value
         if name == "data":
+            size += len(value) + 1
+            if size > cap:
+                raise _TooLarge
             data.append(value)
         elif name == "id":
             event_id = value
@@ -138,8 +189,10 @@ class HttpTransport:
         open_stream: bool = True,
         max_workers: int = 8,
         record: bool = False,
+        max_reply: int = MAX_LINE,
     ) -> None:
         self.url = url
+        self.max_reply = max_reply
         self.headers = {k.lower(): v for k, v in (headers or {}).items()}
         self.timeout = timeout
         self.open_stream = open_stream
@@ -332,6 +385,12 @@ class HttpTransport:
                 self._read_reply(request, response, sink)
                 if sink is not None:
                     self._remember("POST", headers, line, response, "\n".join(sink).encode())
+        except _TooLarge:
+            self._fail(
+                request,
+                ErrorCode.INTERNAL_ERROR,
+                f"reply larger than {self.max_reply} bytes (the reply cap); dropped",
+            )
         except self._httpx.TimeoutException:
             self._fail(request, ErrorCode.INTERNAL_ERROR, f"HTTP timeout after {self.timeout} s")
         except self._httpx.HTTPError as exc:
@@ -346,7 +405,7 @@ class HttpTransport:
         if kind == "text/event-stream":
             self._read_stream(request, response, sink)
             return
-        body = response.read()
+        body = _capped_body(response, self.max_reply)
         if sink is not None:
             sink.append(body.decode(errors="replace"))
         if kind == "application/json" and body.strip():
@@ -375,7 +434,9 @@ class HttpTransport:
         self, request: Request, response: httpx.Response, sink: list[str] | None
     ) -> None:
         last_id, retry, answered = None, None, False
-        for event_id, data, event_retry in _sse_events(_tap(response.iter_lines(), sink)):
+        cap = self.max_reply
+        lines = _capped_lines(response.iter_bytes(), cap)
+        for event_id, data, event_retry in _sse_events(_tap(lines, sink), cap):
             last_id = event_id or last_id
             retry = event_retry if event_retry is not None else retry
             if data.strip():
@@ -395,7 +456,8 @@ class HttpTransport:
             with self._http.stream("GET", self.url, headers=headers) as again:
                 if again.status_code != 200:
                     break
-                for event_id, data, event_retry in _sse_events(again.iter_lines()):
+                again_lines = _capped_lines(again.iter_bytes(), cap)
+                for event_id, data, event_retry in _sse_events(again_lines, cap):
                     last_id = event_id or last_id
                     retry = event_retry if event_retry is not None else retry
                     if data.strip():
@@ -438,10 +500,12 @@ class HttpTransport:
                 self.statuses.append(("GET", response.status_code))
                 if response.status_code != 200:
                     return
-                for _, data, _ in _sse_events(response.iter_lines()):
+                lines = _capped_lines(response.iter_bytes(), self.max_reply)
+                for _, data, _ in _sse_events(lines, self.max_reply):
                     if self._closed.is_set():
                         return
                     if data.strip():
                         self._deliver(data.encode())
-        except (self._httpx.HTTPError, RuntimeError):
-            return  # the stream is optional; closing the client ends it here
+        except (self._httpx.HTTPError, RuntimeError, _TooLarge):
+            return  # the stream is optional; closing the client (or a message past the cap)
+            # ends it here

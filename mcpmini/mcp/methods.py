@@ -61,6 +61,12 @@ class Method(StrEnum):
     NOTIFICATIONS_PROGRESS = "notifications/progress"
     NOTIFICATIONS_MESSAGE = "notifications/message"
     NOTIFICATIONS_CANCELLED = "notifications/cancelled"
+    SUBSCRIPTIONS_LISTEN = "subscriptions/listen"
+    NOTIFICATIONS_SUBSCRIPTIONS_ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
+    NOTIFICATIONS_TOOLS_LIST_CHANGED = "notifications/tools/list_changed"
+    NOTIFICATIONS_PROMPTS_LIST_CHANGED = "notifications/prompts/list_changed"
+    NOTIFICATIONS_RESOURCES_LIST_CHANGED = "notifications/resources/list_changed"
+    NOTIFICATIONS_RESOURCES_UPDATED = "notifications/resources/updated"
 
 
 class Sender(StrEnum):
@@ -98,7 +104,10 @@ class MethodSpec:
     result is a list paginated by ``cursor`` / ``nextCursor``; ``cached`` whether a
     2026-07-28 result carries ``ttlMs`` and ``cacheScope``; ``target`` what the request acts
     on (``None``: nothing named); ``streams`` whether it runs user code, so the HTTP layer runs
-    it in a worker thread and may answer with an event stream.
+    it in a worker thread and may answer with an event stream; ``holds`` whether its answer is
+    a long-lived stream (``subscriptions/listen``: an acknowledgement, then notifications,
+    the result only when the server ends it); ``filter_key`` for a server notification, the
+    key of the listen filter that opts in to it.
     """
 
     method: Method
@@ -109,6 +118,8 @@ class MethodSpec:
     cached: bool = False
     target: Target | None = None
     streams: bool = False
+    holds: bool = False
+    filter_key: str | None = None
 
     @property
     def name(self) -> str:
@@ -154,6 +165,34 @@ _ROWS = [
     MethodSpec(M.NOTIFICATIONS_PROGRESS, sender=Sender.EITHER, notification=True),
     MethodSpec(M.NOTIFICATIONS_MESSAGE, sender=Sender.SERVER, notification=True),
     MethodSpec(M.NOTIFICATIONS_CANCELLED, sender=Sender.EITHER, notification=True),
+    MethodSpec(M.SUBSCRIPTIONS_LISTEN, MODERN_ONLY, holds=True),
+    MethodSpec(
+        M.NOTIFICATIONS_SUBSCRIPTIONS_ACKNOWLEDGED, MODERN_ONLY, Sender.SERVER, notification=True
+    ),
+    MethodSpec(
+        M.NOTIFICATIONS_TOOLS_LIST_CHANGED,
+        sender=Sender.SERVER,
+        notification=True,
+        filter_key="toolsListChanged",
+    ),
+    MethodSpec(
+        M.NOTIFICATIONS_PROMPTS_LIST_CHANGED,
+        sender=Sender.SERVER,
+        notification=True,
+        filter_key="promptsListChanged",
+    ),
+    MethodSpec(
+        M.NOTIFICATIONS_RESOURCES_LIST_CHANGED,
+        sender=Sender.SERVER,
+        notification=True,
+        filter_key="resourcesListChanged",
+    ),
+    MethodSpec(
+        M.NOTIFICATIONS_RESOURCES_UPDATED,
+        sender=Sender.SERVER,
+        notification=True,
+        filter_key="resourceSubscriptions",
+    ),
 ]
 
 #: wire name → row, one per :class:`Method` member.

@@ -618,3 +618,19 @@ class Server:
             "description": prompt.description,
             "messages": [{"role": "user", "content": {"type": "text", "text": text}}],
         }
+
+    def on_subscriptions_listen(
+        self, conn: ServerConnection, req: Request, params: dict[str, Any]
+    ) -> dict[str, Any]:
+        """``subscriptions/listen``: the filter this server agrees to honour (the transport
+        sends it as the stream's acknowledgement, see :mod:`.subscriptions`); a filter that is
+        not an object is ``INVALID_PARAMS``."""
+        from .subscriptions import agreed_filter
+
+        requested = params.get("notifications")
+        if not isinstance(requested, dict):
+            raise _invalid("Invalid params: subscriptions/listen needs a notifications object", req)
+        try:
+            return {"notifications": agreed_filter(requested, self.capabilities(Generation.MODERN))}
+        except ValueError as exc:
+            raise _invalid(f"Invalid params: {exc}", req) from None

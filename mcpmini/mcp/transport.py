@@ -38,6 +38,7 @@ from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from ..errors import TransportError, TransportErrorKind
 from ..process import Process
+from .methods import Method
 
 if TYPE_CHECKING:  # the server's type only; importing it would load the schema validator
     from .server import Server
@@ -55,6 +56,7 @@ __all__ = [
 #: Lines longer than this are refused by :func:`serve_stdio` (a guard against memory blow-up).
 MAX_LINE = 16 * 1024 * 1024
 _STDERR_KEEP = 64 * 1024
+_LISTEN = Method.SUBSCRIPTIONS_LISTEN.value.encode()
 _TAIL_LINES = 10  # lines of stderr a TransportError carries
 
 
@@ -149,7 +151,9 @@ class StdioTransport:
         self._buffer = LineBuffer()
         self._outgoing: list[bytes] = []
         self._outgoing_size = 0
-        self._unsent = b""  # the part of a write the server did not take before its deadline
+        #: chunks the server did not take yet, oldest first (the first may be a remainder)
+        self._unsent: deque[bytes] = deque()
+        self._unsent_size = 0
         self._eof = False
         self._skipping = False  # dropping the rest of an oversized reply
         self._stderr = bytearray()
@@ -190,15 +194,26 @@ class StdioTransport:
     def send(self, line: bytes) -> None:
         """Queue one line (ending with a newline) for the server.
 
-        Lines are written together when the client next waits for a reply (or the queue
-        passes 64 KiB, or :meth:`flush` is called): pipelined requests then cost one
-        system call instead of one each. Raises :class:`TransportError` if the server
-        has gone away, ``TimeoutError`` if it does not read within ``write_timeout``.
+        Lines are written together when the client next waits for a reply (or
+        :meth:`flush` is called): pipelined requests then cost one system call instead of
+        one each. When the queue passes 64 KiB, what the server takes at once is written and
+        the rest stays queued — ``send`` does not wait, so the wait for the reply (whose
+        deadline also bounds the rest of the write, see :meth:`receive`) bounds the whole
+        call. Only a backlog over ``max_line`` bytes makes ``send`` wait, at most
+        ``write_timeout``. Raises :class:`TransportError` if the server has gone away,
+        ``TimeoutError`` if that backlog is not read in time.
         """
         self._outgoing.append(line)
         self._outgoing_size += len(line)
-        if self._outgoing_size >= 1 << 16:
-            self.flush()
+        if self._outgoing_size < 1 << 16:
+            return
+        if self._outgoing_size + self._unsent_size > self.max_line:
+            self.flush()  # a backlog past the cap: wait for the server, bounded
+            return
+        try:
+            self.flush(time.monotonic())  # no waiting: only what the pipe takes now
+        except TimeoutError:
+            pass
 
     def flush(self, deadline: float | None = None) -> None:
         """Write every queued line now, before ``deadline`` (a ``time.monotonic()`` value;
@@ -208,21 +223,27 @@ class StdioTransport:
         if the server is gone, ``TimeoutError`` if it does not read in time — what it did not
         take stays queued, so the stream stays whole.
         """
-        if not self._outgoing and not self._unsent:
-            return
-        data = self._unsent + b"".join(self._outgoing)
-        self._outgoing.clear()
-        self._outgoing_size = 0
+        if self._outgoing:
+            chunk = b"".join(self._outgoing)
+            self._unsent.append(chunk)
+            self._unsent_size += len(chunk)
+            self._outgoing.clear()
+            self._outgoing_size = 0
         if deadline is None:
             deadline = time.monotonic() + self.write_timeout
-        try:
-            written = self._proc.write(data, deadline)
-        except (BrokenPipeError, ValueError, OSError):
-            self._unsent = b""
-            raise self._exited("while sending", deadline) from None
-        self._unsent = data[written:]
-        if self._unsent:
-            raise TimeoutError(f"the server did not read {len(self._unsent)} bytes in time")
+        while self._unsent:
+            data = self._unsent[0]
+            try:
+                written = self._proc.write(data, deadline)
+            except (BrokenPipeError, ValueError, OSError):
+                self._unsent.clear()
+                self._unsent_size = 0
+                raise self._exited("while sending", deadline) from None
+            self._unsent_size -= written
+            if written < len(data):
+                self._unsent[0] = data[written:]
+                raise TimeoutError(f"the server did not read {self._unsent_size} bytes in time")
+            self._unsent.popleft()
 
     def receive(self, timeout: float | None = None) -> bytes | None:
         """The next line from the server.
@@ -274,18 +295,22 @@ class StdioTransport:
         return line
 
     def close(self) -> int | None:
-        """Close stdin, give the server ``close_grace`` seconds to exit, then end it and
-        everything it started (:class:`~mcpmini.process.Process`).
+        """Close stdin, give the server ``close_grace`` seconds to exit (none when it stopped
+        reading: a write is left half done), then end it and everything it started
+        (:class:`~mcpmini.process.Process`).
 
         Returns the exit code (negative for a signal). Never leaves a zombie.
         """
         if self.process.poll() is None:
-            try:
-                self.flush(time.monotonic() + min(self.close_grace, 1.0))
-            except (TransportError, TimeoutError):
-                pass
+            reading = not self._unsent  # a write left half done: the server stopped reading
+            if reading:
+                try:
+                    self.flush(time.monotonic() + min(self.close_grace, 1.0))
+                except (TransportError, TimeoutError):
+                    reading = False
             self._proc.close_stdin()
-            self._proc.wait(time.monotonic() + self.close_grace)
+            if reading:
+                self._proc.wait(time.monotonic() + self.close_grace)
         code = self._proc.terminate(0.5)
         self._stderr_thread.join(timeout=1.0)
         self._proc.close()
@@ -340,6 +365,30 @@ def memory_pair(server: Server, seed: int | None = None) -> MemoryTransport:
     return MemoryTransport(server.handle_line, seed)
 
 
+def _answer(server: Any, line: bytes) -> bytes | None:
+    """``server``'s reply line to ``line``; a ``subscriptions/listen`` result becomes the
+    stream's acknowledgement (on stdio the subscription shares the one channel; the result
+    would mean it ended)."""
+    reply: bytes | None = server.handle_line(line)
+    if reply is None or _LISTEN not in line:
+        return reply
+    from ..errors import RemoteProtocolError
+    from .jsonrpc import Request, Response, encode, parse_line
+    from .subscriptions import acknowledgement
+
+    try:
+        request, answer = parse_line(line), parse_line(reply)
+    except RemoteProtocolError:
+        return reply
+    if (
+        isinstance(request, Request)
+        and request.method == Method.SUBSCRIPTIONS_LISTEN
+        and isinstance(answer, Response)
+    ):
+        return encode(acknowledgement(answer.id, answer.result.get("notifications") or {}))
+    return reply
+
+
 def serve_stdio(
     server: Any, rfile: IO[bytes] | None = None, wfile: IO[bytes] | None = None
 ) -> None:
@@ -347,7 +396,8 @@ def serve_stdio(
 
     While serving, ``sys.stdout`` is pointed at stderr so a stray ``print`` in a tool
     cannot corrupt the protocol stream. A line longer than :data:`MAX_LINE` is
-    discarded and answered with ``-32600``.
+    discarded and answered with ``-32600``. ``subscriptions/listen`` is acknowledged
+    (``notifications/subscriptions/acknowledged``); a stdio server has no changes to send.
     """
     from .jsonrpc import ErrorCode, ErrorResponse, encode
 
@@ -370,7 +420,7 @@ def serve_stdio(
                 if skipping:  # the rest of an oversized line
                     skipping = False
                     continue
-                reply = server.handle_line(line)
+                reply = _answer(server, line)
                 if reply is not None:
                     out.append(reply)
             if buffer.tail_size > MAX_LINE:

@@ -535,6 +535,19 @@ def _strip(words: list[_Word]) -> tuple[list[_Word], list[str]]:
     return words, removed
 
 
+def _misplaced_words(node: tree_sitter.Node) -> bool:
+    """A redirected list or pipeline whose redirect carries extra words (see ``walk``)."""
+    body = node.child_by_field_name("body")
+    return (
+        body is not None
+        and body.type != "command"
+        and any(
+            len(r.children_by_field_name("destination")) > 1
+            for r in node.children_by_field_name("redirect")
+        )
+    )
+
+
 class _Reader:
     """One walk over one parsed command: the source text is held here, passed to nothing
     global. ``subs`` and ``redirects`` collect what the walk finds, in source order."""
@@ -594,6 +607,10 @@ class _Reader:
             self.subs.append(
                 Subcommand(tuple(w for w, _ in words), tuple(p for _, p in words), nested=nested)
             )
+        elif kind == "redirected_statement" and _misplaced_words(node):
+            # "ls && ls 2>/dev/null <(ls)": the grammar hangs the last command's words on a
+            # redirect of the whole list; bash passes them to that command: fail closed
+            self.opaque.append("words after a redirect the grammar could not place")
         elif kind == "redirected_statement" and node.child_by_field_name("body") is None:
             # ">/dev/null x y": the grammar reads x and y as extra redirect targets; bash runs them
             extra = [
