@@ -315,7 +315,8 @@ UNSET_MCP_JSON = {
 
 def _unset_var(binary: Path) -> dict[str, Any]:
     """What the chapter server receives from Claude Code for :data:`UNSET_MCP_JSON` (project
-    ``.mcp.json``, approved): its arguments and environment, or why it did not start."""
+    ``.mcp.json``, approved): its arguments and environment, or why it did not start, and
+    the warnings ``claude mcp list`` prints for it."""
     oracle = _oracle()
     text = json.dumps(UNSET_MCP_JSON).replace("{python}", sys.executable)
     case = oracle.Case(
@@ -332,7 +333,10 @@ def _unset_var(binary: Path) -> dict[str, Any]:
         received = json.loads(seen.text)
     except ValueError:
         received = {"error": seen.text[:200]}
-    return {"verdict": seen.verdict.value, "received": received}
+    with oracle.lay_out(case) as tree:
+        listed = oracle.run_command(tree, binary, ["mcp", "list"], timeout=_TIMEOUT)
+    warnings = [line.strip(" └") for line in listed.stdout.splitlines() if "[Warning]" in line]
+    return {"verdict": seen.verdict.value, "received": received, "mcp_list_warnings": warnings}
 
 
 #: Chapter 10's example plugin ``db-helper`` (file → text), as the notebook builds it.
