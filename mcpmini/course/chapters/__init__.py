@@ -7,7 +7,8 @@ version sets and over every pair (notebook 03); :mod:`.costs` holds Propositions
 and 7.1 (notebooks 06, 09, 11); :mod:`.precedence` the whole-entry and field-merge readings
 (notebook 10); :mod:`.hooklab` and :mod:`.hooks` the hook simulations, the gate lab and
 their figures (notebooks 07, 08); :mod:`.attacks` the permission attack and bypass table
-(notebook 07); :mod:`.exercises` and :mod:`.extensions` exercises 9.1–9.4; :mod:`.scaleout`
+(notebook 07); :mod:`.claude_code` runs the notebooks' examples through the real Claude Code
+(or shows the result recorded from it); :mod:`.exercises` and :mod:`.extensions` exercises 9.1–9.4; :mod:`.scaleout`
 real backends behind nginx and wrk runs (notebook 02b); :mod:`.inspector` the notebook's MCP
 inspector (notebook 05, practice 01).
 """
@@ -19,6 +20,15 @@ from .attacks import (
     PermissionCase,
     case_rows,
     run_case,
+)
+from .claude_code import (
+    Answer,
+    attack_rows,
+    large_result_rows,
+    mcp_tool_rows,
+    plugin_rows,
+    skill_listing_pair,
+    through_claude_code,
 )
 from .costs import (
     context_cost_curve,
@@ -117,6 +127,7 @@ __all__ = [
     "OTHER_DECISIONS",
     "PERMISSION_CASES",
     "RULE_SETS",
+    "Answer",
     "Backend",
     "Fate",
     "FieldKind",
@@ -137,6 +148,7 @@ __all__ = [
     "Trial",
     "VersionComparison",
     "VersionPicker",
+    "attack_rows",
     "backends",
     "balancer",
     "case_rows",
@@ -152,7 +164,9 @@ __all__ = [
     "id_violations",
     "inspector",
     "is_interval",
+    "large_result_rows",
     "matcher_playground",
+    "mcp_tool_rows",
     "measured_layer_rows",
     "missing",
     "negotiate_handshake",
@@ -169,6 +183,7 @@ __all__ = [
     "plot_prop_4_5",
     "plot_reattach_curve",
     "plot_turns_curve",
+    "plugin_rows",
     "post_calls",
     "prop_4_3_rows",
     "prop_4_5_trial",
@@ -181,6 +196,8 @@ __all__ = [
     "run_case",
     "set_pairs",
     "simulate_hook",
+    "skill_listing_pair",
+    "through_claude_code",
     "turns_curve",
     "version_picker",
     "wrk",
