@@ -38,6 +38,25 @@ def add(sub: Any) -> None:
         help="refuse to grade unless each notebook can run in a bubblewrap sandbox",
     )
     grade.set_defaults(handler=_cmd_grade)
+    collect = sub.add_parser(
+        "collect",
+        help="gather a class's exercise notebooks into nbgrader's submitted/ layout",
+        description="Copy every learner's exercise notebooks from the hub's user folders "
+        "(SOURCE/<learner>/exercises/*.ipynb) or from a zip of LMS downloads named "
+        "<learner>_<id>_<file>.ipynb into OUT/submitted/<learner>/<assignment>/, which "
+        "'mcpmini grade OUT' reads. Every file that is not copied is reported with the "
+        "reason (a symbolic link, unreadable, not a notebook, not on the roster...); exit "
+        "code 1 when there is any.",
+    )
+    collect.add_argument("source", metavar="SOURCE", help="a folder of homes, or a .zip")
+    collect.add_argument("--out", required=True, help="the course folder to write submitted/ in")
+    collect.add_argument("--assignment", default="exercises", help="assignment name (exercises)")
+    collect.add_argument(
+        "--subdir", default="exercises", help="folder inside each home to take (exercises)"
+    )
+    collect.add_argument("--roster", help="roster file: one learner a line; others are reported")
+    collect.add_argument("--report", help="also write every record to this CSV file")
+    collect.set_defaults(handler=_cmd_collect)
     prog = sub.add_parser(
         "progress",
         help="show your exercise and quiz progress",
@@ -74,6 +93,61 @@ def _cmd_grade(args: argparse.Namespace) -> int:
         + ", ".join(f"{status} {n}" for status, n in sorted(counts.items()))
     )
     return 0
+
+
+def _plain(text: str) -> str:
+    """``text`` with control characters escaped, safe to print on a terminal."""
+    return "".join(
+        ch if ch.isprintable() or ch == " " else ch.encode("unicode_escape").decode("ascii")
+        for ch in text
+    )
+
+
+def _cmd_collect(args: argparse.Namespace) -> int:
+    import csv
+    from collections import Counter
+    from pathlib import Path
+
+    from ..course.classroom import COPIED, RosterError, collect, read_roster
+    from ..course.classroom.spreadsheet import cells
+
+    try:
+        roster = read_roster(Path(args.roster)) if args.roster else None
+        records = collect(
+            Path(args.source),
+            Path(args.out),
+            assignment=args.assignment,
+            subdir=args.subdir,
+            roster=roster,
+        )
+    except (RosterError, OSError, ValueError) as exc:
+        raise UsageError(str(exc)) from None
+    for r in records:
+        if r.status.value != "collected":
+            print(
+                f"{r.status.value}: {_plain(r.learner or '?')}: {_plain(r.source)}"
+                + (f" ({_plain(r.detail)})" if r.detail else ""),
+                file=sys.stderr,
+            )
+    if args.report:
+        with open(args.report, "w", newline="", encoding="utf-8") as fh:
+            writer = csv.writer(fh)
+            writer.writerow(["learner", "exercise", "status", "source", "target", "detail"])
+            for r in records:
+                target = str(r.target) if r.target else ""
+                writer.writerow(
+                    cells([r.learner, r.exercise, r.status.value, r.source, target, r.detail])
+                )
+    counts = Counter(r.status.value for r in records)
+    learners = len({r.learner for r in records if r.status in COPIED})
+    print(
+        f"{sum(counts[s.value] for s in COPIED)} notebooks of {learners} learners collected into "
+        f"{Path(args.out) / 'submitted'}"
+        + "".join(
+            f", {status} {n}" for status, n in sorted(counts.items()) if status != "collected"
+        )
+    )
+    return 0 if all(r.status in COPIED for r in records) else 1
 
 
 def _cmd_progress(args: argparse.Namespace) -> int:

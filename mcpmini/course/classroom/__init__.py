@@ -20,16 +20,28 @@ from .batch import (
     read_csv,
     write_csv,
 )
+from .collection import COPIED, Collected, CollectStatus, collect, collect_homes, collect_zip
+from .roster import RosterError, is_learner_name, parse_roster, read_roster
 
 __all__ = [
     "COLUMNS",
+    "COPIED",
+    "CollectStatus",
+    "Collected",
     "GradeRow",
+    "RosterError",
     "RowStatus",
     "Submission",
+    "collect",
+    "collect_homes",
+    "collect_zip",
     "find_submissions",
     "grade_class",
     "grade_notebook",
     "identify_exercise",
+    "is_learner_name",
+    "parse_roster",
     "read_csv",
+    "read_roster",
     "write_csv",
 ]

@@ -30,12 +30,14 @@ from pathlib import Path
 from typing import Any
 
 from .execution import (
-    MAX_NOTEBOOK_BYTES,
+    SYMLINK,
     GradeRow,
     RowStatus,
     grade_notebook,
     identify_exercise,
+    read_submission,
 )
+from .spreadsheet import uncell
 
 __all__ = [
     "COLUMNS",
@@ -55,26 +57,59 @@ COLUMNS = ("learner", "exercise", "score", "max_score", "status", "feedback")
 
 @dataclass(frozen=True)
 class Submission:
-    """A job: ``path`` is ``None`` when the learner handed nothing in for ``exercise``."""
+    """A job: ``path`` is ``None`` when the learner handed nothing in for ``exercise``;
+    ``refused`` says why ``path`` is not graded (a symbolic link), ``""`` when it is."""
 
     learner: str
     exercise: str
     path: Path | None
+    refused: str = ""
 
 
 def _peek(path: Path) -> str:
-    """The exercise of a file without running or validating it (metadata, else name)."""
+    """The exercise of a file without running or validating it (metadata, else name); a
+    symbolic link is never followed (its name alone says)."""
     try:
-        if path.stat().st_size <= MAX_NOTEBOOK_BYTES:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            return identify_exercise(path, data if isinstance(data, dict) else None)
+        data = json.loads(read_submission(path).decode("utf-8"))
+        return identify_exercise(path, data if isinstance(data, dict) else None)
     except (OSError, ValueError):
         pass
     return identify_exercise(path)
 
 
 def _notebooks(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.glob("*.ipynb") if p.is_file())
+    return sorted(p for p in folder.glob("*.ipynb") if p.is_symlink() or p.is_file())
+
+
+def _assignments(folder: Path) -> list[Path]:
+    """nbgrader's ``<learner>/<assignment>/`` folders of a learner folder (links included,
+    to be refused)."""
+    return sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))
+
+
+def _job(learner: str, path: Path) -> Submission:
+    if path.is_symlink():
+        return Submission(learner, identify_exercise(path), path, SYMLINK)
+    return Submission(learner, _peek(path), path)
+
+
+def _learner_jobs(folder: Path) -> list[Submission]:
+    """A learner folder's jobs, with a ``path=None`` job for each exercise it lacks; a
+    folder that is a symbolic link is one refused job (and nothing handed in)."""
+    from ..catalogue import EXERCISE_IDS, PRACTICE_IDS
+
+    if folder.is_symlink():
+        found = [Submission(folder.name, "", folder, SYMLINK)]
+    else:
+        found = [_job(folder.name, nb) for nb in _notebooks(folder)]
+        for assignment in _assignments(folder):
+            if assignment.is_symlink():
+                found.append(Submission(folder.name, "", assignment, SYMLINK))
+            else:
+                found += [_job(folder.name, nb) for nb in _notebooks(assignment)]
+    have = {job.exercise for job in found}
+    expected = EXERCISE_IDS + (PRACTICE_IDS if have & set(PRACTICE_IDS) else ())
+    return found + [Submission(folder.name, ex, None) for ex in expected if ex not in have]
 
 
 def find_submissions(paths: Iterable[str | Path]) -> list[Submission]:
@@ -82,28 +117,29 @@ def find_submissions(paths: Iterable[str | Path]) -> list[Submission]:
 
     A file is one submission of the learner named by its folder. A folder holding
     notebooks is one learner; a folder holding only folders is a class (each sub-folder
-    a learner, empty ones included). Each learner folder gets a ``path=None`` job for
-    every exercise of the article it lacks, and of the practice track when it handed in at
-    least one practice notebook. Raises ``FileNotFoundError`` for a path that does not exist.
+    a learner, empty ones included). nbgrader's layout is read as it is: a learner folder's
+    notebooks may sit one level down (``submitted/<learner>/<assignment>/*.ipynb``), and a
+    course folder holding ``submitted/`` stands for it. Each learner folder gets a
+    ``path=None`` job for every exercise of the article it lacks, and of the practice track when it handed in at
+    least one practice notebook. Symbolic links inside are refused, never followed: a linked
+    notebook or learner folder is a job with ``refused`` set (a link to another learner's
+    notebook is not graded as this learner's). Raises ``FileNotFoundError`` for a path that
+    does not exist.
     """
-    from ..catalogue import EXERCISE_IDS, PRACTICE_IDS
-
     jobs: list[Submission] = []
     for raw in paths:
         path = Path(raw)
-        if path.is_file():
-            jobs.append(Submission(path.resolve().parent.name, _peek(path), path))
+        if (path.is_symlink() and not path.is_dir()) or path.is_file():
+            jobs.append(_job(Path(os.path.abspath(path)).parent.name, path))
             continue
         if not path.is_dir():
             raise FileNotFoundError(f"no such file or folder: {path}")
-        subdirs = sorted(p for p in path.iterdir() if p.is_dir() and not p.name.startswith("."))
+        if not _notebooks(path) and (path / "submitted").is_dir():
+            path = path / "submitted"  # an nbgrader course folder
+        subdirs = _assignments(path)
         learners = [path] if _notebooks(path) or not subdirs else subdirs
         for folder in learners:
-            found = [Submission(folder.name, _peek(nb), nb) for nb in _notebooks(folder)]
-            have = {job.exercise for job in found}
-            jobs += found
-            expected = EXERCISE_IDS + (PRACTICE_IDS if have & set(PRACTICE_IDS) else ())
-            jobs += [Submission(folder.name, ex, None) for ex in expected if ex not in have]
+            jobs += _learner_jobs(folder)
     return jobs
 
 
@@ -123,6 +159,7 @@ _RANK = {
     RowStatus.NOT_ATTEMPTED: 2,
     RowStatus.TIMEOUT: 1,
     RowStatus.INVALID: 0,
+    RowStatus.REFUSED: -1,
 }
 
 
@@ -215,22 +252,18 @@ def read_csv(path: Path) -> list[GradeRow]:
             try:
                 learner, exercise, score, max_score, status, feedback = cells
                 row = GradeRow(
-                    _uncell(learner),
+                    uncell(learner),
                     exercise,
                     int(score),
                     int(max_score),
                     RowStatus(status),
-                    _uncell(feedback),
+                    uncell(feedback),
                 )
             except ValueError:
                 raise ValueError(f"{path}: line {number} is not a grades row") from None
             if not (row.status is RowStatus.ERROR and row.feedback == INTERRUPTED):
                 rows.append(row)
     return rows
-
-
-def _uncell(text: str) -> str:
-    return text[1:] if text[:1] == "'" and text[1:2] in ("=", "+", "-", "@") else text
 
 
 def _resumed(jobs: list[Submission], previous: list[GradeRow]) -> tuple[list[GradeRow], set[int]]:
@@ -285,7 +318,9 @@ def grade_class(
     out = Path(out)
     previous = read_csv(out) if resume and out.exists() else []
     kept, skip = _resumed(jobs, previous)
-    todo = [job.path is not None and i not in skip for i, job in enumerate(jobs)]
+    todo = [
+        job.path is not None and not job.refused and i not in skip for i, job in enumerate(jobs)
+    ]
     if any(todo) and not bubblewrap_available():
         if require_isolation:
             raise RuntimeError("isolation required, but bubblewrap is not available here")
@@ -308,6 +343,13 @@ def grade_class(
             "nothing handed in",
         )
 
+    def refused(job: Submission) -> GradeRow:
+        top = get_exercise(job.exercise).max_score if job.exercise else 0
+        name = job.path.name if job.path else job.learner
+        return GradeRow(
+            job.learner, job.exercise, 0, top, RowStatus.REFUSED, f"{name}: {job.refused}"
+        )
+
     async def run_all() -> None:
         from tqdm import tqdm
 
@@ -322,7 +364,9 @@ def grade_class(
 
         async def one(i: int, job: Submission) -> None:
             try:
-                if job.path is None:
+                if job.refused:
+                    rows[i] = refused(job)
+                elif job.path is None:
                     rows[i] = missing(job)
                 else:
                     async with gate:
