@@ -513,6 +513,12 @@ PUBLIC = {
     "course.classroom": {
         "COLUMNS",
         "COPIED",
+        "answers_path",
+        "page_name",
+        "read_grades",
+        "render_page",
+        "write_feedback",
+        "write_gradebook",
         "CollectStatus",
         "Collected",
         "RosterError",

@@ -37,6 +37,14 @@ def add(sub: Any) -> None:
         action="store_true",
         help="refuse to grade unless each notebook can run in a bubblewrap sandbox",
     )
+    grade.add_argument(
+        "--feedback",
+        metavar="COURSE",
+        help="also write COURSE/feedback/<learner>/<assignment>/*.html and COURSE/gradebook.csv",
+    )
+    grade.add_argument(
+        "--assignment", default="exercises", help="assignment name in feedback/ (exercises)"
+    )
     grade.set_defaults(handler=_cmd_grade)
     collect = sub.add_parser(
         "collect",
@@ -86,6 +94,21 @@ def _cmd_grade(args: argparse.Namespace) -> int:
         return 2
     except (OSError, ValueError) as exc:  # grade_class's documented refusals of its arguments
         raise UsageError(str(exc)) from None
+    if args.feedback:
+        from pathlib import Path
+
+        from ..course.classroom import write_feedback, write_gradebook
+
+        course = Path(args.feedback)
+        try:
+            pages, skipped = write_feedback(rows, course, assignment=args.assignment)
+            write_gradebook(rows, course / "gradebook.csv")
+        except OSError as exc:
+            raise UsageError(f"cannot write feedback: {exc}") from None
+        for row in skipped:
+            if row.exercise:
+                print(f"no feedback page for learner {_plain(row.learner)!r}", file=sys.stderr)
+        print(f"{len(pages)} feedback pages and {course / 'gradebook.csv'} written")
     counts = Counter(row.status.value for row in rows)
     learners = len({row.learner for row in rows})
     print(

@@ -13,14 +13,17 @@ from .batch import (
     GradeRow,
     RowStatus,
     Submission,
+    answers_path,
     find_submissions,
     grade_class,
     grade_notebook,
     identify_exercise,
     read_csv,
+    read_grades,
     write_csv,
 )
 from .collection import COPIED, Collected, CollectStatus, collect, collect_homes, collect_zip
+from .feedback import page_name, render_page, write_feedback, write_gradebook
 from .roster import RosterError, is_learner_name, parse_roster, read_roster
 
 __all__ = [
@@ -32,6 +35,7 @@ __all__ = [
     "RosterError",
     "RowStatus",
     "Submission",
+    "answers_path",
     "collect",
     "collect_homes",
     "collect_zip",
@@ -40,8 +44,13 @@ __all__ = [
     "grade_notebook",
     "identify_exercise",
     "is_learner_name",
+    "page_name",
     "parse_roster",
     "read_csv",
+    "read_grades",
     "read_roster",
+    "render_page",
     "write_csv",
+    "write_feedback",
+    "write_gradebook",
 ]

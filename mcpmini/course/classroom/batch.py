@@ -44,11 +44,13 @@ __all__ = [
     "GradeRow",
     "RowStatus",
     "Submission",
+    "answers_path",
     "find_submissions",
     "grade_class",
     "grade_notebook",
     "identify_exercise",
     "read_csv",
+    "read_grades",
     "write_csv",
 ]
 
@@ -120,8 +122,8 @@ def find_submissions(paths: Iterable[str | Path]) -> list[Submission]:
     a learner, empty ones included). nbgrader's layout is read as it is: a learner folder's
     notebooks may sit one level down (``submitted/<learner>/<assignment>/*.ipynb``), and a
     course folder holding ``submitted/`` stands for it. Each learner folder gets a
-    ``path=None`` job for every exercise of the article it lacks, and of the practice track when it handed in at
-    least one practice notebook. Symbolic links inside are refused, never followed: a linked
+    ``path=None`` job for every exercise of the article it lacks, and of the practice track
+    when it handed in at least one practice notebook. Symbolic links inside are refused, never followed: a linked
     notebook or learner folder is a job with ``refused`` set (a link to another learner's
     notebook is not graded as this learner's). Raises ``FileNotFoundError`` for a path that
     does not exist.
@@ -141,6 +143,47 @@ def find_submissions(paths: Iterable[str | Path]) -> list[Submission]:
         for folder in learners:
             jobs += _learner_jobs(folder)
     return jobs
+
+
+def answers_path(out: Path) -> Path:
+    """The answers file kept beside the grades CSV ``out`` (``grades.csv`` →
+    ``grades.answers.jsonl``): each graded row's answer, for feedback and the class summary."""
+    return out.with_name(f"{out.stem}.answers.jsonl")
+
+
+def _answer_line(row: GradeRow) -> str:
+    key = [row.learner, row.exercise, row.score, row.status.value, row.feedback]
+    return json.dumps({"row": key, "answer": row.answer}, ensure_ascii=False) + "\n"
+
+
+def write_answers(rows: Iterable[GradeRow], path: Path) -> None:
+    """Write the answers of ``rows`` (those that have one) atomically to ``path``."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with tmp.open("w", encoding="utf-8") as fh:
+        fh.writelines(_answer_line(row) for row in rows if row.answer is not None)
+    os.replace(tmp, path)
+
+
+def with_answers(rows: list[GradeRow], path: Path) -> list[GradeRow]:
+    """``rows`` with the answers recorded in ``path`` attached (a missing file, or a line
+    that is not an answer record, is no answer)."""
+    found: dict[tuple[Any, ...], Any] = {}
+    with contextlib.suppress(OSError):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            with contextlib.suppress(ValueError, TypeError, KeyError):
+                item = json.loads(line)
+                found[tuple(item["row"])] = item["answer"]
+    key = lambda r: (r.learner, r.exercise, r.score, r.status.value, r.feedback)  # noqa: E731
+    return [replace(r, answer=found.get(key(r))) for r in rows]
+
+
+def read_grades(out: str | Path) -> list[GradeRow]:
+    """The rows of the grades CSV ``out`` with their answers (:func:`answers_path`) attached.
+
+    Raises ``OSError`` and ``ValueError`` as :func:`read_csv` does.
+    """
+    out = Path(out)
+    return with_answers(read_csv(out, keep_interrupted=True), answers_path(out))
 
 
 def write_csv(rows: Iterable[GradeRow], out: Path) -> None:
@@ -236,10 +279,11 @@ NOT_ISOLATED = (
 _MERGED = re.compile(r"^(\d+) notebooks for ")
 
 
-def read_csv(path: Path) -> list[GradeRow]:
+def read_csv(path: Path, *, keep_interrupted: bool = False) -> list[GradeRow]:
     """The rows of a grades CSV written by :func:`grade_class` (for ``resume``).
 
-    Rows of a run that was interrupted before they were graded are left out. Raises
+    Rows of a run that was interrupted before they were graded are left out, unless
+    ``keep_interrupted``. Raises
     ``ValueError`` naming the line when the file is not such a CSV.
     """
     rows = []
@@ -261,7 +305,8 @@ def read_csv(path: Path) -> list[GradeRow]:
                 )
             except ValueError:
                 raise ValueError(f"{path}: line {number} is not a grades row") from None
-            if not (row.status is RowStatus.ERROR and row.feedback == INTERRUPTED):
+            interrupted = row.status is RowStatus.ERROR and row.feedback == INTERRUPTED
+            if keep_interrupted or not interrupted:
                 rows.append(row)
     return rows
 
@@ -294,8 +339,9 @@ def grade_class(
 ) -> list[GradeRow]:
     """Grade every submission under ``paths`` and write the CSV to ``out``.
 
-    Returns the rows written. The CSV header is written before any notebook runs (so an
-    unwritable ``out`` fails at once), each row is appended as its job ends, and the
+    Returns the rows written. Each graded row's answer is kept beside the CSV in
+    :func:`answers_path` (for feedback pages and the class summary). The CSV header is
+    written before any notebook runs (so an unwritable ``out`` fails at once), each row is appended as its job ends, and the
     sorted table replaces it at the end — also when the run is interrupted, in which case
     unfinished jobs are rows with status ``error``. With ``resume``, the rows already in
     ``out`` are kept and their notebooks are not run again (an interrupted batch goes on).
@@ -316,7 +362,8 @@ def grade_class(
         raise ValueError(f"timeout must be positive, got {timeout}")
     jobs = find_submissions(paths)
     out = Path(out)
-    previous = read_csv(out) if resume and out.exists() else []
+    answers = answers_path(out)
+    previous = with_answers(read_csv(out), answers) if resume and out.exists() else []
     kept, skip = _resumed(jobs, previous)
     todo = [
         job.path is not None and not job.refused and i not in skip for i, job in enumerate(jobs)
@@ -332,6 +379,7 @@ def grade_class(
         writer = csv.writer(fh)
         writer.writerow(COLUMNS)
         writer.writerows(row.as_list() for row in kept)
+    write_answers(kept, answers)
 
     def missing(job: Submission) -> GradeRow:
         return GradeRow(
@@ -382,6 +430,9 @@ def grade_class(
                 )
             with out.open("a", newline="", encoding="utf-8") as fh:
                 csv.writer(fh).writerow(rows[i].as_list())  # type: ignore[union-attr]
+            if rows[i].answer is not None:  # type: ignore[union-attr]
+                with answers.open("a", encoding="utf-8") as fh:
+                    fh.write(_answer_line(rows[i]))  # type: ignore[arg-type]
             bar.update(1)
 
         try:
@@ -401,4 +452,5 @@ def grade_class(
         ]
         final = _merge(kept + done)
         write_csv(final, out)
+        write_answers(final, answers)
     return final

@@ -37,7 +37,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from functools import cache
 from pathlib import Path
@@ -66,7 +66,8 @@ class RowStatus(StrEnum):
 
 @dataclass(frozen=True)
 class GradeRow:
-    """One CSV row."""
+    """One CSV row. ``answer`` is the learner's answer as the runner read it back (plain
+    JSON values; ``None`` when none was read); it is not a CSV cell and not compared."""
 
     learner: str
     exercise: str
@@ -74,6 +75,7 @@ class GradeRow:
     max_score: int
     status: RowStatus
     feedback: str
+    answer: Any = field(default=None, compare=False, repr=False)
 
     def as_list(self) -> list[Any]:
         """The CSV cells. Every text cell goes through :func:`.spreadsheet.cell`: text a
@@ -490,4 +492,4 @@ def _graded_row(
     notes = "; ".join(bit for bit in (crash, detail, *report.notes) if bit)
     if not result["found"]:
         notes = f"no variable {ex.variable!r} in the notebook" + (f"; {notes}" if notes else "")
-    return replace(row, score=report.score, status=status, feedback=notes)
+    return replace(row, score=report.score, status=status, feedback=notes, answer=answer)
