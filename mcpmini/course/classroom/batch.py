@@ -123,7 +123,8 @@ def find_submissions(paths: Iterable[str | Path]) -> list[Submission]:
     notebooks may sit one level down (``submitted/<learner>/<assignment>/*.ipynb``), and a
     course folder holding ``submitted/`` stands for it. Each learner folder gets a
     ``path=None`` job for every exercise of the article it lacks, and of the practice track
-    when it handed in at least one practice notebook. Symbolic links inside are refused, never followed: a linked
+    when it handed in at least one practice notebook. Symbolic links inside are refused, never
+    followed: a linked
     notebook or learner folder is a job with ``refused`` set (a link to another learner's
     notebook is not graded as this learner's). Raises ``FileNotFoundError`` for a path that
     does not exist.
@@ -341,7 +342,8 @@ def grade_class(
 
     Returns the rows written. Each graded row's answer is kept beside the CSV in
     :func:`answers_path` (for feedback pages and the class summary). The CSV header is
-    written before any notebook runs (so an unwritable ``out`` fails at once), each row is appended as its job ends, and the
+    written before any notebook runs (so an unwritable ``out`` fails at once), each row is
+    appended as its job ends, and the
     sorted table replaces it at the end — also when the run is interrupted, in which case
     unfinished jobs are rows with status ``error``. With ``resume``, the rows already in
     ``out`` are kept and their notebooks are not run again (an interrupted batch goes on).
