@@ -38,6 +38,18 @@ def add(sub: Any) -> None:
         help="refuse to grade unless each notebook can run in a bubblewrap sandbox",
     )
     grade.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="grade on this Dask distributed scheduler (tcp://host:8786): each notebook in its "
+        "own bubblewrap sandbox on a worker; workers need mcpmini and bubblewrap",
+    )
+    grade.add_argument(
+        "--connect-timeout",
+        type=float,
+        default=10.0,
+        help="seconds to wait for the --scheduler (10)",
+    )
+    grade.add_argument(
         "--feedback",
         metavar="COURSE",
         help="also write COURSE/feedback/<learner>/<assignment>/*.html and COURSE/gradebook.csv",
@@ -88,7 +100,12 @@ def _cmd_grade(args: argparse.Namespace) -> int:
             progress=not args.no_progress,
             resume=args.resume,
             require_isolation=args.require_isolation,
+            scheduler=args.scheduler,
+            connect_timeout=args.connect_timeout,
         )
+    except ImportError as exc:
+        print(f"mcpmini grade: --scheduler needs distributed ({exc})", file=sys.stderr)
+        return 2
     except RuntimeError as exc:
         print(f"mcpmini grade: {exc}", file=sys.stderr)
         return 2

@@ -45,10 +45,12 @@ __all__ = [
     "RowStatus",
     "Submission",
     "answers_path",
+    "failed_row",
     "find_submissions",
     "grade_class",
     "grade_notebook",
     "identify_exercise",
+    "job_row",
     "read_csv",
     "read_grades",
     "write_csv",
@@ -123,11 +125,10 @@ def find_submissions(paths: Iterable[str | Path]) -> list[Submission]:
     notebooks may sit one level down (``submitted/<learner>/<assignment>/*.ipynb``), and a
     course folder holding ``submitted/`` stands for it. Each learner folder gets a
     ``path=None`` job for every exercise of the article it lacks, and of the practice track
-    when it handed in at least one practice notebook. Symbolic links inside are refused, never
-    followed: a linked
-    notebook or learner folder is a job with ``refused`` set (a link to another learner's
-    notebook is not graded as this learner's). Raises ``FileNotFoundError`` for a path that
-    does not exist.
+    when it handed in at least one practice notebook. Symbolic links inside are refused,
+    never followed: a linked notebook or learner folder is a job with ``refused`` set (a
+    link to another learner's notebook is not graded as this learner's). Raises
+    ``FileNotFoundError`` for a path that does not exist.
     """
     jobs: list[Submission] = []
     for raw in paths:
@@ -328,6 +329,63 @@ def _resumed(jobs: list[Submission], previous: list[GradeRow]) -> tuple[list[Gra
     return keep, {i for key in done for i in wanted[key]}
 
 
+def job_row(job: Submission) -> GradeRow | None:
+    """The row of a job that needs no kernel (nothing handed in, a refused link), else None."""
+    from ..catalogue import get_exercise
+
+    if job.refused:
+        top = get_exercise(job.exercise).max_score if job.exercise else 0
+        name = job.path.name if job.path else job.learner
+        return GradeRow(
+            job.learner, job.exercise, 0, top, RowStatus.REFUSED, f"{name}: {job.refused}"
+        )
+    if job.path is None:
+        return GradeRow(
+            job.learner,
+            job.exercise,
+            0,
+            get_exercise(job.exercise).max_score,
+            RowStatus.NOT_ATTEMPTED,
+            "nothing handed in",
+        )
+    return None
+
+
+def failed_row(job: Submission, exc: BaseException) -> GradeRow:
+    """The row of a job whose grading itself failed (a grader bug, a lost worker)."""
+    why = f"grader failed: {type(exc).__name__}: {exc}"[:300]
+    return GradeRow(job.learner, job.exercise, 0, 0, RowStatus.ERROR, why)
+
+
+def _bar(total: int, progress: bool) -> Any:
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc="grading", unit="nb", disable=not progress, file=sys.stderr)
+
+
+async def _grade_locally(
+    pending: list[tuple[int, Submission]],
+    record: Callable[[int, GradeRow], None],
+    workers: int,
+    timeout: float,
+) -> None:
+    """Grade ``pending`` on this machine, ``workers`` notebooks at once."""
+    gate = asyncio.Semaphore(workers)
+
+    async def one(i: int, job: Submission) -> None:
+        try:
+            row = job_row(job)
+            if row is None:
+                assert job.path is not None
+                async with gate:
+                    row = await grade_notebook(job.path, job.learner, timeout, job.exercise)
+        except Exception as exc:
+            row = failed_row(job, exc)
+        record(i, row)
+
+    await asyncio.gather(*(one(i, job) for i, job in pending))
+
+
 def grade_class(
     paths: Iterable[str | Path],
     out: str | Path,
@@ -337,6 +395,9 @@ def grade_class(
     progress: bool = True,
     resume: bool = False,
     require_isolation: bool = False,
+    scheduler: str | None = None,
+    connect_timeout: float = 10.0,
+    on_row: Callable[[GradeRow], None] | None = None,
 ) -> list[GradeRow]:
     """Grade every submission under ``paths`` and write the CSV to ``out``.
 
@@ -351,12 +412,17 @@ def grade_class(
     Each notebook runs in its own bubblewrap sandbox (see
     :mod:`mcpmini.course.classroom.execution`). Where bubblewrap is missing, :data:`NOT_ISOLATED` is
     printed to stderr and issued as a warning — or, with ``require_isolation``,
-    ``RuntimeError`` is raised before anything runs. Raises ``FileNotFoundError`` for a
+    ``RuntimeError`` is raised before anything runs.
+
+    With ``scheduler`` (a Dask ``distributed`` scheduler's address) the notebooks are graded
+    on that cluster instead (:mod:`.cluster`): each task in its own bubblewrap sandbox on its
+    worker, the same rows as a local run; ``workers`` is then the cluster's own business.
+    ``RuntimeError`` is raised when the scheduler cannot be reached in ``connect_timeout``
+    seconds. ``on_row`` is called with each row as it is written. Raises ``FileNotFoundError`` for a
     missing path, ``ValueError`` for ``workers < 1``, ``timeout <= 0`` or an ``out`` that
     is not a grades CSV when resuming, ``OSError`` when ``out`` cannot be written.
     """
     from ...agent import bubblewrap_available
-    from ..catalogue import get_exercise
 
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
@@ -370,7 +436,7 @@ def grade_class(
     todo = [
         job.path is not None and not job.refused and i not in skip for i, job in enumerate(jobs)
     ]
-    if any(todo) and not bubblewrap_available():
+    if any(todo) and scheduler is None and not bubblewrap_available():
         if require_isolation:
             raise RuntimeError("isolation required, but bubblewrap is not available here")
         print(NOT_ISOLATED, file=sys.stderr)
@@ -383,68 +449,39 @@ def grade_class(
         writer.writerows(row.as_list() for row in kept)
     write_answers(kept, answers)
 
-    def missing(job: Submission) -> GradeRow:
-        return GradeRow(
-            job.learner,
-            job.exercise,
-            0,
-            get_exercise(job.exercise).max_score,
-            RowStatus.NOT_ATTEMPTED,
-            "nothing handed in",
-        )
+    bar = _bar(len(jobs) - len(skip), progress)
 
-    def refused(job: Submission) -> GradeRow:
-        top = get_exercise(job.exercise).max_score if job.exercise else 0
-        name = job.path.name if job.path else job.learner
-        return GradeRow(
-            job.learner, job.exercise, 0, top, RowStatus.REFUSED, f"{name}: {job.refused}"
-        )
+    def record(i: int, row: GradeRow) -> None:
+        rows[i] = row
+        with out.open("a", newline="", encoding="utf-8") as fh:
+            csv.writer(fh).writerow(row.as_list())
+        if row.answer is not None:
+            with answers.open("a", encoding="utf-8") as fh:
+                fh.write(_answer_line(row))
+        bar.update(1)
+        if on_row is not None:
+            on_row(row)
 
-    async def run_all() -> None:
-        from tqdm import tqdm
-
-        gate = asyncio.Semaphore(workers)
-        bar = tqdm(
-            total=len(jobs) - len(skip),
-            desc="grading",
-            unit="nb",
-            disable=not progress,
-            file=sys.stderr,
-        )
-
-        async def one(i: int, job: Submission) -> None:
-            try:
-                if job.refused:
-                    rows[i] = refused(job)
-                elif job.path is None:
-                    rows[i] = missing(job)
-                else:
-                    async with gate:
-                        rows[i] = await grade_notebook(job.path, job.learner, timeout, job.exercise)
-            except Exception as exc:
-                rows[i] = GradeRow(
-                    job.learner,
-                    job.exercise,
-                    0,
-                    0,
-                    RowStatus.ERROR,
-                    f"grader failed: {type(exc).__name__}: {exc}"[:300],
-                )
-            with out.open("a", newline="", encoding="utf-8") as fh:
-                csv.writer(fh).writerow(rows[i].as_list())  # type: ignore[union-attr]
-            if rows[i].answer is not None:  # type: ignore[union-attr]
-                with answers.open("a", encoding="utf-8") as fh:
-                    fh.write(_answer_line(rows[i]))  # type: ignore[arg-type]
-            bar.update(1)
-
-        try:
-            await asyncio.gather(*(one(i, job) for i, job in enumerate(jobs) if i not in skip))
-        finally:
-            bar.close()
-
+    pending = [(i, job) for i, job in enumerate(jobs) if i not in skip]
     try:
-        _run_in_thread(run_all)
+        if scheduler is not None:
+            from .cluster import grade_on_dask
+
+            grade_on_dask(
+                scheduler,
+                pending,
+                record,
+                job_row=job_row,
+                failed_row=failed_row,
+                warning=NOT_ISOLATED,
+                timeout=timeout,
+                require_isolation=require_isolation,
+                connect_timeout=connect_timeout,
+            )
+        else:
+            _run_in_thread(lambda: _grade_locally(pending, record, workers, timeout))
     finally:
+        bar.close()
         done = [
             row
             if row is not None
