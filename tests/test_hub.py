@@ -109,7 +109,10 @@ def hub(tmp_path_factory):
     root = tmp_path_factory.mktemp("hub")
     (root / "node_modules").symlink_to(proxy.parents[1], target_is_directory=True)
     port = _free_port()
-    plan = prepare_hub("ada\nben\n", course=ROOT, root=root, port=port, start_timeout=120)
+    plan = prepare_hub("ada\nben\ncy\n", course=ROOT, root=root, port=port, start_timeout=120)
+    broken = root / "homes" / "cy"  # cy's home is a file: her server cannot start
+    subprocess.run(["rm", "-rf", str(broken)], check=True)
+    broken.write_text("not a folder")
     log = (root / "hub.log").open("wb")
     proc = subprocess.Popen(
         [str(bindir / "jupyterhub"), "-f", str(plan.config)],
@@ -221,6 +224,23 @@ def _code_cells(path: Path) -> list[str]:
     import nbformat
 
     return [c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
+
+
+def test_a_learner_whose_server_fails_to_start_is_told_and_the_hub_goes_on(hub):
+    import httpx
+
+    base, tokens, _ = hub
+    client = _login(base, "cy", tokens["cy"])
+    reply = client.post("/hub/api/users/cy/server")
+
+    def settled():
+        user = client.get("/hub/api/users/cy").json()
+        server = user.get("servers", {}).get("")
+        return user if not server or not server.get("pending") else None
+
+    user = _wait(settled, 60, "cy's failed spawn") if reply.status_code < 400 else None
+    assert reply.status_code >= 400 or not user["servers"].get("", {}).get("ready")
+    assert httpx.get(f"{base}/hub/api", timeout=5).status_code == 200
 
 
 def test_two_learners_through_the_real_hub_each_see_only_their_own(hub):

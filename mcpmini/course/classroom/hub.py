@@ -69,6 +69,11 @@ c.Spawner.environment = {{
         HUB, "homes", spawner.user.name, ".mcpmini", "progress.json"
     ),
 }}
+def _check_home(spawner):  # a learner's server starts only in their own copy of the course
+    home = os.path.join(HUB, "homes", spawner.user.name)
+    if not os.path.isdir(os.path.join(home, "exercises")):
+        raise RuntimeError(f"no course folder for {{spawner.user.name}}: run make hub again")
+c.Spawner.pre_spawn_hook = _check_home
 c.JupyterHub.load_roles = [
     {{"name": "idle-culler", "scopes": ["list:users", "read:users:activity",
       "read:servers", "delete:servers"], "services": ["idle-culler"]}},
