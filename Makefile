@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: lab test check lint bench clean claude-code drift
+.PHONY: lab test check lint bench clean claude-code drift hub
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -36,7 +36,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check mcpmini tests bench examples conftest.py
 	$(BIN)/mypy
 
-test: lint
+test: lint .hub/.installed
 	$(BIN)/python -m pytest
 
 # The developer loop: lint, types and every test except the notebooks, the browser test and the
@@ -58,3 +58,15 @@ drift: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis
+
+# A JupyterHub for a workshop on one machine: `make hub ROSTER=roster.txt` (one learner a line).
+# jupyterhub and its idle culler from PyPI into .venv, configurable-http-proxy from npm into .hub/;
+# prints the URL and each account's first-login token, then runs the hub (Ctrl-C stops it).
+ROSTER ?= roster.txt
+HUB_PORT ?= 8000
+.hub/.installed: $(STAMP)
+	$(BIN)/python -m pip install --quiet 'jupyterhub>=5' 'jupyterhub-idle-culler>=1.2'
+	mkdir -p .hub && npm install --silent --no-audit --no-fund --prefix .hub configurable-http-proxy
+	touch $@
+hub: .hub/.installed
+	$(BIN)/python -m mcpmini.course.classroom.hub $(ROSTER) --port $(HUB_PORT)

@@ -1,12 +1,16 @@
-"""Class-grading benchmark, side by side in one run; prints the ratio.
+"""Class-grading benchmarks, side by side in one run; each prints its ratio.
 
-Forty submissions (ten learners × the four exercises; half the learners hand in the
-solved notebooks, half the untouched ones) are graded by ``grade_class`` with one worker
-and with two, each in a fresh kernel per notebook. Target: two workers take <= 0.65x the
-wall time of one. The runs alternate (1, 2, 1, 2 …) so that a load change on the machine
-hits both sides; the medians are compared.
+``workers`` (the default): forty submissions (ten learners × the four exercises; half the
+learners hand in the solved notebooks, half the untouched ones) graded by ``grade_class``
+with one worker and with two. Target: two workers take <= 0.65x the wall time of one. The
+runs alternate (1, 2, 1, 2 …) so that a load change hits both sides; medians are compared.
 
-Run: ``.venv/bin/python bench/grading.py [--repeat N]`` (default 1 pair of runs).
+``cluster``: 240 submissions (sixty learners) graded with two local workers and on a Dask
+``LocalCluster`` of two single-thread worker processes (``mcpmini grade --scheduler``).
+Targets: the cluster within 1.2x of the local run, both <= 0.7 s per submission. The
+cluster is started before the timed run (its start-up is not grading).
+
+Run: ``.venv/bin/python bench/grading.py [workers|cluster] [--repeat N] [--learners N]``.
 """
 
 from __future__ import annotations
@@ -26,54 +30,103 @@ import nbformat
 from mcpmini.course.classroom import grade_class
 
 ROOT = Path(__file__).resolve().parents[1]
-LEARNERS = 10
 
 
-def make_class(root: Path) -> Path:
-    """Ten learner folders of four notebooks each: 40 submissions."""
-    for i in range(LEARNERS):
-        folder = root / f"learner{i:02d}"
+def make_class(root: Path, learners: int) -> Path:
+    """``learners`` learner folders of four notebooks each."""
+    for i in range(learners):
+        folder = root / f"learner{i:03d}"
         folder.mkdir(parents=True)
         source = ROOT / ("solutions" if i % 2 == 0 else "exercises")
         for notebook in sorted(source.glob("9_*.ipynb")):
             shutil.copy(notebook, folder / notebook.name)
+    for notebook in root.rglob("*.ipynb"):  # warm the validator and the file cache
+        nbformat.validate(nbformat.read(notebook, as_version=4))
     return root
 
 
-def timed(root: Path, out: Path, workers: int) -> tuple[float, int]:
+def timed(root: Path, out: Path, **kw: object) -> tuple[float, int]:
     started = time.perf_counter()
-    rows = grade_class([root], out, workers=workers, timeout=120, progress=False)
+    rows = grade_class([root], out, timeout=120, progress=False, **kw)  # type: ignore[arg-type]
     elapsed = time.perf_counter() - started
     return elapsed, sum(1 for r in rows if r.status.value in ("graded", "not_attempted"))
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=1, help="pairs of runs (median)")
-    args = parser.parse_args()
-    os.environ["MCPMINI_PROGRESS"] = "off"
-    with tempfile.TemporaryDirectory(prefix="mcpmini-bench-") as tmp:
-        root = make_class(Path(tmp) / "class")
-        for notebook in root.rglob("*.ipynb"):  # warm the validator and the file cache
-            nbformat.validate(nbformat.read(notebook, as_version=4))
-        submissions = sum(1 for _ in root.rglob("*.ipynb"))
-        times: dict[int, list[float]] = {1: [], 2: []}
-        for _ in range(args.repeat):
-            for workers in (1, 2):
-                elapsed, ok = timed(root, Path(tmp) / f"grades-{workers}.csv", workers)
-                if ok != submissions:
-                    print(f"only {ok}/{submissions} submissions graded cleanly", file=sys.stderr)
-                    return 1
-                times[workers].append(elapsed)
-                print(f"  workers={workers}: {elapsed:6.1f} s")
+def _load() -> str:
+    return ", ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def bench_workers(tmp: Path, repeat: int, learners: int) -> int:
+    root = make_class(tmp / "class", learners)
+    submissions = sum(1 for _ in root.rglob("*.ipynb"))
+    times: dict[int, list[float]] = {1: [], 2: []}
+    for _ in range(repeat):
+        for workers in (1, 2):
+            elapsed, ok = timed(root, tmp / f"grades-{workers}.csv", workers=workers)
+            if ok != submissions:
+                print(f"only {ok}/{submissions} submissions graded cleanly", file=sys.stderr)
+                return 1
+            times[workers].append(elapsed)
+            print(f"  workers={workers}: {elapsed:6.1f} s")
     one, two = statistics.median(times[1]), statistics.median(times[2])
     # Other processes take cores from the two-worker run first, so say how busy it was.
-    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(
-        f"{submissions} submissions, cpus={os.cpu_count()}, load average {load}: "
+        f"{submissions} submissions, cpus={os.cpu_count()}, load average {_load()}: "
         f"1 worker {one:.1f} s, 2 workers {two:.1f} s, ratio {two / one:.2f} (target <= 0.65)"
     )
     return 0 if two / one <= 0.65 else 1
+
+
+def bench_cluster(tmp: Path, repeat: int, learners: int) -> int:
+    from distributed import LocalCluster
+
+    root = make_class(tmp / "class", learners)
+    submissions = sum(1 for _ in root.rglob("*.ipynb"))
+    times: dict[str, list[float]] = {"local": [], "cluster": []}
+    with LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        host="127.0.0.1",
+        silence_logs=50,
+    ) as cluster:
+        for _ in range(repeat):
+            for side in ("local", "cluster"):
+                kw: dict[str, object] = {"workers": 2}
+                if side == "cluster":
+                    kw["scheduler"] = cluster.scheduler_address
+                elapsed, ok = timed(root, tmp / f"grades-{side}.csv", **kw)
+                if ok != submissions:
+                    print(f"{side}: only {ok}/{submissions} graded cleanly", file=sys.stderr)
+                    return 1
+                times[side].append(elapsed)
+                print(f"  {side:>7}: {elapsed:6.1f} s ({elapsed / submissions:.2f} s each)")
+    if (tmp / "grades-local.csv").read_bytes() != (tmp / "grades-cluster.csv").read_bytes():
+        print("the cluster's CSV differs from the local run's", file=sys.stderr)
+        return 1
+    local, dask = statistics.median(times["local"]), statistics.median(times["cluster"])
+    each = max(local, dask) / submissions
+    print(
+        f"{submissions} submissions, cpus={os.cpu_count()}, load average {_load()}: "
+        f"2 local workers {local:.1f} s ({local / submissions:.2f} s each), 2-worker "
+        f"LocalCluster {dask:.1f} s ({dask / submissions:.2f} s each), ratio "
+        f"{dask / local:.2f} (targets: ratio <= 1.2, <= 0.7 s each)"
+    )
+    return 0 if dask / local <= 1.2 and each <= 0.7 else 1
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("bench", nargs="?", choices=("workers", "cluster"), default="workers")
+    parser.add_argument("--repeat", type=int, default=1, help="pairs of runs (median)")
+    parser.add_argument("--learners", type=int, help="learners of four notebooks (10; cluster: 60)")
+    args = parser.parse_args()
+    os.environ["MCPMINI_PROGRESS"] = "off"
+    with tempfile.TemporaryDirectory(prefix="mcpmini-bench-") as tmp:
+        if args.bench == "cluster":
+            return bench_cluster(Path(tmp), args.repeat, args.learners or 60)
+        return bench_workers(Path(tmp), args.repeat, args.learners or 10)
 
 
 if __name__ == "__main__":

@@ -200,3 +200,71 @@ def test_without_bubblewrap_require_isolation_refuses_to_run(tmp_path, monkeypat
     code = main(["grade", str(learner), "--out", str(out), "--require-isolation", "--no-progress"])
     assert code == 2 and not out.exists()
     assert "bubblewrap" in capsys.readouterr().err
+
+
+# Issue 22, grader and files: a symlink is never graded as the learner's own work, and no
+# cell a spreadsheet would run reaches the CSV unquoted.
+
+
+def _symlinked_class(tmp_path: Path) -> Path:
+    cls = tmp_path / "class"
+    alice = cls / "alice" / "9_1_version_negotiation.ipynb"
+    alice.parent.mkdir(parents=True)
+    shutil.copy(ROOT / "solutions" / "9_1_version_negotiation.ipynb", alice)
+    (cls / "mallory").mkdir()
+    (cls / "mallory" / "9_1_version_negotiation.ipynb").symlink_to(alice)
+    (cls / "oscar").symlink_to(cls / "alice", target_is_directory=True)
+    return cls
+
+
+def test_a_symlinked_notebook_or_learner_folder_is_refused_not_graded(tmp_path, monkeypatch):
+    from mcpmini.course.classroom import batch
+
+    graded = []
+
+    async def record(path, learner, timeout, exercise):
+        graded.append((learner, path.name))
+        return batch.GradeRow(learner, exercise, 8, 8, RowStatus.GRADED, "")
+
+    monkeypatch.setattr(batch, "grade_notebook", record)
+    rows = grade_class([_symlinked_class(tmp_path)], tmp_path / "g.csv", progress=False)
+    by = {(r.learner, r.exercise): r for r in rows}
+    assert graded == [("alice", "9_1_version_negotiation.ipynb")]
+    assert by["mallory", "9.1"].status is RowStatus.REFUSED and by["mallory", "9.1"].score == 0
+    assert by["oscar", ""].status is RowStatus.REFUSED
+    assert {by["oscar", e].status for e in ("9.1", "9.2", "9.3", "9.4")} == {
+        RowStatus.NOT_ATTEMPTED
+    }
+
+
+def test_grade_notebook_opens_without_following_a_symlink(tmp_path):
+    import asyncio
+
+    from mcpmini.course.classroom import grade_notebook
+
+    cls = _symlinked_class(tmp_path)
+    row = asyncio.run(grade_notebook(cls / "mallory" / "9_1_version_negotiation.ipynb", "mallory"))
+    assert row.status is RowStatus.REFUSED and row.score == 0 and row.exercise == "9.1"
+
+
+def test_a_symlink_named_on_the_command_line_is_refused_too(tmp_path):
+    cls = _symlinked_class(tmp_path)
+    rows = grade_class(
+        [cls / "mallory" / "9_1_version_negotiation.ipynb"], tmp_path / "g.csv", progress=False
+    )
+    assert [(r.learner, r.status) for r in rows] == [("mallory", RowStatus.REFUSED)]
+
+
+@pytest.mark.parametrize("lead", ["=", "+", "-", "@", "\t", "\r", "\t=", "\r="])
+def test_every_cell_owasp_lists_is_quoted_and_read_back_unchanged(tmp_path, lead):
+    import csv as csvlib
+
+    from mcpmini.course.classroom import GradeRow, read_csv, write_csv
+
+    row = GradeRow(lead + "cmd|' /C calc'!A0", "9.1", 0, 8, RowStatus.INVALID, lead + "SUM(1)")
+    out = tmp_path / "g.csv"
+    write_csv([row], out)
+    with out.open(encoding="utf-8", newline="") as fh:
+        cells = list(csvlib.reader(fh))[1]
+    assert cells[0].startswith("'") and cells[5].startswith("'")
+    assert read_csv(out) == [row]

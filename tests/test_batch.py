@@ -322,3 +322,17 @@ def test_resume_refuses_a_file_that_is_not_a_grades_csv(tmp_path):
     with pytest.raises(ValueError):
         grade_class([_copy(tmp_path, "nia")], out, progress=False, resume=True)
     assert out.read_text(encoding="utf-8") == "name,score\nx,1\n"
+
+
+SAMPLE = CLASS.parent / "class_grades" / "grades.csv"
+
+
+def test_the_committed_sample_grades_are_what_the_grader_writes_today(graded):
+    """The instructor's summary notebook reads this sample: it must not drift from the grader."""
+    from mcpmini.course.classroom import read_grades
+
+    rows, out, _ = graded
+    sample = read_grades(SAMPLE)
+    assert sample == rows
+    assert [r.answer for r in sample] == [r.answer for r in read_grades(out)]
+    assert sum(1 for r in sample if r.answer is not None) >= 15

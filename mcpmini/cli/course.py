@@ -36,7 +36,46 @@ def add(sub: Any) -> None:
         action="store_true",
         help="refuse to grade unless each notebook can run in a bubblewrap sandbox",
     )
+    grade.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="grade on this Dask distributed scheduler (tcp://host:8786): each notebook in its "
+        "own bubblewrap sandbox on a worker; workers need mcpmini and bubblewrap",
+    )
+    grade.add_argument(
+        "--connect-timeout",
+        type=float,
+        default=10.0,
+        help="seconds to wait for the --scheduler (10)",
+    )
+    grade.add_argument(
+        "--feedback",
+        metavar="COURSE",
+        help="also write COURSE/feedback/<learner>/<assignment>/*.html and COURSE/gradebook.csv",
+    )
+    grade.add_argument(
+        "--assignment", default="exercises", help="assignment name in feedback/ (exercises)"
+    )
     grade.set_defaults(handler=_cmd_grade)
+    collect = sub.add_parser(
+        "collect",
+        help="gather a class's exercise notebooks into nbgrader's submitted/ layout",
+        description="Copy every learner's exercise notebooks from the hub's user folders "
+        "(SOURCE/<learner>/exercises/*.ipynb) or from a zip of LMS downloads named "
+        "<learner>_<id>_<file>.ipynb into OUT/submitted/<learner>/<assignment>/, which "
+        "'mcpmini grade OUT' reads. Every file that is not copied is reported with the "
+        "reason (a symbolic link, unreadable, not a notebook, not on the roster...); exit "
+        "code 1 when there is any.",
+    )
+    collect.add_argument("source", metavar="SOURCE", help="a folder of homes, or a .zip")
+    collect.add_argument("--out", required=True, help="the course folder to write submitted/ in")
+    collect.add_argument("--assignment", default="exercises", help="assignment name (exercises)")
+    collect.add_argument(
+        "--subdir", default="exercises", help="folder inside each home to take (exercises)"
+    )
+    collect.add_argument("--roster", help="roster file: one learner a line; others are reported")
+    collect.add_argument("--report", help="also write every record to this CSV file")
+    collect.set_defaults(handler=_cmd_collect)
     prog = sub.add_parser(
         "progress",
         help="show your exercise and quiz progress",
@@ -60,12 +99,32 @@ def _cmd_grade(args: argparse.Namespace) -> int:
             progress=not args.no_progress,
             resume=args.resume,
             require_isolation=args.require_isolation,
+            scheduler=args.scheduler,
+            connect_timeout=args.connect_timeout,
         )
+    except ImportError as exc:
+        print(f"mcpmini grade: --scheduler needs distributed ({exc})", file=sys.stderr)
+        return 2
     except RuntimeError as exc:
         echo(f"mcpmini grade: {exc}", err=True)
         return 2
     except (OSError, ValueError) as exc:  # grade_class's documented refusals of its arguments
         raise UsageError(str(exc)) from None
+    if args.feedback:
+        from pathlib import Path
+
+        from ..course.classroom import write_feedback, write_gradebook
+
+        course = Path(args.feedback)
+        try:
+            pages, skipped = write_feedback(rows, course, assignment=args.assignment)
+            write_gradebook(rows, course / "gradebook.csv")
+        except OSError as exc:
+            raise UsageError(f"cannot write feedback: {exc}") from None
+        for row in skipped:
+            if row.exercise:
+                print(f"no feedback page for learner {_plain(row.learner)!r}", file=sys.stderr)
+        print(f"{len(pages)} feedback pages and {course / 'gradebook.csv'} written")
     counts = Counter(row.status.value for row in rows)
     learners = len({row.learner for row in rows})
     echo(
@@ -73,6 +132,61 @@ def _cmd_grade(args: argparse.Namespace) -> int:
         + ", ".join(f"{status} {n}" for status, n in sorted(counts.items()))
     )
     return 0
+
+
+def _plain(text: str) -> str:
+    """``text`` with control characters escaped, safe to print on a terminal."""
+    return "".join(
+        ch if ch.isprintable() or ch == " " else ch.encode("unicode_escape").decode("ascii")
+        for ch in text
+    )
+
+
+def _cmd_collect(args: argparse.Namespace) -> int:
+    import csv
+    from collections import Counter
+    from pathlib import Path
+
+    from ..course.classroom import COPIED, RosterError, collect, read_roster
+    from ..course.classroom.spreadsheet import cells
+
+    try:
+        roster = read_roster(Path(args.roster)) if args.roster else None
+        records = collect(
+            Path(args.source),
+            Path(args.out),
+            assignment=args.assignment,
+            subdir=args.subdir,
+            roster=roster,
+        )
+    except (RosterError, OSError, ValueError) as exc:
+        raise UsageError(str(exc)) from None
+    for r in records:
+        if r.status.value != "collected":
+            print(
+                f"{r.status.value}: {_plain(r.learner or '?')}: {_plain(r.source)}"
+                + (f" ({_plain(r.detail)})" if r.detail else ""),
+                file=sys.stderr,
+            )
+    if args.report:
+        with open(args.report, "w", newline="", encoding="utf-8") as fh:
+            writer = csv.writer(fh)
+            writer.writerow(["learner", "exercise", "status", "source", "target", "detail"])
+            for r in records:
+                target = str(r.target) if r.target else ""
+                writer.writerow(
+                    cells([r.learner, r.exercise, r.status.value, r.source, target, r.detail])
+                )
+    counts = Counter(r.status.value for r in records)
+    learners = len({r.learner for r in records if r.status in COPIED})
+    print(
+        f"{sum(counts[s.value] for s in COPIED)} notebooks of {learners} learners collected into "
+        f"{Path(args.out) / 'submitted'}"
+        + "".join(
+            f", {status} {n}" for status, n in sorted(counts.items()) if status != "collected"
+        )
+    )
+    return 0 if all(r.status in COPIED for r in records) else 1
 
 
 def _cmd_progress(args: argparse.Namespace) -> int:

@@ -26,16 +26,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import math
 import os
 import re
 import secrets
+import stat
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from functools import cache
 from pathlib import Path
@@ -59,11 +61,13 @@ class RowStatus(StrEnum):
     ERROR = "error"
     TIMEOUT = "timeout"
     INVALID = "invalid"
+    REFUSED = "refused"  # a symbolic link: never read, never graded as the learner's
 
 
 @dataclass(frozen=True)
 class GradeRow:
-    """One CSV row."""
+    """One CSV row. ``answer`` is the learner's answer as the runner read it back (plain
+    JSON values; ``None`` when none was read); it is not a CSV cell and not compared."""
 
     learner: str
     exercise: str
@@ -71,22 +75,24 @@ class GradeRow:
     max_score: int
     status: RowStatus
     feedback: str
+    answer: Any = field(default=None, compare=False, repr=False)
 
     def as_list(self) -> list[Any]:
-        """The CSV cells. Text a learner controls (folder names, file names, exception
-        messages) that a spreadsheet would run as a formula gets a leading quote."""
-        return [
-            _cell(self.learner),
-            self.exercise,
-            self.score,
-            self.max_score,
-            self.status.value,
-            _cell(self.feedback),
-        ]
+        """The CSV cells. Every text cell goes through :func:`.spreadsheet.cell`: text a
+        learner controls (folder names, file names, exception messages) that a spreadsheet
+        would run as a formula gets a leading quote."""
+        from .spreadsheet import cells
 
-
-def _cell(text: str) -> str:
-    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
+        return cells(
+            [
+                self.learner,
+                self.exercise,
+                self.score,
+                self.max_score,
+                self.status.value,
+                self.feedback,
+            ]
+        )
 
 
 def identify_exercise(path: Path, nb: Any | None = None) -> str:
@@ -151,28 +157,64 @@ def _kernel_manager_class() -> type:
     return CurrentEnvKernelManager
 
 
-def _read(path: Path) -> tuple[Any | None, str]:
-    """The notebook, or ``None`` and why it is invalid."""
+SYMLINK = "a symbolic link, not graded (only the learner's own files are)"
+
+
+class SymlinkRefused(OSError):
+    """A submission that is a symbolic link (:data:`SYMLINK`)."""
+
+
+def read_submission(path: Path) -> bytes:
+    """The bytes of ``path``, opened with ``O_NOFOLLOW`` (as the file tools do).
+
+    Raises ``IsADirectoryError``/``OSError`` as ``open`` does, ``SymlinkRefused`` when the
+    file is a symbolic link, ``ValueError`` naming the size when it is larger than
+    :data:`MAX_NOTEBOOK_BYTES`.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise SymlinkRefused(str(path)) from None
+        raise
+    with os.fdopen(fd, "rb") as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        if size > MAX_NOTEBOOK_BYTES:
+            raise ValueError(f"file too large ({size} bytes)")
+        return fh.read(MAX_NOTEBOOK_BYTES + 1)
+
+
+def _read(path: Path) -> tuple[Any | None, str, bytes]:
+    """The notebook, why it is invalid (``""`` when valid) and its bytes.
+
+    Raises ``SymlinkRefused`` for a symbolic link.
+    """
     import nbformat
 
+    raw = b""
     try:
-        size = path.stat().st_size
-        if size == 0:
-            return None, "empty file"
-        if size > MAX_NOTEBOOK_BYTES:
-            return None, f"file too large ({size} bytes)"
-        text = path.read_text(encoding="utf-8")
-        nb = nbformat.reads(text, as_version=4)
+        raw = read_submission(path)
+        if not raw:
+            return None, "empty file", raw
+        nb = nbformat.reads(raw.decode("utf-8"), as_version=4)
         nbformat.validate(nb)
+    except SymlinkRefused:
+        raise
     except UnicodeDecodeError:
-        return None, "not a notebook (not UTF-8 text)"
+        return None, "not a notebook (not UTF-8 text)", raw
     except nbformat.reader.NotJSONError:
-        return None, "not a notebook (not JSON)"
+        return None, "not a notebook (not JSON)", raw
     except nbformat.ValidationError as exc:
-        return None, f"not a valid notebook ({exc.message[:120]})"
+        return None, f"not a valid notebook ({exc.message[:120]})", raw
+    except ValueError as exc:
+        return None, str(exc), raw
+    except OSError as exc:
+        return None, f"unreadable ({exc.strerror or type(exc).__name__})", raw
     except Exception as exc:
-        return None, f"not a notebook ({type(exc).__name__})"
-    return nb, ""
+        return None, f"not a notebook ({type(exc).__name__})", raw
+    return nb, "", raw
 
 
 def _first_error(cells: Sequence[Any]) -> str:
@@ -337,7 +379,14 @@ async def grade_notebook(
     from ...process import Process
     from ..catalogue import get_exercise
 
-    nb, why = await asyncio.to_thread(_read, path)
+    try:
+        nb, why, raw = await asyncio.to_thread(_read, path)
+    except SymlinkRefused:
+        exercise = identify_exercise(path) or exercise
+        max_score = get_exercise(exercise).max_score if exercise else 0
+        return GradeRow(
+            learner, exercise, 0, max_score, RowStatus.REFUSED, f"{path.name}: {SYMLINK}"
+        )
     exercise = identify_exercise(path, nb) if nb is not None else exercise
     if not exercise:
         return GradeRow(
@@ -355,7 +404,7 @@ async def grade_notebook(
     nonce = secrets.token_hex(16)
     with tempfile.TemporaryDirectory(prefix="mcpmini-grade-") as scratch:
         copy = Path(scratch) / "submission.ipynb"
-        copy.write_bytes(path.read_bytes())
+        copy.write_bytes(raw)
         (Path(scratch) / ".home").mkdir()
         inner = [sys.executable, "-I", "-c", _RUNNER]
         argv = (
@@ -443,4 +492,4 @@ def _graded_row(
     notes = "; ".join(bit for bit in (crash, detail, *report.notes) if bit)
     if not result["found"]:
         notes = f"no variable {ex.variable!r} in the notebook" + (f"; {notes}" if notes else "")
-    return replace(row, score=report.score, status=status, feedback=notes)
+    return replace(row, score=report.score, status=status, feedback=notes, answer=answer)

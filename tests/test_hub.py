@@ -1,0 +1,307 @@
+"""``make hub``: a roster becomes one account per learner (a token each, no sign-up), a home
+with their own copy of the course, and a hub config; bad rosters stop before anything is
+written; and through the real hub on loopback two learners each see only their own files
+and progress (skipped where jupyterhub or the npm proxy is missing, failed under CI=true)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import stat
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from mcpmini.course.classroom import RosterError
+from mcpmini.course.classroom.hub import COURSE_PARTS, main, prepare_hub
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_a_roster_becomes_accounts_homes_and_a_config(tmp_path):
+    plan = prepare_hub("ada\nben # late\n", course=ROOT, root=tmp_path / "hub")
+    assert [name for name, _ in plan.accounts] == ["ada", "ben", "instructor"]
+    assert len({token for _, token in plan.accounts}) == 3
+    for name in ("ada", "ben"):
+        for part in COURSE_PARTS:
+            assert (tmp_path / "hub" / "homes" / name / part).is_dir()
+    accounts = tmp_path / "hub" / "accounts.json"
+    assert stat.S_IMODE(accounts.stat().st_mode) == 0o600
+    assert "allowed_users" in plan.config.read_text() and plan.url.startswith("http://127.0.0.1")
+    (tmp_path / "hub" / "homes" / "ada" / "exercises" / "mine.txt").write_text("work")
+    again = prepare_hub("ada\nben\nchen\n", course=ROOT, root=tmp_path / "hub")
+    assert again.accounts[:2] == plan.accounts[:2]  # tokens are kept across runs
+    assert (tmp_path / "hub" / "homes" / "ada" / "exercises" / "mine.txt").read_text() == "work"
+
+
+@pytest.mark.parametrize(
+    ("roster", "admin"),
+    [("ada\nada\n", "instructor"), ("ada\nBad_Name\n", "instructor"), ("ada\n", "ada"), ("", "x")],
+)
+def test_a_bad_roster_stops_before_anything_is_written(tmp_path, roster, admin):
+    with pytest.raises(RosterError):
+        prepare_hub(roster, course=ROOT, root=tmp_path / "hub", admin=admin)
+    assert not (tmp_path / "hub").exists()
+
+
+def test_make_hub_prints_the_accounts_and_exits_two_on_a_bad_roster(tmp_path, capsys):
+    roster = tmp_path / "roster.txt"
+    roster.write_text("ada\nben\n")
+    assert main([str(roster), "--root", str(tmp_path / "hub"), "--prepare-only"]) == 0
+    out = capsys.readouterr().out
+    assert "ada" in out and "ben" in out and "instructor" in out
+    roster.write_text("ada\nada\n")
+    assert main([str(roster), "--root", str(tmp_path / "h2"), "--prepare-only"]) == 2
+    assert ":2:" in capsys.readouterr().err
+
+
+def _hub_tools() -> tuple[Path, Path]:
+    """jupyterhub-singleuser beside this Python and the npm proxy, or a reasoned skip."""
+    bindir = Path(sys.executable).parent
+    proxy = ROOT / ".hub" / "node_modules" / ".bin" / "configurable-http-proxy"
+    missing = []
+    try:
+        import jupyterhub  # noqa: F401
+        import jupyterhub_idle_culler  # noqa: F401
+    except ImportError:
+        missing.append("jupyterhub / jupyterhub-idle-culler (make hub installs them)")
+    if not proxy.exists():
+        missing.append("configurable-http-proxy in .hub/node_modules (make hub installs it)")
+    if missing:
+        reason = "; ".join(missing)
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI=true but missing: {reason}")
+        pytest.skip(reason)
+    return bindir, proxy
+
+
+def _free_port() -> int:
+    while True:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        if port < 65000:
+            return port
+
+
+def _wait(check, seconds: float, what: str):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.25)  # polling a server we do not control: bounded by the deadline
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+@pytest.fixture(scope="module")
+def hub(tmp_path_factory):
+    import httpx
+    import psutil
+
+    bindir, proxy = _hub_tools()
+    root = tmp_path_factory.mktemp("hub")
+    (root / "node_modules").symlink_to(proxy.parents[1], target_is_directory=True)
+    port = _free_port()
+    plan = prepare_hub("ada\nben\ncy\n", course=ROOT, root=root, port=port, start_timeout=120)
+    broken = root / "homes" / "cy"  # cy's home is a file: her server cannot start
+    subprocess.run(["rm", "-rf", str(broken)], check=True)
+    broken.write_text("not a folder")
+    log = (root / "hub.log").open("wb")
+    proc = subprocess.Popen(
+        [str(bindir / "jupyterhub"), "-f", str(plan.config)],
+        cwd=root,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    base = plan.url.rstrip("/")
+
+    def up():
+        try:
+            return httpx.get(f"{base}/hub/api", timeout=2).status_code == 200
+        except httpx.HTTPError:
+            return proc.poll() is not None and pytest.fail((root / "hub.log").read_text())
+
+    try:
+        _wait(up, 60, "the hub")
+        yield base, dict(plan.accounts), root
+    finally:
+        group = [proc.pid, *(p.pid for p in psutil.Process(proc.pid).children(recursive=True))]
+        proc.terminate()
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        for pid in group:
+            try:
+                psutil.Process(pid).kill()
+            except psutil.Error:
+                pass
+        log.close()
+
+
+def _login(base: str, name: str, token: str):
+    import httpx
+
+    client = httpx.Client(base_url=base, timeout=30)
+    client.get("/hub/login")
+    xsrf = [c.value for c in client.cookies.jar if c.name == "_xsrf"][-1]
+    reply = client.post("/hub/login", data={"username": name, "password": token, "_xsrf": xsrf})
+    assert reply.status_code == 302, reply.text[:200]
+    client.headers["X-XSRFToken"] = [c.value for c in client.cookies.jar if c.name == "_xsrf"][-1]
+    return client
+
+
+async def _run(base: str, name: str, api: str, path: str, codes: list[str]) -> list[dict]:
+    """Run ``codes`` in a new kernel of ``name``'s server opened on ``path``; the error
+    outputs (empty when every cell ran)."""
+    import httpx
+    from tornado.httpclient import HTTPRequest
+    from tornado.websocket import websocket_connect
+
+    headers = {"Authorization": f"token {api}"}
+    session = httpx.post(
+        f"{base}/user/{name}/api/sessions",
+        headers=headers,
+        json={"path": path, "type": "notebook", "name": "", "kernel": {"name": "python3"}},
+        timeout=60,
+    ).json()
+    ws_url = (
+        base.replace("http", "ws") + f"/user/{name}/api/kernels/{session['kernel']['id']}/channels"
+    )
+    conn = await websocket_connect(HTTPRequest(ws_url, headers=headers, connect_timeout=30))
+    errors = []
+    try:
+        for code in codes:
+            msg_id = uuid.uuid4().hex
+            conn.write_message(
+                json.dumps(
+                    {
+                        "header": {
+                            "msg_id": msg_id,
+                            "msg_type": "execute_request",
+                            "session": uuid.uuid4().hex,
+                            "username": name,
+                            "version": "5.3",
+                        },
+                        "parent_header": {},
+                        "metadata": {},
+                        "content": {
+                            "code": code,
+                            "silent": False,
+                            "store_history": True,
+                            "user_expressions": {},
+                            "allow_stdin": False,
+                        },
+                        "channel": "shell",
+                    }
+                )
+            )
+            while True:
+                raw = await asyncio.wait_for(conn.read_message(), 120)
+                assert raw is not None, "the kernel channel closed"
+                msg = json.loads(raw)
+                if msg.get("parent_header", {}).get("msg_id") != msg_id:
+                    continue
+                if msg["msg_type"] == "error":
+                    errors.append(msg["content"])
+                if msg["msg_type"] == "execute_reply":
+                    break
+    finally:
+        conn.close()
+        httpx.delete(f"{base}/user/{name}/api/sessions/{session['id']}", headers=headers)
+    return errors
+
+
+def _code_cells(path: Path) -> list[str]:
+    import nbformat
+
+    return [c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
+
+
+def test_a_learner_whose_server_fails_to_start_is_told_and_the_hub_goes_on(hub):
+    import httpx
+
+    base, tokens, _ = hub
+    client = _login(base, "cy", tokens["cy"])
+    reply = client.post("/hub/api/users/cy/server")
+
+    def settled():
+        user = client.get("/hub/api/users/cy").json()
+        server = user.get("servers", {}).get("")
+        return user if not server or not server.get("pending") else None
+
+    user = _wait(settled, 60, "cy's failed spawn") if reply.status_code < 400 else None
+    assert reply.status_code >= 400 or not user["servers"].get("", {}).get("ready")
+    assert httpx.get(f"{base}/hub/api", timeout=5).status_code == 200
+
+
+def test_two_learners_through_the_real_hub_each_see_only_their_own(hub):
+    import httpx
+
+    base, tokens, root = hub
+    started = time.monotonic()
+    api = {}
+    for name in ("ada", "ben"):
+        client = _login(base, name, tokens[name])
+        assert client.post(f"/hub/api/users/{name}/server").status_code in (201, 202)
+        api[name] = client.post(f"/hub/api/users/{name}/tokens", json={"note": "test"}).json()[
+            "token"
+        ]
+        assert (
+            client.post(
+                "/hub/api/users/ada/server" if name == "ben" else "/hub/api/users/ben/server"
+            ).status_code
+            in (403, 404)  # another learner's server: refused (or not even shown)
+        )
+    for name in ("ada", "ben"):
+        _wait(
+            lambda n=name: (
+                httpx.get(
+                    f"{base}/user/{n}/api/status", headers={"Authorization": f"token {api[n]}"}
+                ).status_code
+                == 200
+            ),
+            150,
+            f"{name}'s server",
+        )
+    (root / "homes" / "ada" / "exercises" / "ada_only.txt").write_text("mine")
+    seen = {}
+    for name in ("ada", "ben"):
+        listing = httpx.get(
+            f"{base}/user/{name}/api/contents/exercises",
+            headers={"Authorization": f"token {api[name]}"},
+        ).json()
+        seen[name] = {item["name"] for item in listing["content"]}
+        other = "ben" if name == "ada" else "ada"
+        foreign = httpx.get(
+            f"{base}/user/{other}/api/contents/exercises",
+            headers={"Authorization": f"token {api[name]}"},
+        )
+        assert foreign.status_code in (302, 403)
+    assert "ada_only.txt" in seen["ada"] and "ada_only.txt" not in seen["ben"]
+    chapter = _code_cells(ROOT / "notebooks" / "00_start_here.ipynb")
+    solved = _code_cells(ROOT / "solutions" / "9_1_version_negotiation.ipynb")
+    blank = _code_cells(ROOT / "exercises" / "9_1_version_negotiation.ipynb")
+    for name, exercise in (("ada", solved), ("ben", blank)):
+        assert (
+            asyncio.run(_run(base, name, api[name], "notebooks/00_start_here.ipynb", chapter)) == []
+        )
+        assert (
+            asyncio.run(
+                _run(base, name, api[name], "exercises/9_1_version_negotiation.ipynb", exercise)
+            )
+            == []
+        )
+    ada = json.loads((root / "homes" / "ada" / ".mcpmini" / "progress.json").read_text())
+    assert ada["exercises"]["9.1"]["best_score"] == 8
+    ben = root / "homes" / "ben" / ".mcpmini" / "progress.json"
+    assert not ben.exists() or "9.1" not in json.loads(ben.read_text()).get("exercises", {})
+    print(f"hub test: {time.monotonic() - started:.1f} s after the hub was up")
