@@ -103,7 +103,7 @@ def _cmd_grade(args: argparse.Namespace) -> int:
             connect_timeout=args.connect_timeout,
         )
     except ImportError as exc:
-        print(f"mcpmini grade: --scheduler needs distributed ({exc})", file=sys.stderr)
+        echo(f"mcpmini grade: --scheduler needs distributed ({exc})", err=True)
         return 2
     except RuntimeError as exc:
         echo(f"mcpmini grade: {exc}", err=True)
@@ -123,8 +123,8 @@ def _cmd_grade(args: argparse.Namespace) -> int:
             raise UsageError(f"cannot write feedback: {exc}") from None
         for row in skipped:
             if row.exercise:
-                print(f"no feedback page for learner {_plain(row.learner)!r}", file=sys.stderr)
-        print(f"{len(pages)} feedback pages and {course / 'gradebook.csv'} written")
+                echo(f"no feedback page for learner {row.learner!r}", err=True)
+        echo(f"{len(pages)} feedback pages and {course / 'gradebook.csv'} written")
     counts = Counter(row.status.value for row in rows)
     learners = len({row.learner for row in rows})
     echo(
@@ -132,14 +132,6 @@ def _cmd_grade(args: argparse.Namespace) -> int:
         + ", ".join(f"{status} {n}" for status, n in sorted(counts.items()))
     )
     return 0
-
-
-def _plain(text: str) -> str:
-    """``text`` with control characters escaped, safe to print on a terminal."""
-    return "".join(
-        ch if ch.isprintable() or ch == " " else ch.encode("unicode_escape").decode("ascii")
-        for ch in text
-    )
 
 
 def _cmd_collect(args: argparse.Namespace) -> int:
@@ -163,10 +155,10 @@ def _cmd_collect(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     for r in records:
         if r.status.value != "collected":
-            print(
-                f"{r.status.value}: {_plain(r.learner or '?')}: {_plain(r.source)}"
-                + (f" ({_plain(r.detail)})" if r.detail else ""),
-                file=sys.stderr,
+            echo(
+                f"{r.status.value}: {r.learner or '?'}: {r.source}"
+                + (f" ({r.detail})" if r.detail else ""),
+                err=True,
             )
     if args.report:
         with open(args.report, "w", newline="", encoding="utf-8") as fh:
@@ -179,7 +171,7 @@ def _cmd_collect(args: argparse.Namespace) -> int:
                 )
     counts = Counter(r.status.value for r in records)
     learners = len({r.learner for r in records if r.status in COPIED})
-    print(
+    echo(
         f"{sum(counts[s.value] for s in COPIED)} notebooks of {learners} learners collected into "
         f"{Path(args.out) / 'submitted'}"
         + "".join(
