@@ -12,7 +12,8 @@ alternating so a change of load on the machine hits every row:
 - each of the floor, the SDK and mcpmini again for an **event-stream** reply (a tool that
   reports progress first: the reply is ``text/event-stream``).
 
-Per row: requests/s, p50 and p99 latency, non-2xx answers and socket errors (must be 0) and the server's CPU
+Per row: requests/s, p50 and p99 latency, non-2xx answers and socket errors (must be 0) and the
+server's CPU
 milliseconds per call (psutil, the server process and its workers). The ratios against the
 issue's targets come last. Table 2 keeps the earlier Python-client comparison (the official SDK
 client against both servers), where the client's own CPU dominates on two cores. Table 3 drives
@@ -387,7 +388,8 @@ def sdk_client_table(seconds: float, repeat: int) -> None:
     print("| client | SDK server calls/s | mcpmini server calls/s | mcpmini / SDK |")
     print("|---|---|---|---|")
     print(
-        f"| official SDK client, sequential | {sdk_rate:.0f} | {mini_rate:.0f} | {mini_rate / sdk_rate:.2f}x |"
+        f"| official SDK client, sequential | {sdk_rate:.0f} | {mini_rate:.0f} | "
+        f"{mini_rate / sdk_rate:.2f}x |"
     )
 
 

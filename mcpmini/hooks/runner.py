@@ -168,7 +168,8 @@ def load_settings(
     event name into an error instead of a warning. ``trusted=False`` (a workspace whose
     trust dialog was never accepted) drops the project and local ``permissions.allow``
     rules, as Claude Code 2.1.328 does; each file's ``/path`` rules are anchored at its root.
-    Raises ``ConfigError`` (file and JSON path) for unreadable files, invalid JSON / YAML and values of the wrong type.
+    Raises ``ConfigError`` (file and JSON path) for unreadable files, invalid JSON / YAML and
+    values of the wrong type.
     """
     raws: list[RawSource] = [read_source(s, home=home) for s in sources]
     result = HookSettings(sources=[r.name for r in raws])

@@ -1,4 +1,4 @@
-"""The official SDK's `add` server as a Streamable HTTP ASGI app (interop tests, bench/http_load.py)."""
+"""The official SDK's `add` server as a Streamable HTTP ASGI app (interop tests, bench/)."""
 
 from mcp.server.mcpserver import Context, MCPServer
 

@@ -8,7 +8,8 @@ and 7.1 (notebooks 06, 09, 11); :mod:`.precedence` the whole-entry and field-mer
 (notebook 10); :mod:`.hooklab` and :mod:`.hooks` the hook simulations, the gate lab and
 their figures (notebooks 07, 08); :mod:`.attacks` the permission attack and bypass table
 (notebook 07); :mod:`.claude_code` runs the notebooks' examples through the real Claude Code
-(or shows the result recorded from it); :mod:`.exercises` and :mod:`.extensions` exercises 9.1–9.4; :mod:`.scaleout`
+(or shows the result recorded from it); :mod:`.exercises` and :mod:`.extensions` exercises
+9.1–9.4; :mod:`.scaleout`
 real backends behind nginx and wrk runs (notebook 02b); :mod:`.inspector` the notebook's MCP
 inspector (notebook 05, practice 01).
 """

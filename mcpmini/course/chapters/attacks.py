@@ -186,7 +186,8 @@ PERMISSION_CASES: tuple[PermissionCase, ...] = (
         "cat .env",
         "deny",
         deny=("Read(.env)",),
-        note="observed in 2.1.328: refused as a Read of .env (documented: path rules bind the file tools only)",
+        note="observed in 2.1.328: refused as a Read of .env "
+        "(documented: path rules bind the file tools only)",
     ),
     _bash(
         "bypass",
