@@ -743,8 +743,8 @@ def strip_wrappers(sub: str, *, assignments: bool) -> str:
     return only.text if assignments else only.full_text
 
 
-#: sed options that keep it a read (observed in Claude Code 2.1.328); ``-e``, ``-f``, ``-i``
-#: and every other option make it a command that may change files.
+#: sed options that keep it a read (observed in Claude Code 2.1.328); ``-e``, ``-f``, ``-i``,
+#: ``-s`` / ``--separate`` and every other option make it a command that may change files.
 _SED_FLAGS = frozenset(
     {
         "-n",
@@ -756,8 +756,6 @@ _SED_FLAGS = frozenset(
         "--posix",
         "-z",
         "--zero-terminated",
-        "-s",
-        "--separate",
         "-u",
         "--unbuffered",
         "--debug",

@@ -45,7 +45,7 @@ from .bash import (
 )
 from .modes import EDIT_TOOLS, Behavior, ModeSpec, PermissionMode, mode_spec, mode_verdict
 from .paths import absolute, home_dir, is_protected_path, working_dir
-from .rules import Rule, bash_pattern, bash_rule_covers, parse_rule, rule_matches
+from .rules import Rule, bash_pattern, bash_rule_covers, parse_rule, rule_matches, writes_after_cd
 
 __all__ = [
     "GateResult",
@@ -348,6 +348,9 @@ def _bash_allow(
     """The allow rule that approves the command (every part covered), or why none does."""
     if analysis.unverifiable or not analysis.subcommands:
         return None, "no allow rule approves a command that cannot be verified statically"
+    if writes_after_cd(analysis.subcommands):
+        # observed in 2.1.328: asked even when an allow rule matches the write
+        return None, "no allow rule approves a file-changing command after cd"
     used: Rule | None = None
     raw = analysis.command.strip()
     if len(analysis.subcommands) == 1 and not analysis.redirects:

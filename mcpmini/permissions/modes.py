@@ -175,9 +175,20 @@ def _path_args(sub: Subcommand) -> list[str] | None:
     return args
 
 
+def _recursive_cp(word: str) -> bool:
+    """``-r``, ``-R``, ``--recursive`` or a bundle of short options holding one (``-rf``)."""
+    if word in ("--recursive", "-a", "--archive"):
+        return True
+    return word.startswith("-") and not word.startswith("--") and bool(set(word[1:]) & set("rRa"))
+
+
 def _edit_inside(sub: Subcommand, cwd: str, home: str, dirs: Sequence[str]) -> bool:
     if sub.program == "sed" and sed_writes_or_runs(sub.plain):
         return False  # "sed command requires approval (contains potentially dangerous operations)"
+    if sub.program == "sed" and any(w and w.startswith("--in-place=") for w in sub.plain):
+        return False  # observed in 2.1.328: it writes a backup file too; asked in acceptEdits
+    if sub.program == "cp" and any(w and _recursive_cp(w) for w in sub.plain[1:]):
+        return False  # observed in 2.1.328: a recursive copy is asked in acceptEdits
     args = _path_args(sub)
     if args is None or not args:
         return False

@@ -25,13 +25,13 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ConfigError
 from .bash import Subcommand, analyze, deny_forms
-from .modes import EDIT_TOOLS, READ_TOOLS, Behavior
+from .modes import ACCEPT_EDITS_COMMANDS, EDIT_TOOLS, READ_TOOLS, Behavior
 from .paths import call_paths, home_dir, path_rule_matches, working_dir
 
 __all__ = [
@@ -40,6 +40,7 @@ __all__ = [
     "bash_rule_covers",
     "parse_rule",
     "rule_matches",
+    "writes_after_cd",
 ]
 
 _NEVER_CONSULTED = frozenset({"Write", "NotebookEdit", "Glob"})
@@ -136,7 +137,20 @@ def _bash_matches(rule: Rule, spec: str, command: str, behavior: str) -> bool:
         )
     if found.unverifiable or found.writes or not found.subcommands:
         return False
+    if writes_after_cd(found.subcommands):
+        return False  # observed in 2.1.328: asked even when an allow rule matches the write
     return all(bash_rule_covers(rule, s) for s in found.subcommands)
+
+
+def writes_after_cd(subs: Sequence[Subcommand]) -> bool:
+    """A file-changing command (:data:`ACCEPT_EDITS_COMMANDS`) after a ``cd``."""
+    moved = False
+    for sub in subs:
+        if sub.program in ("cd", "pushd", "popd"):
+            moved = True
+        elif moved and sub.program in ACCEPT_EDITS_COMMANDS:
+            return True
+    return False
 
 
 def _tool_hits(rule: Rule, tool_name: str, behavior: str) -> bool:
