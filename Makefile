@@ -63,10 +63,16 @@ clean:
 # jupyterhub and its idle culler from PyPI into .venv, configurable-http-proxy from npm into .hub/;
 # prints the URL and each account's first-login token, then runs the hub (Ctrl-C stops it).
 ROSTER ?= roster.txt
+CHP := node .hub/node_modules/configurable-http-proxy/bin/configurable-http-proxy
 HUB_PORT ?= 8000
 .hub/.installed: $(STAMP)
 	$(BIN)/python -m pip install --quiet 'jupyterhub>=5' 'jupyterhub-idle-culler>=1.2'
 	mkdir -p .hub && npm install --silent --no-audit --no-fund --prefix .hub configurable-http-proxy
+	@# an install seen to come out incomplete once (a dependency without its dist/): check it
+	@# runs, and install afresh once if it does not
+	$(CHP) --version >/dev/null 2>&1 || { rm -rf .hub/node_modules && \
+		npm install --silent --no-audit --no-fund --prefix .hub configurable-http-proxy && \
+		$(CHP) --version >/dev/null; }
 	touch $@
 hub: .hub/.installed
 	$(BIN)/python -m mcpmini.course.classroom.hub $(ROSTER) --port $(HUB_PORT)

@@ -314,6 +314,16 @@ def end_all(proc: subprocess.Popen[bytes], token: str, grace: float) -> int:
     return count
 
 
+def _only_child(pid: int) -> int | None:
+    """The first child of ``pid`` (Linux ``/proc``), ``None`` when it has none or it is gone."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as fh:
+            children = fh.read().split()
+    except OSError:
+        return None
+    return int(children[0]) if children else None
+
+
 class Process:
     """A started process in its own process group, with non-blocking pipes.
 
@@ -367,8 +377,12 @@ class Process:
         finally:
             if status_w >= 0:
                 os.close(status_w)
+        #: the program's own pid: the launcher's child under ``reaper`` (signals meant for the
+        #: program go there: a SIGKILL to the launcher would orphan the program)
+        self.program_pid = self.popen.pid
         if status_r >= 0:
             self._started_or_raise(status_r)
+            self.program_pid = _only_child(self.popen.pid) or self.popen.pid
         for stream in (self.popen.stdin, self.popen.stdout, self.popen.stderr):
             if stream is not None:
                 os.set_blocking(stream.fileno(), False)

@@ -133,7 +133,11 @@ def hub(tmp_path_factory):
         _wait(up, 60, "the hub")
         yield base, dict(plan.accounts), root
     finally:
-        group = [proc.pid, *(p.pid for p in psutil.Process(proc.pid).children(recursive=True))]
+        try:  # the hub may already have exited (it failed to start): nothing of it to list
+            kids = [p.pid for p in psutil.Process(proc.pid).children(recursive=True)]
+        except psutil.NoSuchProcess:
+            kids = []
+        group = [proc.pid, *kids]
         proc.terminate()
         try:
             proc.wait(30)

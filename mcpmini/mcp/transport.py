@@ -188,8 +188,9 @@ class StdioTransport:
 
     @property
     def pid(self) -> int:
-        """The server's process id (also its process group id)."""
-        return self.process.pid
+        """The server's own process id (not its sub-reaper launcher's: a signal sent here
+        reaches the server, and the launcher then ends everything it left)."""
+        return self._proc.program_pid
 
     def send(self, line: bytes) -> None:
         """Queue one line (ending with a newline) for the server.

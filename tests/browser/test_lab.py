@@ -4,7 +4,7 @@ For each notebook: open it, run all cells, and check that no cell produced an er
 widget failed to render (a widget that does not render shows ``VBox(children=…`` or
 "Error displaying widget"). Then, for every widget, change one control the way a learner
 would (arrow key on a slider, click on a checkbox or toggle, next dropdown option, a typed
-character) and check that its report changes and, when it draws one, its plot changes too.
+character, and last a click on a button) and check that its report changes and, when it draws one, its plot changes too.
 Screenshots of each widget before and after go to ``tests/browser/screenshots/`` (ignored).
 
 The notebooks are run a few at a time in separate pages (each page has its own kernel and
@@ -176,6 +176,7 @@ def _candidates(root: Any) -> Iterator[tuple[str, str, Any]]:
         ("dropdown", "select", 5),
         ("radio", "input[type=radio]:not(:checked)", 1),
         ("text", "input[type=text]", 2),
+        ("button", "button.jupyter-button", 2),  # last: a widget whose action is a button
     ):
         found = root.locator(selector)
         for i in range(min(found.count(), limit)):
@@ -187,7 +188,7 @@ def _act(kind: str, control: Any) -> None:
     if kind == "slider":
         control.focus()
         control.press("ArrowRight")
-    elif kind in ("checkbox", "toggle", "radio"):
+    elif kind in ("checkbox", "toggle", "radio", "button"):
         control.click()
     elif kind == "dropdown":
         # the next option (a multiple select toggles its first option), as the widget's

@@ -20,11 +20,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from plugin_oracle import Verdict, claude_verdict, mcpmini_verdict, run_validate
-from plugin_variants import SNAPSHOT, VARIANTS
 
 from mcpmini.config.validation import validate
 from mcpmini.oracle import PIN, ClaudeCodeMissing, binary_version, find_claude, install_claude
+
+from .plugin_oracle import Verdict, claude_verdict, mcpmini_verdict, run_validate
+from .plugin_variants import SNAPSHOT, VARIANTS
 
 # The module fixture runs about 220 binaries: ~50 s on a quiet 2-core machine, minutes under load.
 pytestmark = pytest.mark.timeout(1200)
