@@ -486,7 +486,7 @@ def load_bank(folder: str | Path | None = None) -> Bank:
         ) from None
     items: list[QuizItem] = []
     for path in sorted(root.glob("*.yaml")):
-        if path.name == "tasks.yaml":
+        if path.name in ("tasks.yaml", "scenarios.yaml", "item_schema.yaml"):
             continue
         data = _read_yaml(path, problems)
         if data is None:

@@ -242,7 +242,8 @@ def wrk(
     out = done.stdout.decode("utf-8", "replace")
     rate = re.search(r"Requests/sec:\s+([\d.]+)", out)
     count = re.search(r"(\d+) requests in", out)
-    p50, p99 = re.search(r"50%\s+(\S+)", out), re.search(r"99%\s+(\S+)", out)
+    p50 = re.search(r"^\s*50(?:\.0+)?%[ \t]+(\S+)$", out, re.MULTILINE)
+    p99 = re.search(r"^\s*99(?:\.0+)?%[ \t]+(\S+)$", out, re.MULTILINE)
     if done.exit_code != 0 or not (rate and count and p50 and p99):
         raise RuntimeError(f"wrk failed ({done.ending}, exit {done.exit_code}): {out[-200:]}")
     bad = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
