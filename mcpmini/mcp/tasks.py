@@ -290,14 +290,10 @@ class TaskTable:
                     del task.pending[key]
                     task.answers[key] = answer
             self._changed.notify_all()
-            moved = not task.pending and self._status(task, TaskStatus.INPUT_REQUIRED)
+            moved = not task.pending and task.status is TaskStatus.INPUT_REQUIRED
             if moved:
                 self._step(task, TaskEvent.ANSWERED)
         self._changed_to(task if moved else None)
-
-    @staticmethod
-    def _status(task: _Task, status: TaskStatus) -> bool:
-        return task.status is status
 
     def cancel(self, task_id: object) -> None:
         """Cancel a task (``tasks/cancel``); a terminal task stays as it is. Raises
