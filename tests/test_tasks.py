@@ -415,3 +415,64 @@ def test_mcpmini_call_task_ends_a_never_ending_task_at_the_timeout_in_one_line()
     last = proc.stdout.strip().splitlines()[-1]
     assert last.startswith("no_answer: timeout (task ") and last.endswith(" cancelled)")
     assert "Traceback" not in proc.stderr
+
+
+# --- status notifications (subscriptions/listen with taskIds) --------------------------------
+
+
+def test_listening_for_task_ids_needs_the_extension():
+    server = _task_server()
+    refused = _ask(server, "subscriptions/listen", {"notifications": {"taskIds": ["t"]}}, caps={})
+    assert refused.code == ErrorCode.MISSING_CLIENT_CAPABILITY
+    agreed = _ask(server, "subscriptions/listen", {"notifications": {"taskIds": ["t"]}})
+    assert agreed["notifications"] == {"taskIds": ["t"]}
+    bad = _ask(server, "subscriptions/listen", {"notifications": {"taskIds": "t"}})
+    assert bad.code == ErrorCode.INVALID_PARAMS
+
+
+def _stateless(method: str, params: dict[str, Any], **name: str) -> Any:
+    """The body and headers of one stateless POST declaring the tasks extension."""
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": method,
+        "params": {**params, "_meta": _meta(WITH_TASKS)},
+    }
+    headers = {
+        "accept": "application/json, text/event-stream",
+        "mcp-protocol-version": MODERN,
+        "mcp-method": method,
+        **{f"mcp-{k}": v for k, v in name.items()},
+    }
+    return body, headers
+
+
+def test_a_listen_stream_carries_the_status_of_the_tasks_it_names():
+    import httpx
+    import orjson
+
+    from mcpmini.mcp import asgi_app, serve_http
+
+    run = Deferred()
+    server = _task_server(run)
+    app = asgi_app(server)
+    with serve_http(app) as url, httpx.Client(timeout=10) as http:
+        body, headers = _stateless(
+            "tools/call", {"name": "double", "arguments": {"x": 4}}, name="double"
+        )
+        reply = http.post(url, json=body, headers=headers)
+        task_id = reply.json()["result"]["taskId"]
+        body, headers = _stateless(
+            "subscriptions/listen", {"notifications": {"taskIds": [task_id]}}
+        )
+        with http.stream("POST", url, json=body, headers=headers) as stream:
+            data = (
+                orjson.loads(line[5:]) for line in stream.iter_lines() if line.startswith("data:")
+            )
+            ack = next(data)
+            run.run_all()  # the task completes: its state goes to the stream
+            note = next(data)
+    assert ack["params"]["notifications"] == {"taskIds": [task_id]}
+    assert note["method"] == "notifications/tasks"
+    assert (note["params"]["taskId"], note["params"]["status"]) == (task_id, "completed")
+    assert note["params"]["result"]["structuredContent"] == {"result": 8}

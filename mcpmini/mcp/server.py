@@ -813,12 +813,15 @@ class Server:
     ) -> dict[str, Any]:
         """``subscriptions/listen``: the filter this server agrees to honour (the transport
         sends it as the stream's acknowledgement, see :mod:`.subscriptions`); a filter that is
-        not an object is ``INVALID_PARAMS``."""
+        not an object is ``INVALID_PARAMS``, task ids from a client without the tasks
+        extension ``MISSING_CLIENT_CAPABILITY``."""
         from .subscriptions import agreed_filter
 
         requested = params.get("notifications")
         if not isinstance(requested, dict):
             raise _invalid("Invalid params: subscriptions/listen needs a notifications object", req)
+        if requested.get("taskIds") and not declares_tasks(conn.client_capabilities_of(params)):
+            raise _needs_tasks(req, "notifications.taskIds")
         try:
             return {"notifications": agreed_filter(requested, self.capabilities(Generation.MODERN))}
         except ValueError as exc:
