@@ -879,12 +879,15 @@ class Client:
 
         An ``input_required`` result (2026-07-28, SEP-2322) is answered through
         :attr:`handlers` and the call repeated (:meth:`ClientConnection.answer_input`), at
-        most ``MAX_INPUT_ROUNDS`` times.
+        most ``MAX_INPUT_ROUNDS`` times. A task result (tasks extension) is followed to its
+        end with :meth:`follow_task`, within what is left of ``timeout`` (then cancelled:
+        no answer, ``timeout (task ID cancelled)``); ``KeyboardInterrupt`` cancels the task
+        and propagates.
         """
         params = self._calls.pop(request_id, None)
+        started = time.monotonic()
         try:
             reply = self.wait_for(request_id, timeout)
-            started = time.monotonic()
             for _ in range(MAX_INPUT_ROUNDS):
                 if not (
                     isinstance(reply, Response)

@@ -182,7 +182,7 @@ class TaskTable:
         self,
         ttl_ms: int = 300_000,
         poll_ms: int = 250,
-        max_tasks: int = 1000,
+        max_tasks: int = 256,
         clock: Callable[[], float] = time.time,
         on_change: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
