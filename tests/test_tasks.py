@@ -281,6 +281,22 @@ def test_the_tasks_methods_need_the_extension_and_a_known_task():
     assert no_responses.code == ErrorCode.INVALID_PARAMS
 
 
+def test_a_task_that_cannot_be_started_fails_visibly():
+    def no_threads(work: Callable[[], None]) -> None:
+        raise RuntimeError("can't start new thread")
+
+    server = _task_server(no_threads)
+    created = _ask(server, "tools/call", {"name": "double", "arguments": {"x": 1}})
+    task = _ask(server, "tasks/get", {"taskId": created["taskId"]})
+    assert task["status"] == "failed" and task["error"]["code"] == ErrorCode.INTERNAL_ERROR
+
+
+def test_the_removed_v1_methods_are_not_found():
+    server = _task_server()
+    for method in ("tasks/result", "tasks/list"):
+        assert _ask(server, method, {"taskId": "x"}).code == ErrorCode.METHOD_NOT_FOUND
+
+
 def test_the_handshake_generation_has_no_tasks_methods():
     server = _task_server()
     conn = server.connection()

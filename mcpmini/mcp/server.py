@@ -660,21 +660,32 @@ class Server:
         if tool.errors(arguments) or not isinstance(arguments, Mapping):
             return self.call_tool(tool, arguments)  # the isError result, at once
         return self.start_task(
-            req, lambda: self.call_tool(tool, arguments, (RemoteProtocolError, TaskCancelled))
+            req,
+            lambda: self.call_tool(tool, arguments, (RemoteProtocolError, TaskCancelled)),
+            params,
+            conn.client_capabilities_of(params),
         )
 
     # --- the tasks extension (SEP-2663) -----------------------------------------------
 
-    def start_task(self, req: Request, work: Callable[[], Mapping[str, Any]]) -> dict[str, Any]:
+    def start_task(
+        self,
+        req: Request,
+        work: Callable[[], Mapping[str, Any]],
+        params: Mapping[str, Any] | None = None,
+        capabilities: Mapping[str, Any] | None = None,
+    ) -> dict[str, Any]:
         """Create a task running ``work`` off this thread; return the ``CreateTaskResult``.
 
-        ``work`` runs with a :class:`~mcpmini.mcp.context.CallContext` whose ``request``
-        becomes the task's input requests (answered by ``tasks/update``), whose progress
-        becomes its ``statusMessage`` and whose ``cancelled`` is set by ``tasks/cancel``. Its
-        result completes the task; a :class:`~mcpmini.errors.RemoteProtocolError` fails it
-        with that error, any other exception with ``INTERNAL_ERROR``. The task exists before
-        this returns (a ``tasks/get`` right after resolves). Raises ``INTERNAL_ERROR`` when
-        the table is full.
+        ``work`` runs with a :class:`~mcpmini.mcp.context.CallContext` (the request's
+        ``params`` and client ``capabilities``) whose ``request`` becomes the task's input
+        requests (answered by ``tasks/update``; the wait lasts as long as the task lives),
+        whose progress becomes its ``statusMessage`` and whose ``cancelled`` is set by
+        ``tasks/cancel`` or the end of its TTL. Log messages are dropped (SEP-2663 has none
+        for tasks). Its result completes the task; a
+        :class:`~mcpmini.errors.RemoteProtocolError` fails it with that error, any other
+        exception with ``INTERNAL_ERROR``. The task exists before this returns (a
+        ``tasks/get`` right after resolves). Raises ``INTERNAL_ERROR`` when the table is full.
         """
         table = self.tasks
         try:
@@ -696,7 +707,15 @@ class Server:
             ):
                 table.note(task_id, _progress_text(message.params or {}))
 
-        context = CallContext({}, task_id, None, {}, emit, ask, table.stopped(task_id))
+        context = CallContext(
+            dict(params or {}),
+            task_id,
+            None,
+            dict(capabilities or {}),
+            emit,
+            ask,
+            table.stopped(task_id),
+        )
 
         def run() -> None:
             with in_call(context):
@@ -713,7 +732,10 @@ class Server:
                 else:
                     table.complete(task_id, result)
 
-        self.run_task(run)
+        try:
+            self.run_task(run)
+        except Exception as exc:  # no thread to run it: the task fails, visibly
+            table.fail(task_id, {"code": ErrorCode.INTERNAL_ERROR, "message": str(exc)})
         return {"resultType": "task", **created}
 
     def _task_params(self, conn: ServerConnection, req: Request, params: dict[str, Any]) -> Any:
