@@ -404,28 +404,31 @@ def test_an_expired_task_is_a_protocol_error_for_the_client():
     assert (outcome.kind, outcome.code) == (OutcomeKind.PROTOCOL_ERROR, ErrorCode.INVALID_PARAMS)
 
 
-def test_mcpmini_call_task_ends_a_never_ending_task_at_the_timeout_in_one_line():
+def _mcpmini_call(*options: str) -> subprocess.CompletedProcess[str]:
+    """``mcpmini call tools/call OPTIONS -- mcpmini serve conformance`` (stdio)."""
     command = [sys.executable, "-m", "mcpmini"]
-    proc = subprocess.run(
-        [
-            *command,
-            "call",
-            "tools/call",
-            "--tool",
-            "slow_compute",
-            "--args",
-            '{"seconds": 600}',
-            "--task",
-            "--timeout",
-            "1",
-            "--",
-            *command,
-            "serve",
-            "conformance",
-        ],
+    return subprocess.run(
+        [*command, "call", "tools/call", *options, "--", *command, "serve", "conformance"],
         capture_output=True,
         text=True,
         timeout=30,
+    )
+
+
+def test_mcpmini_call_task_answers_the_task_s_input_request_with_elicit():
+    answer = '{"action": "accept", "content": {"confirm": true}}'
+    proc = _mcpmini_call(
+        "--tool", "confirm_delete", "--args", '{"filename": "a.txt"}', "--task", "--elicit", answer
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert any(line.endswith(": input_required asks elicitation/create") for line in lines)
+    assert lines[-1].strip() == "Deleted a.txt"
+
+
+def test_mcpmini_call_task_ends_a_never_ending_task_at_the_timeout_in_one_line():
+    proc = _mcpmini_call(
+        "--tool", "slow_compute", "--args", '{"seconds": 600}', "--task", "--timeout", "1"
     )
     assert proc.returncode == 1
     last = proc.stdout.strip().splitlines()[-1]

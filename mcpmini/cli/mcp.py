@@ -187,6 +187,12 @@ def add(sub: Any) -> None:
         help="declare the tasks extension (2026-07-28): the server may run the call as a task; "
         "its state is polled and shown until it ends, and cancelled at --timeout or Ctrl-C",
     )
+    call.add_argument(
+        "--elicit",
+        metavar="JSON",
+        help="declare elicitation and answer every elicitation request with this result, e.g. "
+        '\'{"action": "accept", "content": {"confirm": true}}\' (a task\'s input requests too)',
+    )
     call.set_defaults(command_line=[], handler=_cmd_call)
 
 
@@ -449,7 +455,7 @@ def _set_log_level(client: Client, level: str | None, budget: _Budget) -> None:
 
 
 def _cmd_call(args: argparse.Namespace) -> int:
-    from ..mcp import TASKS_EXTENSION, Client
+    from ..mcp import TASKS_EXTENSION, Client, Method
     from ..mcp.inspection import notification_line
     from .inspect import Console
 
@@ -457,9 +463,12 @@ def _cmd_call(args: argparse.Namespace) -> int:
     budget = _Budget(args.timeout)
     console = Console()
     transport = _call_transport(args, console)
-    capabilities: dict[str, Any] | None = (
-        {"extensions": {TASKS_EXTENSION: {}}} if args.task else None
-    )
+    capabilities: dict[str, Any] = {"extensions": {TASKS_EXTENSION: {}}} if args.task else {}
+    handlers = {}
+    if args.elicit is not None:
+        answer = json_object(args.elicit, "--elicit")
+        capabilities["elicitation"] = {}
+        handlers[Method.ELICITATION_CREATE.value] = lambda params: answer
     try:
         if args.json:  # stdout holds the JSON alone: notifications go to stderr
             client = Client(
@@ -467,6 +476,7 @@ def _cmd_call(args: argparse.Namespace) -> int:
                 mode=args.mode,
                 timeout=args.timeout,
                 capabilities=capabilities,
+                handlers=handlers,
                 on_notification=lambda n: console.line(notification_line(n), "err"),
             )
             client.connect()
@@ -476,6 +486,7 @@ def _cmd_call(args: argparse.Namespace) -> int:
             mode=args.mode,
             timeout=args.timeout,
             capabilities=capabilities,
+            handlers=handlers,
             on_notification=console.notification,
         )
         connection = client.connect()
