@@ -495,3 +495,51 @@ def test_a_listen_stream_carries_the_status_of_the_tasks_it_names():
     assert note["method"] == "notifications/tasks"
     assert (note["params"]["taskId"], note["params"]["status"]) == (task_id, "completed")
     assert note["params"]["result"]["structuredContent"] == {"result": 8}
+
+
+def _first_task_id(proc: subprocess.Popen[bytes], seconds: float) -> str | None:
+    """The task id of the first ``task ID: …`` line ``proc`` prints (bounded wait)."""
+    import os
+    import selectors
+    import time
+
+    assert proc.stdout is not None
+    seen = b""
+    deadline = time.monotonic() + seconds
+    with selectors.DefaultSelector() as selector:
+        selector.register(proc.stdout, selectors.EVENT_READ)
+        while selector.select(max(deadline - time.monotonic(), 0)):
+            chunk = os.read(proc.stdout.fileno(), 4096)
+            seen += chunk
+            for line in seen.decode(errors="replace").splitlines():
+                if line.startswith("task ") and line.endswith(": working"):
+                    return line.split()[1].rstrip(":")
+            if not chunk:
+                return None
+    return None
+
+
+def test_ctrl_c_on_mcpmini_call_task_cancels_the_task_on_the_server():
+    import signal
+
+    from mcpmini.mcp import serve_http
+
+    server = ConformanceServer()
+    server.tasks = TaskTable(poll_ms=50)
+    arguments = ["--tool", "slow_compute", "--args", '{"seconds": 600}', "--task"]
+    with serve_http(server) as url:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "mcpmini", "call", "tools/call", *arguments, "--url", url],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        try:
+            task_id = _first_task_id(proc, 20)
+            proc.send_signal(signal.SIGINT)
+            _, err = proc.communicate(timeout=20)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+        assert proc.returncode == 130 and b"Traceback" not in err
+        assert task_id is not None and server.tasks.get(task_id)["status"] == "cancelled"
