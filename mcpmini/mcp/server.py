@@ -16,7 +16,10 @@ Rules of this module:
 * Connection state lives only in :class:`ServerConnection` (one dataclass; a server with
   more per-connection state subclasses it and names it in ``Server.connection_class``).
   The ``Server`` holds nothing that one connection may change, so connections never see
-  each other's state.
+  each other's state — with one stated exception: ``Server.tasks``, the tasks extension's
+  table (:mod:`.tasks`), which every connection shares because a task outlives the request
+  that created it. Its task ids are unguessable handles (there is no ``tasks/list``); the
+  table lives in one process, so ``serve --workers N`` cannot follow a task across workers.
 * The first request fixes a connection's generation (as the official SDK server does): a
   request with the 2026-07-28 ``_meta`` envelope makes it *modern* (stateless,
   ``server/discover``, ``UNSUPPORTED_PROTOCOL_VERSION`` on an unknown version,
