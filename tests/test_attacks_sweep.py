@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from attack_support import running_with, snapshot
+from trust_support import fresh_home
 
 from mcpmini.cli import main
 from mcpmini.process import Process
@@ -42,15 +43,16 @@ def _escaper(tmp_path: Path) -> tuple[Path, str]:
 
 
 def test_a_daemon_that_cleared_the_marker_and_setsid_does_not_outlive_mcpmini_tools(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    fresh_home(tmp_path / "h", monkeypatch)
     script, tag = _escaper(tmp_path)
     config = tmp_path / ".mcp.json"
     config.write_text(
         json.dumps({"mcpServers": {"e": {"command": sys.executable, "args": [str(script)]}}})
     )
     outside = snapshot(Path(__file__).parent / "fixtures")
-    code = main(["tools", "--project", str(config), "--json"])
+    code = main(["tools", "--project", str(config), "--json", "--trust-project"])
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and [s["status"] for s in out["servers"]] == ["ok"]
     assert running_with(tag) == []

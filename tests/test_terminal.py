@@ -107,7 +107,12 @@ def hostile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.setenv("MCPMINI_PROGRESS", str(tmp_path / "progress.json"))
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / ".claude").mkdir(parents=True)
+    # the project's servers approved by the user's own settings (project trust, test_trust.py)
+    (tmp_path / "home" / ".claude" / "settings.json").write_text(
+        json.dumps({"enableAllProjectMcpServers": True})
+    )
+    monkeypatch.setenv("MCPMINI_MANAGED_DIR", str(tmp_path / "home"))
     server = tmp_path / "server.py"
     server.write_text(SERVER.format(evil=EVIL, one=ONE_LINE))
     servers = {

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from trust_support import approving_home
 
 from mcpmini.cli import main
 from mcpmini.config import (
@@ -27,7 +28,10 @@ PY = sys.executable
 
 
 @pytest.fixture
-def env(monkeypatch):
+def env(monkeypatch, tmp_path):
+    # the fixture project's servers approved by the user's own settings (tests/test_trust.py
+    # checks that they stay pending without it)
+    approving_home(tmp_path, monkeypatch)
     monkeypatch.setenv("MCPMINI_PYTHON", PY)
     return {"MCPMINI_PYTHON": PY}
 

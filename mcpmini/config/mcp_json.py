@@ -4,7 +4,10 @@
 expands ``${VAR}`` and ``${VAR:-default}`` in ``command``, ``args``, ``env``, ``url`` and
 ``headers`` from an ``environ`` mapping the caller passes in, and turns problems with one
 server into :class:`Problem` values, so one bad entry never hides the others. Only a file
-that cannot be read as a JSON object raises :class:`~mcpmini.errors.ConfigError`.
+that cannot be read as a JSON object raises :class:`~mcpmini.errors.ConfigError`. With
+``hold=True`` (a project's servers before they are approved, :mod:`mcpmini.config.trust`) only
+the variables named in ``environ`` are substituted and every other ``${VAR}`` stays as written;
+:func:`expand_entry` expands a held entry once it is approved.
 
 Problems are values (:class:`~mcpmini.errors.Problem`) shared by every loader. How several
 sources combine (Proposition 6.2, Example 6.3) lives in :mod:`mcpmini.config.precedence`.
@@ -24,6 +27,7 @@ from ..errors import ConfigError, Problem, Severity, json_path
 
 __all__ = [
     "McpConfig",
+    "expand_entry",
     "expand_vars",
     "line_of_key",
     "load_mcp_json",
@@ -61,11 +65,14 @@ class McpConfig:
     skipped: tuple[str, ...] = field(default=())
 
 
-def expand_vars(value: str, environ: Mapping[str, str]) -> tuple[str, list[str]]:
+def expand_vars(
+    value: str, environ: Mapping[str, str], *, hold: bool = False
+) -> tuple[str, list[str]]:
     """Expand ``${VAR}`` and ``${VAR:-default}`` in ``value`` from ``environ``.
 
     Returns the expanded text and the names of unset variables that had no default
-    (those stay as the literal ``${VAR}``, as Claude Code leaves them).
+    (those stay as the literal ``${VAR}``, as Claude Code leaves them). With ``hold`` a
+    variable not in ``environ`` stays as written, default and all, and is not reported.
     """
     missing: list[str] = []
 
@@ -73,6 +80,8 @@ def expand_vars(value: str, environ: Mapping[str, str]) -> tuple[str, list[str]]
         name, default = m.group(1), m.group(2)
         if name in environ:
             return environ[name]
+        if hold:
+            return m.group(0)
         if default is not None:
             return default
         missing.append(name)
@@ -137,7 +146,7 @@ def _type_problems(name: str, entry: Mapping[str, Any]) -> list[tuple[str, str]]
 
 
 def _expand_entry(
-    name: str, entry: dict[str, Any], environ: Mapping[str, str], warn: Any
+    name: str, entry: dict[str, Any], environ: Mapping[str, str], warn: Any, hold: bool = False
 ) -> dict[str, Any]:
     out = dict(entry)
     for fld in _EXPANDED_FIELDS:
@@ -152,14 +161,14 @@ def _expand_entry(
                     "value looks like a literal secret; use ${VAR} and set it in the "
                     "environment instead",
                 )
-            for name in _NESTED_DEFAULT.findall(text):
+            for name in [] if hold else _NESTED_DEFAULT.findall(text):
                 warn(
                     where,
                     f"the default of ${{{name}:-...}} holds another ${{...}}, which is "
                     "not expanded: the literal text is used. Use a literal default, or set "
                     f"{name}",
                 )
-            expanded, missing = expand_vars(text, environ)
+            expanded, missing = expand_vars(text, environ, hold=hold)
             for var in missing:
                 warn(
                     where,
@@ -177,20 +186,42 @@ def _expand_entry(
     return out
 
 
+def expand_entry(
+    entry: Mapping[str, Any],
+    environ: Mapping[str, str],
+    *,
+    name: str = "",
+    origin: str | None = None,
+) -> tuple[dict[str, Any], list[Problem]]:
+    """One server entry with ``${VAR}`` expanded from ``environ`` (an entry loaded with
+    ``hold=True``, now approved). Returns the expanded entry and a warning per unset
+    variable without a default and per nested default, as :func:`load_mcp_json` reports."""
+    problems: list[Problem] = []
+
+    def warn(where: str, msg: str) -> None:
+        if "literal secret" not in msg:  # the lint already ran when the entry was loaded
+            problems.append(Problem(Severity.WARNING, msg, origin, f"mcpServers.{name}.{where}"))
+
+    return _expand_entry(name, dict(entry), environ, warn), problems
+
+
 def load_mcp_json(
     path_or_dict: str | Path | Mapping[str, Any],
     *,
     environ: Mapping[str, str],
     source: str = "project",
     origin: str | None = None,
+    hold: bool = False,
 ) -> McpConfig:
     """Read, check and expand one `.mcp.json` (a path, or its already-parsed dict).
 
     Returns an :class:`McpConfig` whose ``servers`` hold only the valid entries
-    (expanded from ``environ``); every skipped entry, unset variable and literal-looking
-    secret is a :class:`Problem` naming the file, the ``mcpServers.<name>.<field>`` path
-    and, for files, the line. Raises :class:`ConfigError` when the file cannot be read as
-    a JSON object, or when ``mcpServers`` is not an object.
+    (expanded from ``environ``; with ``hold`` only the variables ``environ`` names, the
+    others left as written and unreported, see the module doc); every skipped entry, unset
+    variable and literal-looking secret is a :class:`Problem` naming the file, the
+    ``mcpServers.<name>.<field>`` path and, for files, the line. Raises
+    :class:`ConfigError` when the file cannot be read as a JSON object, or when
+    ``mcpServers`` is not an object.
     """
     text: str | None = None
     if isinstance(path_or_dict, Mapping):
@@ -249,7 +280,7 @@ def load_mcp_json(
                 Problem(Severity.WARNING, msg, origin, f"mcpServers.{_name}.{where}", _line)
             )
 
-        kept[name] = _expand_entry(name, dict(entry), environ, warn)
+        kept[name] = _expand_entry(name, dict(entry), environ, warn, hold)
     return McpConfig(source, kept, tuple(problems), origin, tuple(skipped))
 
 

@@ -197,13 +197,15 @@ def load_plugin(
     *,
     environ: Mapping[str, str] | None = None,
     data_dir: str | None = None,
+    hold: bool = False,
 ) -> Plugin:
     """Load the plugin in folder ``root``; never raises for a bad file.
 
     ``environ`` expands ``${VAR}`` in MCP entries (``CLAUDE_PLUGIN_ROOT`` and
     ``CLAUDE_PLUGIN_DATA`` are always set, the latter to ``data_dir`` or
-    ``~/.claude/plugins/data/<name>``). Returns a :class:`Plugin` whose ``problems``
-    name each bad file, JSON path and line.
+    ``~/.claude/plugins/data/<name>``); with ``hold`` (a plugin a project brought, not yet
+    approved) a variable ``environ`` does not name stays as written. Returns a
+    :class:`Plugin` whose ``problems`` name each bad file, JSON path and line.
     """
     root = Path(root)
     plugin = Plugin(root.name, str(root))
@@ -266,7 +268,7 @@ def load_plugin(
     _load_skills(plugin, root, where, variables)
     _load_agents(plugin, root, where)
     _load_hooks(plugin, root, manifest, where, variables, str(mpath))
-    _load_mcp(plugin, root, manifest, where, dict(environ or {}) | variables, str(mpath))
+    _load_mcp(plugin, root, manifest, where, dict(environ or {}) | variables, str(mpath), hold)
     return plugin
 
 
@@ -443,6 +445,7 @@ def _load_mcp(
     where: Any,
     environ: dict[str, str],
     mpath: str,
+    hold: bool = False,
 ) -> None:
     source = f"plugin:{plugin.name}"
     parts: list[McpConfig] = []
@@ -451,14 +454,18 @@ def _load_mcp(
     files += [] if isinstance(value, dict) else where("mcpServers")
     for f in files:
         try:
-            parts.append(load_mcp_json(f, environ=environ, source=source))
+            parts.append(load_mcp_json(f, environ=environ, source=source, hold=hold))
         except ConfigError as exc:
             plugin.problems.append(Problem.from_error(exc))
     if isinstance(value, dict):
         inline = value.get("mcpServers", value)
         parts.append(
             load_mcp_json(
-                {"mcpServers": inline}, environ=environ, source=source, origin=f"{mpath}#mcpServers"
+                {"mcpServers": inline},
+                environ=environ,
+                source=source,
+                origin=f"{mpath}#mcpServers",
+                hold=hold,
             )
         )
     servers: dict[str, dict[str, Any]] = {}
