@@ -33,7 +33,7 @@ from mcpmini.config import (
     resolve_mcp_servers,
     verdicts,
 )
-from mcpmini.config.trust import RULES, Facts, decide
+from mcpmini.config.trust import RULES, Facts, decide, resolve_trusted
 
 psutil = pytest.importorskip("psutil")
 
@@ -361,7 +361,7 @@ def test_a_plugin_inside_the_project_waits_and_one_outside_does_not(
 def test_the_prompt_approves_on_yes_and_not_on_anything_else(
     home: Path, project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    resolved = resolve_mcp_servers([("project", {"s": {"command": "x ${SECRET}"}})])
+    resolved = [("project", {"s": {"command": "x ${SECRET}"}})]
     args = type("Args", (), {"trust_project": False})()
     no = gate(args, resolved, frozenset(), environ={}, project_dir=project, ask=True, home=home,
               reader=lambda: "\n")  # fmt: skip
@@ -385,6 +385,21 @@ def test_record_approval_appends_each_name_once_and_keeps_other_settings(
     }
 
 
+def test_a_pending_project_server_leaves_its_name_to_a_user_server(
+    home: Path, project: Path, tmp_path: Path
+) -> None:
+    # observed in 2.1.328: precedence (project > user) applies among approved servers only
+    sources = [("project", {"s": {"command": "p"}}), ("user", {"s": {"command": "u"}})]
+    record = read_record(project, home=home, managed_dir=tmp_path)
+    resolved, judged = resolve_trusted(sources, record)
+    assert (resolved["s"].source, judged["s"].state) == ("user", TrustState.APPROVED)
+    _settings(home / ".claude" / "settings.json", {"enabledMcpjsonServers": ["s"]})
+    record = read_record(project, home=home, managed_dir=tmp_path)
+    resolved, judged = resolve_trusted(sources, record)
+    assert (resolved["s"].source, judged["s"].state) == ("project", TrustState.APPROVED)
+    assert resolved["s"].shadowed == ("user",)
+
+
 def test_the_trust_record_is_keyed_by_the_git_root(home: Path, project: Path) -> None:
     (project / ".git").mkdir()
     sub = project / "sub"
@@ -403,3 +418,14 @@ def test_every_row_of_the_table_is_reachable() -> None:
         Facts(True, approved_by=SettingsScope.USER),
     ]
     assert [decide(f).reason for f in facts] == [r.reason for r in RULES]
+
+
+def test_the_trust_oracle_cases_load_and_each_status_text_maps_to_a_state() -> None:
+    from mcpmini.oracle.trust import _state_of, load_trust_cases
+
+    cases = load_trust_cases()
+    assert len(cases) >= 40 and any(c.trust_project for c in cases)
+    assert _state_of("Status: ⏸ Pending approval (run `claude` to approve)") == "pending"
+    assert _state_of("✘ Rejected (see disabledMcpjsonServers in settings)") == "rejected"
+    assert _state_of("⊘ Disabled for this project (re-enable via /mcp)") == "disabled"
+    assert _state_of("✘ Failed to connect") == "approved"  # health-checked: it was approved

@@ -24,8 +24,8 @@ from ..config.trust import (
     read_record,
     record_approval,
     release,
+    resolve_trusted,
     shown_command,
-    verdicts,
 )
 from ..errors import Problem
 from .output import echo, terminal_safe
@@ -43,9 +43,10 @@ TRUST_HELP = (
 
 @dataclass(frozen=True)
 class Gate:
-    """What :func:`gate` decided: the servers that may start (expanded), every server's
-    verdict, and the problems found on the way."""
+    """What :func:`gate` decided: every server (held ones as written), the servers that may
+    start (expanded), every server's verdict, and the problems found on the way."""
 
+    resolved: dict[str, Any]
     released: dict[str, Any]
     judged: dict[str, TrustVerdict]
     problems: tuple[Problem, ...]
@@ -76,7 +77,7 @@ def _ask(pending: list[str], resolved: Mapping[str, Any], reader: Callable[[], s
 
 def gate(
     args: argparse.Namespace,
-    resolved: Mapping[str, Any],
+    sources: list[Any],
     project_plugins: frozenset[str],
     *,
     environ: Mapping[str, str],
@@ -85,14 +86,15 @@ def gate(
     home: Path | None = None,
     reader: Callable[[], str] = sys.stdin.readline,
 ) -> Gate:
-    """Decide every server of ``resolved``; approve the pending ones when ``--trust-project``
+    """Resolve ``sources`` and decide every server (:func:`~mcpmini.config.trust.resolve_trusted`);
+    approve the pending ones when ``--trust-project``
     was given (or, with ``ask``, the user says yes), recording it; return the :class:`Gate`.
     Raises :class:`~mcpmini.config.TrustRecordError` when the approval cannot be recorded
     (a ``~/.claude.json`` that is not a JSON object is never rewritten)."""
     home = Path.home() if home is None else home
     managed = Path(environ.get("MCPMINI_MANAGED_DIR", os.fspath(MANAGED_DIR)))
     record = read_record(project_dir, home=home, managed_dir=managed)
-    judged = verdicts(resolved, record, project_plugins)
+    resolved, judged = resolve_trusted(sources, record, project_plugins)
     pending = [n for n, v in judged.items() if v.state is TrustState.PENDING]
     approve = bool(pending) and (
         getattr(args, "trust_project", False) or (ask and _ask(pending, resolved, reader))
@@ -100,6 +102,6 @@ def gate(
     if approve:
         record_approval(project_dir, pending, home=home)
         record = read_record(project_dir, home=home, managed_dir=managed)
-        judged = verdicts(resolved, record, project_plugins)
+        resolved, judged = resolve_trusted(sources, record, project_plugins)
     released, found = release(resolved, judged, environ, project_plugins)
-    return Gate(released, judged, (*record.problems, *found))
+    return Gate(resolved, released, judged, (*record.problems, *found))

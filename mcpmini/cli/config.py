@@ -41,15 +41,15 @@ def add(sub: Any) -> None:
 def _cmd_config_resolve(args: argparse.Namespace) -> int:
     import os
 
-    from ..config import load_held_sources, resolve_mcp_servers
+    from ..config import load_held_sources
 
     scopes = {scope: getattr(args, scope) for scope in ("local", "project", "user")}
     project_dir = project_dir_of(scopes["project"])
     sources, problems, held = load_held_sources(
         scopes, tuple(args.plugin), environ=os.environ, project_dir=project_dir
     )
-    resolved = resolve_mcp_servers(sources)
-    decided = gate(args, resolved, held, environ=os.environ, project_dir=project_dir, ask=False)
+    decided = gate(args, sources, held, environ=os.environ, project_dir=project_dir, ask=False)
+    resolved = decided.resolved
     problems = [*problems, *decided.problems]
     shown = {n: decided.released.get(n, r) for n, r in resolved.items()}
     if args.json:

@@ -84,7 +84,6 @@ def _cmd_tools(args: argparse.Namespace) -> int:
         Inventory,
         ServerStatus,
         load_held_sources,
-        resolve_mcp_servers,
         take_inventory,
     )
     from ..errors import Severity
@@ -106,9 +105,9 @@ def _cmd_tools(args: argparse.Namespace) -> int:
     ]
     if unreadable:
         raise SourceUnreadable(str(unreadable[0]))
-    resolved = resolve_mcp_servers(sources)
     ask = not args.json and sys.stdin.isatty() and sys.stderr.isatty()
-    decided = gate(args, resolved, held, environ=os.environ, project_dir=project_dir, ask=ask)
+    decided = gate(args, sources, held, environ=os.environ, project_dir=project_dir, ask=ask)
+    resolved = decided.resolved
     problems = [*problems, *decided.problems]
     started = take_inventory(
         decided.released, timeout=args.timeout, problems=tuple(str(p) for p in problems)

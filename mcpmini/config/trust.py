@@ -46,7 +46,7 @@ from typing import Any
 
 from .. import jsonfile
 from ..errors import ConfigError, Problem, Severity
-from .mcp_json import expand_entry
+from .mcp_json import McpConfig, expand_entry
 
 __all__ = [
     "APPROVAL_KEYS",
@@ -68,6 +68,7 @@ __all__ = [
     "read_record",
     "record_approval",
     "release",
+    "resolve_trusted",
     "settings_files",
     "shown_command",
     "verdicts",
@@ -436,3 +437,38 @@ def shown_command(entry: Any) -> str:
             str(x) for x in (entry["command"], *(args if isinstance(args, list) else []))
         )
     return str(entry.get("url", ""))
+
+
+def resolve_trusted(
+    sources: Iterable[Any], record: ProjectRecord, project_plugins: Collection[str] = ()
+) -> tuple[dict[str, Any], dict[str, TrustVerdict]]:
+    """Resolve ``sources`` (:func:`~mcpmini.config.load_held_sources`) as Claude Code 2.1.328
+    does with trust: a project server that is not approved takes no part in precedence — a
+    user-scope server of the same name wins — and is listed under its own name only when no
+    other source defines it. Returns ``({name: Resolved}, {name: TrustVerdict})``."""
+    from .precedence import Resolved, resolve_mcp_servers
+
+    kept: list[Any] = []
+    held: dict[str, tuple[Any, TrustVerdict]] = {}
+    for src in sources:
+        if isinstance(src, tuple):  # a (source, {name: entry}) pair
+            src = McpConfig(src[0], dict(src[1]))
+        source = str(src.source)
+        if source != "project" and not (
+            source.startswith("plugin:") and source.split(":", 1)[1] in project_plugins
+        ):
+            kept.append(src)
+            continue
+        judged = {n: decide(facts_of(n, record, gated=True)) for n in src.servers}
+        for n, entry in src.servers.items():
+            if not judged[n].may_start:
+                held[n] = (Resolved(n, entry, source, src.origin), judged[n])
+        kept.append(
+            replace(src, servers={n: e for n, e in src.servers.items() if judged[n].may_start})
+        )
+    resolved = resolve_mcp_servers(kept)
+    out = verdicts(resolved, record, project_plugins)
+    for name, (r, v) in held.items():
+        if name not in resolved:
+            resolved[name], out[name] = r, v
+    return resolved, out
