@@ -76,3 +76,44 @@ def test_the_reaper_keeps_the_programs_exit_status_and_start_errors() -> None:
         assert p.wait(None) == -9
     with pytest.raises(FileNotFoundError):
         Process(["/nonexistent/program"], reaper=True)
+
+
+DAEMON = """\
+import os, subprocess
+env = {{k: v for k, v in os.environ.items() if k != "MCPMINI_PROCESS_RUN"}}
+subprocess.Popen(
+    ["sh", "-c", "(sleep 300; echo {tag}) &"], env=env, start_new_session=True,
+    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+).wait()
+"""
+
+
+def _daemon(tmp_path: Path) -> tuple[str, str]:
+    """A command that leaves a daemon behind (marker cleared, new session), and its tag."""
+    tag = "escaped-" + secrets.token_hex(6)
+    script = tmp_path / "daemon.py"
+    script.write_text(DAEMON.format(tag=tag))
+    return f"{sys.executable} {script}", tag
+
+
+def test_a_hook_that_setsids_a_daemon_leaves_nothing_running(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # before: command hooks ran without the sub-reaper and the daemon outlived the hook
+    command, tag = _daemon(tmp_path)
+    settings = tmp_path / "settings.json"
+    hook = {"type": "command", "command": command}
+    settings.write_text(json.dumps({"hooks": {"Stop": [{"hooks": [hook]}]}}))
+    code = main(["hooks", "run", "--settings", str(settings), "--event", "Stop", "--json"])
+    capsys.readouterr()
+    assert code == 0
+    assert running_with(tag) == []
+
+
+def test_a_skill_command_that_setsids_a_daemon_leaves_nothing_running(tmp_path: Path) -> None:
+    from mcpmini.skills import run_shell
+
+    command, tag = _daemon(tmp_path)
+    done = run_shell(command, timeout=20)
+    assert done.returncode == 0
+    assert running_with(tag) == []
