@@ -321,6 +321,8 @@ PUBLIC = {
         "TOTAL_TOKENS",
     },
     "config": {
+        "Approvals",
+        "resolve_trusted",
         "expand_entry",
         "load_held_sources",
         "ProjectRecord",

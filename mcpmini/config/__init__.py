@@ -59,6 +59,7 @@ from .precedence import (
     resolve_mcp_servers,
 )
 from .trust import (
+    Approvals,
     ProjectRecord,
     SettingsScope,
     TrustRecordError,
@@ -67,6 +68,7 @@ from .trust import (
     read_record,
     record_approval,
     release,
+    resolve_trusted,
     verdicts,
 )
 
@@ -79,6 +81,7 @@ __all__ = [
     "PRECEDENCE",
     "RESERVED_NAMES",
     "SOURCE_FORMS",
+    "Approvals",
     "Combination",
     "FieldValue",
     "Inventory",
@@ -116,6 +119,7 @@ __all__ = [
     "release",
     "resolve",
     "resolve_mcp_servers",
+    "resolve_trusted",
     "schema_problems",
     "take_inventory",
     "validate_plugin",
