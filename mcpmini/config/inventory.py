@@ -272,7 +272,8 @@ def load_held_sources(
 ) -> tuple[list[Any], list[Problem], frozenset[str]]:
     """:func:`load_sources` with the project's servers *held*: the project scope and every
     plugin folder inside ``project_dir`` are loaded with no variable of ``environ`` expanded
-    (``${VAR}`` as written; a plugin's own ``${CLAUDE_PLUGIN_ROOT}`` is), to be expanded by
+    (``${VAR}`` as written, the warnings about unset ones still reported; a plugin's own
+    ``${CLAUDE_PLUGIN_ROOT}`` is expanded), to be expanded by
     :func:`mcpmini.config.trust.release` once approved. Returns ``(sources, problems, the
     names of the project's plugins)``."""
     return _load(scopes, plugins, environ, project_dir, hold=True)
@@ -307,7 +308,7 @@ def _load(
                 user, local = load_claude_json(path, project_dir=where, environ=env)
                 cfg = user if scope == "user" else local
             elif scope == "project" and hold:
-                cfg = load_mcp_json(path, environ={}, source=scope, hold=True)
+                cfg = load_mcp_json(path, environ=env, source=scope, hold=())
             else:
                 cfg = load_mcp_json(path, environ=env, source=scope)
         except ConfigError as exc:
@@ -318,7 +319,7 @@ def _load(
     held: set[str] = set()
     for folder in plugins:
         mine = hold and _inside(folder, where)
-        plugin = load_plugin(folder, environ={} if mine else env, hold=mine)
+        plugin = load_plugin(folder, environ=env, hold=mine)
         if mine:
             held.add(plugin.name)
         problems.extend(

@@ -5,8 +5,9 @@ expands ``${VAR}`` and ``${VAR:-default}`` in ``command``, ``args``, ``env``, ``
 ``headers`` from an ``environ`` mapping the caller passes in, and turns problems with one
 server into :class:`Problem` values, so one bad entry never hides the others. Only a file
 that cannot be read as a JSON object raises :class:`~mcpmini.errors.ConfigError`. With
-``hold=True`` (a project's servers before they are approved, :mod:`mcpmini.config.trust`) only
-the variables named in ``environ`` are substituted and every other ``${VAR}`` stays as written;
+``hold`` (a project's servers before they are approved, :mod:`mcpmini.config.trust`) only the
+variables ``hold`` names are substituted and every other ``${VAR}`` stays as written — the
+warnings (unset variables, nested defaults) are still reported against ``environ``;
 :func:`expand_entry` expands a held entry once it is approved.
 
 Problems are values (:class:`~mcpmini.errors.Problem`) shared by every loader. How several
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -66,26 +67,26 @@ class McpConfig:
 
 
 def expand_vars(
-    value: str, environ: Mapping[str, str], *, hold: bool = False
+    value: str, environ: Mapping[str, str], *, hold: Collection[str] | None = None
 ) -> tuple[str, list[str]]:
     """Expand ``${VAR}`` and ``${VAR:-default}`` in ``value`` from ``environ``.
 
     Returns the expanded text and the names of unset variables that had no default
-    (those stay as the literal ``${VAR}``, as Claude Code leaves them). With ``hold`` a
-    variable not in ``environ`` stays as written, default and all, and is not reported.
+    (those stay as the literal ``${VAR}``, as Claude Code leaves them). With ``hold`` only
+    the variables it names are substituted; any other stays as written, default and all
+    (still reported when unset without a default).
     """
     missing: list[str] = []
 
     def sub(m: re.Match[str]) -> str:
         name, default = m.group(1), m.group(2)
+        if name not in environ and default is None:
+            missing.append(name)
+        if hold is not None and name not in hold:
+            return m.group(0)
         if name in environ:
             return environ[name]
-        if hold:
-            return m.group(0)
-        if default is not None:
-            return default
-        missing.append(name)
-        return m.group(0)
+        return m.group(0) if default is None else default
 
     return _VAR.sub(sub, value), missing
 
@@ -146,7 +147,11 @@ def _type_problems(name: str, entry: Mapping[str, Any]) -> list[tuple[str, str]]
 
 
 def _expand_entry(
-    name: str, entry: dict[str, Any], environ: Mapping[str, str], warn: Any, hold: bool = False
+    name: str,
+    entry: dict[str, Any],
+    environ: Mapping[str, str],
+    warn: Any,
+    hold: Collection[str] | None = None,
 ) -> dict[str, Any]:
     out = dict(entry)
     for fld in _EXPANDED_FIELDS:
@@ -161,7 +166,7 @@ def _expand_entry(
                     "value looks like a literal secret; use ${VAR} and set it in the "
                     "environment instead",
                 )
-            for name in [] if hold else _NESTED_DEFAULT.findall(text):
+            for name in _NESTED_DEFAULT.findall(text):
                 warn(
                     where,
                     f"the default of ${{{name}:-...}} holds another ${{...}}, which is "
@@ -194,7 +199,7 @@ def expand_entry(
     origin: str | None = None,
 ) -> tuple[dict[str, Any], list[Problem]]:
     """One server entry with ``${VAR}`` expanded from ``environ`` (an entry loaded with
-    ``hold=True``, now approved). Returns the expanded entry and a warning per unset
+    ``hold``, now approved). Returns the expanded entry and a warning per unset
     variable without a default and per nested default, as :func:`load_mcp_json` reports."""
     problems: list[Problem] = []
 
@@ -211,13 +216,13 @@ def load_mcp_json(
     environ: Mapping[str, str],
     source: str = "project",
     origin: str | None = None,
-    hold: bool = False,
+    hold: Collection[str] | None = None,
 ) -> McpConfig:
     """Read, check and expand one `.mcp.json` (a path, or its already-parsed dict).
 
     Returns an :class:`McpConfig` whose ``servers`` hold only the valid entries
-    (expanded from ``environ``; with ``hold`` only the variables ``environ`` names, the
-    others left as written and unreported, see the module doc); every skipped entry, unset
+    (expanded from ``environ``; with ``hold`` only the variables it names, the others left
+    as written, see the module doc); every skipped entry, unset
     variable and literal-looking secret is a :class:`Problem` naming the file, the
     ``mcpServers.<name>.<field>`` path and, for files, the line. Raises
     :class:`ConfigError` when the file cannot be read as a JSON object, or when

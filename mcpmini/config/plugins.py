@@ -19,7 +19,7 @@ kept as the plain ``{"hooks": {...}}`` data of each file in :attr:`Plugin.hooks`
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -204,7 +204,7 @@ def load_plugin(
     ``environ`` expands ``${VAR}`` in MCP entries (``CLAUDE_PLUGIN_ROOT`` and
     ``CLAUDE_PLUGIN_DATA`` are always set, the latter to ``data_dir`` or
     ``~/.claude/plugins/data/<name>``); with ``hold`` (a plugin a project brought, not yet
-    approved) a variable ``environ`` does not name stays as written. Returns a
+    approved) only those two are substituted, every other ``${VAR}`` stays as written. Returns a
     :class:`Plugin` whose ``problems`` name each bad file, JSON path and line.
     """
     root = Path(root)
@@ -268,7 +268,8 @@ def load_plugin(
     _load_skills(plugin, root, where, variables)
     _load_agents(plugin, root, where)
     _load_hooks(plugin, root, manifest, where, variables, str(mpath))
-    _load_mcp(plugin, root, manifest, where, dict(environ or {}) | variables, str(mpath), hold)
+    held = tuple(variables) if hold else None
+    _load_mcp(plugin, root, manifest, where, dict(environ or {}) | variables, str(mpath), held)
     return plugin
 
 
@@ -445,7 +446,7 @@ def _load_mcp(
     where: Any,
     environ: dict[str, str],
     mpath: str,
-    hold: bool = False,
+    hold: Collection[str] | None = None,
 ) -> None:
     source = f"plugin:{plugin.name}"
     parts: list[McpConfig] = []

@@ -412,7 +412,8 @@ def release(
 ) -> tuple[dict[str, Any], list[Problem]]:
     """The servers that may start, the held ones among them expanded from ``environ`` now
     (:func:`~mcpmini.config.expand_entry`); the others are left out, never expanded.
-    Returns ``({name: Resolved}, the expansion warnings)``."""
+    Returns ``({name: Resolved}, problems)`` — none so far: the warnings about unset
+    variables were reported when the entries were loaded."""
     gated = gated_names(resolved, project_plugins)
     out: dict[str, Any] = {}
     problems: list[Problem] = []
@@ -420,8 +421,7 @@ def release(
         if not judged[name].may_start:
             continue
         if name in gated and isinstance(r.value, Mapping):
-            value, found = expand_entry(r.value, environ, name=name, origin=r.origin)
-            problems.extend(found)
+            value, _ = expand_entry(r.value, environ, name=name, origin=r.origin)
             r = replace(r, value=value)
         out[name] = r
     return out, problems
