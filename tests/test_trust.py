@@ -442,3 +442,12 @@ def test_a_held_entry_keeps_every_variable_as_written_and_still_warns_with_its_l
     held = load_mcp_json(f, environ={"C": "c"}, hold=())
     assert held.servers["s"]["args"] == ["${A:-d}", "${B}", "${C}"]
     assert [(p.path, p.line) for p in held.problems] == [("mcpServers.s.args[1]", 3)]
+
+
+def test_trust_project_approves_a_pending_server_whose_name_a_user_server_took(
+    home: Path, project: Path, tmp_path: Path
+) -> None:
+    sources = [("project", {"s": {"command": "p"}}), ("user", {"s": {"command": "u"}})]
+    args = type("Args", (), {"trust_project": True})()
+    done = gate(args, sources, frozenset(), environ={}, project_dir=project, ask=False, home=home)
+    assert done.resolved["s"].source == "project" and done.judged["s"].may_start

@@ -19,8 +19,8 @@ from typing import Any
 
 from ..config.trust import (
     MANAGED_DIR,
-    TrustState,
     TrustVerdict,
+    pending_names,
     read_record,
     record_approval,
     release,
@@ -62,10 +62,10 @@ def project_dir_of(project_file: str | None) -> Path:
     return Path(project_file).resolve().parent if project_file else Path.cwd()
 
 
-def _ask(pending: list[str], resolved: Mapping[str, Any], reader: Callable[[], str]) -> bool:
+def _ask(pending: list[str], held: Mapping[str, Any], reader: Callable[[], str]) -> bool:
     echo("This project's MCP servers are not approved yet:", err=True)
     for name in pending:
-        echo(f"  {name}: {shown_command(resolved[name].value)}", err=True)
+        echo(f"  {name}: {shown_command(held.get(name))}", err=True)
     print(
         terminal_safe("Trust this project and start them? [y/N] "),
         end="",
@@ -73,6 +73,17 @@ def _ask(pending: list[str], resolved: Mapping[str, Any], reader: Callable[[], s
         flush=True,
     )
     return reader().strip().lower() in ("y", "yes")
+
+
+def _entries(sources: list[Any]) -> dict[str, Any]:
+    """Every entry of the project's own sources by name (for the prompt)."""
+    out: dict[str, Any] = {}
+    for src in sources:
+        servers = src[1] if isinstance(src, tuple) else src.servers
+        source = src[0] if isinstance(src, tuple) else src.source
+        if str(source) == "project" or str(source).startswith("plugin:"):
+            out.update(servers)
+    return out
 
 
 def gate(
@@ -95,9 +106,9 @@ def gate(
     managed = Path(environ.get("MCPMINI_MANAGED_DIR", os.fspath(MANAGED_DIR)))
     record = read_record(project_dir, home=home, managed_dir=managed)
     resolved, judged = resolve_trusted(sources, record, project_plugins)
-    pending = [n for n, v in judged.items() if v.state is TrustState.PENDING]
+    pending = pending_names(sources, record, project_plugins)
     approve = bool(pending) and (
-        getattr(args, "trust_project", False) or (ask and _ask(pending, resolved, reader))
+        getattr(args, "trust_project", False) or (ask and _ask(pending, _entries(sources), reader))
     )
     if approve:
         record_approval(project_dir, pending, home=home)

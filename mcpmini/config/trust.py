@@ -64,6 +64,7 @@ __all__ = [
     "decide",
     "facts_of",
     "gated_names",
+    "pending_names",
     "project_key",
     "read_record",
     "record_approval",
@@ -439,6 +440,35 @@ def shown_command(entry: Any) -> str:
     return str(entry.get("url", ""))
 
 
+def _gated_sources(sources: Iterable[Any], project_plugins: Collection[str]) -> list[Any]:
+    out = []
+    for src in sources:
+        if isinstance(src, tuple):  # a (source, {name: entry}) pair
+            src = McpConfig(src[0], dict(src[1]))
+        out.append(src)
+    return out
+
+
+def _is_gated(source: str, project_plugins: Collection[str]) -> bool:
+    return source == "project" or (
+        source.startswith("plugin:") and source.split(":", 1)[1] in project_plugins
+    )
+
+
+def pending_names(
+    sources: Iterable[Any], record: ProjectRecord, project_plugins: Collection[str] = ()
+) -> list[str]:
+    """Every held server (project scope, project plugins) still waiting for an approval —
+    also one whose name a user-scope server takes meanwhile (Claude Code asks about it too)."""
+    return [
+        n
+        for src in _gated_sources(sources, project_plugins)
+        if _is_gated(str(src.source), project_plugins)
+        for n in src.servers
+        if decide(facts_of(n, record, gated=True)).state is TrustState.PENDING
+    ]
+
+
 def resolve_trusted(
     sources: Iterable[Any], record: ProjectRecord, project_plugins: Collection[str] = ()
 ) -> tuple[dict[str, Any], dict[str, TrustVerdict]]:
@@ -450,13 +480,9 @@ def resolve_trusted(
 
     kept: list[Any] = []
     held: dict[str, tuple[Any, TrustVerdict]] = {}
-    for src in sources:
-        if isinstance(src, tuple):  # a (source, {name: entry}) pair
-            src = McpConfig(src[0], dict(src[1]))
+    for src in _gated_sources(sources, project_plugins):
         source = str(src.source)
-        if source != "project" and not (
-            source.startswith("plugin:") and source.split(":", 1)[1] in project_plugins
-        ):
+        if not _is_gated(source, project_plugins):
             kept.append(src)
             continue
         judged = {n: decide(facts_of(n, record, gated=True)) for n in src.servers}

@@ -34,7 +34,7 @@ from ..config import (
     read_record,
     record_approval,
 )
-from ..config.trust import resolve_trusted
+from ..config.trust import pending_names, resolve_trusted
 from ..errors import ConfigError
 from .case import Case, Scope
 from .run import Tree, lay_out, run_command
@@ -158,9 +158,7 @@ def mcpmini_states(tree: Tree, *, trust_project: bool = False) -> dict[str, str]
     managed = tree.root / "managed"
     record = read_record(tree.ws, home=tree.home, managed_dir=managed)
     if trust_project:
-        _, judged = resolve_trusted(sources, record, held)
-        pending = [n for n, v in judged.items() if v.state is TrustState.PENDING]
-        record_approval(tree.ws, pending, home=tree.home)
+        record_approval(tree.ws, pending_names(sources, record, held), home=tree.home)
         record = read_record(tree.ws, home=tree.home, managed_dir=managed)
     return {n: v.state.value for n, v in resolve_trusted(sources, record, held)[1].items()}
 
