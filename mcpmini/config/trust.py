@@ -386,14 +386,9 @@ def record_approval(
 def gated_names(resolved: Mapping[str, Any], project_plugins: Collection[str]) -> set[str]:
     """The keys of ``resolved`` (``{name: Resolved}``) that need an approval: the project
     scope's, and those of the plugins named in ``project_plugins``."""
-    out = set()
-    for name, r in resolved.items():
-        source = str(getattr(r, "source", ""))
-        if source == "project" or (
-            source.startswith("plugin:") and source.split(":", 1)[1] in project_plugins
-        ):
-            out.add(name)
-    return out
+    return {
+        n for n, r in resolved.items() if _is_gated(str(getattr(r, "source", "")), project_plugins)
+    }
 
 
 def verdicts(
@@ -440,7 +435,7 @@ def shown_command(entry: Any) -> str:
     return str(entry.get("url", ""))
 
 
-def _gated_sources(sources: Iterable[Any], project_plugins: Collection[str]) -> list[Any]:
+def _as_configs(sources: Iterable[Any]) -> list[Any]:
     out = []
     for src in sources:
         if isinstance(src, tuple):  # a (source, {name: entry}) pair
@@ -462,7 +457,7 @@ def pending_names(
     also one whose name a user-scope server takes meanwhile (Claude Code asks about it too)."""
     return [
         n
-        for src in _gated_sources(sources, project_plugins)
+        for src in _as_configs(sources)
         if _is_gated(str(src.source), project_plugins)
         for n in src.servers
         if decide(facts_of(n, record, gated=True)).state is TrustState.PENDING
@@ -480,7 +475,7 @@ def resolve_trusted(
 
     kept: list[Any] = []
     held: dict[str, tuple[Any, TrustVerdict]] = {}
-    for src in _gated_sources(sources, project_plugins):
+    for src in _as_configs(sources):
         source = str(src.source)
         if not _is_gated(source, project_plugins):
             kept.append(src)
