@@ -226,9 +226,9 @@ def test_a_short_cell_is_filled_from_the_other_drawn_scenarios_and_said(tmp_path
         s = draw_sitting(loaded, 1, seed)
         d2 = Counter(it.scenario for it in s.items if it.domain == 2)
         if "support" in s.scenarios:
-            assert d2 == {"support": 11} and any(n.startswith("D2 in ") for n in s.notes)
+            assert d2 == {"support": 11} and any(n.en.startswith("D2 in ") for n in s.notes)
         else:
-            assert not d2 and any(n.startswith("D2:") for n in s.notes)
+            assert not d2 and any(n.en.startswith("D2:") for n in s.notes)
         assert len(s.items) == 60
 
 

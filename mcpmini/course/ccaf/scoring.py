@@ -59,6 +59,7 @@ LABELS: dict[str, Text] = {
     "none": Text("（答えなし）", "(no answer)"),
     "flagged": Text("（見直しの印あり）", "(flagged)"),
     "question": Text("問 {n}", "Q{n}"),
+    "stem": Text("問い", "question"),
 }
 
 
@@ -67,6 +68,8 @@ def label(key: str, lang: Lang | str, **values: Any) -> str:
     the English and the Japanese are joined by `` / `` on one line."""
     text = LABELS[key]
     chosen = Lang(lang)
+    if chosen is Lang.BOTH and key == "question":  # a number reads the same in both
+        return text.en.format(**values)
     if chosen is Lang.BOTH:
         return f"{text.en.format(**values)} / {text.ja.format(**values)}"
     return text.lang(chosen).format(**values)
@@ -176,7 +179,7 @@ class QuizReport:
                 found = d.text
         if found is None:
             return ""
-        return found.en if lang is Lang.BOTH else found.lang(lang)
+        return found.inline(lang)
 
     def lines(self, lang: Lang | str = Lang.BOTH) -> list[str]:
         """The report in ``lang``: the score (an estimate) and the 720 line, every missed
@@ -193,7 +196,7 @@ class QuizReport:
         if misses:
             out += ["", label("misses", chosen) + ":"]
         for r in misses:
-            out += _miss_lines(r, chosen)
+            out += _miss_lines(r, chosen, self._title("scenario", r.scenario, chosen))
         for heading, kind, rows in (
             ("per scenario", "scenario", self.by_scenario),
             ("per domain", "domain", self.by_domain),
@@ -220,13 +223,19 @@ def _option_text(item: QuizItem | None, option: str, lang: Lang) -> str:
     return f"{option}. {found.text.lang(lang)}" if found is not None else option
 
 
-def _miss_lines(r: ItemResult, lang: Lang) -> list[str]:
-    """One missed item: its number, the choice, the key's text, why, and the rebuttal."""
+def _miss_lines(r: ItemResult, lang: Lang, scenario: str = "") -> list[str]:
+    """One missed item: its number and scenario, the question, the choice, the key's text,
+    why, and the rebuttal of what was chosen."""
     it = r.source
     head = f"  {label('question', lang, n=r.number)}"
+    if scenario:
+        head += f" — {scenario}"
     if r.flagged:
         head += " " + label("flagged", lang)
     out = [head]
+    if it is not None:
+        out.append(f"    {label('stem', lang)}:")
+        out += _indent(it.stem.lang(lang), "      ")
     chosen = [_option_text(it, c, lang) for c in r.chosen] or [label("none", lang)]
     out.append(f"    {label('chosen', lang)}:")
     for c in chosen:

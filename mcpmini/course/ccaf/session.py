@@ -110,7 +110,7 @@ class ExamSession:
         lang: Lang | str = Lang.BOTH,
         format: Format | str = DEFAULT_FORMAT,
         number: int | None = None,
-        notes: Sequence[str] = (),
+        notes: Sequence[Text] = (),
     ) -> None:
         import time
 
@@ -322,7 +322,7 @@ class ExamSession:
     def scenario_title(self, item: QuizItem) -> str:
         """The title of ``item``'s scenario in the session's language."""
         found = self.bank.scenario(item.scenario)
-        return found.title.lang(self.lang) if found else item.scenario
+        return found.title.inline(self.lang) if found else item.scenario
 
     def scenario_text(self, item: QuizItem) -> str:
         """The text the exam shows before ``item``'s scenario, in the session's language."""
@@ -341,6 +341,7 @@ class ExamSession:
         if self.number is None:
             return line
         scenarios = ", ".join(dict.fromkeys(self.scenario_title(it) for it in self.items))
+        notes = [n.inline(self.lang) for n in self.notes]
         head = screen(
             "sitting",
             self.lang,
@@ -349,7 +350,7 @@ class ExamSession:
             format=self.format.value,
             scenarios=scenarios,
         )
-        return "\n".join([head, *self.notes, line])
+        return "\n".join([head, *notes, line])
 
     def choose_hint(self, item: QuizItem) -> str:
         """``choose 2`` for a multiple-response item, empty otherwise."""

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from .bank import Bank, QuizItem
+from .bank import Bank, QuizItem, Text
 
 __all__ = [
     "DEFAULT_FORMAT",
@@ -65,7 +65,7 @@ class Sitting:
     format: Format
     scenarios: tuple[str, ...]
     items: tuple[QuizItem, ...]
-    notes: tuple[str, ...] = ()
+    notes: tuple[Text, ...] = ()
     minutes: float = EXAM_MINUTES
 
 
@@ -162,7 +162,7 @@ def _fill_domain(
     domain: int,
     want: dict[str, int],
     cells: dict[str, list[QuizItem]],
-    notes: list[str],
+    notes: list[Text],
 ) -> dict[str, int]:
     """Move what a cell lacks to the same domain's other scenarios with spare items."""
     take = {s: min(n, len(cells[s])) for s, n in want.items()}
@@ -170,7 +170,11 @@ def _fill_domain(
     for s, n in want.items():
         if take[s] < n:
             notes.append(
-                f"D{domain} in {s}: {len(cells[s])} of {n} items; the rest from the others"
+                Text(
+                    f"D{domain} は {s} に {n} 問のうち {len(cells[s])} 問だけ。"
+                    "残りは他のシナリオから",
+                    f"D{domain} in {s}: {len(cells[s])} of {n} items; the rest from the others",
+                )
             )
     for s in sorted(cells, key=lambda s: -(len(cells[s]) - take[s])):
         extra = min(missing, len(cells[s]) - take[s])
@@ -199,11 +203,18 @@ def _one_sitting(
     domains = sorted({it.domain for it in inside} | set(weight))
     caps = {d: sum(it.domain == d for it in inside) for d in domains}
     quota = _shares({d: weight.get(d, 0) for d in domains}, count, caps)
-    notes: list[str] = []
+    notes: list[Text] = []
     for d in domains:
         ideal = round(count * weight.get(d, 0) / 100)
         if quota[d] < ideal:
-            notes.append(f"D{d}: {caps[d]} items in the drawn scenarios, {quota[d]} of {ideal}")
+            notes.append(
+                Text(
+                    f"D{d} は引いたシナリオに {caps[d]} 問だけ（{ideal} 問のうち {quota[d]} 問）。"
+                    "残りは他の領域へ",
+                    f"D{d}: {caps[d]} items in the drawn scenarios, {quota[d]} of {ideal}; "
+                    "the rest to the other domains",
+                )
+            )
     totals = dict.fromkeys(drawn, 0)
     by_scenario: dict[str, list[QuizItem]] = {s: [] for s in drawn}
     for d in sorted(domains, key=lambda d: -quota[d]):
