@@ -78,7 +78,7 @@ class ExamWidget:
         self.checks = [
             widgets.Checkbox(indent=False, layout=widgets.Layout(width="auto")) for _ in range(most)
         ]
-        self.multi = widgets.VBox(self.checks)
+        self.multi = widgets.VBox([])
         self.flag = widgets.Checkbox(description=_word("flag", lang), indent=False)
         self.buttons = [
             widgets.Button(description=_word("back", lang)),
@@ -95,6 +95,7 @@ class ExamWidget:
             show_repeat=False,
             playing=False,
             description="timer",
+            disabled=True,  # the learner cannot pause the clock
             _view_count=0,
         )
         self.single.observe(self._save, names="value")
@@ -149,15 +150,15 @@ class ExamWidget:
         labels = [(f"{o.id}. {o.text.lang(lang)}", o.id) for o in it.options]
         chosen = exam.answers.get(it.id, [])
         self.loading = True  # setting the options must not count as answering
+        # only the controls of this item are on the page: radio buttons or one checkbox each
         self.single.layout.display = "none" if it.pick > 1 else None
-        self.multi.layout.display = None if it.pick > 1 else "none"
-        self.single.options = labels
+        self.single.options = labels if it.pick == 1 else []
         self.single.value = chosen[0] if chosen and it.pick == 1 else None
-        for n, box in enumerate(self.checks):
-            option = it.options[n] if n < len(it.options) else None
-            box.layout.display = None if option is not None and it.pick > 1 else "none"
-            box.description = labels[n][0] if option is not None else ""
-            box.value = option is not None and option.id in chosen
+        boxes = self.checks[: len(it.options)] if it.pick > 1 else []
+        for box, (text, option_id) in zip(boxes, labels, strict=False):
+            box.description = text
+            box.value = option_id in chosen
+        self.multi.children = tuple(boxes)
         self.flag.value = it.id in exam.flagged
         self.loading = False
         self._lock_controls()
@@ -197,7 +198,7 @@ class ExamWidget:
         it = self.item
         if it.pick == 1:
             return [self.single.value] if self.single.value else []
-        return [o.id for o, box in zip(it.options, self.checks, strict=False) if box.value]
+        return [o.id for o, box in zip(it.options, self.multi.children, strict=False) if box.value]
 
     def _save(self, change: Any = None) -> None:
         if self.loading or self.session.locked:
