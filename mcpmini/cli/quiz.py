@@ -284,7 +284,8 @@ def _exam(args: argparse.Namespace, bank: Any) -> Any:
     if args.weakest:
         tasks = _weakest(bank, args.weakest, tasks)
         print("weakest task statements:", ", ".join(tasks))
-    count = min(args.count, sum(it.task in tasks for it in bank.items)) if tasks else args.count
+    fits = [it for it in bank.items if fmt == "mixed" or it.pick == 1]
+    count = min(args.count, sum(it.task in tasks for it in fits)) if tasks else args.count
     try:
         return ExamSession(bank, count, seed, args.minutes, tasks, lang=lang, format=fmt)
     except ValueError as exc:  # the draw's documented refusal of --count / --task

@@ -501,6 +501,12 @@ def key_is_longest(it: QuizItem, lang: Lang) -> bool:
     return any(lengths.get(k, -1) > max(others, default=-1) for k in it.correct)
 
 
+def _key_is_shortest(it: QuizItem, lang: Lang) -> bool:
+    lengths = {o.id: len(o.text.lang(lang)) for o in it.options}
+    others = [n for o, n in lengths.items() if o not in it.correct]
+    return any(lengths.get(k, 1 << 30) < min(others, default=0) for k in it.correct)
+
+
 def _situation_stem(it: QuizItem) -> str:
     return " ".join(f"{it.situation.en} {it.stem.en} | {it.situation.ja} {it.stem.ja}".split())
 
@@ -566,6 +572,8 @@ class BankFigures:
     picks: dict[int, int] = field(default_factory=dict)
     #: per language, the share of single-answer items whose key is the longest option
     longest_key: dict[str, float] = field(default_factory=dict)
+    #: per language, the share whose key is the shortest option (the other way to game it)
+    shortest_key: dict[str, float] = field(default_factory=dict)
 
     @property
     def decision_share(self) -> float:
@@ -578,7 +586,9 @@ class BankFigures:
             f"{self.items} items; decision {self.decision_share:.0%}; "
             + ", ".join(f"pick {p}: {n}" for p, n in sorted(self.picks.items())),
             "key is the longest option: "
-            + ", ".join(f"{lang} {share:.0%}" for lang, share in self.longest_key.items()),
+            + ", ".join(f"{lang} {share:.0%}" for lang, share in self.longest_key.items())
+            + "; the shortest: "
+            + ", ".join(f"{lang} {share:.0%}" for lang, share in self.shortest_key.items()),
             "per domain:   " + ", ".join(f"D{d} {n}" for d, n in sorted(self.per_domain.items())),
             "per scenario: " + ", ".join(f"{s} {n}" for s, n in self.per_scenario.items()),
             "per task:     " + ", ".join(f"{t} {n}" for t, n in self.per_task.items()),
@@ -592,12 +602,12 @@ def figures(bank: Bank, items: Iterable[QuizItem] | None = None) -> BankFigures:
     pool = list(bank.items if items is None else items)
     per_task = Counter(it.task for it in pool)
     singles = [it for it in pool if it.pick == 1 and len(it.correct) == 1]
-    longest = {
-        lang.value: (sum(key_is_longest(it, lang) for it in singles) / len(singles))
-        if singles
-        else 0.0
-        for lang in (Lang.JA, Lang.EN)
-    }
+
+    def share(test: Any, lang: Lang) -> float:
+        return sum(test(it, lang) for it in singles) / len(singles) if singles else 0.0
+
+    longest = {lang.value: share(key_is_longest, lang) for lang in (Lang.JA, Lang.EN)}
+    shortest = {lang.value: share(_key_is_shortest, lang) for lang in (Lang.JA, Lang.EN)}
     scenario_ids = [s.id for s in bank.scenarios] or sorted({it.scenario for it in pool})
     per_scenario = Counter(it.scenario for it in pool)
     return BankFigures(
@@ -608,4 +618,5 @@ def figures(bank: Bank, items: Iterable[QuizItem] | None = None) -> BankFigures:
         dict(Counter(it.kind.value for it in pool)),
         dict(Counter(it.pick for it in pool)),
         longest,
+        shortest,
     )
