@@ -161,8 +161,11 @@ class McpAsgi:
             )
             return
         body, too_big = await self._read_body(receive)
-        headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope.get("headers", [])]
-        request = HttpRequest.build(scope["method"], headers, body, scope.get("path", "/"))
+        # One pass into the mapping HttpRequest.build would make (names folded, last one wins).
+        headers = {
+            k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])
+        }
+        request = HttpRequest(scope["method"], headers, body, scope.get("path", "/"))
         decision = self.endpoint.receive(request, too_big=too_big)
         if isinstance(decision, HttpReply):
             await self._write(send, decision)

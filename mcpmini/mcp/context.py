@@ -13,8 +13,7 @@ I/O like the rest of the core.
 from __future__ import annotations
 
 import contextvars
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -111,11 +110,21 @@ def current_call() -> CallContext:
     return _CURRENT.get()
 
 
-@contextmanager
-def in_call(context: CallContext) -> Iterator[CallContext]:
-    """Make ``context`` the current call for the duration of the ``with`` block."""
-    token = _CURRENT.set(context)
-    try:
-        yield context
-    finally:
-        _CURRENT.reset(token)
+class in_call:  # named as the function it replaces: ``with in_call(context):``
+    """Make ``context`` the current call for the duration of the ``with`` block.
+
+    A class rather than a ``@contextmanager`` generator: it runs once per tool call on the
+    HTTP hot path, where the generator's setup cost showed in the profile.
+    """
+
+    __slots__ = ("context", "token")
+
+    def __init__(self, context: CallContext) -> None:
+        self.context = context
+
+    def __enter__(self) -> CallContext:
+        self.token = _CURRENT.set(self.context)
+        return self.context
+
+    def __exit__(self, *exc: object) -> None:
+        _CURRENT.reset(self.token)

@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import secrets
 import threading
 import time
@@ -323,8 +324,17 @@ def sse_event(message: Message, event_id: str | None = None) -> bytes:
     return head + b"event: message\ndata: " + orjson.dumps(to_dict(message)) + b"\n\n"
 
 
-def _media_types(value: str) -> list[str]:
-    return [part.split(";")[0].strip().lower() for part in value.split(",") if part.strip()]
+@functools.lru_cache(maxsize=256)
+def _media_types(value: str) -> frozenset[str]:
+    """The media types a ``Content-Type`` or ``Accept`` value names, parameters dropped.
+
+    Cached: a client repeats the same two header values on every request, and parsing them
+    was a tenth of a call's cost (``bench/http_load.py``, table 3); the bound keeps a client
+    that varies them from growing the cache.
+    """
+    return frozenset(
+        part.split(";")[0].strip().lower() for part in value.split(",") if part.strip()
+    )
 
 
 def _accepts(accept: str, wanted: str) -> bool:
@@ -604,7 +614,8 @@ class HttpEndpoint:
                 )
             )
         accept = headers.get("accept", "")
-        if not (_accepts(accept, "application/json") and _accepts(accept, "text/event-stream")):
+        sse = _accepts(accept, "text/event-stream")
+        if not (sse and _accepts(accept, "application/json")):
             return _refuse(
                 _bad(
                     406,
@@ -638,7 +649,7 @@ class HttpEndpoint:
         )
         if stateless or not self.stateful:
             return self._stateless(message, headers, meta)
-        return self._stateful(message, headers, header_version, sid)
+        return self._stateful(message, headers, header_version, sid, sse)
 
     def _stateless(
         self, message: Message, headers: Mapping[str, str], meta: Any
@@ -743,6 +754,7 @@ class HttpEndpoint:
         headers: Mapping[str, str],
         header_version: str | None,
         sid: str | None,
+        sse: bool,
     ) -> HttpReply | Dispatch:
         if header_version is not None and header_version not in STATEFUL_HEADER_VERSIONS:
             return _refuse(
@@ -754,7 +766,6 @@ class HttpEndpoint:
                     {"supported": sorted(STATEFUL_HEADER_VERSIONS)},
                 )
             )
-        sse = _accepts(headers.get("accept", ""), "text/event-stream")
         if isinstance(message, Request) and message.method == Method.INITIALIZE:
             if sid is not None and sid in self.sessions:
                 return _refuse(

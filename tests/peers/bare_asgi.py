@@ -7,6 +7,8 @@ measures every real server against this app under the same load generator.
 
 from __future__ import annotations
 
+import os
+import time
 from typing import Any
 
 import orjson
@@ -48,3 +50,25 @@ async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         body = b"event: message\ndata: " + event + b"\n\n"
         await send({"type": "http.response.body", "body": body, "more_body": True})
     await send({"type": "http.response.body", "body": b""})
+
+
+def spinning() -> Any:
+    """The floor plus ``BARE_ASGI_SPIN_US`` microseconds of busy Python per request (a uvicorn
+    factory): what any per-call work costs under load, kernel and wake-ups included, so that
+    ``bench/http_load.py`` can show where a real server's time goes."""
+    spin = float(os.environ.get("BARE_ASGI_SPIN_US", "0")) / 1e6
+
+    async def spun(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        body = await _body(receive)
+        end = time.perf_counter() + spin
+        while time.perf_counter() < end:
+            pass
+        request = orjson.loads(body)
+        reply = orjson.dumps({"jsonrpc": "2.0", "id": request.get("id"), "result": RESULT})
+        headers = [(b"content-type", b"application/json")]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": reply})
+
+    return spun
