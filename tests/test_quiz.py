@@ -86,6 +86,7 @@ def test_a_broken_file_or_item_is_a_problem_naming_the_file_and_the_item(tmp_pat
     write(tmp_path, "1.2", "items: [unclosed")
     write(tmp_path, "1.3", {"task": "1.4", "items": [item("1.3", 0)]})
     write(tmp_path, "1.5", {"task": "1.5", "items": "not a list"})
+    write(tmp_path, "1.6", {"items": [item("1.6", 0), no_english]})  # no task, a bad item
     loaded = load_bank(tmp_path)
     found = {(Path(p.source or "").name, p.path, p.message.split(":")[0]) for p in loaded.problems}
     assert ("1.1.yaml", "items[1].stem", "item t11-1 skipped") in found
@@ -93,8 +94,9 @@ def test_a_broken_file_or_item_is_a_problem_naming_the_file_and_the_item(tmp_pat
     assert any(name == "1.2.yaml" and m == "invalid YAML" for name, _, m in found)
     assert ("1.3.yaml", "task", "task '1.4' is not the file's name ('1.3')") in found
     assert ("1.5.yaml", "items", "file skipped") in found
+    assert ("1.6.yaml", "(top level)", "file skipped") in found
     ids = {it.id for it in loaded.items}
-    assert "t11-0" in ids and "t11-1" not in ids and "t12-0" not in ids
+    assert "t11-0" in ids and "t11-1" not in ids and "t12-0" not in ids and "t16-0" not in ids
 
 
 def test_the_integrity_check_catches_each_kind_of_broken_item(tmp_path: Path) -> None:

@@ -348,6 +348,7 @@ def _load_file(path: Path, schema: Path, problems: list[Problem]) -> list[QuizIt
         return []
     errors = sorted(_validator(schema).iter_errors(data), key=lambda e: list(map(str, e.path)))
     bad_items: set[int] = set()
+    whole_file = False
     for e in errors:
         parts = list(e.absolute_path)
         if len(parts) >= 2 and parts[0] == "items" and isinstance(parts[1], int):
@@ -355,9 +356,10 @@ def _load_file(path: Path, schema: Path, problems: list[Problem]) -> list[QuizIt
             name = _item_name(data, parts[1])
             message = f"item {name or parts[1]} skipped: {e.message}"
         else:
+            whole_file = True
             message = f"file skipped: {e.message}"
         problems.append(Problem(Severity.ERROR, message, str(path), json_path(parts)))
-    if errors and not bad_items:
+    if whole_file:
         return []
     task = str(data["task"])
     if task != path.stem:
