@@ -535,7 +535,7 @@ def test_quiz_take_enforces_the_number_to_pick_reviews_and_saves_flags(
     assert saved["answers"][drawn[0].id] == sorted(drawn[0].correct)
     shown = capsys.readouterr().out
     assert "1 flagged items to review" in shown
-    assert ("this item takes" in shown) or ("choose among" in shown)
+    assert ("for this item (you chose" in shown) or ("choose among" in shown)
     assert f"current answer: {first} (flagged)" in shown
     assert not any(it.id in shown for it in cli_bank.items)
     data = load_progress(progress)

@@ -314,7 +314,7 @@ def _ask(exam: Any, item: Any, out: str | None) -> bool:
         try:
             exam.enter(item.id, line)
         except EntryError as exc:
-            echo(f"  {exc.reason} (Enter skips, q submits)")
+            echo("  " + exam.again(exc))
             continue
         _save(exam, out)
         return True

@@ -64,15 +64,25 @@ LABELS: dict[str, Text] = {
 
 
 def label(key: str, lang: Lang | str, **values: Any) -> str:
-    """The row ``key`` of :data:`LABELS` in ``lang``, formatted with ``values``; in ``both``
-    the English and the Japanese are joined by `` / `` on one line."""
-    text = LABELS[key]
+    """The row ``key`` of :data:`LABELS` in ``lang``, formatted with ``values`` (a
+    :class:`Text` value in the same language); in ``both`` the English and the Japanese are
+    joined by `` / `` on one line."""
+    return fill(LABELS[key], lang, single=key == "question", **values)
+
+
+def fill(text: Text, lang: Lang | str, single: bool = False, **values: Any) -> str:
+    """``text`` in ``lang`` formatted with ``values``, each :class:`Text` value taken in the
+    same language; ``both`` joins English and Japanese with `` / `` (only the English when
+    ``single``: a number reads the same in both)."""
     chosen = Lang(lang)
-    if chosen is Lang.BOTH and key == "question":  # a number reads the same in both
-        return text.en.format(**values)
+
+    def one(which: Lang) -> str:
+        local = {k: v.lang(which) if isinstance(v, Text) else v for k, v in values.items()}
+        return text.lang(which).format(**local)
+
     if chosen is Lang.BOTH:
-        return f"{text.en.format(**values)} / {text.ja.format(**values)}"
-    return text.lang(chosen).format(**values)
+        return one(Lang.EN) if single else f"{one(Lang.EN)} / {one(Lang.JA)}"
+    return one(chosen)
 
 
 @dataclass(frozen=True)
@@ -185,7 +195,7 @@ class QuizReport:
         """The report in ``lang``: the score (an estimate) and the 720 line, every missed
         item with what to learn from it, then percent per scenario, domain, task statement."""
         chosen = Lang(lang)
-        verdict = label("above" if self.passed else "below", chosen)
+        verdict = LABELS["above" if self.passed else "below"]
         out = [
             label(
                 "score", chosen, scaled=self.scaled, top=MAX_SCORE, line=PASS_SCORE, verdict=verdict

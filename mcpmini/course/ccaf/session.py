@@ -19,7 +19,7 @@ from enum import StrEnum
 from typing import Any
 
 from .bank import Bank, Lang, QuizItem, Text
-from .scoring import QuizReport, grade, label
+from .scoring import QuizReport, fill, grade, label
 from .sitting import DEFAULT_FORMAT, EXAM_MINUTES, Format, draw, draw_sitting
 
 __all__ = ["AnswersLocked", "EntryError", "EntryProblem", "ExamSession", "clock_text"]
@@ -43,12 +43,14 @@ class EntryProblem(StrEnum):
 
 
 class EntryError(ValueError):
-    """A typed line the item cannot take; ``code`` says why, ``reason`` is one line to show."""
+    """A typed line the item cannot take; ``code`` says why, ``text`` is the reason in both
+    languages and ``reason`` the one line to show in the session's language."""
 
-    def __init__(self, code: EntryProblem, reason: str) -> None:
-        super().__init__(reason)
+    def __init__(self, code: EntryProblem, text: Text, lang: Lang | str = Lang.BOTH) -> None:
         self.code = code
-        self.reason = reason
+        self.text = text
+        self.reason = text.inline(lang)
+        super().__init__(self.reason)
 
 
 #: The fixed texts of the exam screens, in both languages.
@@ -66,9 +68,10 @@ SCREEN: dict[str, Text] = {
     "choose": Text("{n} つ選ぶ", "choose {n}"),
     "choose among": Text("{letters} から選ぶ", "choose among {letters}"),
     "count": Text(
-        "この問題は {n} つ選ぶ（{got} つ選んだ）", "this item takes {n} options (you gave {got})"
+        "この問題は {n} つ選ぶ（{got} つ選んだ）", "choose {n} for this item (you chose {got})"
     ),
     "current": Text("いまの答え：{answer}", "current answer: {answer}"),
+    "again": Text("{reason}（Enter で飛ばし、q で提出）", "{reason} (Enter skips, q submits)"),
     "review": Text("見直し", "review"),
     "time left": Text("残り {left}", "time left {left}"),
     "sitting": Text(
@@ -80,11 +83,7 @@ SCREEN: dict[str, Text] = {
 
 def screen(key: str, lang: Lang | str, **values: Any) -> str:
     """The row ``key`` of :data:`SCREEN` in ``lang`` (``both``: English / Japanese)."""
-    text = SCREEN[key]
-    chosen = Lang(lang)
-    if chosen is Lang.BOTH:
-        return f"{text.en.format(**values)} / {text.ja.format(**values)}"
-    return text.lang(chosen).format(**values)
+    return fill(SCREEN[key], lang, **values)
 
 
 class ExamSession:
@@ -223,13 +222,9 @@ class ExamSession:
         unknown = [o for o in chosen if item.option(o) is None]
         if unknown:
             letters = ", ".join(o.id for o in item.options)
-            raise EntryError(
-                EntryProblem.UNKNOWN_OPTION, screen("choose among", self.lang, letters=letters)
-            )
+            raise self._refuse(EntryProblem.UNKNOWN_OPTION, "choose among", letters=letters)
         if len(chosen) > item.pick:
-            raise EntryError(
-                EntryProblem.WRONG_COUNT, screen("count", self.lang, n=item.pick, got=len(chosen))
-            )
+            raise self._refuse(EntryProblem.WRONG_COUNT, "count", n=item.pick, got=len(chosen))
         if chosen:
             self.answers[item_id] = chosen
         else:
@@ -252,15 +247,11 @@ class ExamSession:
         letters = [c for c in text.rstrip("?!").upper() if c.isalnum()]
         known = {o.id for o in item.options}
         if set(letters) - known:
-            raise EntryError(
-                EntryProblem.UNKNOWN_OPTION,
-                screen("choose among", self.lang, letters=", ".join(sorted(known))),
-            )
+            among = ", ".join(sorted(known))
+            raise self._refuse(EntryProblem.UNKNOWN_OPTION, "choose among", letters=among)
         if letters and len(set(letters)) != item.pick:
-            raise EntryError(
-                EntryProblem.WRONG_COUNT,
-                screen("count", self.lang, n=item.pick, got=len(set(letters))),
-            )
+            got = len(set(letters))
+            raise self._refuse(EntryProblem.WRONG_COUNT, "count", n=item.pick, got=got)
         if letters:
             self.answer(item_id, letters)
         if mark:
@@ -351,6 +342,15 @@ class ExamSession:
             scenarios=scenarios,
         )
         return "\n".join([head, *notes, line])
+
+    def _refuse(self, code: EntryProblem, key: str, **values: Any) -> EntryError:
+        row = SCREEN[key]
+        text = Text(row.ja.format(**values), row.en.format(**values))
+        return EntryError(code, text, self.lang)
+
+    def again(self, refused: EntryError) -> str:
+        """The line shown after a refused entry: its reason and how to go on."""
+        return screen("again", self.lang, reason=refused.text)
 
     def choose_hint(self, item: QuizItem) -> str:
         """``choose 2`` for a multiple-response item, empty otherwise."""
