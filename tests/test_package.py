@@ -26,6 +26,11 @@ RUNTIME_PACKAGES = [p for p in LAYERS if p not in ("course", "cli")]
 
 PUBLIC = {
     "mcp": {
+        "TASKS_EXTENSION",
+        "TaskStatus",
+        "TaskSupport",
+        "TaskTable",
+        "UnknownTask",
         "BlockView",
         "CallRecord",
         "Progress",
