@@ -135,6 +135,7 @@ PUBLIC = {
         "canonical_resource",
         "choose_method",
         "client_assertion",
+        "oauth_for",
         "parse_challenges",
         "parse_registration",
         "parse_resource_metadata",
@@ -146,6 +147,7 @@ PUBLIC = {
         "select_scopes",
         "server_metadata_urls",
         "token_request",
+        "tokens_dir",
         "union",
     },
     "permissions": {

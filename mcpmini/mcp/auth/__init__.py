@@ -15,7 +15,7 @@ from .challenge import Challenge, parse_challenges
 from .discovery import resource_metadata_urls, server_metadata_urls
 from .dpop import DpopKey
 from .errors import AuthError, AuthErrorKind
-from .flow import OAuth
+from .flow import OAuth, oauth_for
 from .metadata import (
     ResourceMetadata,
     ServerMetadata,
@@ -28,7 +28,7 @@ from .options import Grant, OAuthOptions
 from .pkce import Pkce
 from .registration import ClientInfo, choose_method, parse_registration, registration_body
 from .scopes import select_scopes, union
-from .store import FileStore, MemoryStore, Record, TokenStore
+from .store import FileStore, MemoryStore, Record, TokenStore, tokens_dir
 from .tokens import Token, client_assertion, parse_token, token_request
 
 __all__ = [
@@ -54,6 +54,7 @@ __all__ = [
     "canonical_resource",
     "choose_method",
     "client_assertion",
+    "oauth_for",
     "parse_challenges",
     "parse_registration",
     "parse_resource_metadata",
@@ -65,5 +66,6 @@ __all__ = [
     "select_scopes",
     "server_metadata_urls",
     "token_request",
+    "tokens_dir",
     "union",
 ]

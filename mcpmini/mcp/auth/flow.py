@@ -29,7 +29,7 @@ from __future__ import annotations
 import secrets
 import threading
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Mapping
 from dataclasses import replace
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
@@ -54,10 +54,10 @@ from .options import Grant, OAuthOptions
 from .pkce import Pkce
 from .registration import ClientInfo, choose_method, parse_registration, registration_body
 from .scopes import select_scopes, union
-from .store import MemoryStore, Record, TokenStore
+from .store import FileStore, MemoryStore, Record, TokenStore, tokens_dir
 from .tokens import Token, parse_token, token_request
 
-__all__ = ["OAuth"]
+__all__ = ["OAuth", "oauth_for"]
 
 MAX_DOCUMENT = 1 << 20  # bytes of one metadata, registration or token answer
 _Flow = Generator[httpx.Request, httpx.Response, Any]
@@ -145,7 +145,7 @@ class OAuth(httpx.Auth):
             used = self._apply(request)
         response = yield request
         self._learn_nonce(response)
-        tries = {"nonce": 1, "401": 1, "403": 1}
+        tries = {"nonce": 1, "401": 2, "403": 1}  # the second 401 only to say "refused"
         fresh = False
         while True:
             step = self._next_step(response, tries)
@@ -154,6 +154,7 @@ class OAuth(httpx.Auth):
             with self._lock:
                 if step == "401":
                     if fresh and self.record.token is used:
+                        self._save(replace(self.record, token=None))  # never offer it again
                         raise AuthError(
                             f"{self.server_url} refused a freshly issued token (HTTP 401)",
                             AuthErrorKind.REFUSED,
@@ -577,3 +578,15 @@ class OAuth(httpx.Auth):
         )
         self._save(replace(self.record, token=fresh))
         return fresh is not None
+
+
+def oauth_for(
+    server_url: str,
+    environ: Mapping[str, str],
+    agent: UserAgent | None = None,
+    options: OAuthOptions | None = None,
+) -> OAuth:
+    """The OAuth of ``server_url`` over the user's token store (:func:`~.store.tokens_dir` of
+    ``environ``). Without ``agent`` a needed login is an :class:`AuthError` of kind
+    ``login required`` naming ``mcpmini auth login``; stored tokens are used and refreshed."""
+    return OAuth(server_url, options, FileStore(tokens_dir(environ)), agent)

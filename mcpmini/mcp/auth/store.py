@@ -25,7 +25,7 @@ from .metadata import canonical_resource
 from .registration import ClientInfo
 from .tokens import Token
 
-__all__ = ["FileStore", "MemoryStore", "Record", "TokenStore"]
+__all__ = ["FileStore", "MemoryStore", "Record", "TokenStore", "tokens_dir"]
 
 
 @dataclass(frozen=True)
@@ -93,6 +93,13 @@ class MemoryStore:
     def records(self) -> list[Record]:
         with self._lock:
             return list(self._records.values())
+
+
+def tokens_dir(environ: Mapping[str, str]) -> Path:
+    """The token directory: ``$XDG_CONFIG_HOME/mcpmini/tokens``, else
+    ``$HOME/.config/mcpmini/tokens`` (``environ`` is passed in, never read here)."""
+    base = environ.get("XDG_CONFIG_HOME") or str(Path(environ.get("HOME") or "~") / ".config")
+    return Path(base).expanduser() / "mcpmini" / "tokens"
 
 
 def _file_name(server: str) -> str:
