@@ -304,3 +304,45 @@ def test_the_memory_store_keys_by_the_canonical_url():
     store = MemoryStore()
     store.save(Record("HTTP://H/mcp"))
     assert store.load("http://h/mcp") is not None
+
+
+def test_a_dpop_proof_binds_method_url_token_and_nonce_and_is_fresh_each_time():
+    import base64
+    import hashlib
+
+    from joserfc import jwt as jose_jwt
+    from joserfc.jwk import ECKey
+
+    from mcpmini.mcp.auth import DpopKey
+
+    key = DpopKey()
+    proof = key.proof("post", "https://rs/mcp?x=1#f", "tok-Z", nonce="n1")
+    header = jose_jwt.decode(proof, ECKey.import_key(key.to_json())).header
+    claims = jose_jwt.decode(proof, ECKey.import_key(key.to_json())).claims
+    assert header["typ"] == "dpop+jwt" and header["alg"] == "ES256" and "d" not in header["jwk"]
+    assert (claims["htm"], claims["htu"], claims["nonce"]) == ("POST", "https://rs/mcp", "n1")
+    digest = base64.urlsafe_b64encode(hashlib.sha256(b"tok-Z").digest()).rstrip(b"=").decode()
+    assert claims["ath"] == digest
+    again = jose_jwt.decode(key.proof("POST", "https://rs/mcp"), ECKey.import_key(key.to_json()))
+    assert again.claims["jti"] != claims["jti"] and "ath" not in again.claims
+    assert DpopKey.from_json(key.to_json()).thumbprint == key.thumbprint
+
+
+def test_a_private_key_jwt_assertion_names_the_client_and_the_issuer():
+    from joserfc import jwt as jose_jwt
+    from joserfc.jwk import ECKey
+
+    from mcpmini.mcp.auth import client_assertion
+
+    key = ECKey.generate_key("P-256")
+    pem = key.as_pem(private=True).decode()
+    client = ClientInfo("cid", None, "private_key_jwt")
+    data, _ = token_request(
+        {"grant_type": "client_credentials"}, client, None, (), "https://as", pem
+    )
+    assert data["client_assertion_type"] == "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+    claims = jose_jwt.decode(data["client_assertion"], key).claims
+    assert (claims["iss"], claims["sub"], claims["aud"]) == ("cid", "cid", "https://as")
+    assert claims["exp"] > claims["iat"] and claims["jti"]
+    with pytest.raises(AuthError):
+        client_assertion("cid", "https://as", "not a key", "ES256")
