@@ -25,6 +25,7 @@ class Knobs:
     refuse_tokens: bool = False  # the MCP endpoint answers 401 to every token
     expires_in: int = 3600
     scopes_supported: list[str] | None = None
+    prm_path: str = "/.well-known/oauth-protected-resource/mcp"  # named in the 401's challenge
 
 
 @dataclass
@@ -126,7 +127,7 @@ class FakeServer:
         bearer = headers.get("authorization", "")
         token = bearer.removeprefix("Bearer ")
         if token not in self.issued or self.knobs.refuse_tokens:
-            prm = self.base + "/.well-known/oauth-protected-resource/mcp"
+            prm = self.base + self.knobs.prm_path
             return (
                 401,
                 {"error": "invalid_token"},
@@ -154,7 +155,7 @@ class FakeServer:
         return 200, {"jsonrpc": "2.0", "id": body["id"], "result": result}, {}
 
     def get(self, path: str, query: dict[str, str]) -> tuple[int, Any, dict[str, str]]:
-        if path == "/.well-known/oauth-protected-resource/mcp":
+        if path == self.knobs.prm_path:
             return 200, {"resource": self.mcp_url, "authorization_servers": [self.base]}, {}
         if path == "/.well-known/oauth-authorization-server":
             return (*self.metadata(), {})

@@ -213,6 +213,19 @@ def test_an_expired_token_is_refreshed_before_the_request():
         assert server.log.paths().count("/token") == 2  # the code, then the refresh
 
 
+def test_a_later_process_refreshes_a_stored_token_at_a_prm_only_the_challenge_named(tmp_path):
+    now = [1000.0]
+    with FakeServer(Knobs(expires_in=60, prm_path="/custom/prm.json")) as server:
+        store = FileStore(tmp_path)
+        first = OAuth(server.mcp_url, store=store, agent=HeadlessAgent(), clock=lambda: now[0])
+        assert _call(first, server.mcp_url).status_code == 200
+        now[0] += 3600
+        later = OAuth(server.mcp_url, store=store, clock=lambda: now[0])  # no agent
+        assert _call(later, server.mcp_url).status_code == 200
+        assert server.log.paths().count("/authorize") == 1
+        assert server.log.paths().count("/custom/prm.json") == 2
+
+
 def test_a_stored_login_is_used_without_a_new_authorization(tmp_path):
     with FakeServer() as server:
         store = FileStore(tmp_path)

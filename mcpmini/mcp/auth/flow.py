@@ -236,7 +236,8 @@ class OAuth(httpx.Auth):
     def _discover(self, challenge: Challenge) -> _Flow:
         """Find the PRM and the authorization server metadata; rebind on an issuer change."""
         self.prm = None
-        for url in resource_metadata_urls(self.server_url, challenge.get("resource_metadata")):
+        hint = challenge.get("resource_metadata") or self.record.prm_url
+        for url in resource_metadata_urls(self.server_url, hint):
             status, doc = yield from self._get(url)
             self.steps.append(f"prm {status} {url}")
             if status == 200:
@@ -256,9 +257,10 @@ class OAuth(httpx.Auth):
             self.steps.append(f"issuer changed to {issuer}")
             client = self.record.client
             kept = client if client is not None and client.usable_at(issuer) else None
-            self._save(Record(self.record.server, issuer, kept, None, self.record.dpop_key))
-        if self.record.issuer != issuer:
-            self._save(replace(self.record, issuer=issuer))
+            self._save(Record(self.record.server, issuer, kept, None, self.record.dpop_key, None))
+        prm_url = self.prm.url if self.prm else None
+        if self.record.issuer != issuer or self.record.prm_url != prm_url:
+            self._save(replace(self.record, issuer=issuer, prm_url=prm_url))
 
     def _server_metadata(
         self, issuer: str, legacy: bool

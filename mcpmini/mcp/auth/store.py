@@ -30,13 +30,15 @@ __all__ = ["FileStore", "MemoryStore", "Record", "TokenStore", "tokens_dir"]
 
 @dataclass(frozen=True)
 class Record:
-    """What is kept for one server: its issuer, the client there, the token, the DPoP key."""
+    """What is kept for one server: its issuer, the client there, the token, the DPoP key,
+    and where its protected resource metadata was found (the hint for a later discovery)."""
 
     server: str
     issuer: str | None = None
     client: ClientInfo | None = None
     token: Token | None = None
     dpop_key: Mapping[str, Any] | None = field(default=None, repr=False)
+    prm_url: str | None = None  # where the protected resource metadata was found
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -45,6 +47,7 @@ class Record:
             "client": self.client.to_json() if self.client else None,
             "token": self.token.to_json() if self.token else None,
             "dpop_key": dict(self.dpop_key) if self.dpop_key else None,
+            "prm_url": self.prm_url,
         }
 
     @staticmethod
@@ -56,6 +59,7 @@ class Record:
             ClientInfo.from_json(client) if isinstance(client, dict) else None,
             Token.from_json(token) if isinstance(token, dict) else None,
             obj.get("dpop_key") if isinstance(obj.get("dpop_key"), dict) else None,
+            obj.get("prm_url") if isinstance(obj.get("prm_url"), str) else None,
         )
 
 
