@@ -359,3 +359,25 @@ def test_a_private_key_jwt_assertion_names_the_client_and_the_issuer():
     assert claims["exp"] > claims["iat"] and claims["jti"]
     with pytest.raises(AuthError):
         client_assertion("cid", "https://as", "not a key", "ES256")
+
+
+def test_requests_that_meet_the_401_together_share_one_authorization():
+    import threading
+
+    with FakeServer() as server:
+        auth = OAuth(server.mcp_url, agent=HeadlessAgent())
+        statuses: list[int] = []
+        with httpx.Client(auth=auth, timeout=10) as http:
+
+            def one() -> None:
+                body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+                statuses.append(http.post(server.mcp_url, json=body).status_code)
+
+            threads = [threading.Thread(target=one) for _ in range(4)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(30)
+        assert statuses == [200] * 4
+        assert server.log.paths().count("/authorize") == 1
+        assert server.log.paths().count("/register") == 1
