@@ -45,6 +45,7 @@ class FakeServer:
         self.issued: set[str] = set()
         self.refresh: dict[str, str] = {}
         self._challenge: str | None = None
+        self._last_authorization: str | None = None
         self._count = 0
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.base = f"http://127.0.0.1:{self._httpd.server_address[1]}"
@@ -70,7 +71,7 @@ class FakeServer:
             "registration_endpoint": self.base + "/register",
             "response_types_supported": ["code"],
             "code_challenge_methods_supported": ["S256"],
-            "token_endpoint_auth_methods_supported": ["none"],
+            "token_endpoint_auth_methods_supported": ["none", "client_secret_basic"],
             "authorization_response_iss_parameter_supported": True,
         }
         if self.knobs.scopes_supported is not None:
@@ -107,6 +108,10 @@ class FakeServer:
             ok = base64.urlsafe_b64encode(digest).rstrip(b"=").decode() == self._challenge
             if form.get("code") != "the-code" or not ok:
                 return 400, {"error": "invalid_grant"}
+        elif grant == "client_credentials":
+            pair = base64.b64encode(b"machine:machine-secret").decode()
+            if self._last_authorization != f"Basic {pair}":
+                return 401, {"error": "invalid_client"}
         elif grant == "refresh_token":
             if form.get("refresh_token") not in self.refresh.values():
                 return 400, {"error": "invalid_grant"}
@@ -220,6 +225,7 @@ class FakeServer:
                         },
                     )
                 elif path == "/token":
+                    fake._last_authorization = headers.get("authorization")
                     form = {k: v[0] for k, v in parse_qs(raw.decode()).items()}
                     self._send(*fake.token(form))
                 elif path == "/mcp":

@@ -131,7 +131,8 @@ def test_the_auth_method_is_the_first_usable_one_the_server_offers():
     def asm(*methods: str) -> ServerMetadata:
         return ServerMetadata("i", None, "t", token_endpoint_auth_methods_supported=methods)
 
-    assert choose_method(asm("client_secret_post", "none"), has_secret=True) == "none"
+    assert choose_method(asm("client_secret_post", "none"), has_secret=True) == "client_secret_post"
+    assert choose_method(asm("client_secret_basic", "none"), has_secret=False) == "none"
     assert choose_method(asm("client_secret_basic"), has_secret=True) == "client_secret_basic"
     assert choose_method(asm("client_secret_post"), has_secret=True) == "client_secret_post"
     assert choose_method(asm("private_key_jwt"), False, has_key=True) == "private_key_jwt"

@@ -63,3 +63,23 @@ def test_a_login_refused_by_a_wrong_iss_is_one_line_with_exit_2_and_stores_no_to
 def test_logout_needs_a_url_or_all(config, capsys):
     assert main(["auth", "logout"]) == 2
     assert main(["auth", "logout", "--all"]) == 0
+
+
+def test_a_client_credentials_login_renews_itself_when_the_token_expires(config, capsys):
+    from dataclasses import replace
+
+    from mcpmini.mcp.auth import FileStore
+
+    with FakeServer() as server:
+        argv = ["auth", "login", server.mcp_url, "--grant", "client_credentials"]
+        assert main([*argv, "--client-id", "machine", "--client-secret", "machine-secret"]) == 0
+        assert "/authorize" not in server.log.paths()
+        store = FileStore(config)
+        record = store.load(server.mcp_url)
+        expired = replace(record.token, expires_at=0.0, refresh_token=None)
+        store.save(replace(record, token=expired))  # no refresh token: a new grant is needed
+        capsys.readouterr()
+        assert main(["call", "tools/list", "--url", server.mcp_url]) == 0
+        assert server.log.paths().count("/token") == 2 and "/authorize" not in server.log.paths()
+        assert "machine-secret" not in capsys.readouterr().out
+    assert main(["auth", "login", "http://127.0.0.1:9/mcp", "--grant", "client_credentials"]) == 2

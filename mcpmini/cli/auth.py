@@ -35,6 +35,13 @@ def add(sub: Any) -> None:
     login.add_argument("--client-id", help="a pre-registered client id (no registration then)")
     login.add_argument("--client-secret", help="the pre-registered client's secret")
     login.add_argument("--scope", help="the scopes to ask for (space-separated)")
+    login.add_argument(
+        "--grant",
+        choices=["authorization_code", "client_credentials"],
+        default="authorization_code",
+        help="client_credentials: the client itself, no person (needs --client-id and "
+        "--client-secret; renewed by itself when the token expires)",
+    )
     login.add_argument("--port", type=int, default=0, help="the loopback redirect port (0: any)")
     login.add_argument(
         "--no-browser", action="store_true", help="only print the URL, open no browser"
@@ -73,12 +80,18 @@ def _cmd_login(args: argparse.Namespace) -> int:
     import httpx
 
     from ..mcp import Client, HttpTransport
-    from ..mcp.auth import HeadlessAgent, LoopbackAgent, OAuth, OAuthOptions
+    from ..mcp.auth import Grant, HeadlessAgent, LoopbackAgent, OAuth, OAuthOptions
 
     if not args.url.startswith(("http://", "https://")):
         raise UsageError(f"{args.url!r} is not an http:// or https:// URL")
+    machine = args.grant == "client_credentials"
+    if machine and not (args.client_id and args.client_secret):
+        raise UsageError("--grant client_credentials needs --client-id and --client-secret")
     options = OAuthOptions(
-        client_id=args.client_id, client_secret=args.client_secret, scope=args.scope
+        grant=Grant(args.grant),
+        client_id=args.client_id,
+        client_secret=args.client_secret,
+        scope=args.scope,
     )
     store = _store()
     old = store.load(args.url)
@@ -87,7 +100,9 @@ def _cmd_login(args: argparse.Namespace) -> int:
 
         store.save(replace(old, token=None))
     agent: Any
-    if args.headless:
+    if machine:
+        agent = None
+    elif args.headless:
         agent = HeadlessAgent(timeout=min(args.timeout, 30.0))
     else:
         agent = LoopbackAgent(

@@ -8,7 +8,7 @@ through httpx (``yield request`` → response) and keeps the state of one server
 What happens on a request:
 
 1. the stored token is attached (``Bearer``, or ``DPoP`` plus a fresh proof); an expired one
-   is refreshed first when there is a refresh token;
+   is refreshed first when there is a refresh token, else dropped;
 2. on ``401``: a ``use_dpop_nonce`` challenge is answered once with the server's nonce;
    otherwise the protected resource metadata is discovered again (the ``WWW-Authenticate``
    hint, then the well-known URLs), then the authorization server's metadata; a changed
@@ -140,8 +140,11 @@ class OAuth(httpx.Auth):
     def auth_flow(self, request: httpx.Request) -> _Flow:
         with self._lock:
             token = self.record.token
-            if token is not None and token.expired(self.clock()) and token.refresh_token:
-                yield from self._refresh()
+            if token is not None and token.expired(self.clock()):
+                if token.refresh_token:
+                    yield from self._refresh()
+                else:  # a known-dead token is not sent: the 401 then gets a new one
+                    self._save(replace(self.record, token=None))
             used = self._apply(request)
         response = yield request
         self._learn_nonce(response)
@@ -348,7 +351,9 @@ class OAuth(httpx.Auth):
                 grant["grant_type"] = str(Grant.JWT_BEARER)
                 grant["assertion"] = yield from self._assertion(asm)
         token = yield from self._token(asm, grant, client, scopes)
-        self._save(replace(self.record, client=client, token=token, issuer=asm.issuer))
+        self._save(
+            replace(self.record, client=client, token=token, issuer=asm.issuer, grant=grant_kind)
+        )
 
     def _assertion(self, asm: ServerMetadata) -> Generator[httpx.Request, httpx.Response, str]:
         """The jwt-bearer assertion: the configured one, or an ID-JAG from the enterprise
@@ -590,5 +595,16 @@ def oauth_for(
 ) -> OAuth:
     """The OAuth of ``server_url`` over the user's token store (:func:`~.store.tokens_dir` of
     ``environ``). Without ``agent`` a needed login is an :class:`AuthError` of kind
-    ``login required`` naming ``mcpmini auth login``; stored tokens are used and refreshed."""
-    return OAuth(server_url, options, FileStore(tokens_dir(environ)), agent)
+    ``login required`` naming ``mcpmini auth login``; stored tokens are used and refreshed,
+    and a stored ``client_credentials`` login gets a new token by itself."""
+    store = FileStore(tokens_dir(environ))
+    if options is None:
+        record = store.load(server_url)
+        client = record.client if record is not None else None
+        if record is not None and record.grant == Grant.CLIENT_CREDENTIALS and client:
+            options = OAuthOptions(
+                grant=Grant.CLIENT_CREDENTIALS,
+                client_id=client.client_id,
+                client_secret=client.client_secret,
+            )
+    return OAuth(server_url, options, store, agent)

@@ -5,8 +5,9 @@ Rules of this module:
 
 * client credentials are bound to the issuer that issued them (SEP-2352): a
   :class:`ClientInfo` with another ``issuer`` is never presented (a CIMD URL is portable);
-* the token endpoint auth method is the one the server registered, else the first of
-  :data:`METHODS` the server lists (``none`` first: a command-line tool is a public client).
+* the token endpoint auth method is the one the server registered; a pre-registered client
+  authenticates with what it holds (:func:`choose_method`); dynamic registration asks for
+  ``none`` when the server offers it (a command-line tool is a public client).
 """
 
 from __future__ import annotations
@@ -72,16 +73,17 @@ class ClientInfo:
 
 
 def choose_method(asm: ServerMetadata, has_secret: bool, has_key: bool = False) -> str:
-    """The token endpoint auth method to use with ``asm`` (RFC 8414's default is
-    ``client_secret_basic`` when the server lists none)."""
+    """The token endpoint auth method to use with ``asm``: a client with a private key or a
+    secret is confidential and authenticates with it (``private_key_jwt``, then
+    ``client_secret_basic``, then ``client_secret_post``), any other is public (``none``).
+    RFC 8414's default is ``client_secret_basic`` when the server lists none."""
     offered = asm.token_endpoint_auth_methods_supported or ("client_secret_basic",)
-    usable = [
-        m
-        for m in METHODS
-        if m in offered
-        and (m != "private_key_jwt" or has_key)
-        and (m not in ("client_secret_basic", "client_secret_post") or has_secret)
-    ]
+    order = (
+        (["private_key_jwt"] if has_key else [])
+        + (["client_secret_basic", "client_secret_post"] if has_secret else [])
+        + ["none"]
+    )
+    usable = [m for m in order if m in offered]
     if usable:
         return usable[0]
     return "client_secret_basic" if has_secret else "none"

@@ -39,6 +39,7 @@ class Record:
     token: Token | None = None
     dpop_key: Mapping[str, Any] | None = field(default=None, repr=False)
     prm_url: str | None = None  # where the protected resource metadata was found
+    grant: str | None = None  # the grant that got the token (a client_credentials login renews)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -48,6 +49,7 @@ class Record:
             "token": self.token.to_json() if self.token else None,
             "dpop_key": dict(self.dpop_key) if self.dpop_key else None,
             "prm_url": self.prm_url,
+            "grant": self.grant,
         }
 
     @staticmethod
@@ -60,6 +62,7 @@ class Record:
             Token.from_json(token) if isinstance(token, dict) else None,
             obj.get("dpop_key") if isinstance(obj.get("dpop_key"), dict) else None,
             obj.get("prm_url") if isinstance(obj.get("prm_url"), str) else None,
+            obj.get("grant") if isinstance(obj.get("grant"), str) else None,
         )
 
 
