@@ -382,3 +382,10 @@ def test_requests_that_meet_the_401_together_share_one_authorization():
         assert statuses == [200] * 4
         assert server.log.paths().count("/authorize") == 1
         assert server.log.paths().count("/register") == 1
+
+
+def test_a_busy_redirect_port_is_one_clear_error():
+    with LoopbackAgent(notify=lambda _: None, open_browser=False) as first:
+        with pytest.raises(AuthError) as caught:
+            LoopbackAgent(first.port, notify=lambda _: None, open_browser=False)
+    assert caught.value.kind is AuthErrorKind.AUTHORIZATION and str(first.port) in str(caught.value)

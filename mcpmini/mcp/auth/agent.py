@@ -98,7 +98,10 @@ class HeadlessAgent:
 
 
 class LoopbackAgent:
-    """A browser and a one-shot listener on ``127.0.0.1:port`` (0: any free port)."""
+    """A browser and a one-shot listener on ``127.0.0.1:port`` (0: any free port).
+
+    Raises :class:`AuthError` (kind ``authorization``) when the port cannot be listened on.
+    """
 
     def __init__(
         self,
@@ -108,9 +111,15 @@ class LoopbackAgent:
         timeout: float = 300.0,
     ) -> None:
         self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self._sock.bind(("127.0.0.1", port))
-        self._sock.listen(8)
+        try:
+            self._sock.bind(("127.0.0.1", port))
+            self._sock.listen(8)
+        except OSError as exc:
+            self._sock.close()
+            raise AuthError(
+                f"cannot listen on 127.0.0.1:{port} for the redirect: {exc.strerror}",
+                AuthErrorKind.AUTHORIZATION,
+            ) from None
         self.port = self._sock.getsockname()[1]
         self.notify = notify
         self.open_browser = open_browser
