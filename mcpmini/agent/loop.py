@@ -166,8 +166,16 @@ class _Run:
         elif isinstance(target, Mapping):  # a `.mcp.json` server entry (already expanded)
             kind = target.get("type", "stdio")
             if kind in ("http", "streamable-http") and isinstance(target.get("url"), str):
+                from ..mcp.auth import oauth_for
+
+                fixed = dict(target.get("headers") or {})
+                own = any(str(k).lower() == "authorization" for k in fixed)
+                env = self.o.env if self.o.env is not None else os.environ
                 transport: Any = HttpTransport(
-                    target["url"], target.get("headers") or {}, timeout=self.o.tool_timeout
+                    target["url"],
+                    fixed,
+                    timeout=self.o.tool_timeout,
+                    auth=None if own else oauth_for(target["url"], env),
                 )
             elif kind == "stdio" and isinstance(target.get("command"), str):
                 transport = StdioTransport(

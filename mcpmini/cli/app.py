@@ -24,7 +24,7 @@ from typing import Any
 
 from .. import __version__
 from ..errors import McpminiError
-from . import claude_code, config, course, hooks, mcp, quiz, run, skills, tools
+from . import auth, claude_code, config, course, hooks, mcp, quiz, run, skills, tools
 from .output import terminal_safe
 
 __all__ = ["build_parser", "main"]
@@ -38,6 +38,7 @@ _GROUPS: list[Callable[[Any], None]] = [
     run.add,
     quiz.add,
     tools.add,
+    auth.add,
     claude_code.add,
 ]
 

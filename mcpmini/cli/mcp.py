@@ -295,7 +295,20 @@ def _call_transport(args: argparse.Namespace, console: Console) -> Traced:
     trace = LiveTrace(console) if args.raw else None
     if not args.url:
         return Traced(StdioTransport(argv), trace)
-    return Traced(HttpTransport(args.url, headers, timeout=args.timeout), trace)
+    return Traced(
+        HttpTransport(args.url, headers, timeout=args.timeout, auth=_oauth(args.url, headers)),
+        trace,
+    )
+
+
+def _oauth(url: str, headers: dict[str, str]) -> Any:
+    """The stored OAuth login of ``url`` (``mcpmini auth login``), unless the caller sends its
+    own ``Authorization`` header."""
+    if any(k.lower() == "authorization" for k in headers):
+        return None
+    from ..mcp.auth import oauth_for
+
+    return oauth_for(url, os.environ)
 
 
 class _Budget:

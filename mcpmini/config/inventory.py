@@ -366,11 +366,16 @@ def _transport(
         headers = entry.get("headers") or {}
         if not isinstance(headers, Mapping):
             return ServerStatus.FAILED, "headers must be an object"
+        from ..mcp.auth import oauth_for  # here: authlib loads only for an http server
+
+        fixed = {str(k): str(v) for k, v in headers.items()}
+        own = any(k.lower() == "authorization" for k in fixed)  # else the stored OAuth login
         return HttpTransport(
             entry["url"],
-            headers={str(k): str(v) for k, v in headers.items()},
+            headers=fixed,
             timeout=timeout,
             open_stream=False,
+            auth=None if own else oauth_for(entry["url"], environ),
         )
     try:
         argv, env = _argv_env(entry, environ)

@@ -38,7 +38,7 @@ from urllib.parse import urlsplit
 
 import orjson
 
-from ..errors import RemoteProtocolError, TransportError, TransportErrorKind
+from ..errors import McpminiError, RemoteProtocolError, TransportError, TransportErrorKind
 from .http import encode_header_value, request_headers
 from .jsonrpc import (
     ErrorCode,
@@ -177,8 +177,12 @@ class HttpTransport:
     ``headers`` are sent on every request; ``timeout`` bounds each HTTP exchange and each
     ``receive`` without its own timeout; ``open_stream=False`` skips the standalone GET
     stream; ``record=True`` keeps every POST and DELETE as an :class:`HttpExchange` in
-    ``exchanges``. Raises :class:`TransportError` from ``send`` when a notification or reply
-    cannot be delivered (kind ``unreachable`` or ``timed out``) or the transport is closed.
+    ``exchanges``; ``auth`` (e.g. :class:`~mcpmini.mcp.auth.OAuth`) authorizes every
+    request — an authorization that fails becomes the request's error reply, whose message
+    is the :class:`~mcpmini.mcp.auth.AuthError`'s one line (kept in :attr:`auth_error`).
+    Raises :class:`TransportError` from ``send`` when a notification or reply cannot be
+    delivered (kind ``unreachable`` or ``timed out``) or the transport is closed, and the
+    ``AuthError`` when a notification cannot be authorized.
     """
 
     def __init__(
@@ -190,6 +194,7 @@ class HttpTransport:
         max_workers: int = 8,
         record: bool = False,
         max_reply: int = MAX_LINE,
+        auth: httpx.Auth | None = None,
     ) -> None:
         self.url = url
         self.max_reply = max_reply
@@ -201,10 +206,12 @@ class HttpTransport:
         self.statuses: list[tuple[str, int]] = []  # (method, HTTP status) of every exchange
         self.record = record
         self.exchanges: list[HttpExchange] = []
+        self.auth_error: McpminiError | None = None
         import httpx  # imported here: `import mcpmini.mcp` stays cheap for stdio-only use
 
         self._httpx = httpx
-        self._http = httpx.Client(timeout=httpx.Timeout(timeout), http2=False)
+        self.auth = auth
+        self._http = httpx.Client(timeout=httpx.Timeout(timeout), http2=False, auth=auth)
         self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="mcp-http")
         self._inbox: queue.Queue[Any] = queue.Queue()
         self._initialize_ids: set[JsonId] = set()
@@ -261,7 +268,7 @@ class HttpTransport:
             try:
                 reply = self._http.delete(self.url, headers=headers, timeout=min(self.timeout, 5.0))
                 self._remember("DELETE", headers, b"", reply, reply.content)
-            except self._httpx.HTTPError:
+            except (self._httpx.HTTPError, McpminiError):
                 pass
         self._pool.shutdown(wait=False, cancel_futures=True)
         self._http.close()
@@ -391,6 +398,9 @@ class HttpTransport:
                 ErrorCode.INTERNAL_ERROR,
                 f"reply larger than {self.max_reply} bytes (the reply cap); dropped",
             )
+        except McpminiError as exc:  # an authorization that could not be completed
+            self.auth_error = exc
+            self._fail(request, ErrorCode.INTERNAL_ERROR, f"authorization failed: {exc}")
         except self._httpx.TimeoutException:
             self._fail(request, ErrorCode.INTERNAL_ERROR, f"HTTP timeout after {self.timeout} s")
         except self._httpx.HTTPError as exc:
@@ -506,6 +516,6 @@ class HttpTransport:
                         return
                     if data.strip():
                         self._deliver(data.encode())
-        except (self._httpx.HTTPError, RuntimeError, _TooLarge):
+        except (self._httpx.HTTPError, RuntimeError, _TooLarge, McpminiError):
             return  # the stream is optional; closing the client (or a message past the cap)
             # ends it here

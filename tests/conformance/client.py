@@ -3,8 +3,10 @@
 The suite starts a mock server, sets ``MCP_CONFORMANCE_SCENARIO`` (and for some scenarios
 ``MCP_CONFORMANCE_CONTEXT`` and ``MCP_CONFORMANCE_PROTOCOL_VERSION``) and appends the URL.
 Each scenario does what the suite expects of a client (reference: mcp-conformance.md §6),
-through the public API only. The OAuth scenarios are not implemented: mcpmini has no OAuth
-client, so they fail (honestly) with exit code 3.
+through the public API only. The ``auth/*`` scenarios run :class:`mcpmini.mcp.auth.OAuth`
+with a headless user agent (the suite's authorization server redirects at once) and what the
+scenario's context gives (a pre-registered client, a private key, a workload JWT, an ID
+token); then they list the tools and call the first one, as the official SDK client does.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from mcpmini.mcp import KNOWN_VERSIONS, Client, HttpTransport
+from mcpmini.mcp.auth import Grant, HeadlessAgent, OAuth, OAuthOptions
 
 VERSION = os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION")
 MODE = "modern" if VERSION is not None and VERSION >= "2026-07-28" else "legacy"
@@ -42,12 +45,57 @@ HANDLERS: dict[str, Callable[[Mapping[str, Any]], Mapping[str, Any]]] = {
 CAPABILITIES = {"elicitation": {}, "sampling": {}, "roots": {}}
 
 
-def connect(url: str, mode: str = MODE, **kwargs: Any) -> Client:
+def connect(url: str, mode: str = MODE, auth: OAuth | None = None, **kwargs: Any) -> Client:
     client = Client(
-        HttpTransport(url, timeout=20), mode=mode, timeout=20, versions=KNOWN_VERSIONS, **kwargs
+        HttpTransport(url, timeout=20, auth=auth),
+        mode=mode,
+        timeout=20,
+        versions=KNOWN_VERSIONS,
+        **kwargs,
     )
     client.connect()
     return client
+
+
+CIMD_URL = "https://conformance-test.local/client-metadata.json"
+
+
+def oauth_options(scenario: str, context: Mapping[str, Any]) -> OAuthOptions:
+    """The client's side of each auth scenario, from the scenario's context."""
+    common: dict[str, Any] = {
+        "client_name": "mcpmini-conformance",
+        "client_id": context.get("client_id"),
+        "client_secret": context.get("client_secret"),
+        "client_metadata_url": CIMD_URL,
+    }
+    if scenario.startswith("auth/client-credentials"):
+        return OAuthOptions(
+            **common,
+            grant=Grant.CLIENT_CREDENTIALS,
+            private_key_pem=context.get("private_key_pem"),
+            signing_alg=context.get("signing_algorithm", "ES256"),
+        )
+    if scenario == "auth/wif-jwt-bearer":
+        return OAuthOptions(**common, grant=Grant.JWT_BEARER, assertion=context.get("valid_jwt"))
+    if scenario in ("auth/enterprise-managed-authorization", "auth/cross-app-access-complete-flow"):
+        return OAuthOptions(
+            **common,
+            grant=Grant.TOKEN_EXCHANGE,
+            idp_token_endpoint=context.get("idp_token_endpoint"),
+            idp_id_token=context.get("idp_id_token"),
+            idp_client_id=context.get("idp_client_id"),
+        )
+    return OAuthOptions(**common)
+
+
+def run_auth(url: str, scenario: str, context: Mapping[str, Any]) -> int:
+    """Connect with OAuth, list the tools, call the first one; 1 when a step failed."""
+    auth = OAuth(url, oauth_options(scenario, context), agent=HeadlessAgent())
+    with connect(url, MODE, auth=auth, capabilities=CAPABILITIES, handlers=HANDLERS) as client:
+        tools = client.list_tools()
+        if tools:
+            client.call_tool(tools[0]["name"], {})
+    return 0
 
 
 def stub_arguments(schema: Mapping[str, Any]) -> dict[str, Any]:
@@ -93,7 +141,9 @@ def valid_header_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def main(url: str) -> int:
     scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "initialize")
     context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
-    if scenario.startswith("auth/") or scenario.startswith("sep-2640"):
+    if scenario.startswith("auth/"):
+        return run_auth(url, scenario, context)
+    if scenario.startswith("sep-2640"):
         print(f"{scenario}: not implemented by mcpmini", file=sys.stderr)
         return 3
     mode = "legacy" if scenario == "json-schema-ref-no-deref" else MODE

@@ -9,8 +9,8 @@ of this repository, so without it the table has the mcpmini column only.
 Runs every client scenario of both suite versions (``conformance list --client``) one at a
 time with ``--scenario`` (a parallel ``--suite all`` run times out on a loaded machine) for
 each client and prints one table (checks passed/total per scenario). Not part of ``make
-test`` (it takes many minutes); ``tests/test_conformance.py`` runs the mcpmini client on the
-non-OAuth scenarios.
+test`` (it takes many minutes); ``tests/test_conformance.py`` runs the mcpmini client alone on
+every scenario, ``auth/*`` included.
 """
 
 from __future__ import annotations
