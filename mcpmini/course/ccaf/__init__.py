@@ -4,8 +4,9 @@ measurements of each task statement.
 :mod:`.bank` loads and checks the bank (keys computed by the runtime through
 ``KEY_FACTS``) and draws exams; :mod:`.scoring` grades them on the 100–1,000 scale;
 :mod:`.session` is the exam being taken, driven by both ``mcpmini quiz take`` and the
-:mod:`.exam` widget; :mod:`.routing` (2.1, 2.3), :mod:`.retries` (2.2) and :mod:`.builtin`
-(2.5) are the runnable demos.
+:mod:`.exam` widget; :mod:`.exercises` is exercise C.1 (the chapter's hands-on part: two
+weather tools whose descriptions must route) and the closing checklist; :mod:`.routing`
+(2.1, 2.3), :mod:`.retries` (2.2) and :mod:`.builtin` (2.5) are the runnable demos.
 """
 
 from __future__ import annotations
@@ -30,6 +31,18 @@ from .builtin import (
 from .exam import (
     ExamWidget,
     exam_mode,
+)
+from .exercises import (
+    CCAF_IDS,
+    CHECKLIST,
+    ChecklistItem,
+    ask,
+    build_ccaf,
+    checklist_gaps,
+    checklist_lines,
+    listed_tools,
+    practice_ccaf,
+    quiz_tasks,
 )
 from .retries import (
     ErrorCategory,
@@ -68,6 +81,8 @@ from .session import (
 
 __all__ = [
     "BANK_DIR",
+    "CCAF_IDS",
+    "CHECKLIST",
     "DISTRACTORS",
     "KEY_FACTS",
     "MAX_SCORE",
@@ -77,6 +92,7 @@ __all__ = [
     "TOOLSETS",
     "TOOL_TASKS",
     "Bank",
+    "ChecklistItem",
     "Domain",
     "ErrorCategory",
     "ExamSession",
@@ -90,7 +106,11 @@ __all__ = [
     "RoutingResult",
     "TaskScore",
     "TaskStatement",
+    "ask",
     "bank_problems",
+    "build_ccaf",
+    "checklist_gaps",
+    "checklist_lines",
     "clock_text",
     "draw",
     "error_result",
@@ -98,12 +118,15 @@ __all__ = [
     "expected_tool",
     "grade",
     "grade_tool_choices",
+    "listed_tools",
     "load_bank",
     "make_sample_repo",
     "parse_answers",
     "plot_routing",
     "plot_selection",
     "policy_for",
+    "practice_ccaf",
+    "quiz_tasks",
     "routing_accuracy",
     "scaled_score",
     "selection_accuracy",
