@@ -9,8 +9,9 @@ environment (``MCPMINI_PROCESS_RUN=<token>``), which every descendant inherits w
 group or session it moves to; each gets ``SIGTERM``, then after ``grace`` seconds
 ``SIGKILL``, and the sweep is repeated until none is left. A program that deliberately
 clears its own environment escapes the marker; ``Process(reaper=True)`` (every stdio MCP
-server) closes that gap with a sub-reaper launcher that every orphan is reparented to and
-that ends them all with the program — only a descendant that SIGKILLs the launcher, its
+server, and ``run(reaper=True)``: every command hook and skill command) closes that gap
+with a sub-reaper launcher that every orphan is reparented to and that ends them all with
+the program — only a descendant that SIGKILLs the launcher, its
 own ancestor, still escapes. The sandbox runs programs in a PID namespace where nothing
 outlives the run.
 
@@ -667,6 +668,7 @@ def run(
     after_exit: float = 2.0,
     watch: Callable[[], str | None] | None = None,
     watch_every: float = 0.1,
+    reaper: bool = False,
 ) -> Completed:
     """Run ``argv`` to the end, within ``timeout`` seconds; never raises for the program.
 
@@ -678,11 +680,15 @@ def run(
     ``after_exit`` seconds; then everything it started is ended (see the module doc).
     ``watch``, when given, is called about every ``watch_every`` seconds while the program
     runs; a string it returns names a limit the program passed, and the run ends there
-    (:attr:`Ending.LIMIT`, :attr:`Completed.limit`).
+    (:attr:`Ending.LIMIT`, :attr:`Completed.limit`). With ``reaper`` the program runs under
+    the sub-reaper launcher (see :class:`Process`): a descendant that cleared the run marker
+    and left the session is ended when the program exits (command hooks, skill commands).
     """
     started = time.monotonic()
     try:
-        proc = Process(argv, env=env, cwd=cwd, stdin=bool(stdin), new_session=new_session)
+        proc = Process(
+            argv, env=env, cwd=cwd, stdin=bool(stdin), new_session=new_session, reaper=reaper
+        )
     except OSError as exc:
         reason = f"{type(exc).__name__}: {exc.strerror or exc}"
         return Completed(

@@ -26,6 +26,11 @@ RUNTIME_PACKAGES = [p for p in LAYERS if p not in ("course", "cli")]
 
 PUBLIC = {
     "mcp": {
+        "TASKS_EXTENSION",
+        "TaskStatus",
+        "TaskSupport",
+        "TaskTable",
+        "UnknownTask",
         "BlockView",
         "CallRecord",
         "Progress",
@@ -321,6 +326,19 @@ PUBLIC = {
         "TOTAL_TOKENS",
     },
     "config": {
+        "Approvals",
+        "resolve_trusted",
+        "expand_entry",
+        "load_held_sources",
+        "ProjectRecord",
+        "read_record",
+        "record_approval",
+        "release",
+        "SettingsScope",
+        "TrustRecordError",
+        "TrustState",
+        "TrustVerdict",
+        "verdicts",
         "DESCRIPTION_CAP",
         "Inventory",
         "ServerReport",

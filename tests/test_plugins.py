@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from trust_support import approving_home
 
 from mcpmini.cli import main
 from mcpmini.config import load_marketplace, load_plugin, resolve_mcp_servers, validate_plugin
@@ -279,7 +280,8 @@ def test_cli_skills_list_and_lint(capsys) -> None:
     assert code == 1
 
 
-def test_cli_config_resolve_says_which_file_wins(capsys) -> None:
+def test_cli_config_resolve_says_which_file_wins(capsys, tmp_path, monkeypatch) -> None:
+    approving_home(tmp_path, monkeypatch)  # the project's db takes part once approved
     cfg = FIXTURES / "config"
     code, out, _ = run_cli(
         capsys,

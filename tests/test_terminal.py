@@ -4,6 +4,7 @@ exact JSON. Each kind of escape sequence goes through each command that prints."
 
 from __future__ import annotations
 
+import importlib
 import json
 import sys
 from pathlib import Path
@@ -107,7 +108,12 @@ def hostile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.setenv("MCPMINI_PROGRESS", str(tmp_path / "progress.json"))
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / ".claude").mkdir(parents=True)
+    # the project's servers approved by the user's own settings (project trust, test_trust.py)
+    (tmp_path / "home" / ".claude" / "settings.json").write_text(
+        json.dumps({"enableAllProjectMcpServers": True})
+    )
+    monkeypatch.setenv("MCPMINI_MANAGED_DIR", str(tmp_path / "home"))
     server = tmp_path / "server.py"
     server.write_text(SERVER.format(evil=EVIL, one=ONE_LINE))
     servers = {
@@ -226,3 +232,15 @@ def strings(value: object) -> list[str]:
     if isinstance(value, list):
         return [s for v in value for s in strings(v)]
     return []
+
+
+def test_the_cli_and_the_inspector_widget_escape_with_one_table() -> None:
+    from mcpmini import terminal
+    from mcpmini.cli import output
+
+    inspector = importlib.import_module("mcpmini.course.chapters.inspector")
+
+    sample = "".join(chr(c) for c in range(0x2100)) + "\u2066\u2069\u061c"
+    assert inspector._visible(sample) == terminal.terminal_safe(sample)
+    assert output.terminal_safe is terminal.terminal_safe
+    assert not hasattr(inspector, "_TABLE") and not hasattr(output, "_TABLE")  # no copy left

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from trust_support import approving_home
 
 from mcpmini.cli import main
 from mcpmini.config import (
@@ -27,7 +28,10 @@ PY = sys.executable
 
 
 @pytest.fixture
-def env(monkeypatch):
+def env(monkeypatch, tmp_path):
+    # the fixture project's servers approved by the user's own settings (tests/test_trust.py
+    # checks that they stay pending without it)
+    approving_home(tmp_path, monkeypatch)
     monkeypatch.setenv("MCPMINI_PYTHON", PY)
     return {"MCPMINI_PYTHON": PY}
 
@@ -208,3 +212,17 @@ def test_a_server_that_exits_at_start_is_reported_with_its_exit_code_and_last_st
     report = take_inventory({"crash": _entry(crash)}, timeout=10).servers[0]
     assert report.status is ServerStatus.FAILED
     assert report.reason == "exited (code 4) before answering: no database at /srv/db"
+
+
+@pytest.mark.parametrize("kind", ["a folder", "invalid JSON", "not an object"])
+def test_an_unreadable_source_file_is_one_line_and_exit_code_2(env, tmp_path, capsys, kind):
+    # before: a problem printed after the table, and exit code 0
+    bad = tmp_path / "bad.json"
+    if kind == "a folder":
+        bad.mkdir()
+    else:
+        bad.write_text('{"mcpServers": ' if kind == "invalid JSON" else "[1]")
+    code = main(["tools", "--project", str(bad)])
+    out, err = capsys.readouterr()
+    assert code == 2
+    assert out == "" and len(err.strip().splitlines()) == 1 and str(bad) in err

@@ -6,6 +6,7 @@ import argparse
 import json
 from typing import Any
 
+from .approval import add_trust_option, gate, project_dir_of
 from .output import echo, print_json, problem_dict, report
 
 __all__ = ["add"]
@@ -24,6 +25,7 @@ def add(sub: Any) -> None:
         )
     res.add_argument("--plugin", nargs="+", default=[], metavar="DIR", help="plugin folders")
     res.add_argument("--json", action="store_true", help="print JSON")
+    add_trust_option(res)
     res.set_defaults(handler=_cmd_config_resolve)
     plugin = sub.add_parser("plugin", help="check plugins")
     psub = plugin.add_subparsers(dest="action", metavar="ACTION", required=True)
@@ -39,11 +41,17 @@ def add(sub: Any) -> None:
 def _cmd_config_resolve(args: argparse.Namespace) -> int:
     import os
 
-    from ..config import load_sources, resolve_mcp_servers
+    from ..config import load_held_sources
 
     scopes = {scope: getattr(args, scope) for scope in ("local", "project", "user")}
-    sources, problems = load_sources(scopes, tuple(args.plugin), environ=os.environ)
-    resolved = resolve_mcp_servers(sources)
+    project_dir = project_dir_of(scopes["project"])
+    sources, problems, held = load_held_sources(
+        scopes, tuple(args.plugin), environ=os.environ, project_dir=project_dir
+    )
+    decided = gate(args, sources, held, environ=os.environ, project_dir=project_dir, ask=False)
+    resolved = decided.resolved
+    problems = [*problems, *decided.problems]
+    shown = {n: decided.released.get(n, r) for n, r in resolved.items()}
     if args.json:
         print_json(
             {
@@ -52,17 +60,20 @@ def _cmd_config_resolve(args: argparse.Namespace) -> int:
                         "source": r.source,
                         "file": r.origin,
                         "shadowed": list(r.shadowed),
+                        "trust": decided.judged[n].state.value,
                         "definition": r.value,
                     }
-                    for n, r in resolved.items()
+                    for n, r in shown.items()
                 },
                 "problems": [problem_dict(p) for p in problems],
             }
         )
     else:
-        for n, r in resolved.items():
+        for n, r in shown.items():
             hidden = f" (hides {', '.join(r.shadowed)})" if r.shadowed else ""
-            echo(f"{n}: from {r.source} {r.origin or ''}{hidden}")
+            verdict = decided.judged[n]
+            state = "" if verdict.may_start else f" [{verdict.state.value}: not expanded]"
+            echo(f"{n}: from {r.source} {r.origin or ''}{hidden}{state}")
             echo(f"    {json.dumps(r.value, ensure_ascii=False)}")
         if not resolved:
             echo("no MCP servers defined")

@@ -8,7 +8,7 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
-from ..errors import UsageError
+from ..errors import McpminiError, UsageError
 from .output import json_object, print_json
 
 if TYPE_CHECKING:  # the mcp package is imported when a command runs, not when the CLI loads
@@ -181,6 +181,18 @@ def add(sub: Any) -> None:
         default=None,
         help="the least severe log message to receive (default: the server's; info on 2026-07-28)",
     )
+    call.add_argument(
+        "--task",
+        action="store_true",
+        help="declare the tasks extension (2026-07-28): the server may run the call as a task; "
+        "its state is polled and shown until it ends, and cancelled at --timeout or Ctrl-C",
+    )
+    call.add_argument(
+        "--elicit",
+        metavar="JSON",
+        help="declare elicitation and answer every elicitation request with this result, e.g. "
+        '\'{"action": "accept", "content": {"confirm": true}}\' (a task\'s input requests too)',
+    )
     call.set_defaults(command_line=[], handler=_cmd_call)
 
 
@@ -313,8 +325,20 @@ def _print_raw(
     if isinstance(reply, ErrorResponse):
         print_json({"error": {"code": reply.code, "message": reply.message, "data": reply.data}})
         return 1
-    print_json(reply.result)
-    return 1 if reply.result.get("isError") is True else 0
+    result = dict(reply.result)
+    if result.get("resultType") == "task":  # the final state of the task, as tasks/get gave it
+        try:
+            result = client.follow_task(result, budget.left())
+        except TimeoutError:
+            raise McpminiError(
+                f"task {result.get('taskId')} did not end within --timeout {args.timeout:g} s "
+                "(cancelled)"
+            ) from None
+        print_json(result)
+        inner = result.get("result")
+        return 0 if isinstance(inner, dict) and inner.get("isError") is not True else 1
+    print_json(result)
+    return 1 if result.get("isError") is True else 0
 
 
 def _output_schema(client: Client, tool: str, budget: _Budget) -> dict[str, Any] | None:
@@ -431,7 +455,7 @@ def _set_log_level(client: Client, level: str | None, budget: _Budget) -> None:
 
 
 def _cmd_call(args: argparse.Namespace) -> int:
-    from ..mcp import Client
+    from ..mcp import TASKS_EXTENSION, Client, Method
     from ..mcp.inspection import notification_line
     from .inspect import Console
 
@@ -439,18 +463,31 @@ def _cmd_call(args: argparse.Namespace) -> int:
     budget = _Budget(args.timeout)
     console = Console()
     transport = _call_transport(args, console)
+    capabilities: dict[str, Any] = {"extensions": {TASKS_EXTENSION: {}}} if args.task else {}
+    handlers = {}
+    if args.elicit is not None:
+        answer = json_object(args.elicit, "--elicit")
+        capabilities["elicitation"] = {}
+        handlers[Method.ELICITATION_CREATE.value] = lambda params: answer
     try:
         if args.json:  # stdout holds the JSON alone: notifications go to stderr
             client = Client(
                 transport,
                 mode=args.mode,
                 timeout=args.timeout,
+                capabilities=capabilities,
+                handlers=handlers,
                 on_notification=lambda n: console.line(notification_line(n), "err"),
             )
             client.connect()
             return _print_raw(client, args, params, budget)
         client = Client(
-            transport, mode=args.mode, timeout=args.timeout, on_notification=console.notification
+            transport,
+            mode=args.mode,
+            timeout=args.timeout,
+            capabilities=capabilities,
+            handlers=handlers,
+            on_notification=console.notification,
         )
         connection = client.connect()
         info = connection.server_info

@@ -2,7 +2,10 @@
 
 The work is done by :func:`mcpmini.config.take_inventory`; this module reads the options,
 prints a table (or JSON) and sets the exit code: 0 when every server answered, 1 when one
-failed, timed out or answered garbage, 2 for unreadable input.
+failed, timed out or answered garbage, 2 for unreadable input (a source file that cannot be
+read is a :class:`SourceUnreadable`). A project's servers go through
+:func:`mcpmini.cli.approval.gate` first: pending, rejected and disabled ones are listed with
+their command as written and never started.
 """
 
 from __future__ import annotations
@@ -10,10 +13,17 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..errors import UsageError
+from ..errors import McpminiError, UsageError
+from .approval import add_trust_option, gate, project_dir_of
 from .output import echo, print_json, problem_dict
 
-__all__ = ["add"]
+__all__ = ["SourceUnreadable", "add"]
+
+
+class SourceUnreadable(McpminiError):
+    """A configuration file given to ``mcpmini tools`` cannot be read as JSON; exit code 2."""
+
+    exit_code = 2
 
 
 def add(sub: Any) -> None:
@@ -25,7 +35,8 @@ def add(sub: Any) -> None:
         "name with its context cost. Every process a server started is ended when it returns: "
         "each stdio server runs under a sub-reaper launcher, so descendants that leave the "
         "session and clear MCPMINI_PROCESS_RUN are ended too (only a process that SIGKILLs "
-        "that launcher, its own parent, escapes).",
+        "that launcher, its own parent, escapes). A project's servers (.mcp.json, plugins "
+        "inside the project) need an approval first, as in Claude Code: see --trust-project.",
     )
     p.add_argument("--project", metavar="FILE", help="the project scope (.mcp.json)")
     p.add_argument(
@@ -43,32 +54,75 @@ def add(sub: Any) -> None:
         help="seconds each server gets to start and list its tools",
     )
     p.add_argument("--json", action="store_true", help="print JSON")
+    add_trust_option(p)
     p.set_defaults(handler=_cmd_tools)
+
+
+def _held_reports(judged: dict[str, Any], resolved: dict[str, Any]) -> list[Any]:
+    """A :class:`~mcpmini.config.ServerReport` per server the gate kept back."""
+    from ..config import ServerReport, ServerStatus
+    from ..config.trust import shown_command
+
+    return [
+        ServerReport(
+            name,
+            resolved[name].source,
+            ServerStatus(v.state.value),
+            v.reason + (f" ({v.scope} settings)" if v.scope else ""),
+            command=shown_command(resolved[name].value),
+        )
+        for name, v in judged.items()
+        if not v.may_start
+    ]
 
 
 def _cmd_tools(args: argparse.Namespace) -> int:
     import os
+    import sys
 
     from ..config import (
-        DESCRIPTION_CAP,
+        Inventory,
         ServerStatus,
-        load_sources,
-        resolve_mcp_servers,
+        load_held_sources,
         take_inventory,
     )
+    from ..errors import Severity
 
     if not args.timeout > 0:
         raise UsageError("--timeout must be a positive number of seconds")
     scopes = {"local": args.local, "project": args.project, "user": args.user}
     if not any(scopes.values()) and not args.plugin and os.path.exists(".mcp.json"):
         scopes["project"] = ".mcp.json"
-    sources, problems = load_sources(scopes, tuple(args.plugin), environ=os.environ)
-    inventory = take_inventory(
-        resolve_mcp_servers(sources), timeout=args.timeout, problems=tuple(str(p) for p in problems)
+    project_dir = project_dir_of(scopes["project"])
+    sources, problems, held = load_held_sources(
+        scopes, tuple(args.plugin), environ=os.environ, project_dir=project_dir
     )
-    bad = [
-        s for s in inventory.servers if s.status not in (ServerStatus.OK, ServerStatus.UNSUPPORTED)
+    files = {str(f) for f in scopes.values() if f}
+    unreadable = [
+        p
+        for p in problems
+        if p.severity is Severity.ERROR and p.source in files and p.path in (None, "mcpServers")
     ]
+    if unreadable:
+        raise SourceUnreadable(str(unreadable[0]))
+    ask = not args.json and sys.stdin.isatty() and sys.stderr.isatty()
+    decided = gate(args, sources, held, environ=os.environ, project_dir=project_dir, ask=ask)
+    resolved = decided.resolved
+    problems = [*problems, *decided.problems]
+    started = take_inventory(
+        decided.released, timeout=args.timeout, problems=tuple(str(p) for p in problems)
+    )
+    order = list(resolved)
+    reports = {s.name: s for s in [*started.servers, *_held_reports(decided.judged, resolved)]}
+    inventory = Inventory(tuple(reports[n] for n in order if n in reports), started.problems)
+    return _print(args, inventory, problems, ServerStatus)
+
+
+def _print(args: argparse.Namespace, inventory: Any, problems: list[Any], status: Any) -> int:
+    from ..config import DESCRIPTION_CAP
+
+    quiet = (status.OK, status.UNSUPPORTED, status.PENDING, status.REJECTED, status.DISABLED)
+    bad = [s for s in inventory.servers if s.status not in quiet]
     if args.json:
         out = inventory.to_dict()
         out["problems"] = [problem_dict(p) for p in problems]
@@ -76,11 +130,13 @@ def _cmd_tools(args: argparse.Namespace) -> int:
         return 1 if bad else 0
     for server in inventory.servers:
         head = f"{server.name} [{server.source}] {server.status.value}"
-        if server.status is ServerStatus.OK:
+        if server.status is status.OK:
             head += f": {len(server.tools)} tools, {server.definition_tokens} tokens"
         else:
             head += f": {server.reason}"
         echo(head)
+        if server.command:
+            echo(f"    command: {server.command}")
         for t in server.tools:
             flags = "".join(
                 [
@@ -94,9 +150,22 @@ def _cmd_tools(args: argparse.Namespace) -> int:
                 f"    {t.name:<48} {t.definition_tokens:>6} tokens  "
                 f"{t.description_chars:>5} chars{flags}"
             )
+    _summary(inventory, status)
+    for p in problems:
+        echo(p)
+    return 1 if bad else 0
+
+
+def _summary(inventory: Any, status: Any) -> None:
     tools = inventory.tools
-    answered = sum(1 for s in inventory.servers if s.status is ServerStatus.OK)
+    answered = sum(1 for s in inventory.servers if s.status is status.OK)
+    waiting = sum(1 for s in inventory.servers if s.status is status.PENDING)
     echo(f"{len(tools)} tools from {answered} of {len(inventory.servers)} servers")
+    if waiting:
+        echo(
+            f"{waiting} project server(s) pending approval, not started: run again with "
+            "--trust-project to trust this project and approve them"
+        )
     echo(
         f"up front: {inventory.upfront_tokens} tokens; deferred (tool search): "
         f"{inventory.deferred_tokens} tokens of names + the definitions of the tools used"
@@ -106,6 +175,3 @@ def _cmd_tools(args: argparse.Namespace) -> int:
             f"break-even: deferring costs less while fewer than {inventory.break_even:.1f} "
             f"of the {len(tools)} tools are used (Prop. 3.8)"
         )
-    for p in problems:
-        echo(p)
-    return 1 if bad else 0

@@ -2,7 +2,8 @@
 
 `.mcp.json` (:mod:`.mcp_json`), `~/.claude.json` (:mod:`.claude_json`), precedence with provenance
 (:mod:`.precedence`), plugins (:mod:`.plugins`), marketplaces (:mod:`.marketplace`), and the
-tool inventory of a resolved configuration (:mod:`.inventory`, ``mcpmini tools``).
+tool inventory of a resolved configuration (:mod:`.inventory`, ``mcpmini tools``), and project
+trust (:mod:`.trust`: a project's servers wait for an approval, as in Claude Code).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from .inventory import (
     ServerReport,
     ServerStatus,
     ToolReport,
+    load_held_sources,
     load_sources,
     take_inventory,
 )
@@ -26,6 +28,7 @@ from .marketplace import (
 )
 from .mcp_json import (
     McpConfig,
+    expand_entry,
     expand_vars,
     line_of_key,
     load_mcp_json,
@@ -55,6 +58,19 @@ from .precedence import (
     resolve,
     resolve_mcp_servers,
 )
+from .trust import (
+    Approvals,
+    ProjectRecord,
+    SettingsScope,
+    TrustRecordError,
+    TrustState,
+    TrustVerdict,
+    read_record,
+    record_approval,
+    release,
+    resolve_trusted,
+    verdicts,
+)
 
 __all__ = [
     "COMBINATION",
@@ -65,6 +81,7 @@ __all__ = [
     "PRECEDENCE",
     "RESERVED_NAMES",
     "SOURCE_FORMS",
+    "Approvals",
     "Combination",
     "FieldValue",
     "Inventory",
@@ -73,15 +90,22 @@ __all__ = [
     "Mechanism",
     "MergedEntry",
     "Plugin",
+    "ProjectRecord",
     "Resolved",
     "ServerReport",
     "ServerStatus",
+    "SettingsScope",
     "ToolReport",
+    "TrustRecordError",
+    "TrustState",
+    "TrustVerdict",
     "concat_claude_md",
     "endpoint",
+    "expand_entry",
     "expand_vars",
     "line_of_key",
     "load_claude_json",
+    "load_held_sources",
     "load_marketplace",
     "load_mcp_json",
     "load_plugin",
@@ -90,9 +114,14 @@ __all__ = [
     "merge_fields",
     "path_inside",
     "read_json",
+    "read_record",
+    "record_approval",
+    "release",
     "resolve",
     "resolve_mcp_servers",
+    "resolve_trusted",
     "schema_problems",
     "take_inventory",
     "validate_plugin",
+    "verdicts",
 ]

@@ -65,6 +65,7 @@ __all__ = [
     "ToolReport",
     "ToolSearch",
     "deferred_names",
+    "load_held_sources",
     "load_sources",
     "sent_description",
     "take_inventory",
@@ -121,6 +122,10 @@ class ServerStatus(StrEnum):
     TIMEOUT = "timeout"  # no valid answer within the timeout
     GARBAGE = "garbage"  # wrote lines that are not JSON-RPC, and nothing valid
     UNSUPPORTED = "unsupported"  # an entry this tool cannot connect to (e.g. SSE)
+    # never started (project trust, :mod:`mcpmini.config.trust`): the entry's command as written
+    PENDING = "pending"  # a project server nobody approved yet
+    REJECTED = "rejected"  # named in disabledMcpjsonServers
+    DISABLED = "disabled"  # switched off for this project
 
 
 @dataclass(frozen=True)
@@ -151,6 +156,7 @@ class ServerReport:
     reason: str = ""
     tools: tuple[ToolReport, ...] = ()
     instructions_chars: int = 0
+    command: str = ""  # a server not started: its command or URL as written
 
     @property
     def definition_tokens(self) -> int:
@@ -218,6 +224,7 @@ class Inventory:
                     "reason": s.reason,
                     "definition_tokens": s.definition_tokens,
                     "instructions_chars": s.instructions_chars,
+                    **({"command": s.command} if s.command else {}),
                     "tools": [asdict(t) | {"problems": list(t.problems)} for t in s.tools],
                 }
                 for s in self.servers
@@ -251,7 +258,42 @@ def load_sources(
     user, whose top level is the user scope and whose ``projects[project_dir]`` entry is the
     local one), plus plugin folders. Returns ``(sources, problems)`` for
     :func:`~mcpmini.config.resolve_mcp_servers`; a file that cannot be read is a problem,
-    never an exception."""
+    never an exception. Everything is expanded from ``environ``; :func:`load_held_sources`
+    holds a project's servers back until they are approved."""
+    sources, problems, _ = _load(scopes, plugins, environ, project_dir, hold=False)
+    return sources, problems
+
+
+def load_held_sources(
+    scopes: Mapping[str, str | Path | None],
+    plugins: tuple[str | Path, ...] = (),
+    environ: Mapping[str, str] | None = None,
+    project_dir: str | os.PathLike[str] | None = None,
+) -> tuple[list[Any], list[Problem], frozenset[str]]:
+    """:func:`load_sources` with the project's servers *held*: the project scope and every
+    plugin folder inside ``project_dir`` are loaded with no variable of ``environ`` expanded
+    (``${VAR}`` as written, the warnings about unset ones still reported; a plugin's own
+    ``${CLAUDE_PLUGIN_ROOT}`` is expanded), to be expanded by
+    :func:`mcpmini.config.trust.release` once approved. Returns ``(sources, problems, the
+    names of the project's plugins)``."""
+    return _load(scopes, plugins, environ, project_dir, hold=True)
+
+
+def _inside(folder: str | Path, project: str) -> bool:
+    try:
+        return Path(folder).resolve().is_relative_to(Path(project).resolve())
+    except OSError:
+        return False
+
+
+def _load(
+    scopes: Mapping[str, str | Path | None],
+    plugins: tuple[str | Path, ...],
+    environ: Mapping[str, str] | None,
+    project_dir: str | os.PathLike[str] | None,
+    *,
+    hold: bool,
+) -> tuple[list[Any], list[Problem], frozenset[str]]:
     env = dict(os.environ if environ is None else environ)
     where = os.fspath(project_dir) if project_dir is not None else os.getcwd()
     sources: list[Any] = []
@@ -265,6 +307,8 @@ def load_sources(
                 # a ~/.claude.json: user = top level, local = this project's entry
                 user, local = load_claude_json(path, project_dir=where, environ=env)
                 cfg = user if scope == "user" else local
+            elif scope == "project" and hold:
+                cfg = load_mcp_json(path, environ=env, source=scope, hold=())
             else:
                 cfg = load_mcp_json(path, environ=env, source=scope)
         except ConfigError as exc:
@@ -272,15 +316,19 @@ def load_sources(
             continue
         sources.append(cfg)
         problems.extend(cfg.problems)
+    held: set[str] = set()
     for folder in plugins:
-        plugin = load_plugin(folder, environ=env)
+        mine = hold and _inside(folder, where)
+        plugin = load_plugin(folder, environ=env, hold=mine)
+        if mine:
+            held.add(plugin.name)
         problems.extend(
             p
             for p in plugin.problems
             if (p.path or "").startswith("mcpServers") or p.severity.value == "error"
         )
         sources.append(plugin.mcp_source)
-    return sources, problems
+    return sources, problems, frozenset(held)
 
 
 def _split_key(name: str) -> tuple[str, str | None]:

@@ -4,7 +4,11 @@
 expands ``${VAR}`` and ``${VAR:-default}`` in ``command``, ``args``, ``env``, ``url`` and
 ``headers`` from an ``environ`` mapping the caller passes in, and turns problems with one
 server into :class:`Problem` values, so one bad entry never hides the others. Only a file
-that cannot be read as a JSON object raises :class:`~mcpmini.errors.ConfigError`.
+that cannot be read as a JSON object raises :class:`~mcpmini.errors.ConfigError`. With
+``hold`` (a project's servers before they are approved, :mod:`mcpmini.config.trust`) only the
+variables ``hold`` names are substituted and every other ``${VAR}`` stays as written — the
+warnings (unset variables, nested defaults) are still reported against ``environ``;
+:func:`expand_entry` expands a held entry once it is approved.
 
 Problems are values (:class:`~mcpmini.errors.Problem`) shared by every loader. How several
 sources combine (Proposition 6.2, Example 6.3) lives in :mod:`mcpmini.config.precedence`.
@@ -14,7 +18,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +28,7 @@ from ..errors import ConfigError, Problem, Severity, json_path
 
 __all__ = [
     "McpConfig",
+    "expand_entry",
     "expand_vars",
     "line_of_key",
     "load_mcp_json",
@@ -61,22 +66,27 @@ class McpConfig:
     skipped: tuple[str, ...] = field(default=())
 
 
-def expand_vars(value: str, environ: Mapping[str, str]) -> tuple[str, list[str]]:
+def expand_vars(
+    value: str, environ: Mapping[str, str], *, hold: Collection[str] | None = None
+) -> tuple[str, list[str]]:
     """Expand ``${VAR}`` and ``${VAR:-default}`` in ``value`` from ``environ``.
 
     Returns the expanded text and the names of unset variables that had no default
-    (those stay as the literal ``${VAR}``, as Claude Code leaves them).
+    (those stay as the literal ``${VAR}``, as Claude Code leaves them). With ``hold`` only
+    the variables it names are substituted; any other stays as written, default and all
+    (still reported when unset without a default).
     """
     missing: list[str] = []
 
     def sub(m: re.Match[str]) -> str:
         name, default = m.group(1), m.group(2)
+        if name not in environ and default is None:
+            missing.append(name)
+        if hold is not None and name not in hold:
+            return m.group(0)
         if name in environ:
             return environ[name]
-        if default is not None:
-            return default
-        missing.append(name)
-        return m.group(0)
+        return m.group(0) if default is None else default
 
     return _VAR.sub(sub, value), missing
 
@@ -137,7 +147,11 @@ def _type_problems(name: str, entry: Mapping[str, Any]) -> list[tuple[str, str]]
 
 
 def _expand_entry(
-    name: str, entry: dict[str, Any], environ: Mapping[str, str], warn: Any
+    name: str,
+    entry: dict[str, Any],
+    environ: Mapping[str, str],
+    warn: Any,
+    hold: Collection[str] | None = None,
 ) -> dict[str, Any]:
     out = dict(entry)
     for fld in _EXPANDED_FIELDS:
@@ -159,7 +173,7 @@ def _expand_entry(
                     "not expanded: the literal text is used. Use a literal default, or set "
                     f"{name}",
                 )
-            expanded, missing = expand_vars(text, environ)
+            expanded, missing = expand_vars(text, environ, hold=hold)
             for var in missing:
                 warn(
                     where,
@@ -177,20 +191,42 @@ def _expand_entry(
     return out
 
 
+def expand_entry(
+    entry: Mapping[str, Any],
+    environ: Mapping[str, str],
+    *,
+    name: str = "",
+    origin: str | None = None,
+) -> tuple[dict[str, Any], list[Problem]]:
+    """One server entry with ``${VAR}`` expanded from ``environ`` (an entry loaded with
+    ``hold``, now approved). Returns the expanded entry and a warning per unset
+    variable without a default and per nested default, as :func:`load_mcp_json` reports."""
+    problems: list[Problem] = []
+
+    def warn(where: str, msg: str) -> None:
+        if "literal secret" not in msg:  # the lint already ran when the entry was loaded
+            problems.append(Problem(Severity.WARNING, msg, origin, f"mcpServers.{name}.{where}"))
+
+    return _expand_entry(name, dict(entry), environ, warn), problems
+
+
 def load_mcp_json(
     path_or_dict: str | Path | Mapping[str, Any],
     *,
     environ: Mapping[str, str],
     source: str = "project",
     origin: str | None = None,
+    hold: Collection[str] | None = None,
 ) -> McpConfig:
     """Read, check and expand one `.mcp.json` (a path, or its already-parsed dict).
 
     Returns an :class:`McpConfig` whose ``servers`` hold only the valid entries
-    (expanded from ``environ``); every skipped entry, unset variable and literal-looking
-    secret is a :class:`Problem` naming the file, the ``mcpServers.<name>.<field>`` path
-    and, for files, the line. Raises :class:`ConfigError` when the file cannot be read as
-    a JSON object, or when ``mcpServers`` is not an object.
+    (expanded from ``environ``; with ``hold`` only the variables it names, the others left
+    as written, see the module doc); every skipped entry, unset
+    variable and literal-looking secret is a :class:`Problem` naming the file, the
+    ``mcpServers.<name>.<field>`` path and, for files, the line. Raises
+    :class:`ConfigError` when the file cannot be read as a JSON object, or when
+    ``mcpServers`` is not an object.
     """
     text: str | None = None
     if isinstance(path_or_dict, Mapping):
@@ -249,7 +285,7 @@ def load_mcp_json(
                 Problem(Severity.WARNING, msg, origin, f"mcpServers.{_name}.{where}", _line)
             )
 
-        kept[name] = _expand_entry(name, dict(entry), environ, warn)
+        kept[name] = _expand_entry(name, dict(entry), environ, warn, hold)
     return McpConfig(source, kept, tuple(problems), origin, tuple(skipped))
 
 

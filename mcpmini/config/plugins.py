@@ -19,7 +19,7 @@ kept as the plain ``{"hooks": {...}}`` data of each file in :attr:`Plugin.hooks`
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -197,13 +197,15 @@ def load_plugin(
     *,
     environ: Mapping[str, str] | None = None,
     data_dir: str | None = None,
+    hold: bool = False,
 ) -> Plugin:
     """Load the plugin in folder ``root``; never raises for a bad file.
 
     ``environ`` expands ``${VAR}`` in MCP entries (``CLAUDE_PLUGIN_ROOT`` and
     ``CLAUDE_PLUGIN_DATA`` are always set, the latter to ``data_dir`` or
-    ``~/.claude/plugins/data/<name>``). Returns a :class:`Plugin` whose ``problems``
-    name each bad file, JSON path and line.
+    ``~/.claude/plugins/data/<name>``); with ``hold`` (a plugin a project brought, not yet
+    approved) only those two are substituted, every other ``${VAR}`` stays as written. Returns a
+    :class:`Plugin` whose ``problems`` name each bad file, JSON path and line.
     """
     root = Path(root)
     plugin = Plugin(root.name, str(root))
@@ -266,7 +268,8 @@ def load_plugin(
     _load_skills(plugin, root, where, variables)
     _load_agents(plugin, root, where)
     _load_hooks(plugin, root, manifest, where, variables, str(mpath))
-    _load_mcp(plugin, root, manifest, where, dict(environ or {}) | variables, str(mpath))
+    held = tuple(variables) if hold else None
+    _load_mcp(plugin, root, manifest, where, dict(environ or {}) | variables, str(mpath), held)
     return plugin
 
 
@@ -443,6 +446,7 @@ def _load_mcp(
     where: Any,
     environ: dict[str, str],
     mpath: str,
+    hold: Collection[str] | None = None,
 ) -> None:
     source = f"plugin:{plugin.name}"
     parts: list[McpConfig] = []
@@ -451,14 +455,18 @@ def _load_mcp(
     files += [] if isinstance(value, dict) else where("mcpServers")
     for f in files:
         try:
-            parts.append(load_mcp_json(f, environ=environ, source=source))
+            parts.append(load_mcp_json(f, environ=environ, source=source, hold=hold))
         except ConfigError as exc:
             plugin.problems.append(Problem.from_error(exc))
     if isinstance(value, dict):
         inline = value.get("mcpServers", value)
         parts.append(
             load_mcp_json(
-                {"mcpServers": inline}, environ=environ, source=source, origin=f"{mpath}#mcpServers"
+                {"mcpServers": inline},
+                environ=environ,
+                source=source,
+                origin=f"{mpath}#mcpServers",
+                hold=hold,
             )
         )
     servers: dict[str, dict[str, Any]] = {}

@@ -19,7 +19,8 @@ Rules of this module:
 
 Command handlers run through :func:`mcpmini.process.run`, the one subprocess runner: when
 the handler returns, times out or fails, everything it started is ended (its process group
-and any child that left it with ``setsid`` or ``nohup``), so nothing survives the hook.
+and any child that left it with ``setsid`` or ``nohup``; under the sub-reaper launcher even one
+that also cleared ``MCPMINI_PROCESS_RUN``), so nothing survives the hook.
 stdout and stderr are drained by one selector loop and kept up to :data:`OUTPUT_CAP` bytes
 each; the rest is read and discarded so a chatty hook can never fill the pipe and stall.
 Non-UTF-8 bytes are decoded with replacement.
@@ -239,7 +240,7 @@ def run_process(
     Never raises for a failing command: start errors, timeouts and exit codes are data.
     """
     started = time.perf_counter()
-    done = process.run(argv, stdin=stdin, env=env, cwd=cwd, timeout=timeout, cap=cap)
+    done = process.run(argv, stdin=stdin, env=env, cwd=cwd, timeout=timeout, cap=cap, reaper=True)
     finished = time.perf_counter()
     if done.start_error is not None:
         return Execution(

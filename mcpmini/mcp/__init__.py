@@ -6,8 +6,8 @@ the method catalogue (:mod:`.methods`), tool schemas (:mod:`.schema`), the sans-
 (:mod:`.client`), tool-call outcomes (:mod:`.outcome`), what a call showed (:mod:`.inspection`),
 the transports that move their lines (:mod:`.transport`), Streamable HTTP (:mod:`.http` sans-I/O,
 :mod:`.asgi` for any ASGI server), what a running tool may send (:mod:`.context`), traces
-(:mod:`.trace`), the example servers (:mod:`.samples`) and the conformance fixtures
-(:mod:`.conformance`).
+(:mod:`.trace`), the tasks extension's state machine and task table (:mod:`.tasks`), the
+example servers (:mod:`.samples`) and the conformance fixtures (:mod:`.conformance`).
 """
 
 from __future__ import annotations
@@ -106,6 +106,13 @@ from .server import (
     ServerConnection,
     Tool,
 )
+from .tasks import (
+    TASKS_EXTENSION,
+    TaskStatus,
+    TaskSupport,
+    TaskTable,
+    UnknownTask,
+)
 from .trace import (
     Trace,
     Traced,
@@ -143,6 +150,7 @@ __all__ = [
     "NO_CALL",
     "ORDERS",
     "SAMPLES",
+    "TASKS_EXTENSION",
     "BlockView",
     "CallContext",
     "CallRecord",
@@ -181,12 +189,16 @@ __all__ = [
     "StdioTransport",
     "StructuredCheck",
     "StructuredVerdict",
+    "TaskStatus",
+    "TaskSupport",
+    "TaskTable",
     "Tool",
     "ToolOutcome",
     "Trace",
     "TraceEvent",
     "Traced",
     "Transport",
+    "UnknownTask",
     "Validator",
     "add_server",
     "asgi_app",

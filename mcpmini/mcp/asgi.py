@@ -128,6 +128,12 @@ class McpAsgi:
         self._lock = threading.Lock()
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
         self._listeners: dict[int, _Listener] = {}
+        tasks = endpoint.server.tasks
+        if tasks.on_change is None:  # each change of a task's state: notifications/tasks
+            tasks.on_change = self._announce_task
+
+    def _announce_task(self, task: dict[str, Any]) -> None:
+        self.announce(Notification(Method.NOTIFICATIONS_TASKS, task))
 
     @property
     def pool(self) -> concurrent.futures.ThreadPoolExecutor:

@@ -72,7 +72,9 @@ from .jsonrpc import (
     error_reply,
     parse_line,
 )
-from .outcome import OutcomeKind, ToolOutcome, classify
+from .methods import Method
+from .outcome import OutcomeKind, ToolOutcome, classify, classify_task
+from .tasks import TERMINAL, TaskStatus
 from .transport import Transport
 from .versions import LEGACY, META_PREFIX, MODERN, Generation, is_modern
 
@@ -96,6 +98,12 @@ Handler = Callable[[Mapping[str, Any]], Mapping[str, Any]]
 
 #: How many ``input_required`` rounds :meth:`Client.tool_outcome` answers before giving up.
 MAX_INPUT_ROUNDS = 8
+#: The bounds (seconds) put on a task's ``pollIntervalMs`` and the interval without one.
+POLL_BOUNDS = (0.05, 5.0)
+DEFAULT_POLL = 0.5
+#: How long cancelling a task (at a timeout or Ctrl-C) may wait for the acknowledgement.
+CANCEL_WAIT = 2.0
+_TERMINAL = {s.value for s in TERMINAL}
 
 _DISCOVER = "server/discover"
 _INITIALIZE = "initialize"
@@ -201,6 +209,16 @@ class Connected:
 
 
 Event = ReplyReceived | RequestReceived | NotificationReceived | Stray | Outgoing | Connected
+
+
+def _poll_interval(task: Mapping[str, Any]) -> float:
+    """Seconds to wait before the next ``tasks/get``: the task's ``pollIntervalMs`` within
+    :data:`POLL_BOUNDS`."""
+    value = task.get("pollIntervalMs")
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return DEFAULT_POLL
+    low, high = POLL_BOUNDS
+    return min(max(value / 1000, low), high)
 
 
 def _supported(data: Any) -> list[str]:
@@ -861,9 +879,13 @@ class Client:
 
         An ``input_required`` result (2026-07-28, SEP-2322) is answered through
         :attr:`handlers` and the call repeated (:meth:`ClientConnection.answer_input`), at
-        most ``MAX_INPUT_ROUNDS`` times.
+        most ``MAX_INPUT_ROUNDS`` times. A task result (tasks extension) is followed to its
+        end with :meth:`follow_task`, within what is left of ``timeout`` (then cancelled:
+        no answer, ``timeout (task ID cancelled)``); ``KeyboardInterrupt`` cancels the task
+        and propagates.
         """
         params = self._calls.pop(request_id, None)
+        started = time.monotonic()
         try:
             reply = self.wait_for(request_id, timeout)
             for _ in range(MAX_INPUT_ROUNDS):
@@ -882,6 +904,9 @@ class Client:
                 self._send(retry)
                 request_id = retry.id
                 reply = self.wait_for(request_id, timeout)
+            if isinstance(reply, Response) and reply.result.get("resultType") == "task":
+                left = (self.timeout if timeout is None else timeout) - (time.monotonic() - started)
+                return self._task_outcome(name, reply.result, left)
         except TimeoutError:
             return ToolOutcome(OutcomeKind.NO_ANSWER, name, reason="timeout")
         except TransportError as exc:
@@ -891,6 +916,115 @@ class Client:
         garbled = request_id in self._garbled
         self._garbled.discard(request_id)
         return classify(name, reply, garbled)
+
+    def _task_outcome(self, name: str, created: Mapping[str, Any], left: float) -> ToolOutcome:
+        try:
+            task = self.follow_task(created, max(left, 0.0))
+        except TimeoutError:
+            why = f"timeout (task {created.get('taskId')} cancelled)"
+            return ToolOutcome(OutcomeKind.NO_ANSWER, name, reason=why)
+        except ProtocolError as exc:
+            return ToolOutcome(OutcomeKind.PROTOCOL_ERROR, name, code=exc.code, message=exc.message)
+        outcome = classify_task(name, task)
+        assert outcome is not None  # follow_task returns terminal states only
+        return outcome
+
+    # --- the tasks extension (SEP-2663) -------------------------------------------------
+
+    def follow_task(
+        self, created: Mapping[str, Any], timeout: float | None = None
+    ) -> dict[str, Any]:
+        """Follow the task ``created`` (a ``CreateTaskResult``) until it ends; return its last
+        state (``completed`` / ``failed`` / ``cancelled``, as ``tasks/get`` gave it).
+
+        Polls ``tasks/get`` every ``pollIntervalMs`` (within :data:`POLL_BOUNDS`), reading
+        whatever the server sends meanwhile. Input requests are answered once per key through
+        :attr:`handlers` (``tasks/update``). Each change of status or ``statusMessage`` goes to
+        :attr:`on_notification` as a ``notifications/tasks`` notification (the shape a server
+        pushing status sends). When ``timeout`` (default :attr:`timeout`) passes, an input
+        request no handler answers comes, or the wait is interrupted (``KeyboardInterrupt``),
+        the task is cancelled (``tasks/cancel``, best effort) before ``TimeoutError`` /
+        :class:`LocalProtocolError` (``-32601``) / ``KeyboardInterrupt`` propagates. Raises
+        :class:`RemoteProtocolError` for an error of ``tasks/get`` (an unknown or expired
+        task) and :class:`TransportError`.
+        """
+        task_id = created.get("taskId")
+        if not isinstance(task_id, str):
+            raise LocalProtocolError("the task result has no taskId", ErrorCode.INVALID_PARAMS)
+        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
+        task = {k: v for k, v in created.items() if k not in ("resultType", "_meta")}
+        answered: set[str] = set()
+        shown: tuple[Any, Any] | None = None
+        try:
+            while True:
+                if (task.get("status"), task.get("statusMessage")) != shown:
+                    shown = (task.get("status"), task.get("statusMessage"))
+                    self._tell_task(task)
+                if task.get("status") in _TERMINAL:
+                    return task
+                if not self._answer_task(task_id, task, answered, deadline):
+                    self._idle(_poll_interval(task), deadline)
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError(f"task {task_id} did not end in time")
+                task = self.request(Method.TASKS_GET, {"taskId": task_id}, timeout=left)
+                task.pop("resultType", None)
+                task.pop("_meta", None)
+        except (TimeoutError, LocalProtocolError, KeyboardInterrupt):
+            self.cancel_task(task_id)
+            raise
+
+    def cancel_task(self, task_id: str) -> bool:
+        """Send ``tasks/cancel`` and wait briefly (:data:`CANCEL_WAIT`) for the
+        acknowledgement; return whether it came. Never raises for the server."""
+        try:
+            self.request(Method.TASKS_CANCEL, {"taskId": task_id}, timeout=CANCEL_WAIT)
+        except (McpminiError, TimeoutError):
+            return False
+        return True
+
+    def _tell_task(self, task: Mapping[str, Any]) -> None:
+        if self.on_notification is not None:
+            self.on_notification(Notification(Method.NOTIFICATIONS_TASKS, dict(task)))
+
+    def _answer_task(
+        self, task_id: str, task: Mapping[str, Any], answered: set[str], deadline: float
+    ) -> bool:
+        """Answer the input requests of ``task`` not answered yet; return whether it sent any.
+        Raises :class:`LocalProtocolError` (``-32601``) for one no handler answers."""
+        if task.get("status") != TaskStatus.INPUT_REQUIRED:
+            return False
+        requests = task.get("inputRequests")
+        answers: dict[str, Any] = {}
+        for key, asked in requests.items() if isinstance(requests, Mapping) else ():
+            if key in answered:
+                continue
+            method = asked.get("method") if isinstance(asked, Mapping) else None
+            handler = self.handlers.get(method) if isinstance(method, str) else None
+            if handler is None:
+                raise LocalProtocolError(
+                    f"the task asks for {method!r}, which this client cannot answer",
+                    ErrorCode.METHOD_NOT_FOUND,
+                )
+            answers[key] = dict(handler(asked.get("params") or {}))
+        if not answers:
+            return False
+        left = max(deadline - time.monotonic(), 0.0)
+        self.request(Method.TASKS_UPDATE, {"taskId": task_id, "inputResponses": answers}, left)
+        answered.update(answers)
+        return True
+
+    def _idle(self, seconds: float, deadline: float) -> None:
+        """Read what the server sends for ``seconds`` (at most until ``deadline``): its
+        notifications are passed on, replies kept for their waiters."""
+        until = min(time.monotonic() + seconds, deadline)
+        try:
+            while time.monotonic() < until:
+                for event in self._next_events(until):
+                    if isinstance(event, ReplyReceived):
+                        self._done[event.request.id] = event.reply
+        except TimeoutError:  # a transport that cannot wait (in memory) gives up at once
+            time.sleep(max(until - time.monotonic(), 0.0))
 
     def call_tool(
         self, name: str, arguments: Mapping[str, Any] | None = None, timeout: float | None = None

@@ -20,7 +20,9 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import math
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -30,7 +32,8 @@ from ..errors import RemoteProtocolError
 from .context import LOG_LEVELS, current_call
 from .jsonrpc import ErrorCode, Request
 from .methods import Method
-from .server import Server, ServerConnection
+from .server import Server, ServerConnection, runs_as_task
+from .tasks import TASKS_EXTENSION, TaskCancelled, TaskSupport
 from .versions import KNOWN_VERSIONS, Generation
 
 __all__ = [
@@ -361,6 +364,96 @@ def test_x_mcp_header(region: str = "") -> str:
     return f"Region: {region}"
 
 
+# --- the tasks extension's fixtures (SEP-2663) -----------------------------------------------
+
+
+def greet(name: str) -> str:
+    """Greets by name, at once (never a task).
+
+    Args:
+        name: who to greet
+    """
+    return f"Hello, {name}!"
+
+
+def _pause(seconds: float) -> None:
+    """Wait ``seconds``, reporting progress each second; raise :class:`TaskCancelled` when the
+    call is cancelled meanwhile."""
+    call = current_call()
+    steps = max(math.ceil(seconds), 1)
+    for step in range(steps):
+        if call.cancelled.wait(seconds / steps):
+            raise TaskCancelled("cancelled")
+        call.progress(step + 1, steps)
+
+
+def slow_compute(seconds: float, label: str = "") -> str:
+    """Computes for the given number of seconds (a task when the client supports tasks).
+
+    Args:
+        seconds: how long the computation takes
+        label: a name echoed in the result
+    """
+    _pause(seconds)
+    return f"Computed {label or 'result'} in {seconds:g}s"
+
+
+def failing_job() -> str:
+    """Runs for about a second, then fails with a tool error (only as a task)."""
+    _pause(1)
+    raise RuntimeError("The job failed (a tool error, reported in the result)")
+
+
+def protocol_error_job() -> str:
+    """Fails with a protocol error (a task then ends as failed)."""
+    raise RemoteProtocolError("The job hit an internal failure", ErrorCode.INTERNAL_ERROR)
+
+
+def _confirm_form(message: str) -> dict[str, Any]:
+    return {
+        "mode": "form",
+        "message": message,
+        "requestedSchema": {
+            "type": "object",
+            "properties": {"confirm": {"type": "boolean"}, "name": {"type": "string"}},
+            "required": ["confirm"],
+        },
+    }
+
+
+def confirm_delete(filename: str) -> str:
+    """Asks the user to confirm, then deletes the file (pretend).
+
+    Args:
+        filename: the file to delete
+    """
+    answer = current_call().request(Method.ELICITATION_CREATE, _confirm_form(f"Delete {filename}?"))
+    content = _accepted(answer)
+    if content is not None and content.get("confirm") is True:
+        return f"Deleted {filename}"
+    return f"Kept {filename}"
+
+
+def multi_input() -> str:
+    """Asks two questions at once (two input requests pending together)."""
+    call = current_call()
+    forms = [_confirm_form(f"Question {n} of 2: confirm?") for n in (1, 2)]
+    with ThreadPoolExecutor(2, "mcpmini-multi-input") as pool:
+        answers = list(pool.map(lambda form: call.request(Method.ELICITATION_CREATE, form), forms))
+    names = [str((_accepted(a) or {}).get("name", "?")) for a in answers]
+    return "Answers: " + ", ".join(names)
+
+
+_TASK_TOOLS: list[tuple[Callable[..., object], TaskSupport]] = [
+    (greet, TaskSupport.FORBIDDEN),
+    (slow_compute, TaskSupport.OPTIONAL),
+    (failing_job, TaskSupport.REQUIRED),
+    (protocol_error_job, TaskSupport.OPTIONAL),
+    (confirm_delete, TaskSupport.OPTIONAL),
+    (multi_input, TaskSupport.OPTIONAL),
+]
+_TOOL_WITH_TASK = "test_tool_with_task"
+
 _TOOLS: list[Callable[..., object]] = [
     test_simple_text,
     test_image_content,
@@ -400,6 +493,15 @@ class ConformanceServer(Server):
         for fn in _TOOLS:
             self.add_tool(fn)
         self.add_tool(test_x_mcp_header, input_schema=_REGION_SCHEMA)
+        for fn, support in _TASK_TOOLS:
+            self.add_tool(fn, task=support)
+        self.add_tool(
+            lambda **kwargs: "unreachable",
+            _TOOL_WITH_TASK,
+            "Asks for a name (input required), then greets in a task (tasks extension only)",
+            {"type": "object", "properties": {}},
+            task=TaskSupport.REQUIRED,
+        )
         self.add_tool(
             lambda **kwargs: "ok",
             "json_schema_2020_12_tool",
@@ -424,7 +526,13 @@ class ConformanceServer(Server):
         """Legacy: tools, subscribable resources, prompts, logging, completions; modern: no
         logging or subscriptions (those methods are gone from the stateless wire)."""
         if generation is Generation.MODERN:
-            return {"tools": {}, "resources": {}, "prompts": {}, "completions": {}}
+            return {
+                "tools": {},
+                "resources": {},
+                "prompts": {},
+                "completions": {},
+                "extensions": {TASKS_EXTENSION: {}},
+            }
         return {
             "tools": {},
             "resources": {"subscribe": True},
@@ -646,7 +754,23 @@ class ConformanceServer(Server):
                     f"{name} needs the 2026-07-28 wire", ErrorCode.INVALID_PARAMS, req.id
                 )
             return self._mrtr(req, name, params, caps)
+        if name == _TOOL_WITH_TASK:
+            return self._greet_in_task(conn, req, params)
         return super().on_tools_call(conn, req, params)
+
+    def _greet_in_task(
+        self, conn: ServerConnection, req: Request, params: dict[str, Any]
+    ) -> dict[str, Any]:
+        """SEP-2663 with SEP-2322: ask for the name synchronously (input required), then hand
+        the greeting to a task; the task's result carries the name gathered before it."""
+        runs_as_task(conn, req, params, TaskSupport.REQUIRED)  # raises without the extension
+        responses = params.get("inputResponses")
+        answer = responses.get("user_name") if isinstance(responses, dict) else None
+        content = _accepted(answer, "name")
+        if content is None:
+            return self._input_required({"user_name": _ELICIT_NAME})
+        greeting = {"content": _text(f"Hello, {content['name']}!"), "isError": False}
+        return self.start_task(req, lambda: greeting)
 
     # --- input required (SEP-2322) ------------------------------------------------------
 

@@ -13,6 +13,7 @@ I/O like the rest of the core.
 from __future__ import annotations
 
 import contextvars
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,6 +38,10 @@ def _drop(message: Message) -> None:
     return None
 
 
+#: The ``cancelled`` event of a call that cannot be cancelled (never set).
+_NEVER = threading.Event()
+
+
 @dataclass(frozen=True)
 class CallContext:
     """The running request as its tool sees it.
@@ -46,7 +51,9 @@ class CallContext:
     asked for none), ``log_level`` the least severe level the client wants (``None``: send no
     log messages), ``client_capabilities`` what the client declared. ``emit`` sends one
     message on the call's stream; ``ask`` (``None`` when the transport has no way back, as
-    on the stateless wire) sends a request and returns the client's result.
+    on the stateless wire) sends a request and returns the client's result. ``cancelled`` is
+    set when the client cancels the call (a task's ``tasks/cancel``) or it expires: a long
+    tool waits on it (``call.cancelled.wait(seconds)``) instead of sleeping.
     """
 
     params: Mapping[str, Any] = field(default_factory=dict)
@@ -55,6 +62,7 @@ class CallContext:
     client_capabilities: Mapping[str, Any] = field(default_factory=dict)
     emit: Callable[[Message], None] = _drop
     ask: Callable[[str, Mapping[str, Any], float], Mapping[str, Any]] | None = None
+    cancelled: threading.Event = _NEVER
 
     def progress(
         self, progress: float, total: float | None = None, message: str | None = None

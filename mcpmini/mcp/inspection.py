@@ -389,9 +389,24 @@ def progress_bar(progress: Progress, width: int = 30) -> str:
     return text
 
 
+def _task_line(task: Mapping[str, Any]) -> str:
+    """``task ID: STATUS (statusMessage)``, plus the methods an ``input_required`` task
+    asks for."""
+    line = f"task {task.get('taskId', '?')}: {task.get('status', '?')}"
+    message = task.get("statusMessage")
+    if isinstance(message, str):
+        line += f" ({message})"
+    asked = task.get("inputRequests")
+    if isinstance(asked, Mapping) and asked:
+        methods = sorted({str(r.get("method")) for r in asked.values() if isinstance(r, Mapping)})
+        line += " asks " + ", ".join(methods)
+    return _one_line(line)
+
+
 def notification_line(notification: Notification) -> str:
     """One line for a notification: a log message as ``log LEVEL [logger]: data``, progress
-    as its counts, any other as its method and params (compact JSON)."""
+    as its counts, a task's state (tasks extension) as ``task ID: STATUS (message)``, any
+    other as its method and params (compact JSON)."""
     params = notification.params or {}
     if notification.method == Method.NOTIFICATIONS_MESSAGE:
         data = params.get("data")
@@ -399,6 +414,8 @@ def notification_line(notification: Notification) -> str:
         logger = params.get("logger")
         where = f" [{_one_line(logger)}]" if isinstance(logger, str) else ""
         return f"log {_one_line(params.get('level', '?'))}{where}: {_one_line(text)}"
+    if notification.method == Method.NOTIFICATIONS_TASKS:
+        return _task_line(params)
     progress = progress_of(notification)
     if progress is not None:
         return "progress " + progress_bar(progress, width=0).lstrip(" ")

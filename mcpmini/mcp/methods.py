@@ -67,6 +67,10 @@ class Method(StrEnum):
     NOTIFICATIONS_PROMPTS_LIST_CHANGED = "notifications/prompts/list_changed"
     NOTIFICATIONS_RESOURCES_LIST_CHANGED = "notifications/resources/list_changed"
     NOTIFICATIONS_RESOURCES_UPDATED = "notifications/resources/updated"
+    TASKS_GET = "tasks/get"
+    TASKS_UPDATE = "tasks/update"
+    TASKS_CANCEL = "tasks/cancel"
+    NOTIFICATIONS_TASKS = "notifications/tasks"
 
 
 class Sender(StrEnum):
@@ -83,11 +87,13 @@ class Target(StrEnum):
     TOOL = "tool"
     PROMPT = "prompt"
     RESOURCE = "resource"
+    TASK = "task"
 
     @property
     def param(self) -> str:
-        """The param holding the target: ``uri`` for a resource, else ``name``."""
-        return "uri" if self is Target.RESOURCE else "name"
+        """The param holding the target: ``uri`` for a resource, ``taskId`` for a task (the
+        tasks extension), else ``name``."""
+        return {Target.RESOURCE: "uri", Target.TASK: "taskId"}.get(self, "name")
 
 
 BOTH = frozenset(Generation)
@@ -192,6 +198,13 @@ _ROWS = [
         sender=Sender.SERVER,
         notification=True,
         filter_key="resourceSubscriptions",
+    ),
+    # The tasks extension (SEP-2663): 2026-07-28 only, routed by the task id.
+    MethodSpec(M.TASKS_GET, MODERN_ONLY, target=Target.TASK),
+    MethodSpec(M.TASKS_UPDATE, MODERN_ONLY, target=Target.TASK),
+    MethodSpec(M.TASKS_CANCEL, MODERN_ONLY, target=Target.TASK),
+    MethodSpec(
+        M.NOTIFICATIONS_TASKS, MODERN_ONLY, Sender.SERVER, notification=True, filter_key="taskIds"
     ),
 ]
 

@@ -19,6 +19,7 @@ __all__ = [
     "OutcomeKind",
     "ToolOutcome",
     "classify",
+    "classify_task",
     "to_tool_result",
 ]
 
@@ -75,6 +76,29 @@ def classify(tool: str, reply: Response | ErrorResponse, garbled: bool = False) 
         tuple(b for b in content if isinstance(b, dict)),
         reply.result.get("structuredContent"),
     )
+
+
+def classify_task(tool: str, task: Mapping[str, Any]) -> ToolOutcome | None:
+    """The outcome of ``tool``'s call that ran as a task (tasks extension), from the task's
+    state as ``tasks/get`` returns it; ``None`` while the task is still running.
+
+    ``completed`` reads its inlined ``result`` like a direct reply (a tool error stays a tool
+    error); ``failed`` is the protocol error it carries; ``cancelled`` is no answer. A
+    terminal state without its payload, or an unknown status, is a garbled reply.
+    """
+    status = task.get("status")
+    if status in ("working", "input_required"):
+        return None
+    if status == "completed" and isinstance(task.get("result"), dict):
+        return classify(tool, Response(str(task.get("taskId")), task["result"]))
+    error = task.get("error")
+    if status == "failed" and isinstance(error, dict) and isinstance(error.get("code"), int):
+        return ToolOutcome(
+            OutcomeKind.PROTOCOL_ERROR, tool, code=error["code"], message=str(error.get("message"))
+        )
+    if status == "cancelled":
+        return ToolOutcome(OutcomeKind.NO_ANSWER, tool, reason="task cancelled")
+    return ToolOutcome(OutcomeKind.NO_ANSWER, tool, reason="garbled reply")
 
 
 def _render(content: Iterable[Mapping[str, Any]]) -> str:

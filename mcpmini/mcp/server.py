@@ -16,7 +16,10 @@ Rules of this module:
 * Connection state lives only in :class:`ServerConnection` (one dataclass; a server with
   more per-connection state subclasses it and names it in ``Server.connection_class``).
   The ``Server`` holds nothing that one connection may change, so connections never see
-  each other's state.
+  each other's state — with one stated exception: ``Server.tasks``, the tasks extension's
+  table (:mod:`.tasks`), which every connection shares because a task outlives the request
+  that created it. Its task ids are unguessable handles (there is no ``tasks/list``); the
+  table lives in one process, so ``serve --workers N`` cannot follow a task across workers.
 * The first request fixes a connection's generation (as the official SDK server does): a
   request with the 2026-07-28 ``_meta`` envelope makes it *modern* (stateless,
   ``server/discover``, ``UNSUPPORTED_PROTOCOL_VERSION`` on an unknown version,
@@ -38,6 +41,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
@@ -45,6 +49,7 @@ from typing import Any, ClassVar, TypeVar
 import orjson
 
 from ..errors import RemoteProtocolError
+from .context import CallContext, in_call
 from .jsonrpc import (
     ErrorCode,
     Message,
@@ -57,6 +62,14 @@ from .jsonrpc import (
 )
 from .methods import Method, method_spec
 from .schema import Validator, check_schema, docstring_parts, schema_from_function
+from .tasks import (
+    TASKS_EXTENSION,
+    TaskCancelled,
+    TaskSupport,
+    TaskTable,
+    UnknownTask,
+    declares_tasks,
+)
 from .versions import LEGACY, META_PREFIX, MODERN, Generation, is_modern
 
 __all__ = [
@@ -65,6 +78,7 @@ __all__ = [
     "Server",
     "ServerConnection",
     "Tool",
+    "runs_as_task",
 ]
 
 VERSION_KEY = META_PREFIX + "protocolVersion"
@@ -82,7 +96,8 @@ class Tool:
 
     ``inline`` says the function neither blocks nor asks the client anything (sampling,
     elicitation), so an HTTP server may run it on its event loop instead of handing it to a
-    worker thread; it may still report progress and log messages.
+    worker thread; it may still report progress and log messages. ``task`` says whether a
+    call may run as a task of the tasks extension (:class:`~mcpmini.mcp.tasks.TaskSupport`).
     """
 
     name: str
@@ -91,6 +106,7 @@ class Tool:
     fn: Callable[..., object]
     output_schema: dict[str, Any] | None = None
     inline: bool = False
+    task: TaskSupport = TaskSupport.FORBIDDEN
     _validator: Validator | None = field(default=None, repr=False)
 
     def definition(self) -> dict[str, Any]:
@@ -171,6 +187,51 @@ def _content(value: object) -> tuple[list[dict[str, Any]], Any]:
 
 def _invalid(message: str, req: Request, data: Any = None) -> RemoteProtocolError:
     return RemoteProtocolError(message, ErrorCode.INVALID_PARAMS, req.id, data)
+
+
+#: The ``data`` of a ``MISSING_CLIENT_CAPABILITY`` error asking for the tasks extension.
+NEEDS_TASKS: dict[str, Any] = {"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}}
+
+
+def _needs_tasks(req: Request, what: str) -> RemoteProtocolError:
+    return RemoteProtocolError(
+        f"{what} needs the client capability extensions[{TASKS_EXTENSION!r}]",
+        ErrorCode.MISSING_CLIENT_CAPABILITY,
+        req.id,
+        NEEDS_TASKS,
+    )
+
+
+def runs_as_task(
+    conn: ServerConnection, req: Request, params: Mapping[str, Any], support: TaskSupport
+) -> bool:
+    """Whether a request with ``params`` runs as a task: only on 2026-07-28, when its client
+    capabilities declare the tasks extension and ``support`` allows one. Raises
+    ``MISSING_CLIENT_CAPABILITY`` (with the extension in ``data``) for a ``required`` tool
+    and a client without the extension.
+    """
+    if support is TaskSupport.FORBIDDEN:
+        return False
+    declared = conn.generation is Generation.MODERN and declares_tasks(
+        conn.client_capabilities_of(params)
+    )
+    if not declared and support is TaskSupport.REQUIRED:
+        raise _needs_tasks(req, f"{req.method} {params.get('name')}")
+    return declared
+
+
+def _start_thread(work: Callable[[], None]) -> None:
+    threading.Thread(target=work, name="mcpmini-task", daemon=True).start()
+
+
+def _progress_text(params: Mapping[str, Any]) -> str:
+    """A task's ``statusMessage`` for one progress notification of its work."""
+    message = params.get("message")
+    if isinstance(message, str):
+        return message
+    total = params.get("total")
+    done = params.get("progress")
+    return f"{done}/{total}" if total is not None else f"{done}"
 
 
 def _not_found(req: Request) -> RemoteProtocolError:
@@ -351,6 +412,9 @@ class Server:
     (before 2026-07-28) through ``initialize``, per-request versions through the
     ``_meta`` envelope. ``list_ttl_ms`` and ``cache_scope`` go into modern results the
     method table marks as cached. ``connection_class`` is the state of one connection.
+    ``tasks`` is the table of the tasks extension (its TTL, polling interval and bound),
+    ``run_task`` what starts a task's work (a daemon thread by default; a test passes one
+    that runs it at once or keeps it).
     """
 
     connection_class: ClassVar[type[ServerConnection]] = ServerConnection
@@ -363,6 +427,8 @@ class Server:
         instructions: str | None = None,
         list_ttl_ms: int = 300_000,
         cache_scope: str = "public",
+        tasks: TaskTable | None = None,
+        run_task: Callable[[Callable[[], None]], None] = _start_thread,
     ) -> None:
         if not versions:
             raise ValueError("a server needs at least one protocol version")
@@ -375,6 +441,11 @@ class Server:
         self.tools: dict[str, Tool] = {}
         self.resources: dict[str, Resource] = {}
         self.prompts: dict[str, Prompt] = {}
+        #: The tasks of the tasks extension: shared by every connection, since a task outlives
+        #: the request (and, on the stateless wire, the connection) that created it.
+        self.tasks = tasks if tasks is not None else TaskTable()
+        #: Starts a task's work off the caller's thread (a daemon thread by default).
+        self.run_task = run_task
         #: The connection ``handle()`` / ``handle_line()`` use: one in-process peer.
         self.default_connection = self.connection()
 
@@ -411,17 +482,21 @@ class Server:
         output_schema: dict[str, Any] | None = None,
         *,
         inline: bool = False,
+        task: TaskSupport = TaskSupport.FORBIDDEN,
     ) -> Callable[[_F], _F]:
         """Decorator registering a function as a tool; returns the function unchanged.
 
         The name defaults to the function's name, the description to its docstring
         (without the ``Args:`` section), the schema to :func:`schema_from_function`.
         ``inline=True`` promises the function never blocks nor asks the client (see
-        :class:`Tool`). Raises ``ValueError`` for a duplicate name or an invalid explicit schema.
+        :class:`Tool`); ``task`` lets a call run as a task (tasks extension). Raises
+        ``ValueError`` for a duplicate name or an invalid explicit schema.
         """
 
         def register(fn: _F) -> _F:
-            self.add_tool(fn, name, description, input_schema, output_schema, inline=inline)
+            self.add_tool(
+                fn, name, description, input_schema, output_schema, inline=inline, task=task
+            )
             return fn
 
         return register
@@ -435,6 +510,7 @@ class Server:
         output_schema: dict[str, Any] | None = None,
         *,
         inline: bool = False,
+        task: TaskSupport = TaskSupport.FORBIDDEN,
     ) -> Tool:
         """Register ``fn`` as a tool (the non-decorator form of :meth:`tool`)."""
         tool_name = name or fn.__name__
@@ -450,6 +526,7 @@ class Server:
             fn,
             output_schema,
             inline,
+            TaskSupport(task),
         )
         self.tools[tool_name] = tool
         return tool
@@ -495,17 +572,30 @@ class Server:
             caps["resources"] = {"subscribe": False, "listChanged": False}
         if self.prompts:
             caps["prompts"] = {"listChanged": False}
+        if generation is Generation.MODERN and self.offers_tasks:
+            caps["extensions"] = {TASKS_EXTENSION: {}}
         return caps
+
+    @property
+    def offers_tasks(self) -> bool:
+        """Whether some tool may run as a task (the server then advertises the extension)."""
+        return any(t.task is not TaskSupport.FORBIDDEN for t in self.tools.values())
 
     def server_info(self) -> dict[str, str]:
         """``{"name", "version"}`` of this server."""
         return {"name": self.name, "version": self.version}
 
-    def call_tool(self, tool: Tool | str, arguments: object) -> dict[str, Any]:
+    def call_tool(
+        self,
+        tool: Tool | str,
+        arguments: object,
+        reraise: tuple[type[BaseException], ...] = (),
+    ) -> dict[str, Any]:
         """Validate ``arguments`` and run the tool; return the ``tools/call`` result.
 
         Invalid arguments and exceptions raised by the tool give ``isError: true`` with a
-        short text the model can act on. Raises ``KeyError`` for an unknown tool name.
+        short text the model can act on, except those of the types in ``reraise`` (a task
+        turns a protocol error into ``failed``). Raises ``KeyError`` for an unknown tool name.
         """
         tool = self.tools[tool] if isinstance(tool, str) else tool
         problems = tool.errors(arguments)
@@ -518,6 +608,8 @@ class Server:
         try:
             content, structured = _content(tool.fn(**arguments))
         except Exception as exc:
+            if isinstance(exc, reraise):
+                raise
             return {
                 "content": [{"type": "text", "text": f"{type(exc).__name__}: {exc}"}],
                 "isError": True,
@@ -566,7 +658,129 @@ class Server:
         arguments = params.get("arguments", {})
         if arguments is None:
             arguments = {}
-        return self.call_tool(tool, arguments)
+        if not runs_as_task(conn, req, params, tool.task):
+            return self.call_tool(tool, arguments)
+        if tool.errors(arguments) or not isinstance(arguments, Mapping):
+            return self.call_tool(tool, arguments)  # the isError result, at once
+        return self.start_task(
+            req,
+            lambda: self.call_tool(tool, arguments, (RemoteProtocolError, TaskCancelled)),
+            params,
+            conn.client_capabilities_of(params),
+        )
+
+    # --- the tasks extension (SEP-2663) -----------------------------------------------
+
+    def start_task(
+        self,
+        req: Request,
+        work: Callable[[], Mapping[str, Any]],
+        params: Mapping[str, Any] | None = None,
+        capabilities: Mapping[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """Create a task running ``work`` off this thread; return the ``CreateTaskResult``.
+
+        ``work`` runs with a :class:`~mcpmini.mcp.context.CallContext` (the request's
+        ``params`` and client ``capabilities``) whose ``request`` becomes the task's input
+        requests (answered by ``tasks/update``; the wait lasts as long as the task lives),
+        whose progress becomes its ``statusMessage`` and whose ``cancelled`` is set by
+        ``tasks/cancel`` or the end of its TTL. Log messages are dropped (SEP-2663 has none
+        for tasks). Its result completes the task; a
+        :class:`~mcpmini.errors.RemoteProtocolError` fails it with that error, any other
+        exception with ``INTERNAL_ERROR``. The task exists before this returns (a
+        ``tasks/get`` right after resolves). Raises ``INTERNAL_ERROR`` when the table is full.
+        """
+        table = self.tasks
+        try:
+            created = table.create()
+        except OverflowError as exc:
+            raise RemoteProtocolError(str(exc), ErrorCode.INTERNAL_ERROR, req.id) from None
+        task_id = created["taskId"]
+
+        def ask(method: str, params: Mapping[str, Any], timeout: float) -> Mapping[str, Any]:
+            answer = table.wait_answer(
+                task_id, table.ask(task_id, {"method": method, "params": dict(params)})
+            )
+            return answer if isinstance(answer, dict) else {}
+
+        def emit(message: Message) -> None:
+            if (
+                isinstance(message, Notification)
+                and message.method == Method.NOTIFICATIONS_PROGRESS
+            ):
+                table.note(task_id, _progress_text(message.params or {}))
+
+        context = CallContext(
+            dict(params or {}),
+            task_id,
+            None,
+            dict(capabilities or {}),
+            emit,
+            ask,
+            table.stopped(task_id),
+        )
+
+        def run() -> None:
+            with in_call(context):
+                try:
+                    result = work()
+                except TaskCancelled:
+                    return
+                except Exception as exc:
+                    reply = error_reply(exc)
+                    error = {"code": reply.code, "message": reply.message}
+                    if reply.data is not None:
+                        error["data"] = reply.data
+                    table.fail(task_id, error)
+                else:
+                    table.complete(task_id, result)
+
+        try:
+            self.run_task(run)
+        except Exception as exc:  # no thread to run it: the task fails, visibly
+            table.fail(task_id, {"code": ErrorCode.INTERNAL_ERROR, "message": str(exc)})
+        return {"resultType": "task", **created}
+
+    def _task_params(self, conn: ServerConnection, req: Request, params: dict[str, Any]) -> Any:
+        if not declares_tasks(conn.client_capabilities_of(params)):
+            raise _needs_tasks(req, req.method)
+        return params.get("taskId")
+
+    def on_tasks_get(
+        self, conn: ServerConnection, req: Request, params: dict[str, Any]
+    ) -> dict[str, Any]:
+        """``tasks/get``: the task's state, its result or error inlined once it ended."""
+        task_id = self._task_params(conn, req, params)
+        try:
+            return self.tasks.get(task_id)
+        except UnknownTask as exc:
+            raise _invalid(f"Failed to retrieve task: {exc}", req) from None
+
+    def on_tasks_update(
+        self, conn: ServerConnection, req: Request, params: dict[str, Any]
+    ) -> dict[str, Any]:
+        """``tasks/update``: deliver ``inputResponses``; an empty acknowledgement."""
+        task_id = self._task_params(conn, req, params)
+        responses = params.get("inputResponses")
+        if not isinstance(responses, dict):
+            raise _invalid("Invalid params: tasks/update needs an inputResponses object", req)
+        try:
+            self.tasks.update(task_id, responses)
+        except UnknownTask as exc:
+            raise _invalid(f"Failed to update task: {exc}", req) from None
+        return {}
+
+    def on_tasks_cancel(
+        self, conn: ServerConnection, req: Request, params: dict[str, Any]
+    ) -> dict[str, Any]:
+        """``tasks/cancel``: cancel the task (a finished one stays as it is); an empty
+        acknowledgement."""
+        task_id = self._task_params(conn, req, params)
+        try:
+            self.tasks.cancel(task_id)
+        except UnknownTask as exc:
+            raise _invalid(f"Failed to cancel task: {exc}", req) from None
+        return {}
 
     def on_resources_list(
         self, conn: ServerConnection, req: Request, params: dict[str, Any]
@@ -624,12 +838,15 @@ class Server:
     ) -> dict[str, Any]:
         """``subscriptions/listen``: the filter this server agrees to honour (the transport
         sends it as the stream's acknowledgement, see :mod:`.subscriptions`); a filter that is
-        not an object is ``INVALID_PARAMS``."""
+        not an object is ``INVALID_PARAMS``, task ids from a client without the tasks
+        extension ``MISSING_CLIENT_CAPABILITY``."""
         from .subscriptions import agreed_filter
 
         requested = params.get("notifications")
         if not isinstance(requested, dict):
             raise _invalid("Invalid params: subscriptions/listen needs a notifications object", req)
+        if requested.get("taskIds") and not declares_tasks(conn.client_capabilities_of(params)):
+            raise _needs_tasks(req, "notifications.taskIds")
         try:
             return {"notifications": agreed_filter(requested, self.capabilities(Generation.MODERN))}
         except ValueError as exc:

@@ -10,8 +10,9 @@ the server ends the subscription.
 Rules of this module:
 
 * What a server can deliver is read from its ``server/discover`` capabilities
-  (``listChanged`` of tools, prompts, resources; ``subscribe`` of resources): the agreed
-  filter is the requested one narrowed to those (``Server.on_subscriptions_listen``).
+  (``listChanged`` of tools, prompts, resources; ``subscribe`` of resources; the tasks
+  extension for ``taskIds``, the status notifications of those tasks): the agreed filter is
+  the requested one narrowed to those (``Server.on_subscriptions_listen``).
 * Which filter key opts in to which notification is the ``filter_key`` of its row in
   :mod:`.methods`; this module names no method.
 """
@@ -23,6 +24,7 @@ from typing import Any
 
 from .jsonrpc import JsonId, Notification, Response
 from .methods import Method, method_spec
+from .tasks import TASKS_EXTENSION
 from .versions import META_PREFIX
 
 __all__ = [
@@ -42,7 +44,7 @@ def agreed_filter(requested: Mapping[str, Any], capabilities: Mapping[str, Any])
     """The part of ``requested`` a server with ``capabilities`` can honour.
 
     Raises ``ValueError`` when ``requested`` is not a filter (a boolean flag that is not a
-    boolean, ``resourceSubscriptions`` that is not a list of strings).
+    boolean, ``resourceSubscriptions`` or ``taskIds`` that is not a list of strings).
     """
     agreed: dict[str, Any] = {}
     for family, key in (
@@ -62,6 +64,12 @@ def agreed_filter(requested: Mapping[str, Any], capabilities: Mapping[str, Any])
     resources = capabilities.get("resources")
     if uris and isinstance(resources, Mapping) and resources.get("subscribe") is True:
         agreed["resourceSubscriptions"] = list(uris)
+    task_ids = requested.get("taskIds", [])
+    if not isinstance(task_ids, list) or not all(isinstance(t, str) for t in task_ids):
+        raise ValueError("notifications.taskIds must be a list of task ids")
+    extensions = capabilities.get("extensions")
+    if task_ids and isinstance(extensions, Mapping) and TASKS_EXTENSION in extensions:
+        agreed["taskIds"] = list(task_ids)
     return agreed
 
 
@@ -71,9 +79,11 @@ def wants(agreed: Mapping[str, Any], notification: Notification) -> bool:
     key = spec.filter_key if spec is not None else None
     if key is None:
         return False
-    if key == "resourceSubscriptions":
-        uri = (notification.params or {}).get("uri")
-        return uri in agreed.get(key, [])
+    if key in ("resourceSubscriptions", "taskIds"):  # the URI or task id must be listed
+        named = (notification.params or {}).get(
+            "uri" if key == "resourceSubscriptions" else "taskId"
+        )
+        return named in agreed.get(key, [])
     return agreed.get(key) is True
 
 

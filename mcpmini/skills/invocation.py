@@ -150,9 +150,10 @@ def run_shell(command: str, *, cwd: str | None = None, timeout: float = 10.0) ->
     """Run ``command`` with ``sh -c`` through :func:`mcpmini.process.run`.
 
     A timeout gives ``returncode=None``; everything the command started (background jobs,
-    ``nohup`` and ``setsid`` children included) is ended when it returns or times out.
+    ``nohup`` and ``setsid`` children included, even one that cleared the run marker: it runs
+    under the sub-reaper launcher) is ended when it returns or times out.
     """
-    done = process.run(["sh", "-c", command], cwd=cwd, timeout=timeout)
+    done = process.run(["sh", "-c", command], cwd=cwd, timeout=timeout, reaper=True)
     if done.start_error is not None:
         return CommandRun(command, 127, "", done.start_error)
     if done.timed_out:

@@ -39,6 +39,7 @@ from ...mcp import (
     progress_of,
     serve_http,
 )
+from ...terminal import terminal_safe
 from ..report import live_html
 
 __all__ = [
@@ -52,16 +53,11 @@ __all__ = [
     "record_text",
 ]
 
-# C0 controls but newline and tab, DEL, C1, and the bidi embeddings/overrides/isolates/marks:
-# the characters a terminal or a renderer would act on (as ``cli.output.terminal_safe``).
-_UNSAFE = [*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F, *range(0x80, 0xA0)]
-_UNSAFE += [*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C]
-_TABLE = {c: (f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}") for c in _UNSAFE}
-
 
 def _visible(text: str) -> str:
-    """``text`` with every control and bidi character shown escaped (``\\xNN``/``\\uNNNN``)."""
-    return text.translate(_TABLE)
+    """``text`` with every control and bidi character shown escaped (``\\xNN``/``\\uNNNN``;
+    newline and TAB kept as layout): :func:`mcpmini.terminal.terminal_safe`."""
+    return terminal_safe(text)
 
 
 class FieldKind(StrEnum):
