@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...agent import route
+from ..plots import figure
 
 __all__ = [
     "DISTRACTORS",
@@ -238,37 +239,33 @@ def routing_accuracy(
 
 def plot_routing(results: Sequence[RoutingResult], dpi: int = 72) -> Any:
     """A bar per tool set: routing accuracy in percent. Returns the matplotlib figure."""
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(5.0, 2.8), dpi=dpi)
+    fig, ax = figure(None, (5.0, 2.8), dpi)
     names = [r.toolset for r in results]
     values = [100 * r.accuracy for r in results]
     bars = ax.bar(names, values, color=["#c44e52", "#55a868", "#4c72b0"][: len(names)])
     for bar, v in zip(bars, values):
         ax.text(bar.get_x() + bar.get_width() / 2, v + 1, f"{v:.0f} %", ha="center")
     ax.set_ylim(0, 110)
-    ax.set_ylabel("routed correctly (%)")
-    ax.set_title(f"{results[0].total} requests, description-based router")
+    ax.set_ylabel("正しく振り分けた割合（%）")
+    ax.set_title(f"{results[0].total} 件の依頼、説明文で選ぶルーター")
     fig.tight_layout()
     return fig
 
 
 def plot_selection(rows: Sequence[Mapping[str, Any]], dpi: int = 72) -> Any:
     """Selection accuracy (mean, min–max band) against the number of tools held."""
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(5.0, 2.8), dpi=dpi)
+    fig, ax = figure(None, (5.0, 2.8), dpi)
     xs = [r["tools"] for r in rows]
     ax.fill_between(
         xs,
         [100 * r["min"] for r in rows],
         [100 * r["max"] for r in rows],
         alpha=0.2,
-        label="min-max over seeds",
+        label="乱数の種ごとの最小〜最大",
     )
-    ax.plot(xs, [100 * r["accuracy"] for r in rows], marker="o", label="mean")
-    ax.set_xlabel("tools the agent holds")
-    ax.set_ylabel("right tool chosen (%)")
+    ax.plot(xs, [100 * r["accuracy"] for r in rows], marker="o", label="平均")
+    ax.set_xlabel("エージェントが持つツールの数")
+    ax.set_ylabel("正しいツールを選んだ割合（%）")
     ax.set_xticks(xs)
     ax.legend(loc="lower left")
     fig.tight_layout()
