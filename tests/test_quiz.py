@@ -1,4 +1,6 @@
-"""The CCA-F bank: integrity, computed keys, drawing, grading, the CLI and progress."""
+"""The CCA-F engine on a synthetic bank in the real layout: loading and its problems, computed
+keys, the draw of sittings and practice sets, grading and feedback, the session, the widget
+and the CLI (scripted stdin). The real bank's figures are tests/test_ccaf_bank.py's."""
 
 from __future__ import annotations
 
@@ -7,144 +9,157 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from ccaf_support import computed_item, item, make_bank
 
 from mcpmini.cli.app import main
-from mcpmini.course import ccaf, load_progress, quiz_summary, record_quiz
+from mcpmini.course import load_progress, quiz_summary, record_quiz
 from mcpmini.course.ccaf import (
+    EXAM_ITEMS,
     KEY_FACTS,
     PASS_SCORE,
+    AnswersLocked,
+    Bank,
+    EntryError,
+    EntryProblem,
     ExamSession,
+    Format,
+    Lang,
+    Text,
     bank_problems,
     clock_text,
     draw,
+    draw_sitting,
+    figures,
     grade,
     load_bank,
     parse_answers,
     scaled_score,
 )
 
-BANK = load_bank()
-FULL = {it.id: sorted(it.correct) for it in BANK.items}
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_bank(tmp_path_factory.mktemp("bank"))
 
 
-# --- integrity --------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def bank(folder: Path) -> Bank:
+    return load_bank(folder)
 
 
-def test_the_bank_loads_without_a_single_problem() -> None:
-    assert [str(p) for p in BANK.problems] == []
+@pytest.fixture
+def cli_bank(folder: Path, monkeypatch: pytest.MonkeyPatch) -> Bank:
+    monkeypatch.setenv("MCPMINI_QUIZ_BANK", str(folder))
+    return load_bank(folder)
 
 
-def test_ids_are_unique_and_no_two_stems_repeat() -> None:
-    ids = [it.id for it in BANK.items]
-    assert len(ids) == len(set(ids))
-    stems = [" ".join(it.stem.split()) + "|" + " ".join(it.scenario.split()) for it in BANK.items]
-    assert len(stems) == len(set(stems))
+def write(root: Path, task: str, doc: object) -> Path:
+    path = root / "items" / f"{task}.yaml"
+    path.write_text(json.dumps(doc) if not isinstance(doc, str) else doc, encoding="utf-8")
+    return path
 
 
-def test_every_wrong_option_has_a_rebuttal_and_pick_is_the_size_of_the_key() -> None:
-    for it in BANK.items:
-        assert it.pick == len(it.correct), it.id
-        assert it.correct <= {o.id for o in it.options}, it.id
-        for o in it.options:
-            assert (o.rebuttal is None) == (o.id in it.correct), (it.id, o.id)
+# --- loading and integrity ----------------------------------------------------------------
 
 
-def test_domain_2_has_40_items_six_per_task_statement_and_a_quarter_multiple_response() -> None:
-    d2 = [it for it in BANK.items if it.domain == 2]
-    per_task = Counter(it.task for it in d2)
-    assert len(d2) >= 40
-    assert set(per_task) == {"2.1", "2.2", "2.3", "2.4", "2.5"}
-    assert min(per_task.values()) >= 6
-    assert sum(it.pick > 1 for it in BANK.items) / len(BANK.items) >= 0.25
+def test_the_synthetic_bank_loads_with_only_the_longest_key_share_to_report(bank: Bank) -> None:
+    # every option has the same length, so no key is strictly the longest
+    assert [str(p) for p in bank.problems] == []
+    assert len(bank.items) == 30 * 8 + 1 and len(bank.scenarios) == 6
 
 
-def test_bank_problems_point_into_the_file_with_json_paths(tmp_path: Path) -> None:
-    (tmp_path / "tasks.yaml").write_text(
-        (Path(ccaf.__file__).parent / "data" / "tasks.yaml").read_text(encoding="utf-8"),
-        encoding="utf-8",
-    )
-    good = {
-        "id": "p1",
-        "task": "2.1",
-        "scenario": "s",
-        "stem": "q",
-        "pick": 1,
-        "answer": ["A"],
-        "explanation": "e",
-        "options": [
-            {"id": "A", "text": "a"},
-            {"id": "B", "text": "b", "rebuttal": "r"},
-            {"id": "C", "text": "c", "rebuttal": "r"},
-        ],
-    }
-    bad_option = dict(good, id="p2", options=[*good["options"][:2], {"id": "Z", "text": "z"}])
-    unknown_fact = {k: v for k, v in good.items() if k != "answer"} | {
-        "id": "p3",
-        "compute": "no_such_fact",
-    }
-    twin = dict(good, scenario="other scenario")
-    (tmp_path / "items.yaml").write_text(
-        json.dumps({"items": [good, "not a mapping", bad_option, unknown_fact, twin]}),
-        encoding="utf-8",
-    )
-    paths = {(p.path, p.message.split(":")[0]) for p in load_bank(tmp_path).problems}
-    assert ("items[1]", "item must be a mapping") in paths
-    assert ("items[2].options[2].id", "item skipped") in paths
-    assert ("items[3].compute", "item skipped") in paths
-    assert ("items[4]", "duplicate id (also in " + str(tmp_path / "items.yaml") + ")") in paths
+def test_texts_come_in_both_languages_and_lang_picks_one() -> None:
+    text = Text("日本語", "English")
+    assert (text.lang("ja"), text.lang(Lang.EN)) == ("日本語", "English")
+    assert text.lang("both") == "English\n日本語"
+    with pytest.raises(ValueError):
+        text.lang("fr")
 
 
-def test_other_domains_have_three_items_per_mapped_task_statement() -> None:
-    per_task = Counter(it.task for it in BANK.items if it.domain != 2)
-    assert set(per_task) == {t.id for t in BANK.tasks if t.domain != 2}
-    assert min(per_task.values()) >= 3
-
-
-def test_the_five_seed_quiz_questions_are_in_the_bank() -> None:
-    sources = sorted(it.source for it in BANK.items if it.source.startswith("seed quiz"))
-    assert sources == [f"seed quiz {n}, rewritten" for n in range(1, 6)]
-
-
-def test_domain_weights_add_up_to_100() -> None:
-    assert {d.id: d.weight for d in BANK.domains} == {1: 27, 2: 18, 3: 20, 4: 20, 5: 15}
+def test_a_broken_file_or_item_is_a_problem_naming_the_file_and_the_item(tmp_path: Path) -> None:
+    make_bank(tmp_path, per_task=3)
+    good = item("1.1", 0)
+    no_english = item("1.1", 1)
+    del no_english["stem"]["en"]
+    unknown_fact = computed_item("1.1") | {"compute": "no_such_fact"}
+    write(tmp_path, "1.1", {"task": "1.1", "items": [good, no_english, unknown_fact]})
+    write(tmp_path, "1.2", "items: [unclosed")
+    write(tmp_path, "1.3", {"task": "1.4", "items": [item("1.3", 0)]})
+    write(tmp_path, "1.5", {"task": "1.5", "items": "not a list"})
+    write(tmp_path, "1.6", {"items": [item("1.6", 0), no_english]})  # no task, a bad item
+    loaded = load_bank(tmp_path)
+    found = {(Path(p.source or "").name, p.path, p.message.split(":")[0]) for p in loaded.problems}
+    assert ("1.1.yaml", "items[1].stem", "item t11-1 skipped") in found
+    assert ("1.1.yaml", "items[2].compute", "item t11-computed skipped") in found
+    assert any(name == "1.2.yaml" and m == "invalid YAML" for name, _, m in found)
+    assert ("1.3.yaml", "task", "task '1.4' is not the file's name ('1.3')") in found
+    assert ("1.5.yaml", "items", "file skipped") in found
+    assert ("1.6.yaml", "(top level)", "file skipped") in found
+    ids = {it.id for it in loaded.items}
+    assert "t11-0" in ids and "t11-1" not in ids and "t12-0" not in ids and "t16-0" not in ids
 
 
 def test_the_integrity_check_catches_each_kind_of_broken_item(tmp_path: Path) -> None:
-    (tmp_path / "tasks.yaml").write_text(
-        (Path(ccaf.__file__).parent / "data" / "tasks.yaml").read_text(encoding="utf-8"),
-        encoding="utf-8",
-    )
-    item = {
-        "id": "x1",
-        "task": "2.1",
-        "scenario": "s",
-        "stem": "q",
-        "pick": 2,
-        "answer": ["A"],
-        "explanation": "e",
-        "options": [
-            {"id": "A", "text": "a"},
-            {"id": "B", "text": "b"},
-            {"id": "C", "text": "c", "rebuttal": "r"},
-        ],
+    make_bank(tmp_path, per_task=3)
+    short = item("2.1", 0)
+    short["options"][1]["text"]["en"] = "No"
+    no_rebuttal = item("2.1", 1)
+    del no_rebuttal["options"][[o["id"] for o in no_rebuttal["options"]].index("A")]["rebuttal"]
+    wrong_pick = item("2.1", 2) | {"pick": 2}
+    twin = dict(item("2.1", 0), id="t21-twin")
+    silent = item("2.1", 7, pick=2)
+    silent["stem"] = {"ja": "どれか。", "en": "Which?"}
+    five = item("2.2", 0)
+    five["options"].append(dict(five["options"][-1], id="E"))
+    write(tmp_path, "2.1", {"task": "2.1", "items": [short, no_rebuttal, wrong_pick, twin, silent]})
+    write(tmp_path, "2.2", {"task": "2.2", "items": [five]})
+    messages = [p.message for p in load_bank(tmp_path).problems]
+
+    def has(fragment: str) -> bool:
+        return any(fragment in m for m in messages)
+
+    assert has("option B is under half the longest (en)")
+    assert has("has no rebuttal") or has("wrong option A has no rebuttal")
+    assert has("pick is 2 but the key has 1 options")
+    assert has("same situation and stem as t21-0")
+    assert has("the stem does not say to choose 2")
+    assert has("a pick-1 item has 4 options, this one 5")
+
+
+def longer_keys(root: Path, tasks: list[str]) -> None:
+    for task in tasks:
+        items = []
+        for n in range(3):
+            raw = item(task, n)
+            for o in raw["options"]:
+                if o["id"] in raw["answer"]:
+                    o["text"] = {k: v + " (more)" for k, v in o["text"].items()}
+            items.append(raw)
+        write(root, task, {"task": task, "items": items})
+
+
+def test_the_check_fails_when_keys_are_the_longest_option_in_over_30_percent(
+    tmp_path: Path,
+) -> None:
+    make_bank(tmp_path, per_task=3)
+    longer_keys(tmp_path, ["3.1", "3.2", "3.3"])
+    loaded = load_bank(tmp_path)
+    assert figures(loaded).longest_key == {"ja": 9 / 91, "en": 9 / 91}
+    assert not any("longest option" in p.message for p in bank_problems(loaded))
+    longer_keys(tmp_path, [t.id for t in loaded.tasks][:12])
+    loaded = load_bank(tmp_path)
+    assert figures(loaded).longest_key["en"] == 45 / 90  # 15 task statements, 2.3 rewritten
+    assert sum("longest option" in p.message for p in bank_problems(loaded)) == 2
+
+
+def test_figures_count_per_task_domain_scenario_kind_and_pick(bank: Bank) -> None:
+    f = figures(bank)
+    assert f.items == 241 and sum(f.per_domain.values()) == 241
+    assert set(f.per_task) == {t.id for t in bank.tasks} and f.per_task["2.3"] == 9
+    assert sum(f.per_scenario.values()) == 241 and set(f.per_scenario) == {
+        s.id for s in bank.scenarios
     }
-    twin = dict(item, id="x1")
-    unknown_fact = dict(item, id="x2", compute="no_such_fact")
-    del unknown_fact["answer"]
-    (tmp_path / "items.yaml").write_text(
-        json.dumps({"items": [item, twin, unknown_fact]}), encoding="utf-8"
-    )
-    (tmp_path / "broken.yaml").write_text("items: [unclosed", encoding="utf-8")
-    bank = load_bank(tmp_path)
-    messages = [p.message for p in bank.problems]
-    assert any(m.startswith("invalid YAML") for m in messages)
-    assert any("unknown fact" in m for m in messages)
-    assert any(m.startswith("duplicate id") for m in messages)
-    assert any(m.startswith("same scenario and stem") for m in messages)
-    assert any(m.startswith("pick is 2") for m in messages)
-    assert any("has no rebuttal" in m for m in messages)
-    assert any(m == "task statement 2.2 has no items" for m in messages)
-    assert bank_problems(BANK) == []
+    assert f.picks == {1: 211, 2: 30} and 0.7 < f.decision_share < 0.9
 
 
 # --- computed keys ----------------------------------------------------------------------
@@ -157,6 +172,8 @@ def test_computed_keys_come_from_the_runtime() -> None:
     assert KEY_FACTS["mcp_scope_winner"]() == {"project"}
     assert KEY_FACTS["mcp_scope_local"]() == {"local"}
     assert KEY_FACTS["var_default"]() == {"default"}
+    # an unset ${VAR} without a default stays as written, as Claude Code 2.1.328 passes it
+    assert KEY_FACTS["var_unset"]() == {"literal"}
     assert KEY_FACTS["retried_kinds"]() == {"transient"}
     assert KEY_FACTS["edit_duplicate_anchor"]() == {"read_write"}
     assert KEY_FACTS["max_turns_calls"]() == {"4"}
@@ -164,81 +181,119 @@ def test_computed_keys_come_from_the_runtime() -> None:
     assert KEY_FACTS["claude_md_combination"]() == {"additive"}
 
 
-def test_a_computed_item_keys_the_option_whose_value_the_runtime_returns() -> None:
-    item = BANK.item("d23-metadata-first")
-    assert item.compute == "tool_choice_named"
-    assert [o.value for o in item.options if o.id in item.correct] == ["always_named_tool"]
+def test_a_computed_item_keys_the_option_whose_value_the_runtime_returns(bank: Bank) -> None:
+    it = bank.item("t23-computed")
+    assert it.compute == "tool_choice_any"
+    assert [o.value for o in it.options if o.id in it.correct] == ["always_some_tool"]
 
 
 # --- drawing ----------------------------------------------------------------------------
 
 
-def test_a_draw_is_reproducible_from_its_seed_and_has_no_repeats() -> None:
-    first = [it.id for it in draw(BANK, 20, seed=7)]
-    assert first == [it.id for it in draw(BANK, 20, seed=7)]
-    assert len(set(first)) == 20
-    assert first != [it.id for it in draw(BANK, 20, seed=8)]
+def test_a_sitting_draws_four_scenarios_then_items_by_domain_weight(bank: Bank) -> None:
+    s = draw_sitting(bank, 1, seed=5)
+    assert len(s.items) == EXAM_ITEMS and len(set(s.items)) == EXAM_ITEMS
+    assert len(s.scenarios) == 4 and {it.scenario for it in s.items} == set(s.scenarios)
+    # 27/18/20/20/15 % of 60 by largest remainder
+    assert Counter(it.domain for it in s.items) == {1: 16, 2: 11, 3: 12, 4: 12, 5: 9}
+    assert Counter(it.scenario for it in s.items) == dict.fromkeys(s.scenarios, 15)
+    # items come grouped by scenario, in the order the scenarios were drawn
+    order = list(dict.fromkeys(it.scenario for it in s.items))
+    assert order == list(s.scenarios) and s.notes == () and s.minutes == 120
 
 
-def test_a_draw_follows_the_domain_weights() -> None:
-    domains = Counter(it.domain for it in draw(BANK, 40, seed=3))
-    # 27/18/20/20/15 % of 40, capped by what each domain holds (Domain 4 has 3 items)
-    assert domains[4] == 3 and domains[1] == 9
-    assert domains[2] >= 7 and sum(domains.values()) == 40
+def test_two_sittings_of_one_seed_share_no_item_and_are_reproducible(bank: Bank) -> None:
+    first, second = draw_sitting(bank, 1, seed=9), draw_sitting(bank, 2, seed=9)
+    assert not {it.id for it in first.items} & {it.id for it in second.items}
+    assert draw_sitting(bank, 2, seed=9) == second
+    assert draw_sitting(bank, 1, seed=10).items != first.items
 
 
-def test_a_draw_restricted_to_one_task_statement_only_holds_it() -> None:
-    assert {it.task for it in draw(BANK, 5, seed=1, tasks=["2.3"])} == {"2.3"}
+def test_a_single_sitting_holds_only_single_answer_items_and_mixed_may_hold_more(
+    bank: Bank,
+) -> None:
+    assert all(it.pick == 1 for it in draw_sitting(bank, 1, seed=1, format="single").items)
+    picks = {it.pick for n in (1, 2) for it in draw_sitting(bank, n, 1, Format.MIXED).items}
+    assert picks == {1, 2}
 
 
-def test_drawing_more_than_the_pool_is_an_error() -> None:
+def test_a_short_cell_is_filled_from_the_other_drawn_scenarios_and_said(tmp_path: Path) -> None:
+    make_bank(tmp_path)
+    # Domain 2 lives in one scenario only: every sitting that draws it must fall back
+    for task in ("2.1", "2.2", "2.3", "2.4", "2.5"):
+        items = [item(task, n, scenario="support") for n in range(8)]
+        write(tmp_path, task, {"task": task, "items": items})
+    loaded = load_bank(tmp_path)
+    for seed in range(6):
+        s = draw_sitting(loaded, 1, seed)
+        d2 = Counter(it.scenario for it in s.items if it.domain == 2)
+        if "support" in s.scenarios:
+            assert d2 == {"support": 11} and any(n.en.startswith("D2 in ") for n in s.notes)
+        else:
+            assert not d2 and any(n.en.startswith("D2:") for n in s.notes)
+        assert len(s.items) == 60
+
+
+def test_a_sitting_the_bank_cannot_fill_is_an_error(bank: Bank) -> None:
     with pytest.raises(ValueError):
-        draw(BANK, 7, tasks=["4.3"])
+        draw_sitting(bank, 9, seed=1)
     with pytest.raises(ValueError):
-        draw(BANK, 0)
+        draw_sitting(bank, 0)
 
 
-# --- grading ----------------------------------------------------------------------------
+def test_a_practice_draw_is_reproducible_weighted_and_refuses_too_much(bank: Bank) -> None:
+    first = [it.id for it in draw(bank, 20, seed=7)]
+    assert first == [it.id for it in draw(bank, 20, seed=7)] and len(set(first)) == 20
+    assert {it.task for it in draw(bank, 5, seed=1, tasks=["2.3"])} == {"2.3"}
+    assert Counter(it.domain for it in draw(bank, 40, seed=3))[1] == 11
+    with pytest.raises(ValueError):
+        draw(bank, 9, tasks=["4.3"])
+    with pytest.raises(ValueError):
+        draw(bank, 0)
 
 
-def test_a_full_answer_set_scores_1000_and_an_empty_one_the_bottom() -> None:
-    full = grade(BANK, FULL)
-    assert (full.scaled, full.passed, full.correct) == (1000, True, len(BANK.items))
-    empty = grade(BANK, {})
+# --- grading and feedback ---------------------------------------------------------------
+
+
+def test_a_full_answer_set_scores_1000_and_an_empty_one_the_bottom(bank: Bank) -> None:
+    full = grade(bank, {it.id: sorted(it.correct) for it in bank.items})
+    assert (full.scaled, full.passed, full.correct) == (1000, True, len(bank.items))
+    empty = grade(bank, {})
     assert (empty.scaled, empty.passed, empty.correct) == (100, False, 0)
-    assert all(t.percent == 100.0 for t in full.by_task)
-    assert {t.id for t in empty.by_task} == {t.id for t in BANK.tasks}
+    assert {s.id for s in full.by_scenario} == {s.id for s in bank.scenarios}
+    assert [scaled_score(n, 10) for n in (0, 5, 10)] == [100, 550, 1000] and PASS_SCORE == 720
 
 
-def test_the_scale_runs_from_100_to_1000_with_the_line_at_720() -> None:
-    assert [scaled_score(n, 10) for n in (0, 5, 10)] == [100, 550, 1000]
-    assert PASS_SCORE == 720
-    with pytest.raises(ValueError):
-        scaled_score(0, 0)
+def test_a_miss_teaches_in_the_chosen_language_by_question_number(bank: Bank) -> None:
+    items = [bank.items[0].id, bank.items[1].id]
+    it = bank.item(items[1])
+    wrong = next(o for o in it.options if o.id not in it.correct)
+    key = next(o for o in it.options if o.id in it.correct)
+    report = grade(bank, {items[1]: [wrong.id]}, items, flagged=[items[1]])
+    assert report.results[1].number == 2 and report.results[1].rebuttals == {
+        wrong.id: wrong.rebuttal
+    }
+    en = "\n".join(report.lines("en"))
+    assert f"{key.id}. {key.text.en}" in en and f"{wrong.id}. {wrong.text.en}" in en
+    assert it.explanation.en in en and wrong.rebuttal is not None and wrong.rebuttal.en in en
+    assert "Q2" in en and it.id not in en and "estimate" in en and "720" in en
+    ja = "\n".join(report.lines("ja"))
+    assert key.text.ja in ja and wrong.rebuttal.ja in ja and key.text.en not in ja
+    both = "\n".join(report.lines("both"))
+    assert key.text.ja in both and key.text.en in both
 
 
-def test_a_multiple_response_item_counts_only_when_the_whole_set_is_right() -> None:
-    item = next(it for it in BANK.items if it.pick == 2)
-    half = sorted(item.correct)[:1]
-    report = grade(BANK, {item.id: half}, [item.id])
+def test_a_multiple_response_item_counts_only_when_the_whole_set_is_right(bank: Bank) -> None:
+    it = next(i for i in bank.items if i.pick == 2)
+    report = grade(bank, {it.id: sorted(it.correct)[:1]}, [it.id])
     assert report.correct == 0 and report.results[0].rebuttals == {}
 
 
-def test_every_miss_carries_the_rebuttal_of_the_option_chosen() -> None:
-    item = BANK.item("d25-payment-declined-origin")
-    wrong = next(o for o in item.options if o.id not in item.correct)
-    report = grade(BANK, {item.id: [wrong.id]}, [item.id], flagged=[item.id])
-    result = report.results[0]
-    assert not result.is_correct and result.flagged
-    assert result.rebuttals == {wrong.id: wrong.rebuttal}
-    assert report.by_task[0].id == "2.5" and report.by_task[0].percent == 0.0
-
-
-def test_grading_refuses_answers_for_items_outside_the_exam() -> None:
+def test_grading_refuses_answers_for_items_outside_the_exam(bank: Bank) -> None:
     with pytest.raises(ValueError):
-        grade(BANK, {"no-such-item": ["A"]})
+        grade(bank, {"no-such-item": ["A"]})
     with pytest.raises(ValueError):
-        grade(BANK, {}, ["no-such-item"])
+        grade(bank, {}, ["no-such-item"])
 
 
 def test_answers_files_may_be_wrapped_or_bare() -> None:
@@ -253,232 +308,280 @@ def test_answers_files_may_be_wrapped_or_bare() -> None:
         parse_answers([1])
 
 
+def test_quiz_results_add_up_per_task_statement_across_attempts(bank: Bank, tmp_path: Path) -> None:
+    path = tmp_path / "p.json"
+    record_quiz(path, grade(bank, {it.id: sorted(it.correct) for it in bank.items}))
+    record_quiz(path, grade(bank, {}))
+    rows = {r["task"]: r for r in quiz_summary(load_progress(path))}
+    assert rows["2.1"] == {"task": "2.1", "correct": 8, "total": 16, "percent": 50.0}
+
+
+# --- the session ------------------------------------------------------------------------
+
+
+def test_a_session_keeps_answers_flags_and_time_then_locks_on_submit(bank: Bank) -> None:
+    now = [100.0]
+    exam = ExamSession(bank, 4, seed=2, minutes=1, clock=lambda: now[0], lang="en")
+    first, second = exam.items[0], exam.items[1]
+    exam.answer(first.id, sorted(first.correct))
+    exam.flag(second.id)
+    now[0] += 45
+    assert exam.status() == "answered 1/4, flagged 1, time left 0:15"
+    report = exam.finish()
+    assert report.correct == 1 and report.results[1].flagged and exam.locked
+    with pytest.raises(AnswersLocked):
+        exam.answer(first.id, ["A"])
+    with pytest.raises(AnswersLocked):
+        exam.enter(second.id, "B")
+    with pytest.raises(AnswersLocked):
+        exam.flag(second.id, False)
+    assert exam.finish() is report
+
+
+def test_typed_lines_must_name_as_many_options_as_the_item_takes(bank: Bank) -> None:
+    exam = ExamSession(bank, items=[*[i for i in bank.items if i.pick == 2][:1], bank.items[0]])
+    two, one = exam.items
+    with pytest.raises(EntryError) as refused:
+        exam.enter(two.id, "A")
+    assert refused.value.code is EntryProblem.WRONG_COUNT and two.id not in exam.answers
+    with pytest.raises(EntryError) as refused:
+        exam.enter(one.id, "A,B")
+    assert refused.value.code is EntryProblem.WRONG_COUNT
+    with pytest.raises(EntryError) as refused:
+        exam.enter(one.id, "Z")
+    assert refused.value.code is EntryProblem.UNKNOWN_OPTION
+    exam.enter(two.id, "ce?")
+    assert exam.answers[two.id] == ["C", "E"] and exam.flagged == {two.id}
+    exam.enter(two.id, "")  # Enter keeps the answer and the flag
+    assert exam.answers[two.id] == ["C", "E"] and exam.flagged == {two.id}
+    exam.enter(two.id, "!")
+    assert exam.flagged == set()
+    with pytest.raises(EntryError):
+        exam.answer(one.id, ["A", "B"])
+
+
+def test_the_screens_show_question_numbers_never_item_ids_and_review_the_answer(
+    bank: Bank,
+) -> None:
+    now = [0.0]
+    exam = ExamSession.sitting(bank, 1, seed=4, lang="en", clock=lambda: now[0])
+    assert exam.budget_s == 120 * 60 and exam.number == 1
+    first = exam.items[0]
+    exam.enter(first.id, next(iter(first.correct)) + "?")
+    now[0] = 61.0
+    lines = exam.prompt_lines(first, 1, 1, review=True)
+    shown = "\n".join([*lines, exam.header(0), exam.intro(), exam.status()])
+    assert all(it.id not in shown for it in exam.items)
+    assert lines[0].startswith("[1/1 review] Q1 — ") and lines[0].endswith("time left 118:59")
+    assert lines[-1] == f"current answer: {next(iter(first.correct))} (flagged)"
+    assert (
+        first.situation.en in shown and first.stem.en in shown and first.situation.ja not in shown
+    )
+    assert exam.intro().startswith("sitting 1 (seed 4, single): scenarios ")
+    two = next(i for i in bank.items if i.pick == 2)
+    assert "(choose 2)" in ExamSession(bank, items=[two], lang="en").prompt_lines(two, 1, 1)
+
+
+def test_a_saved_session_resumes_with_its_answers_and_flags(bank: Bank) -> None:
+    exam = ExamSession(bank, 5, seed=3, lang="ja")
+    exam.enter(exam.items[0].id, next(iter(exam.items[0].correct)) + "?")
+    exam.flag(exam.items[3].id)
+    data = json.loads(json.dumps(exam.to_dict()))
+    again = ExamSession.from_dict(bank, data)
+    assert (again.answers, again.flagged) == (exam.answers, exam.flagged)
+    assert [it.id for it in again.items] == [it.id for it in exam.items] and again.lang is Lang.JA
+    assert clock_text(500) == "8:20"
+
+
+# --- the widget ---------------------------------------------------------------------------
+
+
+def test_the_widget_drives_the_session_uses_checkboxes_for_two_and_locks(bank: Bank) -> None:
+    pytest.importorskip("ipywidgets")
+    from mcpmini.course.ccaf import ExamWidget
+
+    two = next(i for i in bank.items if i.pick == 2)
+    exam = ExamSession(bank, items=[bank.items[0], two], lang="en")
+    widget = ExamWidget(exam)
+    widget.single.value = next(iter(bank.items[0].correct))
+    assert exam.answers == {bank.items[0].id: sorted(bank.items[0].correct)}
+    widget.move(1)
+    assert widget.single.layout.display == "none" and "choose 2" in widget.body.value
+    boxes = list(widget.multi.children)
+    assert len(boxes) == 5 and widget.single.options == ()
+    for n in (0, 1, 2):  # the third tick is one too many and is taken back
+        boxes[n].value = True
+    assert exam.answers[two.id] == ["A", "B"] and not boxes[2].value
+    widget.finish()
+    assert exam.locked and widget.single.disabled and all(b.disabled for b in widget.checks)
+    assert "scaled score" in widget.result.value and two.id not in widget.result.value
+    boxes[3].value = True  # a locked widget records nothing
+    assert exam.answers[two.id] == ["A", "B"]
+
+
+def test_the_widget_starts_its_timer_when_shown_and_submits_at_zero(bank: Bank) -> None:
+    pytest.importorskip("ipywidgets")
+    from mcpmini.course.ccaf import exam_mode
+
+    now = [0.0]
+    box = exam_mode(session=ExamSession(bank, 2, seed=1, minutes=1, clock=lambda: now[0]))
+    ticker = box.children[-1]
+    assert not ticker.playing
+    ticker._view_count = 1  # the browser rendered the widget
+    assert ticker.playing
+    ticker.value = 1
+    assert box.session.report is None and "time left 1:00" in box.children[0].value
+    now[0] = 61.0
+    ticker.value = 2
+    assert box.session.report is not None and not ticker.playing
+    assert "scaled score 100" in box.children[7].value
+
+
+def test_the_exam_widget_records_into_the_progress_file_it_is_given(
+    bank: Bank, folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("ipywidgets")
+    from mcpmini.course.ccaf import ExamWidget, exam_mode
+
+    path = tmp_path / "progress.json"
+    widget = ExamWidget(ExamSession(bank, 2, seed=1), progress=path)
+    widget.finish()
+    widget.finish()
+    assert load_progress(path)["quiz"]["attempts"] == 1
+    other = tmp_path / "other.json"
+    box = exam_mode(session=ExamSession(bank, 2), environ={"MCPMINI_PROGRESS": str(other)})
+    box.children[6].children[3].click()
+    assert load_progress(other)["quiz"]["attempts"] == 1
+    box = exam_mode(
+        session=ExamSession(bank, 2), record=False, environ={"MCPMINI_PROGRESS": str(other)}
+    )
+    box.children[6].children[3].click()
+    assert load_progress(other)["quiz"]["attempts"] == 1
+
+
 # --- the command line -------------------------------------------------------------------
 
 
 def test_quiz_grade_scores_a_full_answer_file_1000_and_an_empty_one_100(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    cli_bank: Bank, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     full, empty = tmp_path / "full.json", tmp_path / "empty.json"
-    full.write_text(json.dumps(FULL), encoding="utf-8")
+    full.write_text(json.dumps({it.id: sorted(it.correct) for it in cli_bank.items}))
     empty.write_text("{}", encoding="utf-8")
     assert main(["quiz", "grade", str(full), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["scaled"] == 1000
     assert main(["quiz", "grade", str(empty), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert (out["scaled"], out["passed"]) == (100, False)
+    assert (out["scaled"], out["passed"], out["scaled_is_estimate"]) == (100, False, True)
 
 
-def test_quiz_list_hides_the_keys_and_key_shows_them(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["quiz", "list", "--task", "2.3", "--json"]) == 0
+def test_quiz_list_hides_keys_and_ids_and_key_shows_them(
+    cli_bank: Bank, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["quiz", "list", "--task", "2.3", "--json", "--lang", "en"]) == 0
     items = json.loads(capsys.readouterr().out)["items"]
     assert {it["task"] for it in items} == {"2.3"}
-    assert all(set(it) == {"id", "task", "scenario", "stem", "pick", "options"} for it in items)
-    assert all(set(o) == {"id", "text"} for it in items for o in it["options"])
+    assert all(
+        set(it) == {"task", "scenario", "situation", "stem", "pick", "options"} for it in items
+    )
+    assert main(["quiz", "list", "--task", "2.3"]) == 0
+    assert not any(it.id in capsys.readouterr().out for it in cli_bank.items)
     assert main(["quiz", "key", "--json"]) == 0
     key = json.loads(capsys.readouterr().out)["key"]
-    assert {k: v["correct"] for k, v in key.items()} == FULL
+    assert {k: v["correct"] for k, v in key.items()} == {
+        it.id: sorted(it.correct) for it in cli_bank.items
+    }
 
 
 def test_quiz_bad_input_is_one_line_and_exit_code_2(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    cli_bank: Bank, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text("{not json", encoding="utf-8")
     assert main(["quiz", "grade", str(bad)]) == 2
     assert main(["quiz", "grade", str(tmp_path / "missing.json")]) == 2
     assert main(["quiz", "list", "--task", "9.9"]) == 2
+    assert main(["quiz", "take", "--resume", str(bad)]) == 2
     err = capsys.readouterr().err
-    assert "Traceback" not in err and len(err.strip().splitlines()) == 3
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 4
 
 
-def test_quiz_take_runs_interactively_and_records_progress(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+def replies(monkeypatch: pytest.MonkeyPatch, lines: list[str]) -> None:
+    feed = iter(lines)
+    monkeypatch.setattr("builtins.input", lambda _prompt="": next(feed))
+
+
+def test_quiz_take_enforces_the_number_to_pick_reviews_and_saves_flags(
+    cli_bank: Bank,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     progress = tmp_path / "progress.json"
     monkeypatch.setenv("MCPMINI_PROGRESS", str(progress))
-    drawn = draw(BANK, 3, seed=5)
-    # a letter the item lacks is asked again; then the first item answered right but
-    # flagged, the second skipped, the third wrong;
-    # then the flagged item comes back for review and is answered right again
-    replies = iter(
-        [
-            "Z",
-            ",".join(sorted(drawn[0].correct)) + "?",
-            "",
-            next(o.id for o in drawn[2].options if o.id not in drawn[2].correct),
-            ",".join(sorted(drawn[0].correct)),
-        ]
-    )
-    monkeypatch.setattr("builtins.input", lambda _prompt="": next(replies))
+    drawn = draw(cli_bank, 3, seed=5, format="mixed")
+    wrong = next(o.id for o in drawn[2].options if o.id not in drawn[2].correct)
+    first = ",".join(sorted(drawn[0].correct))
+    too_few = "Z" if drawn[0].pick == 1 else sorted(drawn[0].correct)[0]
+    # a refused line (wrong count or letter) is asked again; the first item is answered right
+    # and flagged, the second skipped, the third wrong; the flagged one comes back in review
+    # showing its answer, Enter keeps it, and the flag survives into the saved file
+    replies(monkeypatch, [too_few, first + "?", "", wrong, ""])
     out = tmp_path / "answers.json"
-    assert main(["quiz", "take", "--count", "3", "--seed", "5", "--out", str(out)]) == 0
+    argv = ["quiz", "take", "--count", "3", "--seed", "5", "--format", "mixed", "--lang", "en"]
+    assert main([*argv, "--out", str(out)]) == 0
     saved = json.loads(out.read_text(encoding="utf-8"))
-    assert saved["items"] == [it.id for it in drawn] and saved["flagged"] == []
+    assert saved["items"] == [it.id for it in drawn] and saved["flagged"] == [drawn[0].id]
+    assert saved["answers"][drawn[0].id] == sorted(drawn[0].correct)
     shown = capsys.readouterr().out
-    assert "1 flagged items to review" in shown and "choose among" in shown
+    assert "1 flagged items to review" in shown
+    assert ("for this item (you chose" in shown) or ("choose among" in shown)
+    assert f"current answer: {first} (flagged)" in shown
+    assert not any(it.id in shown for it in cli_bank.items)
     data = load_progress(progress)
-    assert data["quiz"]["attempts"] == 1
-    assert data["quiz"]["last"]["correct"] == 1
-    assert sum(r["total"] for r in quiz_summary(data)) == 3
-    assert main(["progress", "--json"]) == 0
-    shown = json.loads(capsys.readouterr().out)
-    assert shown["quiz"]["attempts"] == 1 and shown["quiz"]["tasks"]
+    assert data["quiz"]["attempts"] == 1 and data["quiz"]["last"]["correct"] == 1
+    # the saved file resumes with its answers and flags: submit at once and grade the same
+    replies(monkeypatch, ["q"])
+    assert main(["quiz", "take", "--resume", str(out), "--out", str(out), "--no-record"]) == 0
+    again = json.loads(out.read_text(encoding="utf-8"))
+    assert again["flagged"] == [drawn[0].id] and again["answers"] == saved["answers"]
 
 
-def test_quiz_results_add_up_per_task_statement_across_attempts(tmp_path: Path) -> None:
-    path = tmp_path / "p.json"
-    record_quiz(path, grade(BANK, FULL))
-    record_quiz(path, grade(BANK, {}))
-    rows = {r["task"]: r for r in quiz_summary(load_progress(path))}
-    n = sum(it.task == "2.1" for it in BANK.items)
-    assert rows["2.1"] == {"task": "2.1", "correct": n, "total": 2 * n, "percent": 50.0}
-    assert load_progress(path)["quiz"]["best_scaled"] == 1000
-
-
-# --- exam mode --------------------------------------------------------------------------
-
-
-def test_an_exam_session_keeps_answers_flags_and_time_then_grades() -> None:
-    now = [100.0]
-    exam = ExamSession(BANK, 4, seed=2, minutes=1, clock=lambda: now[0])
-    first, second = exam.items[0], exam.items[1]
-    exam.answer(first.id, sorted(first.correct))
-    exam.answer(second.id, ["a"])
-    exam.answer(second.id, [])  # cleared again
-    exam.flag(second.id)
-    now[0] += 45
-    assert exam.time_left() == 15.0
-    assert exam.status() == "answered 1/4, flagged 1, time left 0:15"
-    now[0] += 100
-    assert exam.time_left() == 0.0
-    report = exam.finish()
-    assert report.correct == 1 and [r.flagged for r in report.results][1] is True
-    with pytest.raises(ValueError):
-        exam.answer(first.id, ["Z"])
-    with pytest.raises(KeyError):
-        exam.answer("not-in-this-exam", ["A"])
-
-
-def test_typed_lines_choose_flag_skip_and_refuse_letters_the_item_lacks() -> None:
-    exam = ExamSession(BANK, 3, seed=3, minutes=2, clock=lambda: 0.0)
-    first, second = exam.items[0], exam.items[1]
-    letters = sorted(o.id for o in first.options)
-    exam.enter(first.id, f" {letters[0].lower()} ?")
-    assert exam.answers[first.id] == [letters[0]] and exam.flagged == {first.id}
-    exam.enter(first.id, "")  # Enter keeps the answer and clears the flag
-    assert exam.answers[first.id] == [letters[0]] and exam.flagged == set()
-    with pytest.raises(ValueError, match="choose among"):
-        exam.enter(second.id, "Z")
-    assert second.id not in exam.answers and second.id not in exam.flagged
-    with pytest.raises(KeyError):
-        exam.enter("not-in-this-exam", "A")
-
-
-def test_the_session_gives_the_review_order_and_every_line_both_front_ends_show() -> None:
-    now = [0.0]
-    exam = ExamSession(BANK, 4, seed=2, minutes=3, clock=lambda: now[0])
-    assert exam.review_items() == [] and exam.next_flagged(0) is None
-    exam.flag(exam.items[3].id)
-    exam.flag(exam.items[1].id)
-    assert [it.id for it in exam.review_items()] == [exam.items[1].id, exam.items[3].id]
-    assert exam.next_flagged(1) == 3 and exam.next_flagged(3) == 1  # wraps round
-    now[0] = 61.0
-    head, scenario, stem, *options = exam.prompt_lines(exam.items[0], 1, 4, review=True)
-    assert head == f"[1/4 review] {exam.items[0].id} ({exam.items[0].task})  time left 1:59"
-    assert (scenario, stem) == (exam.items[0].scenario, exam.items[0].stem)
-    assert len(options) == len(exam.items[0].options)
-    assert exam.header(0) == f"1 / 4 — {exam.items[0].task} — {exam.status()}"
-    assert exam.intro().startswith("4 items (seed 2), 3 minutes.")
-    now[0] = 500.0
-    assert exam.expired and clock_text(exam.time_used()) == "8:20"
-    assert exam.to_dict() == {
-        "items": [it.id for it in exam.items],
-        "answers": {},
-        "flagged": sorted({exam.items[1].id, exam.items[3].id}),
-        "seed": 2,
-    }
-
-
-def test_a_session_can_hold_given_items_instead_of_a_draw() -> None:
-    items = [BANK.items[5], BANK.items[2]]
-    exam = ExamSession(BANK, seed=9, items=items)
-    assert exam.items == items and exam.budget_s == 4 * 60.0
-
-
-def test_the_exam_widget_records_into_the_progress_file_it_is_given(tmp_path: Path) -> None:
-    pytest.importorskip("ipywidgets")
-    from mcpmini.course.ccaf import ExamWidget, exam_mode
-
-    path = tmp_path / "progress.json"
-    widget = ExamWidget(ExamSession(BANK, 2, seed=1), progress=path)
-    widget.finish()
-    assert load_progress(path)["quiz"]["attempts"] == 1
-    # the public function reads the environment it is handed, not the process's
-    other = tmp_path / "other.json"
-    box = exam_mode(2, seed=1, environ={"MCPMINI_PROGRESS": str(other)})
-    box.children[5].children[3].click()
-    assert load_progress(other)["quiz"]["attempts"] == 1
-    box = exam_mode(2, seed=1, record=False, environ={"MCPMINI_PROGRESS": str(other)})
-    box.children[5].children[3].click()
-    assert load_progress(other)["quiz"]["attempts"] == 1
-
-
-def test_the_exam_widget_drives_the_same_session() -> None:
-    pytest.importorskip("ipywidgets")
-    from mcpmini.course.ccaf import exam_mode
-
-    box = exam_mode(3, seed=4)
-    exam = box.session
-    single = next(w for w in box.children if type(w).__name__ == "RadioButtons")
-    multi = next(w for w in box.children if type(w).__name__ == "SelectMultiple")
-    first = exam.items[0]
-    if first.pick > 1:
-        multi.value = tuple(sorted(first.correct))
-    else:
-        single.value = next(iter(first.correct))
-    assert exam.answers == {first.id: sorted(first.correct)}
-    buttons = box.children[5].children
-    buttons[3].click()  # finish
-    assert exam.report is not None and exam.report.correct == 1
-    assert "scaled score" in box.children[6].value
-
-
-def test_the_exam_widget_grades_by_itself_when_time_runs_out() -> None:
-    pytest.importorskip("ipywidgets")
-    from mcpmini.course.ccaf import exam_mode
-
-    now = [0.0]
-    box = exam_mode(session=ExamSession(BANK, 2, seed=1, minutes=1, clock=lambda: now[0]))
-    ticker = box.children[-1]
-    ticker.value = 1
-    assert box.session.report is None and "time left 1:00" in box.children[0].value
-    now[0] = 61.0
-    ticker.value = 2
-    assert box.session.report is not None and not ticker.playing
-    assert "scaled score 100" in box.children[6].value
+def test_quiz_take_runs_a_full_sitting_in_the_chosen_language(
+    cli_bank: Bank,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    replies(monkeypatch, ["q"])
+    out = tmp_path / "s.json"
+    argv = ["quiz", "take", "--sitting", "2", "--seed", "8", "--lang", "ja", "--no-record"]
+    assert main([*argv, "--out", str(out)]) == 0
+    saved = json.loads(out.read_text(encoding="utf-8"))
+    assert saved["items"] == [it.id for it in draw_sitting(cli_bank, 2, 8).items]
+    assert (saved["sitting"], saved["lang"], saved["format"]) == (2, "ja", "single")
+    shown = capsys.readouterr().out
+    assert "模擬試験 2" in shown and "換算点" in shown and "問 1" in shown
 
 
 def test_quiz_take_can_retake_the_missed_items_or_drill_the_weakest_statements(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    cli_bank: Bank,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     progress = tmp_path / "progress.json"
     monkeypatch.setenv("MCPMINI_PROGRESS", str(progress))
-    # everything right except the 2.2 items, which are left blank
-    answers = {k: v for k, v in FULL.items() if BANK.item(k).task != "2.2"}
-    record_quiz(progress, grade(BANK, answers))
-    missed = {it.id for it in BANK.items if it.task == "2.2"}
+    answers = {it.id: sorted(it.correct) for it in cli_bank.items if it.task != "2.2"}
+    record_quiz(progress, grade(cli_bank, answers))
+    missed = {it.id for it in cli_bank.items if it.task == "2.2"}
     monkeypatch.setattr("builtins.input", lambda _prompt="": "q")
     out = tmp_path / "retake.json"
     assert main(["quiz", "take", "--missed", "--seed", "1", "--out", str(out), "--no-record"]) == 0
     assert set(json.loads(out.read_text(encoding="utf-8"))["items"]) == missed
-    assert (
-        main(["quiz", "take", "--weakest", "1", "--count", "3", "--out", str(out), "--no-record"])
-        == 0
-    )
-    assert {BANK.item(i).task for i in json.loads(out.read_text(encoding="utf-8"))["items"]} == {
-        "2.2"
-    }
+    argv = ["quiz", "take", "--weakest", "1", "--count", "3", "--out", str(out), "--no-record"]
+    assert main(argv) == 0
+    assert {cli_bank.item(i).task for i in json.loads(out.read_text())["items"]} == {"2.2"}
     assert "weakest task statements: 2.2" in capsys.readouterr().out
     progress.unlink()
     assert main(["quiz", "take", "--missed"]) == 2

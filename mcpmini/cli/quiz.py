@@ -1,8 +1,12 @@
 """``mcpmini quiz``: the CCA-F question bank from the terminal.
 
-``list`` shows items without their keys, ``take`` runs an exam interactively (answer, flag
-for review, come back to flagged items, a report at the end, recorded in progress),
-``grade`` scores an answers file, ``key`` prints the key for instructors.
+``list`` shows items without their keys or ids, ``take`` runs an exam interactively (a full
+sitting with ``--sitting N`` or a practice set; answer, flag for review, come back to flagged
+items with their current answer, a report that teaches at the end, recorded in progress;
+``--out`` saves answers and flags after every item and ``--resume`` continues from such a
+file), ``grade`` scores an answers file, ``key`` prints the key for instructors. ``--lang``
+chooses Japanese, English or both (the default: the exam is in English, the course in
+Japanese, so a learner reads the English with the Japanese beside it).
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from typing import Any
 
 from .. import jsonfile
 from ..errors import UsageError
-from .output import print_json
+from .output import echo, print_json
 
 __all__ = ["add"]
 
@@ -35,9 +39,26 @@ def add(sub: Any) -> None:
         help="only this task statement (repeatable), e.g. --task 2.3",
     )
     lst.add_argument("--json", action="store_true", help="print JSON")
+    _lang_option(lst)
     lst.set_defaults(handler=_cmd_list)
     take = qsub.add_parser("take", help="take an exam interactively")
-    take.add_argument("--count", type=int, default=20, help="items to draw (20)")
+    take.add_argument(
+        "--sitting",
+        type=int,
+        metavar="N",
+        help="a full exam: sitting N of the seed (60 items, four scenarios, 120 minutes); "
+        "sittings of one seed share no item",
+    )
+    take.add_argument("--count", type=int, default=20, help="items of a practice set (20)")
+    take.add_argument(
+        "--format",
+        choices=["single", "mixed"],
+        default=None,
+        help="single: one best answer of four only; mixed: multiple-response items too "
+        "(default: single, the guide as the sources transcribe it)",
+    )
+    _lang_option(take, default=None)
+    take.add_argument("--resume", metavar="FILE", help="continue the exam saved in FILE")
     take.add_argument("--seed", type=int, default=None, help="seed of the draw (random)")
     take.add_argument("--task", action="append", metavar="N.M", help="only this task statement")
     take.add_argument(
@@ -53,7 +74,9 @@ def add(sub: Any) -> None:
     take.add_argument(
         "--minutes", type=float, default=None, help="time budget (default: 2 minutes per item)"
     )
-    take.add_argument("--out", metavar="FILE", help="also save the answers as JSON")
+    take.add_argument(
+        "--out", metavar="FILE", help="save answers and flags as JSON, after every item"
+    )
     take.add_argument("--no-record", action="store_true", help="do not record in progress")
     take.set_defaults(handler=_cmd_take)
     grade = qsub.add_parser("grade", help="grade an answers file")
@@ -63,6 +86,7 @@ def add(sub: Any) -> None:
         help='{"items": [...], "answers": {id: ["A"]}} or {id: "A,C"}',
     )
     grade.add_argument("--json", action="store_true", help="print JSON")
+    _lang_option(grade)
     grade.add_argument("--record", action="store_true", help="record the result in progress")
     grade.set_defaults(handler=_cmd_grade)
     key = qsub.add_parser("key", help="print the key (instructors)")
@@ -71,10 +95,32 @@ def add(sub: Any) -> None:
     key.set_defaults(handler=_cmd_key)
 
 
+def _lang_option(parser: Any, default: str | None = "both") -> None:
+    parser.add_argument(
+        "--lang",
+        choices=["ja", "en", "both"],
+        default=default,
+        help="language of items and reports (default: both, English first as in the exam)",
+    )
+
+
+def _echo_lines(lines: Any) -> None:
+    """Each line through :func:`echo`, a line holding line breaks as several lines."""
+    for line in lines:
+        for part in str(line).splitlines() or [""]:
+            echo(part)
+
+
+#: Another bank folder in the real layout (tests, an instructor's own items).
+BANK_ENV = "MCPMINI_QUIZ_BANK"
+
+
 def _bank() -> Any:
+    import os
+
     from ..course.ccaf import load_bank
 
-    bank = load_bank()
+    bank = load_bank(os.environ.get(BANK_ENV) or None)
     for p in bank.problems:
         print(p, file=sys.stderr)
     return bank
@@ -96,11 +142,12 @@ def _cmd_list(args: argparse.Namespace) -> int:
     bank = _bank()
     items = _selected(bank, args.task)
     if args.json:
-        print_json({"items": [it.public() for it in items]})
+        print_json({"items": [it.public(args.lang) for it in items]})
         return 0
-    for it in items:
+    for n, it in enumerate(items, 1):
         multi = f" (pick {it.pick})" if it.pick > 1 else ""
-        print(f"{it.id:<36} {it.task}{multi}")
+        stem = it.stem.lang(args.lang).splitlines()[0]
+        echo(f"{n:>4}  {it.task:<4} {it.scenario:<12} {stem[:70]}{multi}")
     print(f"{len(items)} items")
     return 0
 
@@ -126,6 +173,7 @@ def _report(
     flagged: set[str],
     as_json: bool,
     record: bool,
+    lang: str = "both",
 ) -> int:
     from ..course.ccaf import grade
 
@@ -133,7 +181,7 @@ def _report(
     if as_json:
         print_json(report.to_dict())
     else:
-        print("\n".join(report.lines()))
+        _echo_lines(report.lines(lang))
     if record:
         _record(report)
     return 0
@@ -187,16 +235,41 @@ def _cmd_grade(args: argparse.Namespace) -> int:
         items, answers, flagged = parse_answers(data)
     except ValueError as exc:  # parse_answers' documented refusal of a malformed file
         raise UsageError(f"{path}: {exc}") from None
-    return _report(_bank(), items, answers, flagged, args.json, args.record)
+    return _report(_bank(), items, answers, flagged, args.json, args.record, args.lang)
+
+
+def _load_saved(path: Path) -> Any:
+    try:
+        return jsonfile.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{path}: cannot read ({exc})") from None
 
 
 def _exam(args: argparse.Namespace, bank: Any) -> Any:
     """The :class:`~mcpmini.course.ccaf.ExamSession` that ``quiz take``'s options ask for."""
     import random
 
-    from ..course.ccaf import ExamSession
+    from ..course.ccaf import DEFAULT_FORMAT, ExamSession
 
+    fmt = args.format or DEFAULT_FORMAT
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
+    if args.resume:
+        data = _load_saved(Path(args.resume))
+        try:
+            exam = ExamSession.from_dict(bank, data, minutes=args.minutes)
+        except (KeyError, ValueError) as exc:  # from_dict's documented refusals
+            raise UsageError(f"{args.resume}: cannot resume ({exc})") from None
+        if args.lang:
+            exam.lang = type(exam.lang)(args.lang)
+        return exam
+    lang = args.lang or "both"
+    if args.sitting is not None:
+        try:
+            return ExamSession.sitting(bank, args.sitting, seed, fmt, lang, minutes=args.minutes)
+        except ValueError as exc:  # the draw's documented refusal
+            raise UsageError(str(exc)) from None
     if args.missed:
         known = {it.id for it in bank.items}
         missed = [i for i in _recorded().get("last", {}).get("missed", []) if i in known]
@@ -204,20 +277,33 @@ def _exam(args: argparse.Namespace, bank: Any) -> Any:
             raise UsageError("no missed items recorded; take a quiz first")
         items = [bank.item(i) for i in missed]
         random.Random(seed).shuffle(items)
-        return ExamSession(bank, seed=seed, minutes=args.minutes, items=items)
+        return ExamSession(
+            bank, seed=seed, minutes=args.minutes, items=items, lang=lang, format="mixed"
+        )
     tasks = args.task
     if args.weakest:
         tasks = _weakest(bank, args.weakest, tasks)
         print("weakest task statements:", ", ".join(tasks))
-    count = min(args.count, sum(it.task in tasks for it in bank.items)) if tasks else args.count
+    fits = [it for it in bank.items if fmt == "mixed" or it.pick == 1]
+    count = min(args.count, sum(it.task in tasks for it in fits)) if tasks else args.count
     try:
-        return ExamSession(bank, count, seed, args.minutes, tasks)
+        return ExamSession(bank, count, seed, args.minutes, tasks, lang=lang, format=fmt)
     except ValueError as exc:  # the draw's documented refusal of --count / --task
         raise UsageError(str(exc)) from None
 
 
-def _ask(exam: Any, item: Any) -> bool:
-    """Prompt for ``item`` until the line is valid and hand it to ``exam``; False on ``q``."""
+def _save(exam: Any, out: str | None) -> None:
+    if out:
+        Path(out).write_text(
+            json.dumps(exam.to_dict(), ensure_ascii=False, indent=2), encoding="utf-8"
+        )
+
+
+def _ask(exam: Any, item: Any, out: str | None) -> bool:
+    """Prompt for ``item`` until the line is valid and hand it to ``exam`` (then save it to
+    ``out``); False on ``q``. A refused line gets one line saying why, and the prompt again."""
+    from ..course.ccaf import EntryError
+
     while True:
         try:
             line = input("> ").strip()
@@ -227,19 +313,21 @@ def _ask(exam: Any, item: Any) -> bool:
             return False
         try:
             exam.enter(item.id, line)
-            return True
-        except ValueError as exc:
-            print(f"  {exc} (or Enter to skip, q to finish)")
+        except EntryError as exc:
+            echo("  " + exam.again(exc))
+            continue
+        _save(exam, out)
+        return True
 
 
-def _run(exam: Any) -> None:
-    """Every item once, then the flagged ones once more, until ``q`` or the end."""
+def _run(exam: Any, out: str | None) -> None:
+    """Every item once, then the flagged ones (with their current answer), until ``q``."""
     order, review = list(exam.items), False
     while order:
         for n, it in enumerate(order, 1):
             print()
-            print("\n".join(exam.prompt_lines(it, n, len(order), review)))
-            if not _ask(exam, it):
+            _echo_lines(exam.prompt_lines(it, n, len(order), review))
+            if not _ask(exam, it, out):
                 return
         if review:
             return
@@ -253,12 +341,11 @@ def _cmd_take(args: argparse.Namespace) -> int:
 
     bank = _bank()
     exam = _exam(args, bank)
-    print(exam.intro())
-    _run(exam)
+    _echo_lines([exam.intro()])
+    _run(exam, args.out)
     print(f"\ntime used {clock_text(exam.time_used())}\n")
-    if args.out:
-        Path(args.out).write_text(
-            json.dumps(exam.to_dict(), ensure_ascii=False, indent=2), encoding="utf-8"
-        )
+    _save(exam, args.out)
     ids = [it.id for it in exam.items]
-    return _report(bank, ids, exam.answers, exam.flagged, False, not args.no_record)
+    return _report(
+        bank, ids, exam.answers, exam.flagged, False, not args.no_record, exam.lang.value
+    )

@@ -1,8 +1,9 @@
-"""The CCA-F Domain 2 track (``notebooks/ccaf/``): the question bank, the exam, and the
-measurements of each task statement.
+"""The CCA-F track (``notebooks/ccaf/``): the question bank, the exam, and the
+measurements of each Domain 2 task statement.
 
-:mod:`.bank` loads and checks the bank (keys computed by the runtime through
-``KEY_FACTS``) and draws exams; :mod:`.scoring` grades them on the 100–1,000 scale;
+:mod:`.bank` loads and checks the bank (bilingual items in ``data/items/``, six scenarios, keys
+computed by the runtime through :mod:`.facts`); :mod:`.sitting` draws full exam sittings and
+practice sets; :mod:`.scoring` grades them on the 100–1,000 scale with feedback that teaches;
 :mod:`.session` is the exam being taken, driven by both ``mcpmini quiz take`` and the
 :mod:`.exam` widget; :mod:`.exercises` is exercise C.1 (the chapter's hands-on part: two
 weather tools whose descriptions must route) and the closing checklist; :mod:`.routing`
@@ -14,13 +15,20 @@ from __future__ import annotations
 from .bank import (
     BANK_DIR,
     KEY_FACTS,
+    LONGEST_KEY_LIMIT,
+    SHORT_OPTION,
     Bank,
+    BankFigures,
     Domain,
+    Kind,
+    Lang,
     Option,
     QuizItem,
+    Scenario,
     TaskStatement,
+    Text,
     bank_problems,
-    draw,
+    figures,
     load_bank,
 )
 from .builtin import (
@@ -75,37 +83,66 @@ from .scoring import (
     scaled_score,
 )
 from .session import (
+    AnswersLocked,
+    EntryError,
+    EntryProblem,
     ExamSession,
     clock_text,
+)
+from .sitting import (
+    DEFAULT_FORMAT,
+    EXAM_ITEMS,
+    EXAM_MINUTES,
+    EXAM_SCENARIOS,
+    Format,
+    Sitting,
+    draw,
+    draw_sitting,
 )
 
 __all__ = [
     "BANK_DIR",
     "CCAF_IDS",
     "CHECKLIST",
+    "DEFAULT_FORMAT",
     "DISTRACTORS",
+    "EXAM_ITEMS",
+    "EXAM_MINUTES",
+    "EXAM_SCENARIOS",
     "KEY_FACTS",
+    "LONGEST_KEY_LIMIT",
     "MAX_SCORE",
     "MIN_SCORE",
     "PASS_SCORE",
     "REQUESTS",
+    "SHORT_OPTION",
     "TOOLSETS",
     "TOOL_TASKS",
+    "AnswersLocked",
     "Bank",
+    "BankFigures",
     "ChecklistItem",
     "Domain",
+    "EntryError",
+    "EntryProblem",
     "ErrorCategory",
     "ExamSession",
     "ExamWidget",
+    "Format",
     "ItemResult",
+    "Kind",
+    "Lang",
     "Option",
     "Policy",
     "QuizItem",
     "QuizReport",
     "RetryStats",
     "RoutingResult",
+    "Scenario",
+    "Sitting",
     "TaskScore",
     "TaskStatement",
+    "Text",
     "ask",
     "bank_problems",
     "build_ccaf",
@@ -113,9 +150,11 @@ __all__ = [
     "checklist_lines",
     "clock_text",
     "draw",
+    "draw_sitting",
     "error_result",
     "exam_mode",
     "expected_tool",
+    "figures",
     "grade",
     "grade_tool_choices",
     "listed_tools",

@@ -1,29 +1,30 @@
-"""The CCA-F question bank: loading, integrity checks, drawing an exam.
+"""The CCA-F question bank: its values, loading, and integrity.
 
-The bank is data: ``mcpmini/course/ccaf/data/tasks.yaml`` lists the exam's five domains
-(with their weights) and the task statements the course covers; every other ``*.yaml`` in
-that folder holds items. An item is a short production scenario, a stem, options with a
-rebuttal for every wrong one, the correct set and ``pick`` (how many options to choose).
+Rules of this module: the bank is data in ``mcpmini/course/ccaf/data/``. Three metadata files —
+``tasks.yaml`` (the five domains with their weights and the thirty task statements),
+``scenarios.yaml`` (the six exam scenarios) and ``item_schema.yaml`` (the JSON Schema of one item
+file) — and one item file per task statement, ``items/<task>.yaml``. Nothing else is read. Every
+learner-facing text is a :class:`Text` in both languages; :meth:`Text.lang` picks one.
 
-Where a fact can be computed, an item has no written key: it names a fact of
-:data:`KEY_FACTS` under ``compute`` and each option carries the ``value`` it claims; the
-loader runs the runtime (the loop with ``tool_choice``, MCP scope resolution, the retry
-policy of :mod:`mcpmini.course.ccaf.retries`, the Edit tool…) and the options whose value the
-runtime returns are the key, so it can never drift from the code the track teaches.
+One validator, built once from ``item_schema.yaml``, checks every item file; a file or an item
+that does not load is a :class:`~mcpmini.errors.Problem` naming the file, the item and the path
+inside it (:func:`~mcpmini.errors.json_path`), never an exception, and the other items still
+load. Where a fact can be computed, an item has no written key: it names a fact of
+:data:`~.facts.KEY_FACTS` under ``compute`` and each option carries the ``value`` it claims; the
+options whose value the runtime returns are the key.
 
-:func:`draw` picks ``count`` items stratified by domain weight (largest remainder, then
-round-robin over task statements) with a seed; :mod:`.scoring` grades the answers and
-:mod:`.session` holds an exam being taken.
+:func:`bank_problems` is the integrity check of a loaded bank (per item: key, ``pick``, option
+counts and lengths, rebuttals, duplicates; for the bank: the share of single-answer items whose
+key is the longest option); :func:`figures` counts what the issue's targets are about.
 """
 
 from __future__ import annotations
 
-import random
 import re
-import tempfile
-import zlib
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -32,24 +33,77 @@ import jsonschema
 import yaml
 
 from ...errors import ConfigError, Problem, Severity, json_path
+from .facts import KEY_FACTS
 
 __all__ = [
     "BANK_DIR",
     "KEY_FACTS",
+    "LONGEST_KEY_LIMIT",
+    "SHORT_OPTION",
     "Bank",
+    "BankFigures",
     "Domain",
+    "Kind",
+    "Lang",
     "Option",
     "QuizItem",
+    "Scenario",
     "TaskStatement",
+    "Text",
     "bank_problems",
-    "draw",
+    "figures",
+    "key_is_longest",
     "load_bank",
 ]
 
 BANK_DIR = Path(__file__).with_name("data")
+#: The files of the bank that are not item files.
+META_FILES = ("tasks.yaml", "scenarios.yaml", "item_schema.yaml")
+#: An option is "much shorter than its siblings" below this share of the longest one.
+SHORT_OPTION = 0.5
+#: The largest share of single-answer items whose key may be the longest option (per language).
+LONGEST_KEY_LIMIT = 0.30
+_NUMBER_WORDS = {2: "two", 3: "three"}
 
 
-# --- the bank as values ----------------------------------------------------------------
+class Lang(StrEnum):
+    """The language a learner reads: Japanese, English, or both (English first, as the exam)."""
+
+    JA = "ja"
+    EN = "en"
+    BOTH = "both"
+
+
+class Kind(StrEnum):
+    """What an item asks: a decision in a situation, or the recall of a fact."""
+
+    DECISION = "decision"
+    RECALL = "recall"
+
+
+@dataclass(frozen=True)
+class Text:
+    """One learner-facing text in Japanese and English."""
+
+    ja: str
+    en: str
+
+    def lang(self, lang: Lang | str) -> str:
+        """The text in ``lang``; ``both`` gives the English, a line break, then the Japanese."""
+        chosen = Lang(lang)
+        if chosen is Lang.BOTH:
+            return self.en if self.en == self.ja else f"{self.en}\n{self.ja}"
+        return self.ja if chosen is Lang.JA else self.en
+
+    def inline(self, lang: Lang | str) -> str:
+        """Like :meth:`lang`, but ``both`` joins the two on one line with `` / `` (titles)."""
+        chosen = Lang(lang)
+        if chosen is Lang.BOTH and self.en != self.ja:
+            return f"{self.en} / {self.ja}"
+        return self.lang(chosen)
+
+    def __str__(self) -> str:
+        return self.lang(Lang.BOTH)
 
 
 @dataclass(frozen=True)
@@ -60,6 +114,11 @@ class Domain:
     title: str
     title_ja: str
     weight: int
+
+    @property
+    def text(self) -> Text:
+        """The title as a :class:`Text`."""
+        return Text(self.title_ja, self.title)
 
 
 @dataclass(frozen=True)
@@ -72,6 +131,20 @@ class TaskStatement:
     title_ja: str
     chapters: tuple[str, ...] = ()
 
+    @property
+    def text(self) -> Text:
+        """The title as a :class:`Text`."""
+        return Text(self.title_ja, self.title)
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One of the exam's six scenarios: its id, title, and the text shown before its items."""
+
+    id: str
+    title: Text
+    text: Text
+
 
 @dataclass(frozen=True)
 class Option:
@@ -79,23 +152,25 @@ class Option:
     ``value`` is the claim a computed key compares with the runtime's answer."""
 
     id: str
-    text: str
-    rebuttal: str | None = None
+    text: Text
+    rebuttal: Text | None = None
     value: str | None = None
 
 
 @dataclass(frozen=True)
 class QuizItem:
-    """One scenario item. ``correct`` is the key (computed when ``compute`` names a fact)."""
+    """One item. ``correct`` is the key (computed when ``compute`` names a fact)."""
 
     id: str
     task: str
     scenario: str
-    stem: str
+    kind: Kind
+    situation: Text
+    stem: Text
     options: tuple[Option, ...]
     correct: frozenset[str]
     pick: int
-    explanation: str
+    explanation: Text
     compute: str | None = None
     origin: str = ""
     source: str = ""
@@ -111,37 +186,42 @@ class QuizItem:
         """The option with ``option_id``, or ``None``."""
         return next((o for o in self.options if o.id == option_id), None)
 
-    def public(self) -> dict[str, Any]:
-        """The item as a learner sees it: no key, no rebuttals, no explanation."""
+    def public(self, lang: Lang | str = Lang.BOTH) -> dict[str, Any]:
+        """The item as a learner sees it, in ``lang``: no id, no key, no rebuttal."""
         return {
-            "id": self.id,
             "task": self.task,
             "scenario": self.scenario,
-            "stem": self.stem,
+            "situation": self.situation.lang(lang),
+            "stem": self.stem.lang(lang),
             "pick": self.pick,
-            "options": [{"id": o.id, "text": o.text} for o in self.options],
+            "options": [{"id": o.id, "text": o.text.lang(lang)} for o in self.options],
         }
 
-    def key(self) -> dict[str, Any]:
+    def key(self, lang: Lang | str = Lang.BOTH) -> dict[str, Any]:
         """The instructor's view: the correct set, the explanation and every rebuttal."""
         return {
             "id": self.id,
             "task": self.task,
             "correct": sorted(self.correct),
             "computed": self.compute,
-            "explanation": self.explanation,
-            "rebuttals": {o.id: o.rebuttal for o in self.options if o.id not in self.correct},
+            "explanation": self.explanation.lang(lang),
+            "rebuttals": {
+                o.id: o.rebuttal.lang(lang)
+                for o in self.options
+                if o.id not in self.correct and o.rebuttal
+            },
         }
 
 
 @dataclass(frozen=True)
 class Bank:
-    """Every domain, task statement and item, plus the problems found while loading."""
+    """Every domain, task statement, scenario and item, plus the problems found loading it."""
 
     domains: tuple[Domain, ...]
     tasks: tuple[TaskStatement, ...]
     items: tuple[QuizItem, ...]
     problems: tuple[Problem, ...] = ()
+    scenarios: tuple[Scenario, ...] = ()
 
     def item(self, item_id: str) -> QuizItem:
         """The item with ``item_id``; raises :class:`KeyError` when there is none."""
@@ -154,166 +234,20 @@ class Bank:
         """The task statement ``task_id``, or ``None``."""
         return next((t for t in self.tasks if t.id == task_id), None)
 
+    def scenario(self, scenario_id: str) -> Scenario | None:
+        """The scenario ``scenario_id``, or ``None``."""
+        return next((s for s in self.scenarios if s.id == scenario_id), None)
+
+    def domain(self, domain_id: int) -> Domain | None:
+        """The domain ``domain_id``, or ``None``."""
+        return next((d for d in self.domains if d.id == domain_id), None)
+
     def by_task(self, task_id: str) -> list[QuizItem]:
         """The items of one task statement, in bank order."""
         return [it for it in self.items if it.task == task_id]
 
 
-# --- computed keys ---------------------------------------------------------------------
-
-
-def _fact_tool_choice(mode: str) -> frozenset[str]:
-    """Run the loop with ``tool_choice=mode`` on small talk and on a matching request.
-
-    Returns ``{"may_answer_text"}`` when some run ended in text, ``{"always_named_tool"}``
-    when every run called ``mode`` itself, otherwise ``{"always_some_tool"}``.
-    """
-    from ...agent import AgentOptions, RouterModel, Tool, run
-
-    def tool(name: str, description: str) -> Tool:
-        def fn(_input: dict[str, Any]) -> str:
-            return f"{name} ran"
-
-        return Tool(name, description, {"type": "object"}, fn)
-
-    tools = [
-        tool("classify_ticket", "Classify a support email into billing, shipping or other."),
-        tool("extract_metadata", "Extract sender, date and subject from a document."),
-    ]
-    calls: list[list[str]] = []
-    for prompt in ("hello, nice weather today", "please classify this billing email"):
-        result = run(
-            prompt,
-            RouterModel(),
-            AgentOptions(
-                tools=tools,
-                tool_choice=mode,
-                max_turns=1,
-                allowed_tools=["classify_ticket", "extract_metadata"],
-            ),
-        )
-        calls.append(
-            [
-                b["name"]
-                for m in result.messages
-                if m["role"] == "assistant"
-                for b in m["content"]
-                if b["type"] == "tool_use"
-            ]
-        )
-    if any(not c for c in calls):
-        return frozenset(["may_answer_text"])
-    if all(c == [mode] for c in calls):
-        return frozenset(["always_named_tool"])
-    return frozenset(["always_some_tool"])
-
-
-def _fact_mcp_scope_winner() -> frozenset[str]:
-    """The scope whose definition wins when project and user define the same server."""
-    from ...config import load_mcp_json, resolve_mcp_servers
-
-    entry = {"mcpServers": {"tracker": {"command": "tracker-mcp"}}}
-    other = {"mcpServers": {"tracker": {"command": "tracker-mcp", "args": ["--beta"]}}}
-    won = resolve_mcp_servers(
-        [
-            load_mcp_json(other, environ={}, source="user"),
-            load_mcp_json(entry, environ={}, source="project"),
-        ]
-    )
-    return frozenset([won["tracker"].source])
-
-
-def _fact_mcp_scope_local() -> frozenset[str]:
-    """The winning scope when local, project and user all define one server name."""
-    from ...config import load_mcp_json, resolve_mcp_servers
-
-    sources = [
-        load_mcp_json({"mcpServers": {"db": {"command": f"db-{s}"}}}, environ={}, source=s)
-        for s in ("user", "project", "local")
-    ]
-    return frozenset([resolve_mcp_servers(sources)["db"].source])
-
-
-def _fact_var_default() -> frozenset[str]:
-    """What ``${API_BASE:-https://api.example.test}`` becomes when API_BASE is unset."""
-    from ...config import expand_vars
-
-    value, missing = expand_vars("${API_BASE:-https://api.example.test}", {})
-    return frozenset(
-        ["default" if value == "https://api.example.test" and not missing else "literal"]
-    )
-
-
-def _fact_retried_kinds() -> frozenset[str]:
-    """The error categories the track's retry policy retries (see :mod:`.ccaf`)."""
-    from .retries import ErrorCategory, policy_for
-
-    return frozenset(c.value for c in ErrorCategory if policy_for(c).retry)
-
-
-def _fact_edit_duplicate_anchor() -> frozenset[str]:
-    """Run Edit on a file where the anchor occurs twice: does it fail, and what works?"""
-    from ...agent import builtin_tools
-
-    with tempfile.TemporaryDirectory() as tmp:
-        Path(tmp, "app.yaml").write_text("api:\n  timeout: 30\ndb:\n  timeout: 30\n")
-        tools = {t.name: t for t in builtin_tools(tmp)}
-        first = tools["Edit"].run(
-            {"file_path": "app.yaml", "old_string": "timeout: 30", "new_string": "timeout: 60"}
-        )
-        again = tools["Edit"].run(
-            {"file_path": "app.yaml", "old_string": "timeout: 30", "new_string": "timeout: 60"}
-        )
-        text = tools["Read"].run({"file_path": "app.yaml"})
-        fixed = (
-            Path(tmp, "app.yaml").read_text().replace("api:\n  timeout: 30", "api:\n  timeout: 60")
-        )
-        written = tools["Write"].run({"file_path": "app.yaml", "content": fixed})
-        ok = Path(tmp, "app.yaml").read_text() == "api:\n  timeout: 60\ndb:\n  timeout: 30\n"
-    facts = set()
-    if first.is_error and again.is_error:
-        facts.add("retry_fails")
-    if not text.is_error and not written.is_error and ok:
-        facts.add("read_write")
-    return frozenset(["read_write"] if facts == {"retry_fails", "read_write"} else facts)
-
-
-def _fact_max_turns_calls() -> frozenset[str]:
-    """How many model calls a loop makes with ``max_turns=3`` and a model that never stops."""
-    from ...agent import AgentOptions, AlwaysToolModel, Tool, run
-
-    echo = Tool("echo", "Echo the input.", {"type": "object"}, lambda _i: "ok")
-    result = run("go", AlwaysToolModel("echo"), AgentOptions(tools=[echo], max_turns=3))
-    return frozenset([str(result.model_calls)])
-
-
-def _fact_hooks_combination() -> frozenset[str]:
-    """How hooks from several settings files combine (override, merge or additive)."""
-    from ...config import COMBINATION, Mechanism
-
-    return frozenset([COMBINATION[Mechanism.HOOKS].value])
-
-
-def _fact_claude_md_combination() -> frozenset[str]:
-    """How CLAUDE.md files of several levels combine."""
-    from ...config import COMBINATION, Mechanism
-
-    return frozenset([COMBINATION[Mechanism.CLAUDE_MD].value])
-
-
-KEY_FACTS: dict[str, Callable[[], frozenset[str]]] = {
-    "tool_choice_auto": lambda: _fact_tool_choice("auto"),
-    "tool_choice_any": lambda: _fact_tool_choice("any"),
-    "tool_choice_named": lambda: _fact_tool_choice("extract_metadata"),
-    "mcp_scope_winner": _fact_mcp_scope_winner,
-    "mcp_scope_local": _fact_mcp_scope_local,
-    "var_default": _fact_var_default,
-    "retried_kinds": _fact_retried_kinds,
-    "edit_duplicate_anchor": _fact_edit_duplicate_anchor,
-    "max_turns_calls": _fact_max_turns_calls,
-    "hooks_combination": _fact_hooks_combination,
-    "claude_md_combination": _fact_claude_md_combination,
-}
+# --- loading ---------------------------------------------------------------------------
 
 
 @cache
@@ -321,44 +255,21 @@ def _computed(fact: str) -> frozenset[str]:
     return KEY_FACTS[fact]()
 
 
-# --- loading ---------------------------------------------------------------------------
+@cache
+def _validator(schema_path: Path) -> jsonschema.Draft202012Validator:
+    """The one validator of item files, built once per schema file."""
+    schema = yaml.safe_load(schema_path.read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
 
-_OPTION = {
-    "type": "object",
-    "required": ["id", "text"],
-    "additionalProperties": False,
-    "properties": {
-        "id": {"type": "string", "pattern": "^[A-F]$"},
-        "text": {"type": "string", "minLength": 1},
-        "rebuttal": {"type": "string", "minLength": 1},
-        "value": {"type": "string"},
-    },
-}
-ITEM_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "required": ["id", "task", "scenario", "stem", "options", "pick", "explanation"],
-    "additionalProperties": False,
-    "properties": {
-        "id": {"type": "string", "pattern": "^[a-z0-9][a-z0-9-]*$"},
-        "task": {"type": "string", "pattern": r"^[1-5]\.[0-9]+$"},
-        "scenario": {"type": "string", "minLength": 1},
-        "stem": {"type": "string", "minLength": 1},
-        "options": {"type": "array", "minItems": 3, "maxItems": 6, "items": _OPTION},
-        "answer": {"type": "array", "minItems": 1, "items": {"type": "string"}},
-        "compute": {"type": "string"},
-        "pick": {"type": "integer", "minimum": 1},
-        "explanation": {"type": "string", "minLength": 1},
-        "source": {"type": "string"},
-    },
-    "oneOf": [{"required": ["answer"]}, {"required": ["compute"]}],
-}
-#: One validator for every item, built once (as :mod:`mcpmini.mcp.schema` does per tool).
-_ITEM_VALIDATOR = jsonschema.Draft202012Validator(ITEM_SCHEMA)
+
+#: libyaml's safe loader where PyYAML was built with it (ten times faster on the bank).
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def _read_yaml(path: Path, problems: list[Problem]) -> Any:
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        return yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problems.append(
@@ -369,106 +280,129 @@ def _read_yaml(path: Path, problems: list[Problem]) -> Any:
                 line=mark.line + 1 if mark else None,
             )
         )
-    except OSError as exc:
+    except (OSError, UnicodeDecodeError) as exc:
         problems.append(Problem(Severity.ERROR, f"cannot read: {exc}", str(path)))
     return None
 
 
-def _tidy(text: Any) -> Any:
+def _tidy(text: str) -> str:
     """Strip, and drop the space YAML folding leaves after Japanese punctuation."""
-    if not isinstance(text, str):
-        return text
     return re.sub(r"(?<=[。、」）])\s+", "", text.strip())
 
 
-def _item(
-    raw: Mapping[str, Any], origin: str, where: tuple[str | int, ...], problems: list[Problem]
-) -> QuizItem | None:
-    errors = sorted(_ITEM_VALIDATOR.iter_errors(raw), key=lambda e: list(map(str, e.path)))
-    if errors:
-        for e in errors:
-            path = json_path([*where, *e.absolute_path])
-            problems.append(Problem(Severity.ERROR, f"item skipped: {e.message}", origin, path))
-        return None
+def _text(raw: Mapping[str, str]) -> Text:
+    return Text(_tidy(raw["ja"]), _tidy(raw["en"]))
+
+
+def _item(raw: Mapping[str, Any], task: str, origin: str, where: str) -> QuizItem:
+    """One schema-valid item; its key computed when it names a fact (the caller checked the
+    fact exists)."""
     options = tuple(
-        Option(o["id"], _tidy(o["text"]), _tidy(o.get("rebuttal")), o.get("value"))
+        Option(
+            o["id"],
+            _text(o["text"]),
+            _text(o["rebuttal"]) if "rebuttal" in o else None,
+            o.get("value"),
+        )
         for o in raw["options"]
     )
     compute = raw.get("compute")
     if compute is not None:
-        if compute not in KEY_FACTS:
-            problems.append(
-                Problem(
-                    Severity.ERROR,
-                    f"item skipped: unknown fact {compute!r}",
-                    origin,
-                    json_path([*where, "compute"]),
-                )
-            )
-            return None
         truth = _computed(compute)
         correct = frozenset(o.id for o in options if o.value in truth)
     else:
         correct = frozenset(raw["answer"])
-    options, correct = _reorder(raw["id"], options, correct)
     return QuizItem(
         raw["id"],
-        raw["task"],
-        _tidy(raw["scenario"]),
-        _tidy(raw["stem"]),
+        task,
+        raw["scenario"],
+        Kind(raw["kind"]),
+        _text(raw["situation"]),
+        _text(raw["stem"]),
         options,
         correct,
         int(raw["pick"]),
-        _tidy(raw["explanation"]),
+        _text(raw["explanation"]),
         compute,
         origin,
         raw.get("source", ""),
-        json_path(where),
+        where,
     )
 
 
-def _reorder(
-    item_id: str, options: tuple[Option, ...], correct: frozenset[str]
-) -> tuple[tuple[Option, ...], frozenset[str]]:
-    """Shuffle the options with a seed taken from the item id and letter them A, B, C…
-
-    Authors tend to put the right answer first; a stable shuffle spreads the keys over
-    the letters, and the same item always shows the same order.
-    """
-    if len({o.id for o in options}) != len(options):
-        return options, correct  # left for bank_problems to report
-    order = list(options)
-    random.Random(zlib.crc32(item_id.encode())).shuffle(order)
-    letters = "ABCDEF"
-    renamed = {o.id: letters[n] for n, o in enumerate(order)}
-    return (
-        tuple(Option(renamed[o.id], o.text, o.rebuttal, o.value) for o in order),
-        frozenset(renamed[c] for c in correct if c in renamed)
-        | frozenset(c for c in correct if c not in renamed),
-    )
+def _item_name(data: Any, index: int) -> str:
+    """``items[3] (d22-…)`` for a problem message: the index and the id when there is one."""
+    raw = data.get("items") if isinstance(data, Mapping) else None
+    if isinstance(raw, list) and index < len(raw) and isinstance(raw[index], Mapping):
+        return str(raw[index].get("id", ""))
+    return ""
 
 
-def load_bank(folder: str | Path | None = None) -> Bank:
-    """Load the bank from ``folder`` (default :data:`BANK_DIR`).
-
-    ``tasks.yaml`` gives ``domains`` and ``tasks``; every other ``*.yaml`` holds a list
-    ``items``. Computed keys are computed here. Returns a :class:`Bank` whose ``problems``
-    hold every file or item that could not be read (those items are left out) followed by
-    :func:`bank_problems`. Raises :class:`ConfigError` when ``tasks.yaml`` is missing or
-    unreadable, since nothing can be checked without it.
-    """
-    root = Path(folder) if folder is not None else BANK_DIR
-    problems: list[Problem] = []
-    meta = _read_yaml(root / "tasks.yaml", problems)
-    if not isinstance(meta, Mapping):
-        raise ConfigError(
-            problems[0].message if problems else "expected domains and tasks",
-            str(root / "tasks.yaml"),
+def _load_file(path: Path, schema: Path, problems: list[Problem]) -> list[QuizItem]:
+    """The items of one item file; every error a :class:`Problem` naming file and item."""
+    before = len(problems)
+    data = _read_yaml(path, problems)
+    if data is None:
+        if len(problems) == before:
+            problems.append(Problem(Severity.ERROR, "the file is empty", str(path)))
+        return []
+    errors = sorted(_validator(schema).iter_errors(data), key=lambda e: list(map(str, e.path)))
+    bad_items: set[int] = set()
+    whole_file = False
+    for e in errors:
+        parts = list(e.absolute_path)
+        if len(parts) >= 2 and parts[0] == "items" and isinstance(parts[1], int):
+            bad_items.add(parts[1])
+            name = _item_name(data, parts[1])
+            message = f"item {name or parts[1]} skipped: {e.message}"
+        else:
+            whole_file = True
+            message = f"file skipped: {e.message}"
+        problems.append(Problem(Severity.ERROR, message, str(path), json_path(parts)))
+    if whole_file:
+        return []
+    task = str(data["task"])
+    if task != path.stem:
+        problems.append(
+            Problem(
+                Severity.ERROR,
+                f"task {task!r} is not the file's name ({path.stem!r})",
+                str(path),
+                "task",
+            )
         )
+    items = []
+    for n, raw in enumerate(data["items"]):
+        if n in bad_items:
+            continue
+        where = json_path(["items", n])
+        compute = raw.get("compute")
+        if compute is not None and compute not in KEY_FACTS:
+            problems.append(
+                Problem(
+                    Severity.ERROR,
+                    f"item {raw['id']} skipped: unknown fact {compute!r}",
+                    str(path),
+                    json_path(["items", n, "compute"]),
+                )
+            )
+            continue
+        items.append(_item(raw, task, str(path), where))
+    return items
+
+
+def _meta(root: Path) -> tuple[tuple[Domain, ...], tuple[TaskStatement, ...], tuple[Scenario, ...]]:
+    """Domains, task statements and scenarios; raises :class:`ConfigError` when unreadable."""
+    problems: list[Problem] = []
+    tasks_doc = _read_yaml(root / "tasks.yaml", problems)
+    scen_doc = _read_yaml(root / "scenarios.yaml", problems)
+    if problems or not isinstance(tasks_doc, Mapping) or not isinstance(scen_doc, Mapping):
+        where = problems[0].source if problems else str(root / "tasks.yaml")
+        raise ConfigError(problems[0].message if problems else "expected a mapping", where)
     try:
         domains = tuple(
             Domain(int(d["id"]), d["title"], d["title_ja"], int(d["weight"]))
-            for d in meta["domains"]
+            for d in tasks_doc["domains"]
         )
         tasks = tuple(
             TaskStatement(
@@ -478,165 +412,213 @@ def load_bank(folder: str | Path | None = None) -> Bank:
                 t["title_ja"],
                 tuple(t.get("chapters", ())),
             )
-            for t in meta["tasks"]
+            for t in tasks_doc["tasks"]
+        )
+        scenarios = tuple(
+            Scenario(str(s["id"]), _text(s["title"]), _text(s["text"]))
+            for s in scen_doc["scenarios"]
         )
     except (KeyError, TypeError, ValueError) as exc:
-        raise ConfigError(
-            f"domains/tasks entry is incomplete: {exc}", str(root / "tasks.yaml")
-        ) from None
+        raise ConfigError(f"metadata entry is incomplete: {exc}", str(root)) from None
+    return domains, tasks, scenarios
+
+
+def load_bank(folder: str | Path | None = None) -> Bank:
+    """Load the bank from ``folder`` (default :data:`BANK_DIR`).
+
+    Reads ``tasks.yaml``, ``scenarios.yaml``, ``item_schema.yaml`` and every
+    ``items/*.yaml``; computed keys are computed here. Returns a :class:`Bank` whose
+    ``problems`` hold every file or item that could not be read (those items are left out)
+    followed by :func:`bank_problems`. Raises :class:`ConfigError` when a metadata file is
+    missing or unreadable, since nothing can be checked without it.
+    """
+    root = Path(folder) if folder is not None else BANK_DIR
+    domains, tasks, scenarios = _meta(root)
+    schema = root / "item_schema.yaml"
+    try:
+        _validator(schema)
+    except (OSError, yaml.YAMLError, jsonschema.SchemaError) as exc:
+        raise ConfigError(f"cannot use the item schema: {exc}", str(schema)) from None
+    problems: list[Problem] = []
     items: list[QuizItem] = []
-    for path in sorted(root.glob("*.yaml")):
-        if path.name in ("tasks.yaml", "scenarios.yaml", "item_schema.yaml"):
-            continue
-        data = _read_yaml(path, problems)
-        if data is None:
-            continue
-        raw_items = data.get("items") if isinstance(data, Mapping) else None
-        if not isinstance(raw_items, list):
-            problems.append(Problem(Severity.ERROR, "expected a list under 'items'", str(path)))
-            continue
-        for n, raw in enumerate(raw_items):
-            if not isinstance(raw, Mapping):
-                problems.append(
-                    Problem(
-                        Severity.ERROR, "item must be a mapping", str(path), json_path(["items", n])
-                    )
-                )
-                continue
-            item = _item(raw, str(path), ("items", n), problems)
-            if item is not None:
-                items.append(item)
-    bank = Bank(domains, tasks, tuple(items))
-    return Bank(domains, tasks, tuple(items), (*problems, *bank_problems(bank)))
+    for path in sorted((root / "items").glob("*.yaml")):
+        items.extend(_load_file(path, schema, problems))
+    bank = Bank(domains, tasks, tuple(items), (), scenarios)
+    return Bank(domains, tasks, tuple(items), (*problems, *bank_problems(bank)), scenarios)
+
+
+# --- integrity -------------------------------------------------------------------------
+
+
+def _says_how_many(stem: Text, pick: int) -> bool:
+    """Whether a multiple-response stem says how many to choose, in both languages."""
+    en = stem.en.lower()
+    word = _NUMBER_WORDS.get(pick, str(pick))
+    return f"{pick} つ" in stem.ja and (f"choose {word}" in en or f"choose {pick}" in en)
+
+
+def _option_problems(it: QuizItem) -> list[str]:
+    """The options of one item: ids, count, lengths, rebuttals."""
+    out = []
+    ids = [o.id for o in it.options]
+    if len(set(ids)) != len(ids):
+        out.append("option ids repeat")
+    want = 4 if it.pick == 1 else it.pick + 3
+    if len(it.options) != want:
+        out.append(f"a pick-{it.pick} item has {want} options, this one {len(it.options)}")
+    for lang in (Lang.JA, Lang.EN):
+        lengths = {o.id: len(o.text.lang(lang)) for o in it.options}
+        top = max(lengths.values(), default=0)
+        short = sorted(o for o, n in lengths.items() if n < SHORT_OPTION * top)
+        if short:
+            out.append(f"option {', '.join(short)} is under half the longest ({lang})")
+    for o in it.options:
+        if o.id not in it.correct and o.rebuttal is None:
+            out.append(f"wrong option {o.id} has no rebuttal")
+        if o.id in it.correct and o.rebuttal is not None:
+            out.append(f"correct option {o.id} has a rebuttal")
+    return out
+
+
+def _item_problems(it: QuizItem) -> list[str]:
+    """What is wrong inside one item: its key, ``pick``, options and rebuttals."""
+    out = []
+    if not it.correct or not it.correct <= {o.id for o in it.options}:
+        out.append(
+            f"key {sorted(it.correct)} does not name existing options"
+            + (" (computed: the runtime's answer matches no option)" if it.compute else "")
+        )
+    if it.pick != len(it.correct):
+        out.append(f"pick is {it.pick} but the key has {len(it.correct)} options")
+    if it.pick > 1 and not _says_how_many(it.stem, it.pick):
+        out.append(f"the stem does not say to choose {it.pick} (「{it.pick} つ選べ」, 'Choose …')")
+    return out + _option_problems(it)
+
+
+def key_is_longest(it: QuizItem, lang: Lang) -> bool:
+    """Whether a key of ``it`` is longer than every wrong option (strictly: a tie for the
+    longest gives a test-wise guesser nothing)."""
+    lengths = {o.id: len(o.text.lang(lang)) for o in it.options}
+    others = [n for o, n in lengths.items() if o not in it.correct]
+    return any(lengths.get(k, -1) > max(others, default=-1) for k in it.correct)
+
+
+def _key_is_shortest(it: QuizItem, lang: Lang) -> bool:
+    lengths = {o.id: len(o.text.lang(lang)) for o in it.options}
+    others = [n for o, n in lengths.items() if o not in it.correct]
+    return any(lengths.get(k, 1 << 30) < min(others, default=0) for k in it.correct)
+
+
+def _situation_stem(it: QuizItem) -> str:
+    return " ".join(f"{it.situation.en} {it.stem.en} | {it.situation.ja} {it.stem.ja}".split())
 
 
 def bank_problems(bank: Bank) -> list[Problem]:
     """Every integrity problem of ``bank``, as error :class:`Problem` values.
 
-    Checked: unique ids; no two stems alike (whitespace ignored); option ids unique per
-    item; the key names existing options; ``pick`` equals the size of the key (and a
-    multiple-response stem says how many to pick); every
-    wrong option has a rebuttal and no correct one has; every item's task statement is
-    declared; every Domain 2 task statement has items; domain weights add up to 100.
+    Per item: unique ids; no two items share situation and stem; the key names existing
+    options; ``pick`` equals the size of the key and a multiple-response stem says how many
+    to choose (both languages); four options for a single answer (``pick`` + 3 otherwise);
+    no option under :data:`SHORT_OPTION` of its longest sibling (per language); every wrong
+    option has a rebuttal and no correct one has; the task statement is declared. For the
+    bank: domain weights add up to 100, and in each language the key is the longest option
+    in at most :data:`LONGEST_KEY_LIMIT` of the single-answer items.
     """
     out: list[Problem] = []
 
     def bad(item: QuizItem | None, message: str) -> None:
         where = (item.origin or None, item.at or None) if item else (None, None)
-        out.append(Problem(Severity.ERROR, message, *where))
+        text = f"item {item.id}: {message}" if item else message
+        out.append(Problem(Severity.ERROR, text, *where))
 
     seen: dict[str, str] = {}
-    stems: dict[str, str] = {}
+    texts: dict[str, str] = {}
     declared = {t.id for t in bank.tasks}
     for it in bank.items:
         if it.id in seen:
             bad(it, f"duplicate id (also in {seen[it.id]})")
         seen.setdefault(it.id, it.origin)
-        stem = " ".join((it.scenario + " " + it.stem).split())
-        if stem in stems:
-            bad(it, f"same scenario and stem as {stems[stem]}")
-        stems.setdefault(stem, it.id)
+        both = _situation_stem(it)
+        if both in texts:
+            bad(it, f"same situation and stem as {texts[both]}")
+        texts.setdefault(both, it.id)
         for message in _item_problems(it):
             bad(it, message)
         if it.task not in declared:
             bad(it, f"task statement {it.task} is not declared in tasks.yaml")
-    for t in bank.tasks:
-        if t.domain == 2 and not bank.by_task(t.id):
-            bad(None, f"task statement {t.id} has no items")
     if sum(d.weight for d in bank.domains) != 100:
         bad(None, "domain weights do not add up to 100")
+    shares = figures(bank).longest_key
+    for lang, share in shares.items():
+        if share > LONGEST_KEY_LIMIT:
+            bad(
+                None,
+                f"the key is the longest option in {share:.0%} of single-answer items ({lang}); "
+                f"at most {LONGEST_KEY_LIMIT:.0%}",
+            )
     return out
 
 
-def _item_problems(it: QuizItem) -> list[str]:
-    """What is wrong inside one item: its options, key, ``pick`` and rebuttals."""
-    out = []
-    ids = [o.id for o in it.options]
-    if len(set(ids)) != len(ids):
-        out.append("option ids repeat")
-    if not it.correct or not it.correct <= set(ids):
-        out.append(
-            f"key {sorted(it.correct)} does not name existing options "
-            + ("(computed: the runtime's answer matches no option)" if it.compute else "")
-        )
-    if it.pick != len(it.correct):
-        out.append(f"pick is {it.pick} but the key has {len(it.correct)} options")
-    if it.pick > 1 and f"{it.pick} つ" not in it.stem:
-        out.append(f"the stem does not say to pick {it.pick} (「{it.pick} つ選べ」)")
-    for o in it.options:
-        if o.id not in it.correct and not o.rebuttal:
-            out.append(f"wrong option {o.id} has no rebuttal")
-        if o.id in it.correct and o.rebuttal:
-            out.append(f"correct option {o.id} has a rebuttal")
-    return out
+# --- figures ---------------------------------------------------------------------------
 
 
-# --- drawing an exam -------------------------------------------------------------------
+@dataclass(frozen=True)
+class BankFigures:
+    """The counts the bank's targets are stated in (issue 18)."""
+
+    items: int
+    per_task: dict[str, int] = field(default_factory=dict)
+    per_domain: dict[int, int] = field(default_factory=dict)
+    per_scenario: dict[str, int] = field(default_factory=dict)
+    kinds: dict[str, int] = field(default_factory=dict)
+    picks: dict[int, int] = field(default_factory=dict)
+    #: per language, the share of single-answer items whose key is the longest option
+    longest_key: dict[str, float] = field(default_factory=dict)
+    #: per language, the share whose key is the shortest option (the other way to game it)
+    shortest_key: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def decision_share(self) -> float:
+        """The share of items that ask for a decision (0 for an empty bank)."""
+        return self.kinds.get(Kind.DECISION.value, 0) / self.items if self.items else 0.0
+
+    def lines(self) -> list[str]:
+        """A plain-text summary: totals, per domain, scenario and task statement."""
+        out = [
+            f"{self.items} items; decision {self.decision_share:.0%}; "
+            + ", ".join(f"pick {p}: {n}" for p, n in sorted(self.picks.items())),
+            "key is the longest option: "
+            + ", ".join(f"{lang} {share:.0%}" for lang, share in self.longest_key.items())
+            + "; the shortest: "
+            + ", ".join(f"{lang} {share:.0%}" for lang, share in self.shortest_key.items()),
+            "per domain:   " + ", ".join(f"D{d} {n}" for d, n in sorted(self.per_domain.items())),
+            "per scenario: " + ", ".join(f"{s} {n}" for s, n in self.per_scenario.items()),
+            "per task:     " + ", ".join(f"{t} {n}" for t, n in self.per_task.items()),
+        ]
+        return out
 
 
-def draw(
-    bank: Bank, count: int, seed: int = 0, tasks: Iterable[str] | None = None
-) -> list[QuizItem]:
-    """Draw ``count`` distinct items, stratified by domain weight, reproducibly from ``seed``.
+def figures(bank: Bank, items: Iterable[QuizItem] | None = None) -> BankFigures:
+    """Count ``items`` (default: the whole bank) per task statement (every declared one,
+    zeros included), domain, scenario, kind and ``pick``, and the longest-key share."""
+    pool = list(bank.items if items is None else items)
+    per_task = Counter(it.task for it in pool)
+    singles = [it for it in pool if it.pick == 1 and len(it.correct) == 1]
 
-    Each domain with items gets a share of ``count`` proportional to its weight (largest
-    remainder; a domain's unused share passes to the others when it runs out of items);
-    inside a domain, items are taken round-robin over its task statements in shuffled
-    order, so a short exam still spreads over the statements. ``tasks`` restricts the
-    pool. Returns the items in the order drawn; raises :class:`ValueError` when ``count``
-    is not positive or the pool is smaller than ``count``.
-    """
-    wanted = set(tasks) if tasks is not None else None
-    pool = [it for it in bank.items if wanted is None or it.task in wanted]
-    if count < 1:
-        raise ValueError("count must be at least 1")
-    if count > len(pool):
-        raise ValueError(f"only {len(pool)} items match, cannot draw {count}")
-    rng = random.Random(seed)
-    by_domain: dict[int, list[QuizItem]] = {}
-    for it in pool:
-        by_domain.setdefault(it.domain, []).append(it)
-    weight = {d.id: d.weight for d in bank.domains}
-    quota = _shares(
-        {d: weight.get(d, 0) or 1 for d in by_domain},
-        count,
-        {d: len(v) for d, v in by_domain.items()},
+    def share(test: Any, lang: Lang) -> float:
+        return sum(test(it, lang) for it in singles) / len(singles) if singles else 0.0
+
+    longest = {lang.value: share(key_is_longest, lang) for lang in (Lang.JA, Lang.EN)}
+    shortest = {lang.value: share(_key_is_shortest, lang) for lang in (Lang.JA, Lang.EN)}
+    scenario_ids = [s.id for s in bank.scenarios] or sorted({it.scenario for it in pool})
+    per_scenario = Counter(it.scenario for it in pool)
+    return BankFigures(
+        len(pool),
+        {t.id: per_task[t.id] for t in bank.tasks},
+        {d.id: sum(it.domain == d.id for it in pool) for d in bank.domains},
+        {s: per_scenario[s] for s in scenario_ids},
+        dict(Counter(it.kind.value for it in pool)),
+        dict(Counter(it.pick for it in pool)),
+        longest,
+        shortest,
     )
-    chosen: list[QuizItem] = []
-    for d in sorted(by_domain):
-        groups: dict[str, list[QuizItem]] = {}
-        for it in by_domain[d]:
-            groups.setdefault(it.task, []).append(it)
-        for g in groups.values():
-            rng.shuffle(g)
-        order = sorted(groups)
-        rng.shuffle(order)
-        picked: list[QuizItem] = []
-        while len(picked) < quota[d]:
-            for t in order:
-                if groups[t] and len(picked) < quota[d]:
-                    picked.append(groups[t].pop())
-        chosen.extend(picked)
-    rng.shuffle(chosen)
-    return chosen
-
-
-def _shares(weights: Mapping[int, int], total: int, caps: Mapping[int, int]) -> dict[int, int]:
-    """Split ``total`` by ``weights`` (largest remainder), never above ``caps``."""
-    share = dict.fromkeys(weights, 0)
-    left = total
-    open_ = {k for k in weights if caps[k] > 0}
-    while left > 0 and open_:
-        w = sum(weights[k] for k in open_)
-        exact = {k: left * weights[k] / w for k in open_}
-        give = {k: min(int(exact[k]), caps[k] - share[k]) for k in open_}
-        rest = left - sum(give.values())
-        for k in sorted(open_, key=lambda k: (-(exact[k] - int(exact[k])), k)):
-            if rest and share[k] + give[k] < caps[k]:
-                give[k] += 1
-                rest -= 1
-        for k, g in give.items():
-            share[k] += g
-        left = total - sum(share.values())
-        open_ = {k for k in open_ if share[k] < caps[k]}
-    return share

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...agent import route
-from ..plots import figure
 
 __all__ = [
     "DISTRACTORS",
@@ -237,10 +236,16 @@ def routing_accuracy(
     )
 
 
+#: The tool sets' names on the figures.
+_SET_NAMES = {"vague": "書き直す前", "rewritten": "書き直した後", "split": "改名と分割"}
+
+
 def plot_routing(results: Sequence[RoutingResult], dpi: int = 72) -> Any:
-    """A bar per tool set: routing accuracy in percent. Returns the matplotlib figure."""
+    """A bar per tool set: routing accuracy in percent, Japanese labels. Returns the figure."""
+    from ..plots import figure
+
     fig, ax = figure(None, (5.0, 2.8), dpi)
-    names = [r.toolset for r in results]
+    names = [_SET_NAMES.get(r.toolset, r.toolset) for r in results]
     values = [100 * r.accuracy for r in results]
     bars = ax.bar(names, values, color=["#c44e52", "#55a868", "#4c72b0"][: len(names)])
     for bar, v in zip(bars, values):
@@ -253,7 +258,10 @@ def plot_routing(results: Sequence[RoutingResult], dpi: int = 72) -> Any:
 
 
 def plot_selection(rows: Sequence[Mapping[str, Any]], dpi: int = 72) -> Any:
-    """Selection accuracy (mean, min–max band) against the number of tools held."""
+    """Selection accuracy (mean, min–max band) against the number of tools held, Japanese
+    labels. Returns the figure."""
+    from ..plots import figure
+
     fig, ax = figure(None, (5.0, 2.8), dpi)
     xs = [r["tools"] for r in rows]
     ax.fill_between(
@@ -261,7 +269,7 @@ def plot_selection(rows: Sequence[Mapping[str, Any]], dpi: int = 72) -> Any:
         [100 * r["min"] for r in rows],
         [100 * r["max"] for r in rows],
         alpha=0.2,
-        label="乱数の種ごとの最小〜最大",
+        label="種ごとの最小〜最大",
     )
     ax.plot(xs, [100 * r["accuracy"] for r in rows], marker="o", label="平均")
     ax.set_xlabel("エージェントが持つツールの数")

@@ -1,9 +1,15 @@
-"""Grading a CCA-F exam: per item, per task statement, per domain, and the scaled score.
+"""Grading a CCA-F exam: per item, per scenario, task statement and domain, and the score.
 
 :func:`grade` scores a set of answers on the 100–1,000 scale with the 720 line. The scaled
-score is a linear map of the share of items answered exactly right (a multiple-response item
-counts only when the whole set is right); the real exam equates its scale, so treat the
-number as an estimate. :func:`parse_answers` reads an answers document (``quiz grade``).
+score here is a linear map of the share of items answered exactly right (a multiple-response
+item counts only when the whole set is right). The real exam equates its scale across forms,
+so the number is an estimate, and every report says so.
+
+The report teaches: :meth:`QuizReport.lines` gives, in the learner's language, for every
+missed item its question number (never the item id), the option chosen, the correct option's
+text, the explanation and the rebuttal of what was chosen; then the percentages per scenario,
+domain and task statement. Every heading of the report is one row of :data:`LABELS`.
+:func:`parse_answers` reads an answers document (``quiz grade``, ``quiz take --resume``).
 """
 
 from __future__ import annotations
@@ -12,9 +18,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .bank import Bank
+from .bank import Bank, Lang, QuizItem, Text
 
 __all__ = [
+    "LABELS",
     "MAX_SCORE",
     "MIN_SCORE",
     "PASS_SCORE",
@@ -30,10 +37,58 @@ PASS_SCORE = 720
 MIN_SCORE = 100
 MAX_SCORE = 1000
 
+#: Every fixed text of a report and an exam screen, in both languages.
+LABELS: dict[str, Text] = {
+    "score": Text(
+        "換算点 {scaled} / {top}（推定値。本番は試験の版ごとに換算する）。"
+        "合格の線 {line}：{verdict}",
+        "scaled score {scaled} / {top} (an estimate: the real exam equates its scale). "
+        "Pass line {line}: {verdict}",
+    ),
+    "above": Text("線を越えた", "at or above the line"),
+    "below": Text("線に届かない", "below the line"),
+    "right": Text("{correct} / {total} 問正解", "{correct} of {total} items right"),
+    "per scenario": Text("シナリオごと", "per scenario"),
+    "per domain": Text("領域ごと", "per domain"),
+    "per task": Text("タスクステートメントごと", "per task statement"),
+    "misses": Text("まちがえた問題", "missed items"),
+    "chosen": Text("あなたの答え", "your answer"),
+    "correct": Text("正解", "correct"),
+    "why": Text("解説", "why"),
+    "about": Text("{option} について", "about {option}"),
+    "none": Text("（答えなし）", "(no answer)"),
+    "flagged": Text("（見直しの印あり）", "(flagged)"),
+    "question": Text("問 {n}", "Q{n}"),
+    "stem": Text("問い", "question"),
+}
+
+
+def label(key: str, lang: Lang | str, **values: Any) -> str:
+    """The row ``key`` of :data:`LABELS` in ``lang``, formatted with ``values`` (a
+    :class:`Text` value in the same language); in ``both`` the English and the Japanese are
+    joined by `` / `` on one line."""
+    return fill(LABELS[key], lang, single=key == "question", **values)
+
+
+def fill(text: Text, lang: Lang | str, single: bool = False, **values: Any) -> str:
+    """``text`` in ``lang`` formatted with ``values``, each :class:`Text` value taken in the
+    same language; ``both`` joins English and Japanese with `` / `` (only the English when
+    ``single``: a number reads the same in both)."""
+    chosen = Lang(lang)
+
+    def one(which: Lang) -> str:
+        local = {k: v.lang(which) if isinstance(v, Text) else v for k, v in values.items()}
+        return text.lang(which).format(**local)
+
+    if chosen is Lang.BOTH:
+        return one(Lang.EN) if single else f"{one(Lang.EN)} / {one(Lang.JA)}"
+    return one(chosen)
+
 
 @dataclass(frozen=True)
 class ItemResult:
-    """One graded item: what was chosen, the key, and the rebuttal of each wrong choice."""
+    """One graded item: its number in the exam, what was chosen, the key, the rebuttal of
+    each wrong choice (in both languages)."""
 
     item: str
     task: str
@@ -41,8 +96,12 @@ class ItemResult:
     correct: tuple[str, ...]
     is_correct: bool
     flagged: bool = False
-    rebuttals: dict[str, str] = field(default_factory=dict)
-    explanation: str = ""
+    rebuttals: dict[str, Text] = field(default_factory=dict)
+    explanation: Text = field(default_factory=lambda: Text("", ""))
+    number: int = 0
+    scenario: str = ""
+    #: the item itself, for the texts of the report (not part of equality)
+    source: QuizItem | None = field(default=None, compare=False, repr=False)
 
     @property
     def answered(self) -> bool:
@@ -52,7 +111,7 @@ class ItemResult:
 
 @dataclass(frozen=True)
 class TaskScore:
-    """Items right out of items asked for one task statement (or domain)."""
+    """Items right out of items asked for one task statement, domain or scenario."""
 
     id: str
     correct: int
@@ -66,12 +125,14 @@ class TaskScore:
 
 @dataclass(frozen=True)
 class QuizReport:
-    """A graded exam: per item, per task statement, per domain, and the scaled score."""
+    """A graded exam: per item, per task statement, domain and scenario, and the score."""
 
     results: tuple[ItemResult, ...]
     by_task: tuple[TaskScore, ...]
     by_domain: tuple[TaskScore, ...]
     scaled: int
+    by_scenario: tuple[TaskScore, ...] = ()
+    bank: Bank | None = field(default=None, compare=False, repr=False)
 
     @property
     def correct(self) -> int:
@@ -84,62 +145,121 @@ class QuizReport:
         return self.scaled >= PASS_SCORE
 
     def to_dict(self) -> dict[str, Any]:
-        """The report as JSON-ready data."""
+        """The report as JSON-ready data (texts in both languages)."""
+
+        def scores(rows: Sequence[TaskScore]) -> dict[str, Any]:
+            return {
+                r.id: {"correct": r.correct, "total": r.total, "percent": r.percent} for r in rows
+            }
+
         return {
             "scaled": self.scaled,
+            "scaled_is_estimate": True,
             "passed": self.passed,
             "pass_line": PASS_SCORE,
             "correct": self.correct,
             "total": len(self.results),
-            "by_task": {
-                t.id: {"correct": t.correct, "total": t.total, "percent": t.percent}
-                for t in self.by_task
-            },
-            "by_domain": {
-                d.id: {"correct": d.correct, "total": d.total, "percent": d.percent}
-                for d in self.by_domain
-            },
+            "by_scenario": scores(self.by_scenario),
+            "by_task": scores(self.by_task),
+            "by_domain": scores(self.by_domain),
             "items": [
                 {
                     "id": r.item,
+                    "number": r.number,
                     "task": r.task,
+                    "scenario": r.scenario,
                     "chosen": list(r.chosen),
                     "correct": list(r.correct),
                     "is_correct": r.is_correct,
                     "flagged": r.flagged,
-                    "rebuttals": r.rebuttals,
+                    "rebuttals": {o: {"ja": t.ja, "en": t.en} for o, t in r.rebuttals.items()},
                 }
                 for r in self.results
             ],
         }
 
-    def lines(self) -> list[str]:
-        """A plain-text report: the score and the line, per task statement, every miss."""
-        verdict = "合格ライン以上" if self.passed else "合格ライン未満"
+    def _title(self, kind: str, key: str, lang: Lang) -> str:
+        found: Text | None = None
+        if self.bank is not None:
+            if kind == "scenario" and (s := self.bank.scenario(key)) is not None:
+                found = s.title
+            elif kind == "task" and (t := self.bank.task(key)) is not None:
+                found = t.text
+            elif kind == "domain" and (d := self.bank.domain(int(key))) is not None:
+                found = d.text
+        if found is None:
+            return ""
+        return found.inline(lang)
+
+    def lines(self, lang: Lang | str = Lang.BOTH) -> list[str]:
+        """The report in ``lang``: the score (an estimate) and the 720 line, every missed
+        item with what to learn from it, then percent per scenario, domain, task statement."""
+        chosen = Lang(lang)
+        verdict = LABELS["above" if self.passed else "below"]
         out = [
-            f"scaled score {self.scaled} / {MAX_SCORE} (pass line {PASS_SCORE}): {verdict}",
-            f"{self.correct} of {len(self.results)} items right",
-            "",
-            "per domain:",
+            label(
+                "score", chosen, scaled=self.scaled, top=MAX_SCORE, line=PASS_SCORE, verdict=verdict
+            ),
+            label("right", chosen, correct=self.correct, total=len(self.results)),
         ]
-        out += [
-            f"  D{d.id:<4} {d.correct:>2}/{d.total:<2} {d.percent:5.1f} %" for d in self.by_domain
-        ]
-        out += ["", "per task statement:"]
-        out += [f"  {t.id:<5} {t.correct:>2}/{t.total:<2} {t.percent:5.1f} %" for t in self.by_task]
         misses = [r for r in self.results if not r.is_correct]
         if misses:
-            out += ["", "misses:"]
+            out += ["", label("misses", chosen) + ":"]
         for r in misses:
-            chosen = ",".join(r.chosen) or "(no answer)"
-            out.append(
-                f"  {r.item} [{r.task}] chose {chosen}, key {','.join(r.correct)}"
-                + (" (flagged)" if r.flagged else "")
-            )
-            out += [f"    {o}: {text}" for o, text in r.rebuttals.items()]
-            if not r.rebuttals:
-                out.append(f"    {r.explanation}")
+            out += _miss_lines(r, chosen, self._title("scenario", r.scenario, chosen))
+        for heading, kind, rows in (
+            ("per scenario", "scenario", self.by_scenario),
+            ("per domain", "domain", self.by_domain),
+            ("per task", "task", self.by_task),
+        ):
+            if not rows:
+                continue
+            out += ["", label(heading, chosen) + ":"]
+            for row in rows:
+                name = f"D{row.id}" if kind == "domain" else row.id
+                title = self._title(kind, row.id, chosen)
+                out.append(
+                    f"  {name:<13} {row.correct:>2}/{row.total:<2} {row.percent:5.1f} %  {title}"
+                )
         return out
+
+
+def _indent(text: str, prefix: str) -> list[str]:
+    return [prefix + line for line in text.splitlines() if line.strip()]
+
+
+def _option_text(item: QuizItem | None, option: str, lang: Lang) -> str:
+    found = item.option(option) if item is not None else None
+    return f"{option}. {found.text.lang(lang)}" if found is not None else option
+
+
+def _miss_lines(r: ItemResult, lang: Lang, scenario: str = "") -> list[str]:
+    """One missed item: its number and scenario, the question, the choice, the key's text,
+    why, and the rebuttal of what was chosen."""
+    it = r.source
+    head = f"  {label('question', lang, n=r.number)}"
+    if scenario:
+        head += f" — {scenario}"
+    if r.flagged:
+        head += " " + label("flagged", lang)
+    out = [head]
+    if it is not None:
+        out.append(f"    {label('stem', lang)}:")
+        out += _indent(it.stem.lang(lang), "      ")
+    chosen = [_option_text(it, c, lang) for c in r.chosen] or [label("none", lang)]
+    out.append(f"    {label('chosen', lang)}:")
+    for c in chosen:
+        out += _indent(c, "      ")
+    out.append(f"    {label('correct', lang)}:")
+    for c in r.correct:
+        out += _indent(_option_text(it, c, lang), "      ")
+    if r.explanation.en or r.explanation.ja:
+        out.append(f"    {label('why', lang)}:")
+        out += _indent(r.explanation.lang(lang), "      ")
+    for option, rebuttal in r.rebuttals.items():
+        out.append(f"    {label('about', lang, option=option)}:")
+        out += _indent(rebuttal.lang(lang), "      ")
+    return out
 
 
 def scaled_score(correct: int, total: int) -> int:
@@ -168,7 +288,7 @@ def parse_answers(data: Any) -> tuple[list[str] | None, dict[str, list[str]], se
     ):
         raise ValueError("'items' must be a list of item ids")
     flagged = data.get("flagged", []) if wrapped else []
-    if not isinstance(flagged, list):
+    if not isinstance(flagged, list) or not all(isinstance(f, str) for f in flagged):
         raise ValueError("'flagged' must be a list of item ids")
     answers: dict[str, list[str]] = {}
     for key, value in raw.items():
@@ -177,7 +297,7 @@ def parse_answers(data: Any) -> tuple[list[str] | None, dict[str, list[str]], se
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise ValueError(f"answer for {key!r} must be a letter or a list of letters")
         answers[str(key)] = sorted({v.strip().upper() for v in value})
-    return items, answers, {str(f) for f in flagged}
+    return items, answers, set(flagged)
 
 
 def grade(
@@ -189,9 +309,10 @@ def grade(
     """Grade ``answers`` (item id → chosen option ids) over ``items`` (default: the bank).
 
     An item is right only when the chosen set equals the key. For every wrong option
-    chosen, its rebuttal is in the result. Returns a :class:`QuizReport`. Raises
-    :class:`ValueError` when ``items`` names an unknown item or an answer names an item
-    outside the exam (so a typo never silently scores zero).
+    chosen, its rebuttal is in the result; each result's ``number`` is its position in
+    ``items`` (from 1). Returns a :class:`QuizReport`. Raises :class:`ValueError` when
+    ``items`` names an unknown item or an answer names an item outside the exam (so a typo
+    never silently scores zero).
     """
     ids = list(items) if items is not None else [it.id for it in bank.items]
     known = {it.id for it in bank.items}
@@ -203,11 +324,13 @@ def grade(
         raise ValueError(f"answers for items not in this exam: {', '.join(stray)}")
     marked = set(flagged)
     results = []
-    for item_id in ids:
+    for n, item_id in enumerate(ids, 1):
         it = bank.item(item_id)
         chosen = tuple(sorted({c.upper() for c in answers.get(item_id, ())}))
         rebuttals = {
-            c: (o.rebuttal or "") if (o := it.option(c)) else "no such option"
+            c: (o.rebuttal or Text("", ""))
+            if (o := it.option(c))
+            else Text("（無い選択肢）", "no such option")
             for c in chosen
             if c not in it.correct
         }
@@ -221,26 +344,36 @@ def grade(
                 it.id in marked,
                 rebuttals,
                 it.explanation,
+                n,
+                it.scenario,
+                it,
             )
         )
+    order = [s.id for s in bank.scenarios]
     return QuizReport(
         tuple(results),
         _tally(results, lambda r: r.task),
         _tally(results, lambda r: r.task.split(".")[0]),
         scaled_score(sum(r.is_correct for r in results), len(results)),
+        _tally(results, lambda r: r.scenario, order),
+        bank,
     )
 
 
 def _tally(
-    results: Sequence[ItemResult], key: Callable[[ItemResult], str]
+    results: Sequence[ItemResult],
+    key: Callable[[ItemResult], str],
+    order: Sequence[str] | None = None,
 ) -> tuple[TaskScore, ...]:
     groups: dict[str, list[bool]] = {}
     for r in results:
         groups.setdefault(key(r), []).append(r.is_correct)
 
-    def order(k: str) -> tuple[int, ...]:
+    def rank(k: str) -> tuple[int, ...]:
+        if order is not None:
+            return (order.index(k) if k in order else len(order),)
         return tuple(int(p) for p in k.split("."))
 
     return tuple(
-        TaskScore(k, sum(v), len(v)) for k, v in sorted(groups.items(), key=lambda kv: order(kv[0]))
+        TaskScore(k, sum(v), len(v)) for k, v in sorted(groups.items(), key=lambda kv: rank(kv[0]))
     )

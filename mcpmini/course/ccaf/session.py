@@ -3,20 +3,26 @@
 Rules of this module: one flow for every front end. The terminal (``mcpmini quiz take``) and
 the notebook widget (:mod:`.exam`) both drive an :class:`ExamSession`: they hand it what the
 learner typed or clicked (:meth:`~ExamSession.answer`, :meth:`~ExamSession.enter`,
-:meth:`~ExamSession.flag`) and show the lines and statuses it formats; neither keeps
-answers, flags, the review order or the time itself. ``clock`` returns seconds
+:meth:`~ExamSession.flag`) and show the lines and statuses it formats, in the session's
+language; neither keeps answers, flags, the review order or the time itself. A learner sees an
+item by its question number in the exam (``Q7``), never by its id. Once the exam is submitted
+(:meth:`~ExamSession.finish`) its answers and flags are locked: changing them raises
+:class:`AnswersLocked`. A typed line must name exactly as many options as the item says to
+choose; otherwise :class:`EntryError` says why, with a code. ``clock`` returns seconds
 (``time.monotonic`` by default) so a test can move time by hand.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from enum import StrEnum
 from typing import Any
 
-from .bank import Bank, QuizItem, draw
-from .scoring import QuizReport, grade
+from .bank import Bank, Lang, QuizItem, Text
+from .scoring import QuizReport, fill, grade, label
+from .sitting import DEFAULT_FORMAT, EXAM_MINUTES, Format, draw, draw_sitting
 
-__all__ = ["ExamSession", "clock_text"]
+__all__ = ["AnswersLocked", "EntryError", "EntryProblem", "ExamSession", "clock_text"]
 
 
 def clock_text(seconds: float) -> str:
@@ -25,12 +31,69 @@ def clock_text(seconds: float) -> str:
     return f"{left // 60}:{left % 60:02d}"
 
 
+class AnswersLocked(RuntimeError):
+    """The exam was submitted: its answers and flags can no longer change."""
+
+
+class EntryProblem(StrEnum):
+    """Why a typed line was refused."""
+
+    UNKNOWN_OPTION = "unknown_option"
+    WRONG_COUNT = "wrong_count"
+
+
+class EntryError(ValueError):
+    """A typed line the item cannot take; ``code`` says why, ``text`` is the reason in both
+    languages and ``reason`` the one line to show in the session's language."""
+
+    def __init__(self, code: EntryProblem, text: Text, lang: Lang | str = Lang.BOTH) -> None:
+        self.code = code
+        self.text = text
+        self.reason = text.inline(lang)
+        super().__init__(self.reason)
+
+
+#: The fixed texts of the exam screens, in both languages.
+SCREEN: dict[str, Text] = {
+    "status": Text(
+        "回答 {answered}/{total}、見直し {flagged}、残り {left}",
+        "answered {answered}/{total}, flagged {flagged}, time left {left}",
+    ),
+    "intro": Text(
+        "{n} 問・{minutes:.0f} 分。文字で答える（A、2 つなら A,C）。末尾の ? で見直しの印、"
+        "! で印を外す。Enter で飛ばし、q で終えて採点。",
+        "{n} items, {minutes:.0f} minutes. Answer with letters (A, or A,C for two); a "
+        "trailing ? flags the item for review, ! clears the flag; Enter skips, q submits.",
+    ),
+    "choose": Text("{n} つ選ぶ", "choose {n}"),
+    "choose among": Text("{letters} から選ぶ", "choose among {letters}"),
+    "count": Text(
+        "この問題は {n} つ選ぶ（{got} つ選んだ）", "choose {n} for this item (you chose {got})"
+    ),
+    "current": Text("いまの答え：{answer}", "current answer: {answer}"),
+    "again": Text("{reason}（Enter で飛ばし、q で提出）", "{reason} (Enter skips, q submits)"),
+    "review": Text("見直し", "review"),
+    "time left": Text("残り {left}", "time left {left}"),
+    "sitting": Text(
+        "模擬試験 {number}（種 {seed}、{format}）：シナリオ {scenarios}",
+        "sitting {number} (seed {seed}, {format}): scenarios {scenarios}",
+    ),
+}
+
+
+def screen(key: str, lang: Lang | str, **values: Any) -> str:
+    """The row ``key`` of :data:`SCREEN` in ``lang`` (``both``: English / Japanese)."""
+    return fill(SCREEN[key], lang, **values)
+
+
 class ExamSession:
     """One exam being taken: drawn items, answers, review flags and the clock.
 
     The items are drawn from ``bank`` (``count`` of them, from ``seed``, restricted to
-    ``tasks``) unless ``items`` gives them. The time budget is ``minutes`` (default two per
-    item). :meth:`finish` grades the answers so far and keeps the report in ``report``.
+    ``tasks``, of ``format``) unless ``items`` gives them; :meth:`sitting` draws a full exam.
+    The time budget is ``minutes`` (default two per item, the exam's 120 for 60). ``lang`` is
+    the language of every line shown. :meth:`finish` grades the answers so far, keeps the
+    report in ``report`` and locks the answers.
     """
 
     def __init__(
@@ -43,18 +106,87 @@ class ExamSession:
         clock: Callable[[], float] | None = None,
         *,
         items: Sequence[QuizItem] | None = None,
+        lang: Lang | str = Lang.BOTH,
+        format: Format | str = DEFAULT_FORMAT,
+        number: int | None = None,
+        notes: Sequence[Text] = (),
     ) -> None:
         import time
 
         self.bank = bank
         self.seed = seed
-        self.items = list(items) if items is not None else draw(bank, count, seed, tasks)
+        self.lang = Lang(lang)
+        self.format = Format(format)
+        self.items = (
+            list(items) if items is not None else draw(bank, count, seed, tasks, self.format)
+        )
         self.budget_s = 60.0 * (minutes if minutes is not None else 2.0 * len(self.items))
+        #: the sitting number when the items are a full exam (:meth:`sitting`)
+        self.number = number
+        self.notes = tuple(notes)
         self.answers: dict[str, list[str]] = {}
         self.flagged: set[str] = set()
         self._clock = clock or time.monotonic
         self.started = self._clock()
         self.report: QuizReport | None = None
+
+    @classmethod
+    def sitting(
+        cls,
+        bank: Bank,
+        number: int = 1,
+        seed: int = 0,
+        format: Format | str = DEFAULT_FORMAT,
+        lang: Lang | str = Lang.BOTH,
+        clock: Callable[[], float] | None = None,
+        minutes: float | None = None,
+    ) -> ExamSession:
+        """A full exam: sitting ``number`` of ``seed`` (:func:`~.sitting.draw_sitting`), 120
+        minutes unless ``minutes`` says otherwise. Raises :class:`ValueError` as the draw."""
+        drawn = draw_sitting(bank, number, seed, format)
+        return cls(
+            bank,
+            seed=seed,
+            minutes=minutes if minutes is not None else EXAM_MINUTES,
+            clock=clock,
+            items=drawn.items,
+            lang=lang,
+            format=drawn.format,
+            number=number,
+            notes=drawn.notes,
+        )
+
+    @classmethod
+    def from_dict(
+        cls,
+        bank: Bank,
+        data: Mapping[str, Any],
+        clock: Callable[[], float] | None = None,
+        minutes: float | None = None,
+    ) -> ExamSession:
+        """The session an answers document (:meth:`to_dict`) saved: its items, answers,
+        flags, seed, language and format. Raises :class:`KeyError` for an item the bank
+        lacks and :class:`ValueError` for a malformed document or answer."""
+        from .scoring import parse_answers
+
+        ids, answers, flagged = parse_answers(data)
+        if not ids:
+            raise ValueError("the answers document lists no items")
+        session = cls(
+            bank,
+            seed=int(data.get("seed", 0)),
+            minutes=minutes,
+            clock=clock,
+            items=[bank.item(i) for i in ids],
+            lang=data.get("lang", Lang.BOTH),
+            format=data.get("format", DEFAULT_FORMAT),
+            number=data.get("sitting"),
+        )
+        for item_id, chosen in answers.items():
+            session.answer(item_id, chosen)
+        for item_id in flagged:
+            session.flag(session._item(item_id).id)
+        return session
 
     def _item(self, item_id: str) -> QuizItem:
         item = next((it for it in self.items if it.id == item_id), None)
@@ -62,51 +194,81 @@ class ExamSession:
             raise KeyError(item_id)
         return item
 
+    def question(self, item_id: str) -> int:
+        """The learner-facing number of ``item_id`` (its position, from 1)."""
+        return [it.id for it in self.items].index(self._item(item_id).id) + 1
+
+    @property
+    def locked(self) -> bool:
+        """Whether the exam was submitted (answers and flags can no longer change)."""
+        return self.report is not None
+
+    def _check_open(self) -> None:
+        if self.locked:
+            raise AnswersLocked("the exam was submitted; its answers are locked")
+
     # --- what the learner does -----------------------------------------------------------
 
     def answer(self, item_id: str, options: Iterable[str]) -> None:
         """Record the chosen option ids for ``item_id`` (an empty choice clears it).
 
-        Raises :class:`KeyError` for an item not in this exam and :class:`ValueError` for
-        an option the item does not have.
+        Raises :class:`KeyError` for an item not in this exam, :class:`EntryError` for an
+        option the item does not have or more options than it takes, and
+        :class:`AnswersLocked` after :meth:`finish`.
         """
+        self._check_open()
         item = self._item(item_id)
         chosen = sorted({o.strip().upper() for o in options if o.strip()})
         unknown = [o for o in chosen if item.option(o) is None]
         if unknown:
-            raise ValueError(f"{item_id} has no option {', '.join(unknown)}")
+            letters = ", ".join(o.id for o in item.options)
+            raise self._refuse(EntryProblem.UNKNOWN_OPTION, "choose among", letters=letters)
+        if len(chosen) > item.pick:
+            raise self._refuse(EntryProblem.WRONG_COUNT, "count", n=item.pick, got=len(chosen))
         if chosen:
             self.answers[item_id] = chosen
         else:
             self.answers.pop(item_id, None)
 
     def enter(self, item_id: str, line: str) -> None:
-        """Apply one typed line to ``item_id``: ``A`` or ``A,C`` chooses, a trailing ``?``
-        flags the item for review (without it the flag is cleared), and an empty choice
-        keeps the earlier answer (Enter skips).
+        """Apply one typed line to ``item_id``: ``A``, ``A,C`` or ``AC`` chooses (exactly as
+        many as the item takes), a trailing ``?`` flags it for review, a trailing ``!``
+        clears the flag, and a line without letters keeps the earlier answer (Enter skips).
+        A flag stays until ``!`` clears it.
 
-        Raises :class:`KeyError` for an item not in this exam and :class:`ValueError`
-        (naming the letters to choose among) for a letter the item does not have; then
-        nothing is recorded.
+        Raises :class:`KeyError` for an item not in this exam, :class:`EntryError` (its
+        ``code`` says why) for a letter the item lacks or the wrong number of letters — then
+        nothing is recorded — and :class:`AnswersLocked` after :meth:`finish`.
         """
+        self._check_open()
         item = self._item(item_id)
         text = line.strip()
-        flag = text.endswith("?")
-        letters = [c for c in text.rstrip("?").split(",") if c.strip()]
+        mark = text[-1:] if text[-1:] in ("?", "!") else ""
+        letters = [c for c in text.rstrip("?!").upper() if c.isalnum()]
         known = {o.id for o in item.options}
-        if {c.strip().upper() for c in letters} - known:
-            raise ValueError(f"choose among {', '.join(sorted(known))}")
+        if set(letters) - known:
+            among = ", ".join(sorted(known))
+            raise self._refuse(EntryProblem.UNKNOWN_OPTION, "choose among", letters=among)
+        if letters and len(set(letters)) != item.pick:
+            got = len(set(letters))
+            raise self._refuse(EntryProblem.WRONG_COUNT, "count", n=item.pick, got=got)
         if letters:
             self.answer(item_id, letters)
-        self.flag(item_id, flag)
+        if mark:
+            self.flag(item_id, mark == "?")
 
     def flag(self, item_id: str, on: bool = True) -> None:
-        """Mark ``item_id`` for review (or clear the mark)."""
-        (self.flagged.add if on else self.flagged.discard)(item_id)
+        """Mark ``item_id`` for review (or clear the mark); raises :class:`AnswersLocked`
+        after :meth:`finish`."""
+        self._check_open()
+        (self.flagged.add if on else self.flagged.discard)(self._item(item_id).id)
 
     def finish(self) -> QuizReport:
-        """Grade the exam (answers so far, flags kept); returns the :class:`QuizReport`."""
-        self.report = grade(self.bank, self.answers, [it.id for it in self.items], self.flagged)
+        """Submit: grade the answers so far (flags kept) and lock them; returns the
+        :class:`QuizReport`. A second call returns the same report."""
+        if self.report is None:
+            ids = [it.id for it in self.items]
+            self.report = grade(self.bank, self.answers, ids, self.flagged)
         return self.report
 
     # --- review and time -------------------------------------------------------------------
@@ -139,37 +301,99 @@ class ExamSession:
 
     def status(self) -> str:
         """One line: answered, flagged and the time left (m:ss)."""
-        return (
-            f"answered {len(self.answers)}/{len(self.items)}, flagged {len(self.flagged)}, "
-            f"time left {clock_text(self.time_left())}"
+        return screen(
+            "status",
+            self.lang,
+            answered=len(self.answers),
+            total=len(self.items),
+            flagged=len(self.flagged),
+            left=clock_text(self.time_left()),
         )
+
+    def scenario_title(self, item: QuizItem) -> str:
+        """The title of ``item``'s scenario in the session's language."""
+        found = self.bank.scenario(item.scenario)
+        return found.title.inline(self.lang) if found else item.scenario
+
+    def scenario_text(self, item: QuizItem) -> str:
+        """The text the exam shows before ``item``'s scenario, in the session's language."""
+        found = self.bank.scenario(item.scenario)
+        return found.text.lang(self.lang) if found else ""
 
     def header(self, at: int) -> str:
-        """The line above item ``at`` (a position): ``n / N — task — status``."""
-        return f"{at + 1} / {len(self.items)} — {self.items[at].task} — {self.status()}"
+        """The line above item ``at`` (a position): ``Q7 / 60 — scenario — status``."""
+        item = self.items[at]
+        number = label("question", self.lang, n=at + 1)
+        return f"{number} / {len(self.items)} — {self.scenario_title(item)} — {self.status()}"
 
     def intro(self) -> str:
-        """The line that opens a terminal exam: items, seed, minutes and how to answer."""
-        return (
-            f"{len(self.items)} items (seed {self.seed}), {self.budget_s / 60:.0f} minutes. "
-            "Answer with letters (A or A,C), add ? to flag for review (A?), Enter to skip, "
-            "q to finish."
+        """The line that opens a terminal exam: items, minutes and how to answer."""
+        line = screen("intro", self.lang, n=len(self.items), minutes=self.budget_s / 60)
+        if self.number is None:
+            return line
+        scenarios = ", ".join(dict.fromkeys(self.scenario_title(it) for it in self.items))
+        notes = [n.inline(self.lang) for n in self.notes]
+        head = screen(
+            "sitting",
+            self.lang,
+            number=self.number,
+            seed=self.seed,
+            format=self.format.value,
+            scenarios=scenarios,
         )
+        return "\n".join([head, *notes, line])
+
+    def _refuse(self, code: EntryProblem, key: str, **values: Any) -> EntryError:
+        row = SCREEN[key]
+        text = Text(row.ja.format(**values), row.en.format(**values))
+        return EntryError(code, text, self.lang)
+
+    def again(self, refused: EntryError) -> str:
+        """The line shown after a refused entry: its reason and how to go on."""
+        return screen("again", self.lang, reason=refused.text)
+
+    def choose_hint(self, item: QuizItem) -> str:
+        """``choose 2`` for a multiple-response item, empty otherwise."""
+        return screen("choose", self.lang, n=item.pick) if item.pick > 1 else ""
+
+    def current(self, item: QuizItem) -> str:
+        """The recorded answer of ``item`` (and its flag) as one line."""
+        answer = ",".join(self.answers.get(item.id, [])) or label("none", self.lang)
+        if item.id in self.flagged:
+            answer += " " + label("flagged", self.lang)
+        return screen("current", self.lang, answer=answer)
 
     def prompt_lines(self, item: QuizItem, n: int, of: int, review: bool = False) -> list[str]:
         """The terminal's lines for ``item``, number ``n`` of ``of`` in this pass: a header
-        with the time left, the scenario, the stem and the lettered options."""
-        head = (
-            f"[{n}/{of}{' review' if review else ''}] {item.id} ({item.task})  "
-            f"time left {clock_text(self.time_left())}"
-        )
-        return [head, item.scenario, item.stem, *(f"  {o.id}. {o.text}" for o in item.options)]
+        with its question number and the time left, the scenario text (when a scenario
+        begins, and in review), the situation, the stem, how many to choose, the options,
+        and in review the current answer."""
+        at = self.items.index(item)
+        number = label("question", self.lang, n=at + 1)
+        left = screen("time left", self.lang, left=clock_text(self.time_left()))
+        tag = f" {screen('review', self.lang)}" if review else ""
+        out = [f"[{n}/{of}{tag}] {number} — {self.scenario_title(item)}  {left}"]
+        if review or at == 0 or self.items[at - 1].scenario != item.scenario:
+            out += [self.scenario_text(item), ""]
+        out += [item.situation.lang(self.lang), item.stem.lang(self.lang)]
+        if item.pick > 1:
+            out.append(f"({self.choose_hint(item)})")
+        for o in item.options:
+            text = o.text.lang(self.lang).replace("\n", "\n     ")
+            out.append(f"  {o.id}. {text}")
+        if review:
+            out.append(self.current(item))
+        return out
 
     def to_dict(self) -> dict[str, Any]:
-        """The exam as an answers document (``quiz take --out``, read by ``quiz grade``)."""
+        """The exam as an answers document (``quiz take --out``; read by ``quiz grade`` and
+        ``quiz take --resume``): items, answers, flags, seed, language, format, sitting."""
         return {
             "items": [it.id for it in self.items],
             "answers": self.answers,
             "flagged": sorted(self.flagged),
             "seed": self.seed,
+            "lang": self.lang.value,
+            "format": self.format.value,
+            "sitting": self.number,
         }
