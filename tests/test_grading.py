@@ -280,7 +280,7 @@ def test_the_progress_command_lists_every_exercise(tmp_path, monkeypatch, capsys
     assert main(["progress", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     rows = {r["exercise"]: r for r in data["exercises"]}
-    assert set(rows) == {"9.1", "9.2", "9.3", "9.4", "P.1", "P.2", "P.3", "P.4"}
+    assert set(rows) == {"9.1", "9.2", "9.3", "9.4", "P.1", "P.2", "P.3", "P.4", "C.1"}
     assert rows["9.4"]["label"] == "全問正解" and rows["9.1"]["label"] == "未着手"
 
 

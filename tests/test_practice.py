@@ -9,7 +9,15 @@ import pytest
 from exercise_support import answer_of
 
 from mcpmini.agent import Limits, SandboxOutcome, run_python
-from mcpmini.course import ALL_IDS, PRACTICE_IDS, TITLES, Status, get_exercise
+from mcpmini.course import (
+    ALL_IDS,
+    CCAF_IDS,
+    EXERCISE_IDS,
+    PRACTICE_IDS,
+    TITLES,
+    Status,
+    get_exercise,
+)
 from mcpmini.course.classroom import identify_exercise
 from mcpmini.course.practice import P3_LIMITS, Workload, loop_context, predict_run
 
@@ -23,7 +31,8 @@ SLUGS = {
 
 
 def test_practice_ids_are_registered_beside_the_articles():
-    assert ALL_IDS[-4:] == PRACTICE_IDS == ("P.1", "P.2", "P.3", "P.4")
+    assert ALL_IDS == EXERCISE_IDS + PRACTICE_IDS + CCAF_IDS
+    assert PRACTICE_IDS == ("P.1", "P.2", "P.3", "P.4")
     assert all(TITLES[i] for i in PRACTICE_IDS)
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from .catalogue import (
     ALL_IDS,
+    CCAF_IDS,
     EXERCISE_IDS,
     PRACTICE_IDS,
     TITLES,
@@ -60,6 +61,7 @@ from .report import (
 
 __all__ = [
     "ALL_IDS",
+    "CCAF_IDS",
     "EXERCISE_IDS",
     "GLOSSARY",
     "LIVE_LABEL",

@@ -5,8 +5,9 @@ measurements of each Domain 2 task statement.
 computed by the runtime through :mod:`.facts`); :mod:`.sitting` draws full exam sittings and
 practice sets; :mod:`.scoring` grades them on the 100–1,000 scale with feedback that teaches;
 :mod:`.session` is the exam being taken, driven by both ``mcpmini quiz take`` and the
-:mod:`.exam` widget; :mod:`.routing` (2.1, 2.3), :mod:`.retries` (2.2) and :mod:`.builtin`
-(2.5) are the runnable demos.
+:mod:`.exam` widget; :mod:`.exercises` is exercise C.1 (the chapter's hands-on part: two
+weather tools whose descriptions must route) and the closing checklist; :mod:`.routing`
+(2.1, 2.3), :mod:`.retries` (2.2) and :mod:`.builtin` (2.5) are the runnable demos.
 """
 
 from __future__ import annotations
@@ -38,6 +39,18 @@ from .builtin import (
 from .exam import (
     ExamWidget,
     exam_mode,
+)
+from .exercises import (
+    CCAF_IDS,
+    CHECKLIST,
+    ChecklistItem,
+    ask,
+    build_ccaf,
+    checklist_gaps,
+    checklist_lines,
+    listed_tools,
+    practice_ccaf,
+    quiz_tasks,
 )
 from .retries import (
     ErrorCategory,
@@ -89,6 +102,8 @@ from .sitting import (
 
 __all__ = [
     "BANK_DIR",
+    "CCAF_IDS",
+    "CHECKLIST",
     "DEFAULT_FORMAT",
     "DISTRACTORS",
     "EXAM_ITEMS",
@@ -106,6 +121,7 @@ __all__ = [
     "AnswersLocked",
     "Bank",
     "BankFigures",
+    "ChecklistItem",
     "Domain",
     "EntryError",
     "EntryProblem",
@@ -127,7 +143,11 @@ __all__ = [
     "TaskScore",
     "TaskStatement",
     "Text",
+    "ask",
     "bank_problems",
+    "build_ccaf",
+    "checklist_gaps",
+    "checklist_lines",
     "clock_text",
     "draw",
     "draw_sitting",
@@ -137,12 +157,15 @@ __all__ = [
     "figures",
     "grade",
     "grade_tool_choices",
+    "listed_tools",
     "load_bank",
     "make_sample_repo",
     "parse_answers",
     "plot_routing",
     "plot_selection",
     "policy_for",
+    "practice_ccaf",
+    "quiz_tasks",
     "routing_accuracy",
     "scaled_score",
     "selection_accuracy",

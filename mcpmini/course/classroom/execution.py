@@ -50,7 +50,7 @@ _KERNEL = "mcpmini-current-env"
 #: The ``mcpmini`` package (``mcpmini/course/classroom/`` is two levels below it), the one
 #: folder of the grader the sandboxed runner may read.
 _PACKAGE_DIR = Path(__file__).resolve().parents[2]
-_NAME = re.compile(r"^([9P])[_.]([1-4])(?:\D|$)")
+_NAME = re.compile(r"^([9PC])[_.]([1-9])(?:\D|$)")
 
 
 class RowStatus(StrEnum):
@@ -97,7 +97,8 @@ class GradeRow:
 
 def identify_exercise(path: Path, nb: Any | None = None) -> str:
     """The exercise id of a notebook: ``metadata.mcpmini.exercise``, else the file name
-    (``9_1_….ipynb`` → ``"9.1"``, ``P_2_….ipynb`` → ``"P.2"``); ``""`` when neither says."""
+    (``9_1_….ipynb`` → ``"9.1"``, ``P_2_….ipynb`` → ``"P.2"``, ``C_1_….ipynb`` → ``"C.1"``);
+    ``""`` when neither names an exercise of the catalogue."""
     from ..catalogue import ALL_IDS
 
     meta = (nb or {}).get("metadata", {}).get("mcpmini", {}) if isinstance(nb, dict) else {}
@@ -105,7 +106,8 @@ def identify_exercise(path: Path, nb: Any | None = None) -> str:
     if claimed in ALL_IDS:
         return str(claimed)
     match = _NAME.match(path.name)
-    return f"{match.group(1)}.{match.group(2)}" if match else ""
+    named = f"{match.group(1)}.{match.group(2)}" if match else ""
+    return named if named in ALL_IDS else ""
 
 
 _EXPORT = """\

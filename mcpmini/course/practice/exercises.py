@@ -239,12 +239,13 @@ def _build_p2() -> Exercise:
     return Exercise(
         "P.2",
         TITLES["P.2"],
-        f"ユーザ alice は {plan} プランで、このセッションで {list(grants)} を許可しています。",
+        f"エンドユーザ alice は {plan} プランで、"
+        f"このセッションで {list(grants)} を許可しています。",
         parts,
         hints=(
-            "プラン層 → セッション層 → ユーザ層の順に当てはめます。",
+            "プラン層 → セッション層 → エンドユーザ層の順に当てはめます。",
             "free プランに interp__execute_code は入っていません。許可してもプラン層で止まります。",
-            "B- で始まる注文は bob のものです。ユーザ層はサーバが呼び出し時に判定します。",
+            "B- で始まる注文は bob のものです。エンドユーザ層はサーバが呼び出し時に判定します。",
         ),
         solution_text=lambda: "\n".join(
             [
@@ -473,7 +474,7 @@ def _build_p4() -> Exercise:
         "P.4",
         TITLES["P.4"],
         f"モデルがログを読むツールを {P4_CALLS} 回呼びます。結果は毎回約 {one_result} トークン。"
-        f"文脈の上限は {P4_CONTEXT_LIMIT} トークンです。",
+        f"コンテキストの上限は {P4_CONTEXT_LIMIT} トークンです。",
         parts,
         hints=(
             "各要求には、それまでのすべての結果が入ります。最後の要求がいちばん大きくなります。",

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ...agent import AccessPolicy, check_layers
+from ..plots import figure
 
 __all__ = [
     "SimulatedLatency",
@@ -133,18 +134,14 @@ def plot_context_growth(
     ``series`` maps a label to the request sizes (from
     :func:`mcpmini.course.practice.loop_context`). Returns the figure.
     """
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(5.8, 3.2), dpi=dpi)
-    else:
-        fig = ax.figure
+    fig, ax = figure(ax, (5.8, 3.2), dpi)
     for label, sizes in series.items():
         ax.plot(range(1, len(sizes) + 1), list(sizes), marker="o", label=label)
     if limit is not None:
-        ax.axhline(limit, color="grey", linestyle="--", label=f"context limit {limit:,}")
-    ax.set_xlabel("request")
-    ax.set_ylabel("tokens in the request")
+        ax.axhline(limit, color="grey", linestyle="--", label=f"コンテキストの上限 {limit:,}")
+    ax.set_xlabel("要求（何番目か）")
+    ax.set_ylabel("要求のトークン数")
+    ax.set_title("ループの中で要求が大きくなる様子")
     ax.legend(fontsize=7)
     fig.tight_layout()
     return fig
