@@ -174,9 +174,16 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
         log.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(lab: Lab, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """A headless Chromium (the system one) with a fresh profile."""
+    """A headless Chromium (the system one) with a fresh profile.
+
+    Module-scoped, not session-scoped: Playwright's sync API keeps its asyncio loop marked
+    as running on this thread while it is open, so every later test on the same xdist worker
+    that calls ``asyncio.run`` (the hub, the SDK interop, nbval's kernels) would fail with
+    "cannot be called from a running event loop". With ``--dist loadscope`` a module's tests
+    run together, so the loop ends with the module.
+    """
     try:
         from playwright import sync_api
     except ImportError:
