@@ -159,6 +159,8 @@ def _listed(root: Path) -> list[str]:
         users = json.loads((root / "users.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return []
+    if not isinstance(users, list):
+        return []
     return [u for u in users if isinstance(u, str) and u.startswith(ACCOUNT_PREFIX)]
 
 
