@@ -182,6 +182,14 @@ def hub(tmp_path_factory):
             except psutil.Error:
                 pass
         log.close()
+        # a proxy the hub started just before it was stopped may not have been its child yet
+        for stray in psutil.process_iter(["cmdline"]):
+            if any(str(root) in arg for arg in stray.info["cmdline"] or []):
+                group.append(stray.pid)
+                try:
+                    stray.kill()
+                except psutil.Error:
+                    pass
         psutil.wait_procs([p for p in map(_process, group) if p is not None], timeout=10)
         left = [pid for pid in group if _process(pid) is not None]
         removed = remove_accounts(root) if plan.os_accounts else []
