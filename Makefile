@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: lab test check lint bench clean claude-code drift hub
+.PHONY: lab test check lint bench clean claude-code drift hub hub-clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -62,6 +62,9 @@ clean:
 # A JupyterHub for a workshop on one machine: `make hub ROSTER=roster.txt` (one learner a line).
 # jupyterhub and its idle culler from PyPI into .venv, configurable-http-proxy from npm into .hub/;
 # prints the URL and each account's first-login token, then runs the hub (Ctrl-C stops it).
+# As root each learner's server runs as an OS user of its own (mcpmini-<name>, home under
+# .hub/homes, owner-only), removed when the hub stops (`make hub-clean` after a crash); not
+# as root the learners share this user, and a learner's kernel can read the others' files.
 ROSTER ?= roster.txt
 CHP := node .hub/node_modules/configurable-http-proxy/bin/configurable-http-proxy
 HUB_PORT ?= 8000
@@ -76,3 +79,5 @@ HUB_PORT ?= 8000
 	touch $@
 hub: .hub/.installed
 	$(BIN)/python -m mcpmini.course.classroom.hub $(ROSTER) --port $(HUB_PORT)
+hub-clean: $(STAMP)
+	$(BIN)/python -m mcpmini.course.classroom.hub --remove-accounts

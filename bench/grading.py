@@ -10,7 +10,12 @@ runs alternate (1, 2, 1, 2 …) so that a load change hits both sides; medians a
 Targets: the cluster within 1.2x of the local run, both <= 0.7 s per submission. The
 cluster is started before the timed run (its start-up is not grading).
 
-Run: ``.venv/bin/python bench/grading.py [workers|cluster] [--repeat N] [--learners N]``.
+``profile``: one submission at a time (each of the four solved notebooks, ``--repeat`` rounds),
+split into its phases — reading, sandbox and runner start, kernel start, the cells, reading
+the answer back, ending the sandbox (its kernel with it), the checker, the CSV row — with
+the median of each.
+
+Run: ``.venv/bin/python bench/grading.py [workers|cluster|profile] [--repeat N] [--learners N]``.
 """
 
 from __future__ import annotations
@@ -116,14 +121,80 @@ def bench_cluster(tmp: Path, repeat: int, learners: int) -> int:
     return 0 if dask / local <= 1.2 and each <= 0.7 else 1
 
 
+PHASES = (
+    ("read and validate the notebook", "start", "spawn"),
+    ("sandbox, interpreter and runner imports", "spawn", "imported"),
+    ("kernel start (until kernel_info)", "imported", "kernel_ready"),
+    ("the notebook's cells", "kernel_ready", "cells_run"),
+    ("reading the answer back", "cells_run", "answer_read"),
+    ("result line read, sandbox ended", "answer_read", "collected"),
+    ("the checker and the row", "collected", "graded"),
+    ("the CSV row", "graded", "written"),
+)
+
+
+def bench_profile(tmp: Path, repeat: int) -> int:
+    """Each phase of one submission's grading, from the runner's clock and the grader's."""
+    import asyncio
+    import csv
+
+    from mcpmini import process as processes
+    from mcpmini.course.classroom import execution
+
+    stamps: dict[str, float] = {}
+    real_process, real_graded_row = processes.Process, execution._graded_row
+
+    def process(*args: object, **kw: object) -> object:
+        stamps["spawn"] = time.monotonic()
+        return real_process(*args, **kw)  # type: ignore[arg-type]
+
+    def graded_row(row: object, result: dict[str, object], *rest: object) -> object:
+        stamps["collected"] = time.monotonic()
+        stamps.update(result.get("clock") or {})  # type: ignore[call-overload]
+        return real_graded_row(row, result, *rest)  # type: ignore[arg-type]
+
+    processes.Process = process  # type: ignore[assignment,misc]
+    execution._graded_row = graded_row  # type: ignore[assignment]
+    spans: dict[str, list[float]] = {name: [] for name, _, _ in PHASES}
+    totals = []
+    notebooks = sorted((ROOT / "solutions").glob("9_*.ipynb"))
+    out = tmp / "row.csv"
+    for _ in range(repeat):
+        for notebook in notebooks:
+            stamps.clear()
+            stamps["start"] = time.monotonic()
+            row = asyncio.run(execution.grade_notebook(notebook, "learner000", 120))
+            stamps["graded"] = time.monotonic()
+            with out.open("a", newline="", encoding="utf-8") as fh:
+                csv.writer(fh).writerow(row.as_list())
+            stamps["written"] = time.monotonic()
+            if row.status.value != "graded":
+                print(f"{notebook.name}: {row.status.value} {row.feedback}", file=sys.stderr)
+                return 1
+            for name, begin, end in PHASES:
+                spans[name].append(stamps[end] - stamps[begin])
+            totals.append(stamps["written"] - stamps["start"])
+    total = statistics.median(totals)
+    print(f"{len(totals)} submissions one at a time, load average {_load()}:")
+    for name, _, _ in PHASES:
+        median = statistics.median(spans[name])
+        print(f"  {name:<42} {median:6.3f} s  {100 * median / total:4.0f} %")
+    print(f"  {'total (median)':<42} {total:6.3f} s")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("bench", nargs="?", choices=("workers", "cluster"), default="workers")
+    parser.add_argument(
+        "bench", nargs="?", choices=("workers", "cluster", "profile"), default="workers"
+    )
     parser.add_argument("--repeat", type=int, default=1, help="pairs of runs (median)")
     parser.add_argument("--learners", type=int, help="learners of four notebooks (10; cluster: 60)")
     args = parser.parse_args()
     os.environ["MCPMINI_PROGRESS"] = "off"
     with tempfile.TemporaryDirectory(prefix="mcpmini-bench-") as tmp:
+        if args.bench == "profile":
+            return bench_profile(Path(tmp), args.repeat)
         if args.bench == "cluster":
             return bench_cluster(Path(tmp), args.repeat, args.learners or 60)
         return bench_workers(Path(tmp), args.repeat, args.learners or 10)

@@ -336,3 +336,22 @@ def test_the_committed_sample_grades_are_what_the_grader_writes_today(graded):
     assert sample == rows
     assert [r.answer for r in sample] == [r.answer for r in read_grades(out)]
     assert sum(1 for r in sample if r.answer is not None) >= 15
+
+
+def test_the_runner_is_started_by_path_and_imports_nothing_of_mcpmini():
+    # Started as ``-m``/``-c`` of a package module, the runner imported the whole course
+    # (its package ``__init__``s) before running a notebook: seconds per submission.
+    import ast
+
+    from mcpmini.course.classroom import execution
+
+    runner = execution._RUNNER
+    assert runner.is_file() and runner.parent == Path(execution.__file__).parent
+    imported = set()
+    for node in ast.walk(ast.parse(runner.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            imported |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            imported.add("." if node.level else (node.module or "").split(".")[0])
+    assert "mcpmini" not in imported and "." not in imported
+    assert {"nbclient", "nbformat", "jupyter_client"} <= imported

@@ -1,8 +1,8 @@
 """Run one submitted notebook in a fresh, sandboxed kernel and grade what it answered.
 
 :func:`grade_notebook` reads the file with ``nbformat`` (unreadable → ``invalid``) and
-copies it, alone, into a scratch folder. A notebook runner (this module's
-:func:`_serve`, started as a fresh interpreter through :mod:`mcpmini.process`) then runs
+copies it, alone, into a scratch folder. A notebook runner (:mod:`.runner`, started by
+path as a fresh interpreter through :mod:`mcpmini.process`) then runs
 it there with ``nbclient`` in a fresh kernel of the current Python, with one deadline for
 the whole notebook. Where bubblewrap works, the runner and its kernel live in their own
 sandbox (:func:`mcpmini.agent.confine`): new user, PID, network, IPC and mount
@@ -27,26 +27,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
-import math
 import os
 import re
 import secrets
 import stat
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 __all__ = ["GradeRow", "RowStatus", "grade_notebook", "identify_exercise"]
 
 MAX_NOTEBOOK_BYTES = 20_000_000
-_KERNEL = "mcpmini-current-env"
 #: The ``mcpmini`` package (``mcpmini/course/classroom/`` is two levels below it), the one
 #: folder of the grader the sandboxed runner may read.
 _PACKAGE_DIR = Path(__file__).resolve().parents[2]
@@ -110,55 +105,6 @@ def identify_exercise(path: Path, nb: Any | None = None) -> str:
     return named if named in ALL_IDS else ""
 
 
-_EXPORT = """\
-def _mcpmini_export(name={variable!r}):
-    import enum, json
-    def plain(x, depth=0):
-        if depth > 32:
-            return {{"__unreadable__": "nested too deep"}}
-        if isinstance(x, enum.Enum):
-            x = x.value
-        if x is None or isinstance(x, (bool, int, float, str)):
-            return x
-        if x is Ellipsis:
-            return None
-        if isinstance(x, dict):
-            return {{str(k): plain(v, depth + 1) for k, v in x.items()}}
-        if isinstance(x, (list, tuple, set, frozenset)):
-            return [plain(v, depth + 1) for v in x]
-        return {{"__unreadable__": type(x).__name__}}
-    found = name in globals()
-    return json.dumps({{"found": found, "answer": plain(globals()[name]) if found else None}})
-{slot} = _mcpmini_export()
-del _mcpmini_export
-"""
-
-
-@cache
-def _kernel_manager_class() -> type:
-    import ipykernel.kernelspec
-    from jupyter_client.kernelspec import KernelSpecManager
-    from jupyter_client.manager import AsyncKernelManager
-
-    class CurrentEnvSpecs(
-        KernelSpecManager
-    ):  # the Python running the grader, never a registered one
-        def get_kernel_spec(self, kernel_name: str) -> Any:
-            if kernel_name == _KERNEL:
-                return self.kernel_spec_class(
-                    resource_dir=ipykernel.kernelspec.RESOURCES,
-                    **ipykernel.kernelspec.get_kernel_dict(),
-                )
-            return super().get_kernel_spec(kernel_name)
-
-    class CurrentEnvKernelManager(AsyncKernelManager):
-        def __init__(self, **kw: Any) -> None:
-            kw["kernel_spec_manager"] = CurrentEnvSpecs()
-            super().__init__(**kw)
-
-    return CurrentEnvKernelManager
-
-
 SYMLINK = "a symbolic link, not graded (only the learner's own files are)"
 
 
@@ -219,107 +165,10 @@ def _read(path: Path) -> tuple[Any | None, str, bytes]:
     return nb, "", raw
 
 
-def _first_error(cells: Sequence[Any]) -> str:
-    for index, cell in enumerate(cells):
-        for out in cell.get("outputs", []) if cell.get("cell_type") == "code" else []:
-            if out.get("output_type") == "error":
-                return f"cell {index + 1} raised {out.get('ename')}: {str(out.get('evalue'))[:100]}"
-    return ""
-
-
-_RUNNER = "from mcpmini.course.classroom.execution import _serve; _serve()"
+#: The runner, started by path so that it imports none of the course (see :mod:`.runner`).
+_RUNNER = Path(__file__).with_name("runner.py")
 _RESULT_CAP = 4_000_000
 _STARTUP = 90.0  # seconds allowed, on top of ``timeout``, for the runner and kernel to start
-
-
-def _make_undumpable() -> None:
-    """Linux: forbid same-user processes (the kernel) to read this process's memory, its
-    ``/proc`` files or its file descriptors (``PR_SET_DUMPABLE`` = 0)."""
-    with contextlib.suppress(Exception):
-        import ctypes
-
-        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)
-
-
-def _serve() -> None:
-    """The notebook runner (runs inside the sandbox): one JSON request on stdin, one JSON
-    line with the nonce on stdout. See the module doc."""
-    import json
-    import sys
-
-    _make_undumpable()
-    request = json.loads(sys.stdin.readline())
-    sys.stdin.close()
-    out, sys.stdout = sys.stdout, sys.stderr  # nothing else may write to the result stream
-    result = asyncio.run(_execute(request))
-    result["nonce"] = request["nonce"]
-    out.write(json.dumps(result) + "\n")
-    out.flush()
-
-
-async def _execute(request: dict[str, Any]) -> dict[str, Any]:
-    """Run the notebook named in ``request`` and read the answer back (see the module doc)."""
-    import ast
-    import json
-
-    import nbformat
-    from nbclient import NotebookClient
-    from nbclient.exceptions import CellTimeoutError, DeadKernelError
-
-    timeout = float(request["timeout"])
-    nb = nbformat.read(request["notebook"], as_version=4)
-    cells = list(nb.cells)
-    # A name of its own, not the nonce: the kernel sees this name, and a thread the
-    # notebook left running must not learn from it what makes a result line genuine.
-    slot = f"_mcpmini_answer_{secrets.token_hex(16)}"
-    started: list[float] = []
-    current = [0]
-
-    def remaining(cell: Any = None) -> int:
-        if not started:
-            started.append(time.monotonic())
-        if cell is not None:
-            current[0] = next((i for i, c in enumerate(cells, 1) if c is cell), current[0])
-        return max(1, math.ceil(timeout - (time.monotonic() - started[0])))
-
-    client = NotebookClient(
-        nb,
-        kernel_name=_KERNEL,
-        kernel_manager_class=_kernel_manager_class(),
-        timeout_func=remaining,
-        allow_errors=True,
-        shutdown_kernel="immediate",
-        startup_timeout=60,
-        resources={"metadata": {"path": os.getcwd()}},
-    )
-    result: dict[str, Any] = {"status": "ok", "cell": 0}
-    try:
-        async with client.async_setup_kernel(
-            env=dict(os.environ), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-        ):
-            for index, cell in enumerate(cells):
-                await client.async_execute_cell(cell, index)
-            assert client.kc is not None
-            msg_id = client.kc.execute(
-                _EXPORT.format(variable=request["variable"], slot=slot),
-                silent=True,
-                store_history=False,
-                user_expressions={"answer": slot},
-            )
-            client.timeout = remaining()
-            reply = await client.async_wait_for_reply(msg_id)
-            value = (reply or {}).get("content", {}).get("user_expressions", {}).get("answer", {})
-            if value.get("status") == "ok":
-                exported = json.loads(ast.literal_eval(value["data"]["text/plain"]))
-                result.update(found=bool(exported.get("found")), answer=exported.get("answer"))
-    except (TimeoutError, CellTimeoutError):
-        result.update(status="timeout", cell=current[0])
-    except DeadKernelError:
-        result.update(status="dead", cell=current[0])
-    except Exception as exc:
-        result.update(status="failed", cell=current[0], error=f"{type(exc).__name__}: {exc}"[:200])
-    result["crash"] = _first_error(cells)
-    return result
 
 
 def _sandbox_env(scratch: str) -> dict[str, str]:
@@ -339,24 +188,41 @@ def _sandbox_env(scratch: str) -> dict[str, str]:
     }
 
 
-def _collect(proc: Any, request: bytes, deadline: float) -> tuple[bytes, bool]:
-    """Send the request, read the runner's stdout until EOF or ``deadline``; ``(data,
-    timed_out)``. Runs in a worker thread."""
+def _collect(proc: Any, request: bytes, deadline: float, nonce: str) -> tuple[bytes, bool]:
+    """Send the request, read the runner's stdout until EOF, the end of the first line
+    carrying ``nonce`` (the runner's result: what comes after it is not read) or
+    ``deadline``; ``(data, timed_out)``. Runs in a worker thread."""
     try:
         proc.write(request, deadline)
     except OSError:
         pass
     proc.close_stdin()
     data = bytearray()
+    mark = nonce.encode()
     try:
         while chunk := proc.read(deadline):
             if len(data) < _RESULT_CAP:
                 data += chunk[: _RESULT_CAP - len(data)]
+            if mark in data and _result_line(bytes(data), nonce):
+                break
     except TimeoutError:
         return bytes(data), True
     except (OSError, ValueError):
         pass
     return bytes(data), False
+
+
+def _result_line(data: bytes, nonce: str) -> dict[str, Any] | None:
+    """The last complete line of ``data`` that is a JSON object carrying ``nonce``."""
+    import json
+
+    found = None
+    for line in data.split(b"\n")[:-1]:  # a line is complete once its newline came
+        with contextlib.suppress(ValueError):
+            item = json.loads(line)
+            if isinstance(item, dict) and item.get("nonce") == nonce:
+                found = item
+    return found
 
 
 def _isolation() -> bool:
@@ -408,7 +274,7 @@ async def grade_notebook(
         copy = Path(scratch) / "submission.ipynb"
         copy.write_bytes(raw)
         (Path(scratch) / ".home").mkdir()
-        inner = [sys.executable, "-I", "-c", _RUNNER]
+        inner = [sys.executable, "-I", str(_RUNNER)]
         argv = (
             confine(inner, scratch, read_only=[_PACKAGE_DIR]) if isolate and _isolation() else inner
         )
@@ -430,30 +296,25 @@ async def grade_notebook(
             )
         try:
             data, hung = await asyncio.to_thread(
-                _collect, proc, request, time.monotonic() + timeout + _STARTUP
+                _collect, proc, request, time.monotonic() + timeout + _STARTUP, nonce
             )
         except asyncio.CancelledError:  # the batch was interrupted: end this run at once
             proc.terminate(0.0)
             raise
         finally:
             await asyncio.to_thread(proc.close, 0.0)
-    results = []
-    for line in data.splitlines():
-        with contextlib.suppress(ValueError):
-            item = json.loads(line)
-            if isinstance(item, dict) and item.get("nonce") == nonce:
-                results.append(item)
+    result = _result_line(data + b"\n", nonce)
     if hung:
         return replace(
             row, status=RowStatus.TIMEOUT, feedback=f"{path.name}: timed out after {timeout:g} s"
         )
-    if not results:
+    if result is None:
         return replace(
             row,
             status=RowStatus.ERROR,
             feedback=f"{path.name}: the notebook runner crashed (exit code {proc.returncode})",
         )
-    return _graded_row(row, results[-1], ex, len(nb.cells), path.name, timeout)
+    return _graded_row(row, result, ex, len(nb.cells), path.name, timeout)
 
 
 def _graded_row(
