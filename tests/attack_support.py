@@ -42,3 +42,15 @@ def running_with(marker: str) -> list[int]:
         if any(marker in part for part in proc.info["cmdline"] or []):
             found.append(proc.pid)
     return found
+
+
+def descendants() -> set[int]:
+    """The pids of this process's live descendants (a zombie has already ended)."""
+    alive = set()
+    for p in psutil.Process().children(recursive=True):
+        try:
+            if p.status() != psutil.STATUS_ZOMBIE:
+                alive.add(p.pid)
+        except psutil.Error:  # it ended between the listing and the look
+            pass
+    return alive

@@ -9,9 +9,8 @@ import json
 import sys
 from pathlib import Path
 
-import psutil
 import pytest
-from attack_support import snapshot
+from attack_support import descendants, snapshot
 
 from mcpmini import jsonfile
 from mcpmini.cli import main
@@ -23,17 +22,6 @@ DEEP = "[" * LEVELS + "]" * LEVELS
 def deep_object(key: str) -> str:
     """A JSON object whose ``key`` holds :data:`DEEP`."""
     return "{" + json.dumps(key) + ": " + DEEP + "}"
-
-
-def _descendants() -> set[int]:
-    alive = set()
-    for p in psutil.Process().children(recursive=True):
-        try:
-            if p.status() != psutil.STATUS_ZOMBIE:
-                alive.add(p.pid)
-        except psutil.Error:
-            pass
-    return alive
 
 
 def _plugin(root: Path, manifest: str, marketplace: str | None = None) -> Path:
@@ -112,7 +100,7 @@ def test_deep_nesting_is_one_line_naming_the_file(
     monkeypatch.chdir(tmp_path)
     argv, deep_file = _case(tmp_path, name)
     outside = snapshot(Path(__file__).parent / "fixtures")
-    before = _descendants()
+    before = descendants()
     code = main(argv)  # a RecursionError would propagate: main keeps a bug's traceback
     out, err = capsys.readouterr()
     assert code in (1, 2)  # tools: 2, an unreadable source is an error (it exited 0 before)
@@ -120,7 +108,7 @@ def test_deep_nesting_is_one_line_naming_the_file(
     reports = [line for line in named if f" {jsonfile.MAX_DEPTH} " in line]  # the limit named
     assert len(reports) == 1 or (name == "skill_front_matter" and len(named) == 1), out + err
     assert "Traceback" not in out + err and len(out + err) < 2000
-    assert _descendants() <= before
+    assert descendants() <= before
     assert snapshot(Path(__file__).parent / "fixtures") == outside
 
 
@@ -132,12 +120,12 @@ def test_hook_output_nested_too_deep_is_an_invalid_json_failure(
     settings = tmp_path / "settings.json"
     hook = {"type": "command", "command": f"{sys.executable} {script}"}
     settings.write_text(json.dumps({"hooks": {"Stop": [{"hooks": [hook]}]}}))
-    before = _descendants()
+    before = descendants()
     code = main(["hooks", "run", "--settings", str(settings), "--event", "Stop", "--json"])
     out = json.loads(capsys.readouterr().out)
     assert code == 0
     assert [r["failure"] for r in out["handlers"]] == ["invalid_json"]
-    assert _descendants() <= before
+    assert descendants() <= before
 
 
 def test_the_reader_refuses_one_level_past_the_limit_and_reads_the_limit() -> None:

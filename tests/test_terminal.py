@@ -9,9 +9,8 @@ import json
 import sys
 from pathlib import Path
 
-import psutil
 import pytest
-from attack_support import snapshot
+from attack_support import descendants, snapshot
 
 from mcpmini.cli import main
 from mcpmini.cli.output import terminal_safe
@@ -89,17 +88,6 @@ sys.stderr.write(EVIL)
 serve_stdio(server)
 """
 CRASH = "import sys; sys.stderr.write({evil!r}); sys.exit(3)"
-
-
-def _descendants() -> set[int]:
-    alive = set()
-    for p in psutil.Process().children(recursive=True):
-        try:
-            if p.status() != psutil.STATUS_ZOMBIE:
-                alive.add(p.pid)
-        except psutil.Error:
-            pass
-    return alive
 
 
 @pytest.fixture
@@ -198,12 +186,12 @@ def test_no_escape_sequence_reaches_the_terminal_raw(
     hostile: Path, name: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     outside = snapshot(Path(__file__).parent / "fixtures")
-    before = _descendants()
+    before = descendants()
     code = main(COMMANDS[name])
     out, err = capsys.readouterr()
     assert raw_controls(out) == set() and raw_controls(err) == set(), (name, code)
     assert "\\x1b" in out + err or "\\u001b" in out, (name, out, err)  # shown, escaped
-    assert _descendants() <= before
+    assert descendants() <= before
     assert snapshot(Path(__file__).parent / "fixtures") == outside
 
 

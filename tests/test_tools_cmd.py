@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from attack_support import descendants
 from trust_support import approving_home
 
 from mcpmini.cli import main
@@ -20,8 +21,6 @@ from mcpmini.config import (
     resolve_mcp_servers,
     take_inventory,
 )
-
-psutil = pytest.importorskip("psutil")
 
 FIXTURE = Path(__file__).parent / "fixtures" / "tools"
 PY = sys.executable
@@ -36,23 +35,12 @@ def env(monkeypatch, tmp_path):
     return {"MCPMINI_PYTHON": PY}
 
 
-def _descendants() -> set[int]:
-    alive = set()
-    for p in psutil.Process().children(recursive=True):
-        try:
-            if p.status() != psutil.STATUS_ZOMBIE:
-                alive.add(p.pid)
-        except psutil.Error:  # it ended between the listing and the look
-            pass
-    return alive
-
-
 def _entry(code: str) -> Resolved:
     return Resolved("x", {"command": PY, "args": ["-c", code]}, "project")
 
 
 def test_the_fixture_project_lists_every_tool_under_claude_codes_names(env, capsys):
-    before = _descendants()
+    before = descendants()
     code = main(
         [
             "tools",
@@ -91,7 +79,7 @@ def test_the_fixture_project_lists_every_tool_under_claude_codes_names(env, caps
     assert out["upfront_tokens"] == sum(s["definition_tokens"] for s in out["servers"])
     assert 0 < out["deferred_tokens"] < out["upfront_tokens"]
     assert 0 < out["break_even"] < len(names)
-    assert _descendants() <= before
+    assert descendants() <= before
 
 
 def test_the_table_names_the_broken_server_and_still_lists_the_others(env, capsys):
@@ -116,7 +104,7 @@ def test_the_table_names_the_broken_server_and_still_lists_the_others(env, capsy
 
 
 def test_a_hung_server_times_out_and_its_children_are_killed():
-    before = _descendants()
+    before = descendants()
     hang = (
         "import subprocess, sys, time; "
         "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)']); "
@@ -124,17 +112,17 @@ def test_a_hung_server_times_out_and_its_children_are_killed():
     )
     inv = take_inventory({"hang": _entry(hang)}, timeout=1.5)
     assert inv.servers[0].status is ServerStatus.TIMEOUT and inv.tools == []
-    assert _descendants() <= before
+    assert descendants() <= before
 
 
 def test_a_server_answering_garbage_is_reported_as_such():
-    before = _descendants()
+    before = descendants()
     garbage = "import sys\nprint('Welcome to my server!', flush=True)\nsys.stdin.read()"
     inv = take_inventory({"noisy": _entry(garbage)}, timeout=2.5)
     report = inv.servers[0]
     assert report.status is ServerStatus.GARBAGE and "Welcome" in report.reason
     assert inv.tools == [] and inv.break_even is None
-    assert _descendants() <= before
+    assert descendants() <= before
 
 
 def test_an_http_server_is_listed_and_an_unreachable_one_fails():

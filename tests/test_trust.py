@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
+from attack_support import descendants
 from trust_support import fresh_home
 
 from mcpmini.cli import main
@@ -34,19 +35,6 @@ from mcpmini.config import (
     verdicts,
 )
 from mcpmini.config.trust import RULES, Facts, decide, resolve_trusted
-
-psutil = pytest.importorskip("psutil")
-
-
-def _descendants() -> set[int]:
-    alive = set()
-    for p in psutil.Process().children(recursive=True):
-        try:
-            if p.status() != psutil.STATUS_ZOMBIE:
-                alive.add(p.pid)
-        except psutil.Error:
-            pass
-    return alive
 
 
 @pytest.fixture
@@ -82,7 +70,7 @@ def test_a_fresh_clones_server_is_pending_shown_as_written_and_never_started(
 ) -> None:
     monkeypatch.setenv("SECRET", "hunter2-do-not-send")
     marker = _marker_server(project)
-    before = _descendants()
+    before = descendants()
     code = main(["tools", "--json"])
     out = json.loads(capsys.readouterr().out)
     assert code == 0
@@ -91,7 +79,7 @@ def test_a_fresh_clones_server_is_pending_shown_as_written_and_never_started(
     assert server["command"].endswith("${SECRET}")
     assert "hunter2" not in json.dumps(out)
     assert not marker.exists()
-    assert _descendants() <= before
+    assert descendants() <= before
 
 
 def test_the_table_says_pending_and_how_to_approve(
@@ -280,13 +268,13 @@ def test_trust_project_starts_it_and_records_what_claude_code_records(
 ) -> None:
     marker = _marker_server(project)
     (home / ".claude.json").write_text(json.dumps({"numStartups": 3, "projects": {"/x": {}}}))
-    before = _descendants()
+    before = descendants()
     code = main(["tools", "--json", "--trust-project", "--timeout", "2"])
     out = json.loads(capsys.readouterr().out)
     assert code == 1  # it started, then timed out: the marker server speaks no MCP
     assert out["servers"][0]["status"] == "timeout"
     assert marker.exists()
-    assert _descendants() <= before
+    assert descendants() <= before
     local = json.loads((project / ".claude" / "settings.local.json").read_text())
     state = json.loads((home / ".claude.json").read_text())
     assert local == {"enabledMcpjsonServers": ["mark"]}
