@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from ..progress import progress_path, record_quiz
-from .bank import Lang, QuizItem, Text, load_bank
+from .bank import Lang, QuizItem, Text
+from .loader import load_bank
 from .session import EntryError, ExamSession
 from .sitting import DEFAULT_FORMAT, Format
 
