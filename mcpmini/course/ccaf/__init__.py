@@ -74,9 +74,11 @@ from .scoring import (
 )
 from .session import (
     AnswersLocked,
+    BankVersionError,
     EntryError,
     EntryProblem,
     ExamSession,
+    TimeUp,
     clock_text,
 )
 from .sitting import (
@@ -85,6 +87,7 @@ from .sitting import (
     EXAM_MINUTES,
     EXAM_SCENARIOS,
     Format,
+    Shortfall,
     Sitting,
     draw,
     draw_sitting,
@@ -113,6 +116,7 @@ __all__ = [
     "AnswersLocked",
     "Bank",
     "BankFigures",
+    "BankVersionError",
     "ChecklistItem",
     "CueRow",
     "Domain",
@@ -134,10 +138,12 @@ __all__ = [
     "RetryStats",
     "RoutingResult",
     "Scenario",
+    "Shortfall",
     "Sitting",
     "TaskScore",
     "TaskStatement",
     "Text",
+    "TimeUp",
     "ask",
     "bank_problems",
     "build_ccaf",
