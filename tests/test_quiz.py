@@ -178,7 +178,7 @@ def test_computed_keys_come_from_the_runtime() -> None:
     # an unset ${VAR} without a default stays as written, as Claude Code 2.1.328 passes it
     assert KEY_FACTS["var_unset"]() == {"literal"}
     assert KEY_FACTS["retried_kinds"]() == {"transient"}
-    assert KEY_FACTS["edit_duplicate_anchor"]() == {"read_write"}
+    assert KEY_FACTS["edit_duplicate_anchor"]() == {"read_write", "longer_anchor"}
     assert KEY_FACTS["max_turns_calls"]() == {"4"}
     assert KEY_FACTS["hooks_combination"]() == {"merge"}
     assert KEY_FACTS["claude_md_combination"]() == {"additive"}
