@@ -119,7 +119,9 @@ def test_the_exam_screen_keeps_options_apart_buttons_whole_and_one_language(
         _run_all(page)
         _wait_done(page)
         assert page.evaluate(MARK_WIDGETS_JS) == 1
-        root = page.locator("[data-course-widget='0'] .ccaf-exam").first
+        root = page.locator(
+            "[data-course-widget='0'].ccaf-exam, [data-course-widget='0'] .ccaf-exam"
+        ).first
         page.wait_for_function(
             "(r) => r.querySelectorAll('.ccaf-option').length === 4",
             arg=root.element_handle(),
