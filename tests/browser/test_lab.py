@@ -1,27 +1,17 @@
 """Every notebook of the Japanese edition (``notebooks/``, ``exercises/``) in JupyterLab in a
-real browser (the machinery is :mod:`.runner`; the English edition is ``test_lab_en.py``),
-and the CCA-F exam widget's timer."""
+real browser (the machinery is :mod:`.runner`; the English edition is ``test_lab_en.py``, the
+CCA-F exam screen ``test_exam.py``)."""
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .conftest import SHOTS, Lab
-from .runner import (
-    CHANGE_MS,
-    MARK_WIDGETS_JS,
-    NotebookRun,
-    _open,
-    _run_all,
-    _wait_done,
-    notebooks,
-    run_notebooks,
-)
+from .conftest import Lab
+from .runner import NotebookRun, notebooks, run_notebooks
 
 # The first test's setup runs every notebook (a module fixture): lift the per-test timeout.
 pytestmark = pytest.mark.timeout(1800)
