@@ -89,3 +89,10 @@ def test_every_chapter_notebook_this_helper_owns_names_its_section():
 def test_the_warm_up_texts_exist_in_both_languages():
     for text in WARMUP.values():
         assert text.ja and text.en and not any(ord(ch) > 0x3000 for ch in text.en)
+
+
+def test_the_catalogue_folder_is_the_editions():
+    from mcpmini.course import edition
+    from mcpmini.course.chapters.start import CATALOGUES
+
+    assert CATALOGUES == edition.CATALOGUE_DIR

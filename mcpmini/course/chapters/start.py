@@ -45,6 +45,9 @@ CHAPTER_COLUMNS: dict[str, Text] = {
     "section": Text("記事の節", "article section"),
     "title": Text("題", "title"),
 }
+#: Where the English catalogues are (``mcpmini.course.edition.CATALOGUE_DIR``; a track may
+#: not import the edition module, which sits above the tracks — a test keeps the two equal).
+CATALOGUES = Path("i18n") / "en"
 # A chapter notebook: two digits, an optional letter (02b), an underscore.
 _CHAPTER = re.compile(r"^\d\d[a-z]?_.+\.ipynb$")
 
@@ -110,10 +113,7 @@ def _title(root: Path, relative: Path, notebook: dict[str, Any]) -> str:
     first = "".join(source) if isinstance(source, list) else str(source)
     if current() is Lang.JA:
         return _first_line(first)
-    # imported here: ``python -m mcpmini.course.edition`` must find the module not yet loaded
-    from ..edition import catalogue_path
-
-    path = catalogue_path(root, relative)
+    path = root / CATALOGUES / relative.with_suffix(".po")
     if path.exists():
         import polib
 
