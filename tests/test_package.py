@@ -596,6 +596,12 @@ PUBLIC = {
         "comparison_table",
         "comparison_summary",
         "prop_4_3_table",
+        "OPTION_ROLES",
+        "events_table",
+        "input_rows",
+        "input_table",
+        "options_table",
+        "undescribed_options",
     },
     "course.ccaf": {
         "BANK_DIR",
