@@ -602,6 +602,12 @@ PUBLIC = {
         "input_table",
         "options_table",
         "undescribed_options",
+        "budget_table",
+        "front_matter_table",
+        "listing_lines",
+        "listing_size_table",
+        "pair_lines",
+        "reattach_table",
     },
     "course.ccaf": {
         "BANK_DIR",
