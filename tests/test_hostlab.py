@@ -71,3 +71,21 @@ def test_an_agent_served_as_a_tool_runs_a_fresh_inner_loop_per_call():
     assert len(inner) == 2 and all(r.model_calls == 2 for r in inner)
     assert '"city":"Osaka"' in outer.messages[2]["content"][0]["content"]
     assert runs_of(add_server()) == []
+
+
+def test_the_weather_samples_never_snow_in_the_warm_or_rain_in_the_frost():
+    from mcpmini.mcp.samples import CITIES, SNOW_AT_C
+
+    seen = set()
+    with Client(memory_pair(weather_server())) as client:
+        client.connect()
+        for city in CITIES:
+            readings = [client.call_tool("get_current_weather", {"city": city}).structured]
+            history = client.call_tool("get_weather_history", {"city": city, "days": 30})
+            readings += history.structured["result"]
+            for r in readings:
+                cold = r["temperature_c"] <= SNOW_AT_C
+                assert r["condition"] != ("rain" if cold else "snow"), r
+                assert -15 < r["temperature_c"] < 40, r
+                seen.add(r["condition"])
+    assert {"sunny", "cloudy", "rain", "windy"} <= seen

@@ -109,7 +109,9 @@ def _entries(path: Path, _mtime: int) -> tuple[GlossaryEntry, ...]:
     # changes only when someone edits it (the modification time is part of the key).
     import yaml
 
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    # libyaml when it is there: labels read the glossary when a track is imported
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    data = yaml.load(path.read_text(encoding="utf-8"), Loader=loader) or {}
     if not isinstance(data, dict):
         raise GlossaryError(path, "top level", "must map section names to lists of entries")
     found = []
