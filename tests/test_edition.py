@@ -202,6 +202,13 @@ def test_english_labels_in_japanese_outputs_are_found_and_code_is_not():
     assert edition.english_lines(nb) == [("c", "final: allow"), ("c", "2 tools listed")]
 
 
+def test_product_names_are_not_english_labels():
+    nb = _notebook([("code", "c", "x")])
+    text = "Claude Code 2.1.328 の結果\nClaude Desktop・Agent SDK\nClaude Code は the 上限\n"
+    nb.cells[0].outputs = [nbformat.v4.new_output("stream", text=text)]
+    assert edition.english_lines(nb) == [("c", "Claude Code は the 上限")]
+
+
 def test_a_justified_english_output_is_listed_and_the_list_must_stay_true(repo):
     nb = nbformat.read(repo / NB, as_version=4)
     nb.cells[1].outputs = [nbformat.v4.new_output("stream", text="server answered no reply\n")]

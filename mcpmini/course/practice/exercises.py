@@ -47,6 +47,7 @@ __all__ = [
     "P2_POLICY",
     "P2_TOOLS",
     "P3_LIMITS",
+    "P4_CAP_TOKENS",
     "P4_CONTEXT_LIMIT",
     "P4_HOST_BUDGET",
     "P4_PAGE_LINES",
@@ -487,10 +488,7 @@ def _build_p3() -> Exercise:
     parts = [
         Part.option(
             f"runs.{k}",
-            Text(
-                f"実行 {k}（{_describe(w).ja}）の終わり方",
-                f"How run {k} ({_describe(w).en}) ends",
-            ),
+            Text(f"実行（{_describe(w).ja}）の終わり方", f"How the run ({_describe(w).en}) ends"),
             outcomes[k],
             _OUTCOMES,
         )
@@ -560,6 +558,9 @@ P4_RESULT_LINES = 1_000
 #: runtime models what 2.1.328 was observed to do (``agent.registry.result_fate``), which
 #: shows no such warning; the figure is the documentation's.
 P4_WARN_TOKENS = 10_000
+#: Claude Code's documented default cap on one MCP tool result (``MAX_MCP_OUTPUT_TOKENS``),
+#: read from the runtime.
+P4_CAP_TOKENS = MCP_MAX_TOKENS
 
 
 def _log_lines(n: int) -> str:
@@ -605,7 +606,7 @@ def _build_p4() -> Exercise:
     largest = max(fitting)
     single = loop_context(None, calls=1)
     one_result = single[-1] - single[0]
-    cap = MCP_MAX_TOKENS
+    cap = P4_CAP_TOKENS
     parts = [
         Part.boolean(
             "fits_without_truncation",

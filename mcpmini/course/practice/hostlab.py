@@ -16,13 +16,15 @@ labelled as a simulation wherever it is used.
 
 from __future__ import annotations
 
+import re
 import statistics
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from ...agent import AccessPolicy, check_layers
+from ...agent import AccessPolicy, check_layers, truncate_result
 from ...agent.registry import MCP_MAX_TOKENS
 from ..language import Text
 from ..plots import figure
@@ -39,7 +41,6 @@ __all__ = [
     "context_series",
     "context_table",
     "fate_table",
-    "filter_lines",
     "gate_table",
     "grant_toggler",
     "inventory_summary",
@@ -52,6 +53,7 @@ __all__ = [
     "probe_table",
     "results_table",
     "show",
+    "table_lines",
     "time_calls",
     "timing_table",
     "turn_table",
@@ -73,13 +75,35 @@ PLACEMENTS: dict[str, Text] = {
 }
 
 
-def show(table: Any) -> None:
-    """Print ``table`` (a ``DataFrame``) without its index, columns aligned by display width
-    (a Japanese character takes two columns)."""
-    import pandas as pd
+#: A cell that reads as a number (``64,070``, ``0.94``, ``-3``) is aligned to the right.
+_NUMBER = re.compile(r"^-?[\d,]+(?:\.\d+)?$")
 
-    with pd.option_context("display.unicode.east_asian_width", True):
-        print(table.to_string(index=False))
+
+def _width(text: str) -> int:
+    from unicodedata import east_asian_width
+
+    return sum(2 if east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def table_lines(table: Any) -> list[str]:
+    """``table`` (a ``DataFrame``) as aligned text lines, header first: a column of numbers
+    (written as digits, commas and a point) to the right, any other to the left, widths
+    counted as a terminal shows them (a Japanese character takes two columns)."""
+    header = [str(c) for c in table.columns]
+    body = [[str(v) for v in row] for row in table.itertuples(index=False)]
+    numeric = [all(_NUMBER.match(r[i]) for r in body) for i in range(len(header))]
+    widths = [max(_width(r[i]) for r in [header, *body]) for i in range(len(header))]
+
+    def cell(text: str, i: int) -> str:
+        gap = " " * (widths[i] - _width(text))
+        return gap + text if numeric[i] else text + gap
+
+    return ["  ".join(cell(t, i) for i, t in enumerate(r)).rstrip() for r in [header, *body]]
+
+
+def show(table: Any) -> None:
+    """Print ``table`` (a ``DataFrame``) as :func:`table_lines` does."""
+    print("\n".join(table_lines(table)))
 
 
 def _frame(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> Any:
@@ -151,37 +175,12 @@ def layer_lines(
     tools: Iterable[str], policy: AccessPolicy, plan: str, grants: Iterable[str] = ()
 ) -> list[str]:
     """:func:`layer_rows` as aligned text lines in the learner's language, with a header."""
-    from unicodedata import east_asian_width
-
-    def width(text: str) -> int:
-        return sum(2 if east_asian_width(ch) in "WF" else 1 for ch in text)
-
-    def pad(text: str, to: int) -> str:
-        return text + " " * (to - width(text))
-
-    header = [str(WORDS[k]) for k in ("tool", "plan_layer", "session_layer", "visible")]
-    body = [
-        [t, _cell(p), _cell(s), yes_no(v)] for t, p, s, v in layer_rows(tools, policy, plan, grants)
+    cols = [str(WORDS[k]) for k in ("tool", "plan_layer", "session_layer", "visible")]
+    rows = [
+        dict(zip(cols, (t, _cell(p), _cell(s), yes_no(v)), strict=True))
+        for t, p, s, v in layer_rows(tools, policy, plan, grants)
     ]
-    widths = [max(width(row[i]) for row in [header, *body]) for i in range(4)]
-    return [
-        "  ".join(pad(cell, widths[i]) if i < 3 else cell for i, cell in enumerate(row))
-        for row in [header, *body]
-    ]
-
-
-def filter_lines(
-    tools: Sequence[str], policy: AccessPolicy, plan: str, grants: Iterable[str] = ()
-) -> list[str]:
-    """The tools both layers leave visible, and those the article's looser filter ("in the
-    plan OR granted") shows, one labelled line each."""
-    from ...agent import either_filter, visible_tools
-
-    granted = list(grants)
-    return [
-        f"{WORDS['both_layers']}: {visible_tools(tools, policy, plan, granted)}",
-        f"{WORDS['plan_or_grant']}: {either_filter(tools, policy, plan, granted)}",
-    ]
+    return table_lines(_frame(rows, cols))
 
 
 def grant_toggler(
@@ -270,10 +269,14 @@ def results_table(results: Iterable[Any]) -> Any:
 # --- 04: big results ----------------------------------------------------------------------
 
 
-def fate_table(rows: Iterable[Mapping[str, Any]], version: str, budget: int) -> Any:
-    """Per result size (``chars``): mcpmini's ``result_fate`` (``mcpmini``), what Claude Code
-    ``version`` did (``claude_code``) and how many characters it showed the model
-    (``shown``), and what the course host keeps with ``budget`` tokens (``host``)."""
+def fate_table(
+    rows: Iterable[Mapping[str, Any]], version: str, budget: int, store: str | Path
+) -> Any:
+    """Per result size, as :func:`~mcpmini.course.chapters.large_result_rows` gives the rows
+    (their values in order: the result's characters, mcpmini's ``result_fate``, what Claude
+    Code ``version`` did, the characters it showed the model): those four, and the tokens the
+    course host keeps of a result that long with ``budget`` (its full text written to
+    ``store``). Rows are read by position, so their column names may be in any language."""
     cols = [
         str(WORDS["result_chars"]),
         str(WORDS["fate_mcpmini"]),
@@ -281,8 +284,13 @@ def fate_table(rows: Iterable[Mapping[str, Any]], version: str, budget: int) -> 
         str(WORDS["shown_chars"]),
         WORDS["host_keeps"].lang().format(budget=budget),
     ]
-    keys = ("chars", "mcpmini", "claude_code", "shown", "host")
-    out = [dict(zip(cols, (r[k] for k in keys), strict=True)) for r in rows]
+    out = []
+    for row in rows:
+        chars, mine, theirs, shown = list(row.values())[:4]
+        # the same text the recording measured: lines of 99 "x" and a line break
+        text = (("x" * 99 + "\n") * (int(chars) // 100 + 1))[: int(chars)]
+        kept = truncate_result(text, budget, store, f"size-{chars}").kept_tokens
+        out.append(dict(zip(cols, (chars, mine, theirs, shown, kept), strict=True)))
     return _frame(out, cols)
 
 
