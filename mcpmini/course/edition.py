@@ -111,8 +111,8 @@ ENGLISH_WORDS = frozenset(
 #: Output lines that are code by shape: wire lines, JSON, reprs, matplotlib's figure repr.
 _CODE_LINE = re.compile(r"^\s*(?:[CS]→[CS]\s|[{\[]|<Figure size \S+ with \d+ Axes>|\w+\(.*\)\s*$)")
 _QUOTED = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"|`[^`\n]*`")
-#: Product and protocol names: English in both editions (EDITION.md), never a label.
-_NAMES = re.compile(r"Claude (?:Code|Desktop)|Agent SDK|Streamable HTTP|MCP Inspector")
+#: Product names read as names, not as English words ("Claude Code" holds "code").
+_PRODUCTS = re.compile(r"\bClaude Code\b")
 _WORD = re.compile(r"[A-Za-z]+(?:'[a-z]+)?")
 
 
@@ -136,7 +136,7 @@ def _is_english(line: str) -> bool:
     if _CODE_LINE.match(line):
         return False
     words: list[str] = []
-    for token in _NAMES.sub(" ", _QUOTED.sub(" ", line)).split():
+    for token in _PRODUCTS.sub(" ", _QUOTED.sub(" ", line)).split():
         bare = token.strip(",;:!?()[]{}")
         if not bare or any(ch in bare for ch in "_/.=()[]{}<>#@$\\|*~+") or bare[0].isdigit():
             continue
