@@ -224,7 +224,10 @@ def test_a_justified_english_output_is_listed_and_the_list_must_stay_true(repo):
 
 
 def test_small_numbers_may_be_spelled_out_but_no_number_may_change_or_appear():
-    ja = "MCP には 3 つの役割があり、1 つのサーバに 1 つのクライアントを作ります。上限は 4,096 文字。"
+    ja = (
+        "MCP には 3 つの役割があり、1 つのサーバに 1 つのクライアントを作ります。"
+        "上限は 4,096 文字。"
+    )
     ok = "MCP has three roles, and one client is made per server. The cap is 4,096 characters."
     assert edition.placeholder_differences(ja, ok) == []
     changed = ok.replace("4,096", "2,048")
