@@ -157,6 +157,9 @@ PUBLIC = {
     },
     "permissions": {
         "ACCEPT_EDITS_COMMANDS",
+        "DEFAULT_MODE_VALUES",
+        "StartingMode",
+        "starting_mode",
         "analyze",
         "Behavior",
         "BypassKind",

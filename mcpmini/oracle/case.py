@@ -86,7 +86,10 @@ class Case:
     to the ``--mcp-config`` file beside the oracle's own prompt server (``{"probe": true}``
     stands for the probe server); ``plugin_dirs`` are passed as ``--plugin-dir``;
     ``tool_search`` (Claude Code's default) leaves MCP tools deferred behind ToolSearch, and
-    ``False`` sets ``ENABLE_TOOL_SEARCH=false``, which loads them up front; ``env`` adds
+    ``False`` sets ``ENABLE_TOOL_SEARCH=false``, which loads them up front; ``prompt_tool``
+    (the default) passes the oracle's ``--permission-prompt-tool``, and ``False`` leaves it out,
+    so a call Claude Code would ask about is refused headlessly ("Claude requested
+    permissions …") after its PermissionRequest hooks had their say; ``env`` adds
     environment variables; ``args`` adds command-line arguments; ``allowed_tools`` /
     ``disallowed_tools`` are rules given on the command line (``--allowedTools`` /
     ``--disallowedTools``; for mcpmini they are allow / deny rules, as ``mcpmini hooks run
@@ -103,6 +106,7 @@ class Case:
     mcp_servers: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     plugin_dirs: tuple[str, ...] = ()
     tool_search: bool = True
+    prompt_tool: bool = True
     env: Mapping[str, str] = field(default_factory=dict)
     args: tuple[str, ...] = ()
     allowed_tools: tuple[str, ...] = ()
@@ -154,6 +158,7 @@ class Case:
             mcp_servers=_objects(data, "mcp_servers", source),
             plugin_dirs=tuple(str(p) for p in _list(data, "plugin_dirs", source)),
             tool_search=_bool(data, "tool_search", True, source),
+            prompt_tool=_bool(data, "prompt_tool", True, source),
             env=_strings(data, "env", source),
             args=tuple(str(a) for a in _list(data, "args", source)),
             allowed_tools=tuple(str(a) for a in _list(data, "allowed_tools", source)),
@@ -177,6 +182,7 @@ class Case:
             "mcp_servers": {k: dict(v) for k, v in self.mcp_servers.items()},
             "plugin_dirs": list(self.plugin_dirs),
             "tool_search": self.tool_search,
+            "prompt_tool": self.prompt_tool,
             "env": dict(self.env),
             "args": list(self.args),
             "allowed_tools": list(self.allowed_tools),

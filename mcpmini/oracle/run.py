@@ -251,7 +251,9 @@ def _lay_out(case: Case, root: Path, places: Mapping[str, str]) -> dict[Scope, P
 def _claude_argv(case: Case, binary: Path, root: Path) -> list[str]:
     argv = [str(binary), "-p", case.prompt, "--output-format", "json"]
     argv += ["--max-turns", str(len(case.calls) + 5)]
-    argv += ["--permission-prompt-tool", PROMPT_TOOL, "--mcp-config", str(root / "mcp.json")]
+    if case.prompt_tool:
+        argv += ["--permission-prompt-tool", PROMPT_TOOL]
+    argv += ["--mcp-config", str(root / "mcp.json")]
     if case.mode:
         argv += ["--permission-mode", case.mode]
     if Scope.FLAG in case.settings:

@@ -37,18 +37,22 @@ from .evaluate import (
 )
 from .modes import (
     ACCEPT_EDITS_COMMANDS,
+    DEFAULT_MODE_VALUES,
     EDIT_TOOLS,
     MODES,
     READ_TOOLS,
     Behavior,
     ModeSpec,
     PermissionMode,
+    StartingMode,
+    starting_mode,
 )
 from .paths import is_protected_path
 from .rules import Rule, parse_rule, rule_matches
 
 __all__ = [
     "ACCEPT_EDITS_COMMANDS",
+    "DEFAULT_MODE_VALUES",
     "EDIT_TOOLS",
     "EXEC_WRAPPERS",
     "MODES",
@@ -69,6 +73,7 @@ __all__ = [
     "PreToolUseResult",
     "Rule",
     "RuleVerdict",
+    "StartingMode",
     "Subcommand",
     "analyze",
     "bypass_forms",
@@ -78,5 +83,6 @@ __all__ = [
     "parse_rule",
     "rule_matches",
     "split_command",
+    "starting_mode",
     "strip_wrappers",
 ]

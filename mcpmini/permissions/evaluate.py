@@ -27,6 +27,7 @@ overridden by anything later in the walk; every step taken is recorded in the pa
 from __future__ import annotations
 
 import enum
+import os
 import posixpath
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -42,8 +43,17 @@ from .bash import (
     bypass_forms,
     command_forms,
     deny_forms,
+    read_paths,
 )
-from .modes import EDIT_TOOLS, Behavior, ModeSpec, PermissionMode, mode_spec, mode_verdict
+from .modes import (
+    EDIT_TOOLS,
+    Behavior,
+    ModeSpec,
+    PermissionMode,
+    mode_spec,
+    mode_verdict,
+    protected_targets,
+)
 from .paths import absolute, home_dir, is_protected_path, working_dir
 from .rules import Rule, bash_pattern, bash_rule_covers, parse_rule, rule_matches, writes_after_cd
 
@@ -70,6 +80,7 @@ class GateStage(enum.StrEnum):
     MODE = "mode"
     ALLOW_RULES = "allow_rules"
     FALLBACK = "fallback"
+    PERMISSION_REQUEST = "permission_request"  # the PermissionRequest hooks answer an ask
 
 
 class PreToolUseResult(Protocol):
@@ -144,7 +155,13 @@ class PermissionRules:
         root: str | None = None,
         trusted: bool = True,
     ) -> PermissionRules:
-        """Build from a settings ``permissions`` block; ``ConfigError`` names the bad rule.
+        """Build from a settings ``permissions`` block, as leniently as Claude Code reads it.
+
+        A rule that is not a string, is malformed (``Bash(touch *``) or has an empty
+        specifier (``Bash()``) is skipped with a warning naming its JSON path, and the rest
+        of the block applies (observed in 2.1.328). A list that is not a list is a
+        ``ConfigError``: Claude Code then ignores the whole file
+        (:func:`~mcpmini.permissions.settings.file_problem` finds it first).
 
         ``root`` anchors the block's ``/path`` specifiers (:attr:`Rule.root`: the project
         folder for project settings, ``~/.claude`` for user settings). ``trusted=False``
@@ -154,6 +171,7 @@ class PermissionRules:
         """
         lists: dict[str, list[Rule]] = {}
         notes: list[str] = []
+        where = source or "settings"
         for name in ("allow", "ask", "deny"):
             items = block.get(name, [])
             if not isinstance(items, list):
@@ -163,7 +181,7 @@ class PermissionRules:
                 try:
                     rules.append(parse_rule(text, root=root))
                 except ConfigError as exc:
-                    raise ConfigError(exc.message, source, f"permissions.{name}[{i}]") from None
+                    notes.append(f"{where} at permissions.{name}[{i}]: {exc.message}; ignored")
             lists[name] = rules
         if not trusted and lists["allow"]:
             notes.append(
@@ -300,8 +318,8 @@ class GateResult:
 
     @property
     def decided_by(self) -> GateStage:
-        """The step that decided."""
-        return self.path[-1].step
+        """The step that decided (the last one with a verdict)."""
+        return next((s.step for s in reversed(self.path) if s.verdict), self.path[-1].step)
 
 
 def _bypass_warnings(
@@ -351,6 +369,10 @@ def _bash_allow(
     if writes_after_cd(analysis.subcommands):
         # observed in 2.1.328: asked even when an allow rule matches the write
         return None, "no allow rule approves a file-changing command after cd"
+    guarded = protected_targets("Bash", {}, analysis, cwd, home)
+    if guarded:
+        # observed in 2.1.328: Bash(touch *) does not approve touch .git/q
+        return None, f"protected path {guarded[0]}: allow rules do not apply"
     used: Rule | None = None
     raw = analysis.command.strip()
     if len(analysis.subcommands) == 1 and not analysis.redirects:
@@ -358,8 +380,9 @@ def _bash_allow(
         exact = [r for r in rules.allow if r.tool == "Bash" and r.specifier == raw]
         if exact and "*" not in raw:
             return exact[0], f"allow rule {exact[0].text} matches the command exactly"
+    one = raw if len(analysis.subcommands) == 1 and not analysis.redirects else None
     for sub in analysis.subcommands:
-        rule = next((r for r in rules.allow if bash_rule_covers(r, sub)), None)
+        rule = next((r for r in rules.allow if bash_rule_covers(r, sub, one)), None)
         if rule is None and not sub.read_only:
             return None, f"no allow rule matches {sub.allow_text!r}"
         used = used or rule
@@ -373,9 +396,41 @@ def _bash_allow(
         if rule is None:
             return None, f"the redirect to {target} is a file write no Edit allow rule approves"
         used = used or rule
+    if used is None and all(s.read_only for s in analysis.subcommands):
+        return _read_allow(rules, analysis, cwd, home)
     if used is None:
         return None, "no allow rule matches"
     return used, f"allow rule {used.text} matches every part of the command"
+
+
+def _read_allow(
+    rules: PermissionRules, analysis: CommandAnalysis, cwd: str, home: str
+) -> tuple[Rule | None, str]:
+    """A read-only command that reads outside the working directories, approved when a
+    ``Read(path)`` allow rule covers every file it reads (observed in 2.1.328: ``allow
+    Read(//abs/**)`` then ``cat /abs/f`` runs; a path through ``..`` still asks; a bare
+    ``Read`` rule does not count)."""
+    named = [p for sub in analysis.subcommands for p in read_paths(sub)] + list(analysis.reads)
+    if not named or any(".." in p.split("/") for p in named):
+        return None, "no allow rule matches"
+    used: Rule | None = None
+    for name in named:
+        call = {"file_path": absolute(name, cwd, home)}
+        rule = next(
+            (
+                r
+                for r in rules.allow
+                if r.tool == "Read"
+                and r.specifier is not None
+                and rule_matches(r, "Read", call, behavior="allow", cwd=cwd, home=home)
+            ),
+            None,
+        )
+        if rule is None:
+            return None, f"no Read allow rule covers {name}"
+        used = used or rule
+    assert used is not None
+    return used, f"allow rule {used.text} covers every file the command reads"
 
 
 class HookDecision(enum.StrEnum):
@@ -514,6 +569,15 @@ def _rule_steps(
     danger = _dangerous_removal(analysis, where, user, dirs) if analysis else None
     if danger:
         return walk.done(spec.prompt, GateStage.SAFETY_CHECK, danger)
+    if decision is HookDecision.ALLOW and not spec.everything:
+        guarded = protected_targets(tool_name, tool_input, analysis, where, user)
+        if guarded:
+            # observed in 2.1.328: a hook's allow for a write under .claude/ still asks
+            walk.pass_on(
+                GateStage.HOOK_DECISION,
+                f"a hook's allow does not cover the protected path {guarded[0]}",
+            )
+            return None
     if decision is not None and decision in _HOOK_VERDICTS:
         final, detail = _HOOK_VERDICTS[decision]
         deferred = decision is HookDecision.DEFER
@@ -597,13 +661,17 @@ def gate(
     ``updated_input`` replaces ``tool_input`` for the rule checks. ``cwd`` is the working
     directory (empty: the process's), ``home`` the user's home that ``~`` means (``None``:
     the current user's; pass ``$HOME`` through), ``additional_dirs`` further working
-    directories for ``acceptEdits``. Raises ``ConfigError`` for an unknown mode or hook
+    directories (``--add-dir``, ``permissions.additionalDirectories``: relative to ``cwd``,
+    ``~`` expanded, one that is not a folder ignored) where reads run and ``acceptEdits``
+    writes. Raises ``ConfigError`` for an unknown mode or hook
     decision.
     """
     rules = rules or PermissionRules()
     spec = mode_spec(mode)
     where, user = working_dir(cwd), home_dir(home)
-    dirs = (where, *(absolute(d, where, user) for d in additional_dirs))
+    extra = (absolute(d, where, user) for d in additional_dirs)
+    # observed in 2.1.328: a folder that does not exist is no working directory
+    dirs = (where, *(d for d in extra if os.path.isdir(d)))
     walk = _Walk(tool_input)
     decision = _hook_step(walk, hooks)
     if isinstance(decision, GateResult):

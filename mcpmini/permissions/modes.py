@@ -28,6 +28,7 @@ from .paths import absolute, call_paths, inside, is_protected_path
 
 __all__ = [
     "ACCEPT_EDITS_COMMANDS",
+    "DEFAULT_MODE_VALUES",
     "EDIT_TOOLS",
     "MODES",
     "READ_TOOLS",
@@ -35,8 +36,12 @@ __all__ = [
     "Changes",
     "ModeSpec",
     "PermissionMode",
+    "StartingMode",
+    "changed_paths",
     "mode_spec",
     "mode_verdict",
+    "protected_targets",
+    "starting_mode",
 ]
 
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
@@ -103,7 +108,11 @@ class ModeSpec:
     otherwise prompt the user (an ask rule, or nothing approving it); ``classified_prompt``:
     the same for a call of one of ``classified`` (the tools auto mode's safety check judges)
     when it differs (``None``: ``prompt``); ``reads_anywhere``: the
-    file-reading tools run without asking outside the working directories too.
+    file-reading tools run without asking outside the working directories too;
+    ``default_from``: the settings scopes whose ``defaultMode`` may start the mode (``None``:
+    any; elsewhere it is ignored with a warning and the session starts in ``default``);
+    ``disableable``: ``permissions.disableBypassPermissionsMode: "disable"`` in any settings
+    file refuses the mode (the session falls back to the settings' own ``defaultMode``).
     """
 
     mode: PermissionMode
@@ -114,6 +123,8 @@ class ModeSpec:
     classified: frozenset[str] = frozenset()
     classified_prompt: Behavior | None = None
     reads_anywhere: bool = False
+    default_from: frozenset[str] | None = None
+    disableable: bool = False
 
     @property
     def name(self) -> str:
@@ -140,9 +151,65 @@ MODES: Mapping[PermissionMode, ModeSpec] = {
             reads_anywhere=True,
         ),
         ModeSpec(PermissionMode.DONT_ASK, prompt=Behavior.DENY),
-        ModeSpec(PermissionMode.BYPASS, everything=True),
+        # documented: disableBypassPermissionsMode "disable" prevents the mode. Observed in
+        # 2.1.328 as well: honoured from every scope, an untrusted project's too; and a
+        # defaultMode of bypassPermissions applies only from user, --settings and managed
+        # settings (a project or local one is ignored: the call asks).
+        ModeSpec(
+            PermissionMode.BYPASS,
+            everything=True,
+            default_from=frozenset({"user", "flag", "managed"}),
+            disableable=True,
+        ),
     )
 }
+
+#: The values ``permissions.defaultMode`` may take; any other makes Claude Code 2.1.328
+#: ignore the whole settings file (observed: its rules and hooks too).
+DEFAULT_MODE_VALUES = tuple(m.value for m in PermissionMode)
+
+
+@dataclass(frozen=True)
+class StartingMode:
+    """The mode a session starts in, and what was refused on the way (``warnings``)."""
+
+    mode: PermissionMode
+    warnings: tuple[str, ...] = ()
+
+
+def starting_mode(
+    requested: PermissionMode | str | None,
+    default: tuple[str, str] | None = None,
+    *,
+    disable_bypass: bool = False,
+) -> StartingMode:
+    """The mode a session starts in: ``requested`` (``--permission-mode``), else the
+    ``defaultMode`` of the highest-ranked settings file that sets one (``default`` is its
+    ``(scope, value)``), else ``default``; each row's ``default_from`` and ``disableable``
+    apply. Raises ``ConfigError`` for an unknown mode.
+    """
+    notes: list[str] = []
+    fallback: PermissionMode | None = None
+    if default is not None:
+        scope, value = default
+        fallback = PermissionMode.parse(value)
+        allowed = MODES[fallback].default_from
+        if allowed is not None and scope not in allowed:
+            notes.append(
+                f"defaultMode {value} in {scope} settings is ignored: only "
+                f"{', '.join(sorted(allowed))} settings may start a session in it"
+            )
+            fallback = PermissionMode.DEFAULT
+    mode = PermissionMode.parse(requested) if requested else fallback or PermissionMode.DEFAULT
+    if disable_bypass and MODES[mode].disableable:
+        refused = mode
+        back = fallback if fallback and not MODES[fallback].disableable else None
+        mode = back or PermissionMode.DEFAULT
+        notes.append(
+            f"{refused.value} is disabled by permissions.disableBypassPermissionsMode; "
+            f"the session starts in {mode.value}"
+        )
+    return StartingMode(mode, tuple(notes))
 
 
 def mode_spec(mode: PermissionMode | str) -> ModeSpec:
@@ -173,6 +240,38 @@ def _path_args(sub: Subcommand) -> list[str] | None:
         else:
             args.append(arg)
     return args
+
+
+def changed_paths(analysis: CommandAnalysis) -> list[str | None]:
+    """The paths a Bash command changes, as written: the operands of its file commands
+    (:data:`ACCEPT_EDITS_COMMANDS`) and its output redirects (``None``: an operand that is
+    computed when it runs)."""
+    found: list[str | None] = list(analysis.writes)
+    for sub in analysis.subcommands:
+        if sub.program in ACCEPT_EDITS_COMMANDS:
+            args = _path_args(sub)
+            found.extend([None] if args is None else args)
+    return found
+
+
+def protected_targets(
+    tool_name: str,
+    tool_input: Mapping[str, Any],
+    analysis: CommandAnalysis | None,
+    cwd: str,
+    home: str,
+) -> list[str]:
+    """The protected paths (``.git``, ``.claude``, ``.mcp.json``…) this call would change:
+    an edit tool's file, a Bash file command's operands and redirect targets."""
+    if analysis is not None:
+        named = [p for p in changed_paths(analysis) if p is not None]
+    elif tool_name in EDIT_TOOLS:
+        named = [
+            v for k in ("file_path", "notebook_path") if isinstance(v := tool_input.get(k), str)
+        ]
+    else:
+        named = []
+    return [p for p in named if is_protected_path(absolute(p, cwd, home))]
 
 
 def _recursive_cp(word: str) -> bool:
