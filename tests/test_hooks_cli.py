@@ -421,3 +421,38 @@ def test_the_golden_cases_reach_every_station_of_the_gate():
     golden = json.loads(GATE_GOLDEN.read_text())
     deciding = {g["json"]["gate_path"][-1]["step"] for g in golden.values() if "final" in g["json"]}
     assert deciding == {s.value for s in GateStage}
+
+
+def test_hooks_run_reads_trust_where_claude_code_records_it(capsys, tmp_path, monkeypatch):
+    # issue 32: with no trust entry in ~/.claude.json a project allow rule does not approve
+    home, ws = tmp_path / "home", tmp_path / "ws"
+    (ws / ".claude").mkdir(parents=True)
+    home.mkdir()
+    project = ws / ".claude" / "settings.json"
+    project.write_text(json.dumps({"permissions": {"allow": ["Bash(touch *)"]}}))
+    monkeypatch.setenv("HOME", str(home))
+    argv = ["hooks", "run", "--settings", str(project), "--event", "PreToolUse"]
+    argv += ["--tool-name", "Bash", "--tool-input", '{"command": "touch a"}']
+    argv += ["--project-dir", str(ws), "--mode", "default", "--json"]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["final"] == "ask" and any("not been trusted" in w for w in out["warnings"])
+    state = {"projects": {str(ws.resolve()): {"hasTrustDialogAccepted": True}}}
+    (home / ".claude.json").write_text(json.dumps(state))
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr().out)["final"] == "allow"
+
+
+def test_hooks_run_adds_directories_and_refuses_a_disabled_bypass(capsys, tmp_path):
+    extra = tmp_path / "extra"
+    extra.mkdir()
+    settings = tmp_path / "team.json"
+    settings.write_text(json.dumps({"permissions": {"disableBypassPermissionsMode": "disable"}}))
+    argv = ["hooks", "run", "--settings", str(settings), "--event", "PreToolUse", "--json"]
+    argv += ["--tool-name", "Read", "--tool-input", json.dumps({"file_path": f"{extra}/x"})]
+    argv += ["--project-dir", str(tmp_path / "ws"), "--mode", "bypassPermissions"]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["final"] == "ask" and any("disabled" in w for w in out["warnings"])
+    assert main([*argv, "--add-dir", str(extra)]) == 0
+    assert json.loads(capsys.readouterr().out)["final"] == "allow"
