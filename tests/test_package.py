@@ -456,6 +456,7 @@ PUBLIC = {
         "CCAF_IDS",
         "EXERCISE_IDS",
         "GLOSSARY",
+        "LANG_ENV",
         "LIVE_LABEL",
         "PRACTICE_IDS",
         "PROGRESS_ENV",
@@ -465,10 +466,15 @@ PUBLIC = {
         "Exercise",
         "Graded",
         "Kind",
+        "Lang",
+        "LanguageError",
         "Part",
         "PartResult",
         "Report",
         "Status",
+        "Text",
+        "Words",
+        "current",
         "figure",
         "get_exercise",
         "live_html",
@@ -480,8 +486,10 @@ PUBLIC = {
         "record_progress",
         "record_quiz",
         "report_text",
+        "say",
         "static_report",
         "summary",
+        "use",
     },
     "course.chapters": {
         "FieldKind",
@@ -759,13 +767,14 @@ def test_imports_only_go_downwards_and_the_runtime_never_imports_the_course():
 
 # Inside the course: the shared modules (which may import each other), then the tracks (which
 # never import each other), then the catalogue of every track's exercises, then class grading.
-COURSE_SHARED = ["glossary", "grading", "progress", "report", "plots"]
+COURSE_SHARED = ["language", "glossary", "grading", "progress", "report", "plots"]
 COURSE_TRACKS = ["chapters", "ccaf", "practice"]
 COURSE_RANK = {
     **dict.fromkeys(COURSE_SHARED, 0),
     **dict.fromkeys(COURSE_TRACKS, 1),
     "catalogue": 2,
     "classroom": 3,
+    "edition": 3,
 }
 
 

@@ -33,6 +33,7 @@ import jsonschema
 import yaml
 
 from ...errors import ConfigError, Problem, Severity, json_path
+from ..language import Lang, Text
 from .facts import KEY_FACTS
 
 __all__ = [
@@ -66,44 +67,11 @@ LONGEST_KEY_LIMIT = 0.30
 _NUMBER_WORDS = {2: "two", 3: "three"}
 
 
-class Lang(StrEnum):
-    """The language a learner reads: Japanese, English, or both (English first, as the exam)."""
-
-    JA = "ja"
-    EN = "en"
-    BOTH = "both"
-
-
 class Kind(StrEnum):
     """What an item asks: a decision in a situation, or the recall of a fact."""
 
     DECISION = "decision"
     RECALL = "recall"
-
-
-@dataclass(frozen=True)
-class Text:
-    """One learner-facing text in Japanese and English."""
-
-    ja: str
-    en: str
-
-    def lang(self, lang: Lang | str) -> str:
-        """The text in ``lang``; ``both`` gives the English, a line break, then the Japanese."""
-        chosen = Lang(lang)
-        if chosen is Lang.BOTH:
-            return self.en if self.en == self.ja else f"{self.en}\n{self.ja}"
-        return self.ja if chosen is Lang.JA else self.en
-
-    def inline(self, lang: Lang | str) -> str:
-        """Like :meth:`lang`, but ``both`` joins the two on one line with `` / `` (titles)."""
-        chosen = Lang(lang)
-        if chosen is Lang.BOTH and self.en != self.ja:
-            return f"{self.en} / {self.ja}"
-        return self.lang(chosen)
-
-    def __str__(self) -> str:
-        return self.lang(Lang.BOTH)
 
 
 @dataclass(frozen=True)
