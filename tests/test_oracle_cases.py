@@ -10,6 +10,7 @@ from mcpmini.oracle.compare import Judged, Pair
 from mcpmini.oracle.drift import changes
 from mcpmini.oracle.suite import Outcome, SuiteCase, by_category, load_cases
 from mcpmini.oracle.verdict import Cause, Observed, Verdict
+from mcpmini.permissions import MODES
 
 CATEGORIES = {
     "rule_forms",
@@ -23,6 +24,13 @@ CATEGORIES = {
     "webfetch",
     "mcp",
     "hooks",
+    # issue 32
+    "settings_keys",
+    "case",
+    "protected",
+    "rule_parsing",
+    "permission_request",
+    "trust_paths",
 }
 
 
@@ -32,7 +40,7 @@ def test_the_suite_holds_at_least_250_calls_in_every_category() -> None:
     assert sum(len(c.case.calls) for c in cases) >= 250
     assert len({c.key for c in cases}) == len(cases)
     modes = {c.case.mode for c in cases}
-    assert {"default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"} <= modes
+    assert {m.value for m in MODES} <= modes
 
 
 def test_every_known_disagreement_names_the_version_it_was_seen_in() -> None:

@@ -158,6 +158,9 @@ PUBLIC = {
     "permissions": {
         "ACCEPT_EDITS_COMMANDS",
         "DEFAULT_MODE_VALUES",
+        "TOOLS",
+        "ToolKind",
+        "ToolSpec",
         "StartingMode",
         "starting_mode",
         "analyze",

@@ -21,10 +21,9 @@ from enum import StrEnum
 from typing import Any
 
 from ..errors import ConfigError
+from ..permissions import MODES
 
-__all__ = ["MODES", "SCOPE_FILES", "SHORTHAND", "Call", "Case", "Scope", "bind_text"]
-
-MODES = ("default", "acceptEdits", "plan", "bypassPermissions", "dontAsk")
+__all__ = ["SCOPE_FILES", "SHORTHAND", "Call", "Case", "Scope", "bind_text"]
 
 
 class Scope(StrEnum):
@@ -143,8 +142,9 @@ class Case:
                 raise ConfigError(f"unknown field {key!r}", source, str(key))
         name = data.get("name", "case")
         mode = data.get("mode")
-        if mode is not None and mode not in MODES:
-            raise ConfigError(f"unknown mode {mode!r} (one of {', '.join(MODES)})", source, "mode")
+        names = [m.value for m in MODES]  # the one list: mcpmini.permissions.MODES
+        if mode is not None and mode not in names:
+            raise ConfigError(f"unknown mode {mode!r} (one of {', '.join(names)})", source, "mode")
         return cls(
             name=str(name),
             calls=tuple(

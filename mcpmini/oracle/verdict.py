@@ -55,6 +55,8 @@ CAUSES: tuple[tuple[str, Cause], ...] = (
     ("requested permissions to", Cause.PROMPT),
     ("haven't granted it yet", Cause.PROMPT),
     ("needs approval", Cause.PROMPT),
+    ("asked for confirmation", Cause.PROMPT),  # a hook's ask, refused headlessly
+    ("while in plan mode", Cause.PROMPT),  # plan's ask of an edit, refused headlessly
     ("this command requires approval", Cause.PROMPT),
     ("auto mode is unavailable", Cause.CLASSIFIER),
     ("hook error", Cause.HOOK),

@@ -19,8 +19,9 @@ rc files, ``.mcp.json``, ``.claude.json``) are never approved by a mode or an al
 except in ``bypassPermissions``. ``defer`` is reported as ``final="ask"`` with
 ``deferred=True``: the call waits for a decision from outside the loop.
 
-Rules of this module: the gate never names a mode — it reads the mode's
-:class:`~mcpmini.permissions.modes.ModeSpec`; a deny rule or a blocking hook is never
+Rules of this module: the gate never names a mode nor reads a :class:`~.modes.ModeSpec`'s
+fields — what a mode does at each step is a function of :mod:`.modes` (``mode_verdict``,
+``asked``, ``unapproved``, ``approves_protected``); a deny rule or a blocking hook is never
 overridden by anything later in the walk; every step taken is recorded in the path.
 """
 
@@ -46,16 +47,19 @@ from .bash import (
     read_paths,
 )
 from .modes import (
-    EDIT_TOOLS,
     Behavior,
     ModeSpec,
     PermissionMode,
+    approves_protected,
+    asked,
     mode_spec,
     mode_verdict,
     protected_targets,
+    unapproved,
 )
 from .paths import absolute, home_dir, is_protected_path, working_dir
 from .rules import Rule, bash_pattern, bash_rule_covers, parse_rule, rule_matches, writes_after_cd
+from .tools import EDIT_TOOLS
 
 __all__ = [
     "GateResult",
@@ -549,7 +553,7 @@ def _rule_steps(
     dirs: tuple[str, ...],
     user: str,
 ) -> GateResult | None:
-    """Steps 2-4: deny rules, ask rules (``spec.prompt`` says what an ask becomes), the
+    """Steps 2-4: deny rules, ask rules (``modes.asked`` says what an ask becomes), the
     removal safety check (no mode, hook or allow rule approves ``rm -rf /``), then the hook's
     own ``defer`` / ``ask`` / ``allow``."""
     tool_input, where = walk.tool_input, dirs[0]
@@ -561,15 +565,14 @@ def _rule_steps(
     walk.pass_on(GateStage.DENY_RULES, "no deny rule matches")
     rule = rules.first(Behavior.ASK, tool_name, tool_input, cwd=where, home=user)
     if rule:
-        detail = f"ask rule {rule.text} matches"
-        if spec.prompt is not Behavior.ASK:
-            detail += f"; {spec.name} denies"
-        return walk.done(spec.prompt, GateStage.ASK_RULES, detail, rule)
+        final, why = asked(spec)
+        detail = f"ask rule {rule.text} matches" + (f"; {why}" if why else "")
+        return walk.done(final, GateStage.ASK_RULES, detail, rule)
     walk.pass_on(GateStage.ASK_RULES, "no ask rule matches")
     danger = _dangerous_removal(analysis, where, user, dirs) if analysis else None
     if danger:
-        return walk.done(spec.prompt, GateStage.SAFETY_CHECK, danger)
-    if decision is HookDecision.ALLOW and not spec.everything:
+        return walk.done(asked(spec)[0], GateStage.SAFETY_CHECK, danger)
+    if decision is HookDecision.ALLOW and not approves_protected(spec):
         guarded = protected_targets(tool_name, tool_input, analysis, where, user)
         if guarded:
             # observed in 2.1.328: a hook's allow for a write under .claude/ still asks
@@ -627,20 +630,8 @@ def _mode_steps(
             Behavior.ALLOW, GateStage.ALLOW_RULES, f"allow rule {rule.text} matches", rule
         )
     walk.pass_on(GateStage.ALLOW_RULES, why)
-    if tool_name in spec.classified and spec.classified_prompt is not None:
-        return walk.done(
-            spec.classified_prompt,
-            GateStage.FALLBACK,
-            f"{spec.name}: a {tool_name} call no rule approves goes to auto mode's safety check, "
-            "which is unavailable offline",
-        )
-    if spec.prompt is not Behavior.ASK:
-        return walk.done(
-            spec.prompt, GateStage.FALLBACK, f"{spec.name} denies what is not pre-approved"
-        )
-    return walk.done(
-        Behavior.ASK, GateStage.FALLBACK, "nothing approved the call: the user is asked"
-    )
+    final, detail = unapproved(spec, tool_name)
+    return walk.done(final, GateStage.FALLBACK, detail)
 
 
 def gate(

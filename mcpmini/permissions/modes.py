@@ -25,6 +25,7 @@ from typing import Any
 from ..errors import ConfigError
 from .bash import CommandAnalysis, Subcommand, read_paths, sed_writes_or_runs
 from .paths import absolute, call_paths, inside, is_protected_path
+from .tools import EDIT_TOOLS, READ_TOOLS
 
 __all__ = [
     "ACCEPT_EDITS_COMMANDS",
@@ -37,15 +38,16 @@ __all__ = [
     "ModeSpec",
     "PermissionMode",
     "StartingMode",
+    "approves_protected",
+    "asked",
     "changed_paths",
     "mode_spec",
     "mode_verdict",
     "protected_targets",
     "starting_mode",
+    "unapproved",
 ]
 
-EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
-READ_TOOLS = frozenset({"Read", "Grep", "Glob", "LS", "NotebookRead"})
 _FILE_COMMANDS = ("mkdir", "touch", "rm", "rmdir", "mv", "cp", "sed")
 #: The Bash commands ``acceptEdits`` approves when every path they name is inside.
 ACCEPT_EDITS_COMMANDS = frozenset(_FILE_COMMANDS)
@@ -218,6 +220,33 @@ def mode_spec(mode: PermissionMode | str) -> ModeSpec:
     Raises ``ConfigError`` for an unknown mode.
     """
     return MODES[PermissionMode.parse(mode)]
+
+
+def asked(spec: ModeSpec) -> tuple[Behavior, str]:
+    """What a prompt (an ask rule, the safety check) becomes in this mode, and why when it is
+    not a prompt (``dontAsk`` denies)."""
+    if spec.prompt is Behavior.ASK:
+        return Behavior.ASK, ""
+    return spec.prompt, f"{spec.name} denies"
+
+
+def unapproved(spec: ModeSpec, tool_name: str) -> tuple[Behavior, str]:
+    """The last step: what a call nothing approved becomes in this mode, and why."""
+    if tool_name in spec.classified and spec.classified_prompt is not None:
+        return (
+            spec.classified_prompt,
+            f"{spec.name}: a {tool_name} call no rule approves goes to auto mode's safety check, "
+            "which is unavailable offline",
+        )
+    if spec.prompt is not Behavior.ASK:
+        return spec.prompt, f"{spec.name} denies what is not pre-approved"
+    return Behavior.ASK, "nothing approved the call: the user is asked"
+
+
+def approves_protected(spec: ModeSpec) -> bool:
+    """Whether the mode approves a change to a protected path (only one that approves
+    everything; elsewhere neither a hook's allow nor an allow rule does)."""
+    return spec.everything
 
 
 def _path_args(sub: Subcommand) -> list[str] | None:

@@ -26,6 +26,8 @@ from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import Any
 
+from .tools import SEARCH_TOOLS
+
 __all__ = [
     "PROTECTED_DIRS",
     "PROTECTED_FILES",
@@ -54,7 +56,6 @@ PROTECTED_FILES = frozenset(
         ".gitmodules",
     }
 )
-_SEARCH_TOOLS = frozenset({"Grep", "Glob", "LS"})
 #: observed in 2.1.328: path rules ignore case (see the module doc)
 _FLAGS = re.DOTALL | re.IGNORECASE
 
@@ -197,8 +198,8 @@ def call_paths(
         value = tool_input.get(key)
         if isinstance(value, str) and value:
             path = absolute(value, cwd, home)
-            found.append((path, tool_name in _SEARCH_TOOLS or os.path.isdir(path)))
-    if tool_name in _SEARCH_TOOLS and not found:
+            found.append((path, tool_name in SEARCH_TOOLS or os.path.isdir(path)))
+    if tool_name in SEARCH_TOOLS and not found:
         found.append((cwd, True))
     pattern = tool_input.get("pattern")
     if tool_name == "Glob" and isinstance(pattern, str) and pattern:

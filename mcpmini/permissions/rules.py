@@ -33,8 +33,9 @@ from typing import Any
 
 from ..errors import ConfigError
 from .bash import Subcommand, analyze, deny_forms
-from .modes import ACCEPT_EDITS_COMMANDS, EDIT_TOOLS, READ_TOOLS, Behavior
+from .modes import ACCEPT_EDITS_COMMANDS, Behavior
 from .paths import call_paths, home_dir, path_rule_matches, working_dir
+from .tools import EDIT_TOOLS, NEVER_CONSULTED, PRIMARY_FIELD, READ_TOOLS
 
 __all__ = [
     "Rule",
@@ -46,13 +47,6 @@ __all__ = [
     "writes_after_cd",
 ]
 
-_NEVER_CONSULTED = frozenset({"Write", "NotebookEdit", "Glob"})
-_PRIMARY = {
-    "Agent": "subagent_type",
-    "Task": "subagent_type",
-    "Skill": "skill",
-    "WebSearch": "query",
-}
 _PRIMARY_FIELDS = frozenset({"command", "file_path", "notebook_path", "path", "url", "pattern"})
 _RULE = re.compile(r"([^()\s]+)(?:\((.*)\))?", re.DOTALL)
 
@@ -224,7 +218,7 @@ def rule_matches(
     if spec is None:
         return True
     tool = rule.tool
-    if tool in _NEVER_CONSULTED:
+    if tool in NEVER_CONSULTED:
         return False
     if tool == "Bash":
         command = tool_input.get("command")
@@ -255,7 +249,7 @@ def rule_matches(
     key, sep, value = spec.partition(":")
     if sep and behavior != "allow" and key not in _PRIMARY_FIELDS and key in tool_input:
         return _glob(value).fullmatch(str(tool_input[key])) is not None
-    field = _PRIMARY.get(tool)
+    field = PRIMARY_FIELD.get(tool)
     if field and isinstance(tool_input.get(field), str):
         pattern = bash_pattern(spec) if spec.endswith((" *", ":*")) else _glob(spec)
         return pattern.fullmatch(tool_input[field]) is not None
