@@ -31,6 +31,7 @@ CATEGORIES = {
     "rule_parsing",
     "permission_request",
     "trust_paths",
+    "fuzz_found",
 }
 
 

@@ -164,11 +164,13 @@ class _Flags:
 
 def _rules_root(raw: RawSource) -> str | None:
     """The folder a settings file's ``/path`` rules are anchored at: ``~/.claude`` for the
-    user's file, the project folder for ``.claude/settings(.local).json``; ``None``: the cwd."""
-    if raw.kind not in ("user", "project", "local", "managed") or not raw.name.endswith(".json"):
+    user's file, the project folder for ``.claude/settings(.local).json``, the file's own
+    folder for a ``--settings`` file; ``None`` (the cwd) for managed settings and the rest
+    (observed in 2.1.328: a managed ``Read(/src/**)`` covers ``<cwd>/src``)."""
+    if raw.kind not in ("user", "project", "local", "flag") or not raw.name.endswith(".json"):
         return None
     folder = os.path.dirname(os.path.abspath(raw.name))
-    return folder if raw.kind in ("user", "managed") else os.path.dirname(folder)
+    return folder if raw.kind in ("user", "flag") else os.path.dirname(folder)
 
 
 def load_settings(

@@ -47,11 +47,13 @@ from .bash import (
     read_paths,
 )
 from .modes import (
+    ACCEPT_EDITS_COMMANDS,
     Behavior,
     ModeSpec,
     PermissionMode,
     approves_protected,
     asked,
+    changed_paths,
     mode_spec,
     mode_verdict,
     protected_targets,
@@ -247,10 +249,28 @@ class PermissionRules:
                 continue
             for sub in found.subcommands:
                 if sub.read_only and any(
-                    arg
-                    and not arg.startswith("-")
-                    and rule_matches(rule, "Read", {"file_path": arg}, cwd=cwd, home=home)
-                    for arg in sub.plain[1:]
+                    rule_matches(rule, "Read", {"file_path": arg}, cwd=cwd, home=home)
+                    for arg in _file_operands(sub)
+                ):
+                    return rule
+        return None
+
+    @staticmethod
+    def _edit_rule_on_operands(
+        rules: tuple[Rule, ...], found: CommandAnalysis, cwd: str, home: str | None
+    ) -> Rule | None:
+        """A deny ``Edit(...)`` (or ``Read(...)``) rule covering a file a Bash file command
+        changes (observed in 2.1.328: deny ``Edit(**)`` denies ``touch t``, ``cp a b``;
+        an ask ``Edit`` rule does not ask for them)."""
+        operands = [p for p in changed_paths(found) if p is not None and p not in found.writes]
+        for target in operands:
+            for rule in rules:
+                if (
+                    rule.tool in ("Read", "Edit")
+                    and rule.specifier is not None  # a bare Read deny does not bind touch
+                    and rule_matches(
+                        rule, "Write", {"file_path": target}, behavior="deny", cwd=cwd, home=home
+                    )
                 ):
                     return rule
         return None
@@ -282,9 +302,12 @@ class PermissionRules:
             hidden = self._deny_in_shell_c(found)
             if hidden is not None:
                 return hidden
-        named = self._read_rule_on_arguments(rules, found, cwd, home)
-        if named is not None:
-            return named
+        if behavior is Behavior.DENY:
+            # observed in 2.1.328: only deny rules bind the files Bash reads or changes
+            named = self._read_rule_on_arguments(rules, found, cwd, home)
+            named = named or self._edit_rule_on_operands(rules, found, cwd, home)
+            if named is not None:
+                return named
         calls = [("Write", w) for w in found.writes] + [("Read", r) for r in found.reads]
         for tool, target in calls:
             for rule in rules:
@@ -326,6 +349,22 @@ class GateResult:
         return next((s.step for s in reversed(self.path) if s.verdict), self.path[-1].step)
 
 
+#: Read-only programs that are given no file to read (their operands are text, not paths).
+_NO_FILE_OPERANDS = frozenset(
+    {"echo", "printf", "pwd", "which", "true", "false", "date", "id", "git", "whoami", "uname"}
+)
+
+
+def _file_operands(sub: Subcommand) -> tuple[str, ...]:
+    """The files a read-only command reads: what :func:`~.bash.read_paths` knows of its
+    program, none for a program that reads no file (``echo src/a``, observed in 2.1.328),
+    else every operand that is not an option."""
+    known = read_paths(sub)
+    if known or sub.program in _NO_FILE_OPERANDS:
+        return known
+    return tuple(a for a in sub.plain[1:] if a and not a.startswith("-"))
+
+
 def _bypass_warnings(
     rules: PermissionRules, analysis: CommandAnalysis, cwd: str, home: str
 ) -> tuple[BypassWarning, ...]:
@@ -333,11 +372,15 @@ def _bypass_warnings(
     nested form escapes, and a Read/Edit rule on a file named as a Bash argument (path
     rules bind the built-in file tools, not the programs Bash runs)."""
     found: list[BypassWarning] = []
+    denies = set(rules.deny)
     for rule in (*rules.deny, *rules.ask):
         if rule.tool in ("Read", "Edit") and rule.specifier is not None:
             for sub in analysis.subcommands:
-                if rule.tool == "Read" and sub.read_only:
-                    continue  # refused as a Read of that file (observed in 2.1.328): no sidestep
+                enforced = sub.read_only or sub.program in ACCEPT_EDITS_COMMANDS
+                if rule in denies and enforced:
+                    # observed in 2.1.328: a deny rule refuses the Bash call as a Read or
+                    # a write of that file: no sidestep
+                    continue
                 if any(
                     arg
                     and not arg.startswith("-")

@@ -277,7 +277,7 @@ def changed_paths(analysis: CommandAnalysis) -> list[str | None]:
     computed when it runs)."""
     found: list[str | None] = list(analysis.writes)
     for sub in analysis.subcommands:
-        if sub.program in ACCEPT_EDITS_COMMANDS:
+        if sub.program in ACCEPT_EDITS_COMMANDS and not sub.read_only:  # not "sed -n 1p f"
             args = _path_args(sub)
             found.extend([None] if args is None else args)
     return found
