@@ -483,3 +483,25 @@ def test_allow_rules_agree_with_claude_code(command, allow, final):
 )
 def test_the_read_only_set_of_claude_code_2_1_328(command, final):
     assert gate("Bash", {"command": command}, cwd="/w", home="/h").final == final
+
+
+def test_deny_path_rules_bind_what_bash_reads_and_changes_and_ask_rules_do_not(tmp_path):
+    # found by the fuzzer, observed in 2.1.328
+    where = str(tmp_path)
+    deny = PermissionRules(deny=["Read(src/**)", "Edit(out*)"])
+    assert deny.first("deny", "Bash", {"command": "cat src/a"}, cwd=where)
+    assert deny.first("deny", "Bash", {"command": "touch out.txt"}, cwd=where)
+    assert deny.first("deny", "Bash", {"command": "cp a out.txt"}, cwd=where)
+    assert not deny.first("deny", "Bash", {"command": "echo src/a"}, cwd=where)
+    assert not deny.first("deny", "Bash", {"command": "sed -n 1p out.txt"}, cwd=where)
+    assert not PermissionRules(deny=["Read"]).first("deny", "Bash", {"command": "touch t"})
+    ask = PermissionRules(ask=["Read(src/**)", "Edit(out*)"])
+    assert not ask.first("ask", "Bash", {"command": "cat src/a"}, cwd=where)
+    assert not ask.first("ask", "Bash", {"command": "touch out.txt"}, cwd=where)
+    assert gate("Bash", {"command": "cat src/a"}, rules=ask, cwd=where).warnings
+
+
+def test_relative_path_rules_match_only_under_the_working_directory(tmp_path):
+    rules = PermissionRules(deny=["Read(secret.txt)", "Read(**)"])
+    assert rules.first("deny", "Read", {"file_path": f"{tmp_path}/a/secret.txt"}, cwd=str(tmp_path))
+    assert not rules.first("deny", "Read", {"file_path": "/etc/secret.txt"}, cwd=str(tmp_path))
