@@ -236,6 +236,8 @@ def _lay_out(case: Case, root: Path, places: Mapping[str, str]) -> dict[Scope, P
         written[scope] = anchors[anchor] / rel
         _write(written[scope], json.dumps(settings, indent=2))
     state: dict[str, Any] = {"hasCompletedOnboarding": True, "projects": {}}
+    if case.user_mcp_servers:
+        state["mcpServers"] = {k: dict(v) for k, v in case.user_mcp_servers.items()}
     if case.trusted:
         state["projects"][str(ws)] = {"hasTrustDialogAccepted": True}
     _write(home / ".claude.json", json.dumps(state, indent=2))
