@@ -121,3 +121,21 @@ def test_drift_lists_every_call_whose_claude_code_verdict_changed() -> None:
 def test_agreement_is_counted_per_category_with_the_known_ones() -> None:
     table = by_category([_outcome(["allow", "ask", "deny"])])
     assert table == {"modes": {"agree": 1, "disagree": 2, "known": 0}}
+
+
+def test_drift_without_the_npm_registry_says_so_in_one_line(tmp_path, monkeypatch, capsys) -> None:
+    from mcpmini.oracle import drift
+
+    npm = tmp_path / "npm"
+    npm.write_text(
+        "#!/bin/sh\necho 'npm error code ENOTFOUND' >&2\n"
+        "echo 'npm error network request failed' >&2\nexit 1\n"
+    )
+    npm.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:/usr/bin:/bin")
+    assert drift.main([]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [
+        "make drift: cannot reach the npm registry (npm view "
+        "@anthropic-ai/claude-code): npm error code ENOTFOUND"
+    ]
