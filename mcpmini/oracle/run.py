@@ -135,16 +135,23 @@ def claude_env(
 
 
 def _etc_binds(managed: Path) -> list[str]:
-    """``/etc`` rebuilt from its entries, with ``/etc/claude-code`` the case's folder."""
+    """``/etc`` rebuilt from its entries, with ``/etc/claude-code`` the case's folder.
+
+    ``--ro-bind-try``: an entry that vanishes between this listing and bubblewrap's start
+    (``/etc/group.lock`` while another process adds a user) is skipped, not a failed run."""
     cmd = ["--tmpfs", "/etc"]
     for entry in sorted(os.listdir("/etc")):
-        if entry == "claude-code":
+        if entry == "claude-code" or entry.endswith(".lock"):
             continue
         path = f"/etc/{entry}"
-        if os.path.islink(path):
-            cmd += ["--symlink", os.readlink(path), path]
+        try:
+            target = os.readlink(path) if os.path.islink(path) else None
+        except OSError:
+            continue
+        if target is not None:
+            cmd += ["--symlink", target, path]
         elif os.path.exists(path):
-            cmd += ["--ro-bind", path, path]
+            cmd += ["--ro-bind-try", path, path]
     return [*cmd, "--ro-bind", str(managed), "/etc/claude-code"]
 
 
