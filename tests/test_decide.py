@@ -122,7 +122,7 @@ def test_a_permission_request_allow_runs_the_rewritten_input_past_the_deny_rules
     call = {"command": "touch a.txt"}
     allowed = decide(hooks, "Bash", call, cwd=str(tmp_path))
     assert allowed.final == "allow" and allowed.tool_input == out["updatedInput"]
-    assert allowed.gate.decided_by == "permission_request"
+    assert allowed.gate.decided_by == "fallback" and "PermissionRequest" in allowed.gate.reason
     denied = decide(
         hooks, "Bash", call, cwd=str(tmp_path), rules=PermissionRules(deny=["Bash(touch re*)"])
     )

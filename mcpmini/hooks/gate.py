@@ -12,7 +12,8 @@ about to appear): documented, their ``decision.behavior`` answers the prompt; ob
 Claude Code 2.1.328 in a headless ``-p`` run, an ``allow`` runs the call with its
 ``decision.updatedInput`` (the deny rules are checked again on that input) and a ``deny``
 refuses it. With a ``--permission-prompt-tool`` (``prompt_tool=True``) they still run but
-their decision is ignored: the prompt tool is asked (observed in 2.1.328).
+their decision is ignored: the prompt tool is asked (observed in 2.1.328). Their answer is
+one more step of the gate's path at the ``fallback`` station, where the prompt would appear.
 """
 
 from __future__ import annotations
@@ -201,7 +202,7 @@ def _answered(
         return verdict
     if prompt_tool or decision not in ("allow", "deny"):
         why = "ignored: the prompt tool answers" if prompt_tool and decision else "no answer"
-        step = GateStep(GateStage.PERMISSION_REQUEST, None, f"PermissionRequest hooks: {why}")
+        step = GateStep(GateStage.FALLBACK, None, f"PermissionRequest hooks: {why}")
         return replace(verdict, path=(*verdict.path, step))
     tool_input = answer.updated_input or verdict.tool_input or {}
     if decision == "allow" and rules is not None and answer.updated_input is not None:
@@ -224,7 +225,7 @@ def _finish(
     tool_input: Mapping[str, Any],
     rule: Any = None,
 ) -> GateResult:
-    step = GateStep(GateStage.PERMISSION_REQUEST, final, detail)
+    step = GateStep(GateStage.FALLBACK, final, detail)
     return replace(
         verdict,
         final=final,

@@ -85,8 +85,7 @@ class GateStage(enum.StrEnum):
     HOOK_DECISION = "hook_decision"
     MODE = "mode"
     ALLOW_RULES = "allow_rules"
-    FALLBACK = "fallback"
-    PERMISSION_REQUEST = "permission_request"  # the PermissionRequest hooks answer an ask
+    FALLBACK = "fallback"  # the prompt (which PermissionRequest hooks may answer)
 
 
 class PreToolUseResult(Protocol):
