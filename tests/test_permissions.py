@@ -495,6 +495,7 @@ def test_deny_path_rules_bind_what_bash_reads_and_changes_and_ask_rules_do_not(t
     assert not deny.first("deny", "Bash", {"command": "echo src/a"}, cwd=where)
     assert not deny.first("deny", "Bash", {"command": "sed -n 1p out.txt"}, cwd=where)
     assert not PermissionRules(deny=["Read"]).first("deny", "Bash", {"command": "touch t"})
+    assert not PermissionRules(deny=["Read(**)"]).first("deny", "Bash", {"command": "touch t"})
     ask = PermissionRules(ask=["Read(src/**)", "Edit(out*)"])
     assert not ask.first("ask", "Bash", {"command": "cat src/a"}, cwd=where)
     assert not ask.first("ask", "Bash", {"command": "touch out.txt"}, cwd=where)

@@ -258,15 +258,15 @@ class PermissionRules:
     def _edit_rule_on_operands(
         rules: tuple[Rule, ...], found: CommandAnalysis, cwd: str, home: str | None
     ) -> Rule | None:
-        """A deny ``Edit(...)`` (or ``Read(...)``) rule covering a file a Bash file command
-        changes (observed in 2.1.328: deny ``Edit(**)`` denies ``touch t``, ``cp a b``;
-        an ask ``Edit`` rule does not ask for them)."""
+        """A deny ``Edit(...)`` rule covering a file a Bash file command changes (observed in
+        2.1.328: deny ``Edit(**)`` denies ``touch t``, ``cp a b``; an ask ``Edit`` rule does
+        not ask for them, and a deny ``Read(**)`` does not deny them — found by the fuzzer)."""
         operands = [p for p in changed_paths(found) if p is not None and p not in found.writes]
         for target in operands:
             for rule in rules:
                 if (
-                    rule.tool in ("Read", "Edit")
-                    and rule.specifier is not None  # a bare Read deny does not bind touch
+                    rule.tool == "Edit"
+                    and rule.specifier is not None
                     and rule_matches(
                         rule, "Write", {"file_path": target}, behavior="deny", cwd=cwd, home=home
                     )
