@@ -157,6 +157,12 @@ PUBLIC = {
     },
     "permissions": {
         "ACCEPT_EDITS_COMMANDS",
+        "DEFAULT_MODE_VALUES",
+        "TOOLS",
+        "ToolKind",
+        "ToolSpec",
+        "StartingMode",
+        "starting_mode",
         "analyze",
         "Behavior",
         "BypassKind",
