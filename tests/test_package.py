@@ -665,6 +665,7 @@ PUBLIC = {
         "checklist_gaps",
         "checklist_lines",
         "clock_text",
+        "column",
         "cue_table",
         "domain_table",
         "draw",
