@@ -368,6 +368,8 @@ BYPASS_WORDS: dict[str, Text] = {
     "line continuation": Text("行の継続", "line continuation"),
     "ANSI-C quoting": Text("ANSI-C の引用符", "ANSI-C quoting"),
     "brace expansion": Text("波括弧の展開", "brace expansion"),
+    "a shell reading its input": Text("入力を読むシェル", "a shell reading its input"),
+    "computed command word": Text("計算で作られるコマンド名", "computed command word"),
 }
 
 #: The columns and fixed texts of chapter 07b's tables.
