@@ -8,7 +8,7 @@ import re
 import shlex
 from typing import Any
 
-from ..errors import McpminiError, TransportError, UsageError
+from ..errors import McpminiError, UsageError
 from ..mcp import Client, StdioTransport
 from .output import echo, json_object, print_json
 
@@ -124,17 +124,18 @@ def _cmd_run(args: argparse.Namespace) -> int:
 def _connect(argv: list[str]) -> Client:
     """Start ``argv`` as a stdio MCP server and connect to it; return the connected client.
 
-    Raises :class:`TransportError` naming the command (and the last line of its stderr)
-    when it cannot start or does not agree on a protocol version.
+    Raises what connecting raised — the same kind, so the same exit code (a
+    :class:`~mcpmini.errors.TimedOut`, a ``TransportError``, a ``RemoteProtocolError``) —
+    with a message naming the command and the last line of its stderr.
     """
     transport = StdioTransport(argv)
     client = Client(transport)
     try:
         client.connect()
-    except (McpminiError, TimeoutError) as exc:
+    except McpminiError as exc:  # the same kind of error (and exit code), with the context
         client.close()
         last = transport.stderr.strip().splitlines()[-1:]
-        raise TransportError(
+        raise exc.in_context(
             f"the MCP server after -- ({shlex.join(argv)}) did not connect: "
             f"{exc}" + (f"; its stderr ends with: {last[0]}" if last else "")
         ) from None
