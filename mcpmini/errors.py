@@ -13,7 +13,6 @@ code → status table.
 
 from __future__ import annotations
 
-import copy as copy_module
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -59,11 +58,12 @@ class McpminiError(Exception):
     def in_context(self, message: str) -> McpminiError:
         """A copy of this error (same class, same data, so the same exit code) whose message
         is ``message``: a caller adds what it knows (which server, which command)."""
-        copy = copy_module.copy(self)
-        copy.args = (message,)
-        if hasattr(copy, "message"):
-            copy.message = message
-        return copy
+        twin = type(self).__new__(type(self))  # no __init__: subclasses take other arguments
+        twin.__dict__.update(self.__dict__)
+        twin.args = (message,)
+        if "message" in twin.__dict__:
+            twin.__dict__["message"] = message
+        return twin
 
 
 class UsageError(McpminiError):

@@ -70,8 +70,8 @@ def test_bad_arguments_exit_2_with_one_line(capsys, argv):
     assert len(err) == 1 and err[0].startswith("mcpmini call:")
 
 
-def test_a_server_that_cannot_start_exits_2(capsys):
-    assert main(["call", "tools/list", "--", "/nonexistent/server"]) == 2
+def test_a_server_that_cannot_start_exits_with_the_transport_code(capsys):
+    assert main(["call", "tools/list", "--", "/nonexistent/server"]) == 3
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
 
 
@@ -300,15 +300,3 @@ def test_the_progress_bar_is_redrawn_in_place_on_a_terminal_and_cleared_for_othe
         text.rsplit("\r\x1b[K", 1)[1].startswith("progress ")
         and "2/4" in text.rsplit("\r\x1b[K", 1)[1]
     )
-
-
-def test_every_wait_of_mcpmini_call_shares_one_timeout_budget(monkeypatch) -> None:
-    import mcpmini.cli.mcp as cli_mcp
-
-    now = [100.0]
-    monkeypatch.setattr(cli_mcp.time, "monotonic", lambda: now[0])
-    budget = cli_mcp._Budget(5.0)
-    now[0] += 3.5  # the handshake and tools/list took 3.5 s
-    assert budget.left() == 1.5  # the call itself waits only for the rest
-    now[0] += 4.0
-    assert budget.left() == 0.01  # spent: the next wait fails at once

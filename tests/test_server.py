@@ -410,6 +410,28 @@ def test_resources_and_prompts_round_trip():
     assert no_args.code == ErrorCode.INVALID_PARAMS
 
 
+@pytest.mark.parametrize(
+    "arguments",
+    [[1, 2], "path=a.py", 5, {"path": "a.py", "nope": "x"}, {"nope": "x"}, {"path": 3}],
+    ids=["list", "string", "number", "unknown name", "only unknown", "not a string"],
+)
+def test_prompt_arguments_that_are_not_an_object_of_the_declared_strings_are_invalid_params(
+    arguments,
+):
+    # Bug (issue 27): these reached the template, whose TypeError became -32603.
+    server = Server("s", versions=(MODERN,))
+
+    @server.prompt()
+    def review(path: str) -> str:
+        """Ask for a review."""
+        return f"Please review {path}"
+
+    reply = server.handle(
+        Request(1, "prompts/get", {"name": "review", "arguments": arguments, "_meta": META})
+    )
+    assert reply.code == ErrorCode.INVALID_PARAMS, reply
+
+
 def test_weather_server_answers_known_cities_and_rejects_unknown_ones():
     server = weather_server()
     ok = server.call_tool("get_current_weather", {"city": "Tokyo"})

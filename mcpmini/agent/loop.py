@@ -139,10 +139,7 @@ class _Run:
         for tool in self.o.tools:
             self.add(tool.name, _Entry(tool.definition(), _local_call(tool)))
         for server_name, target in self.o.mcp_servers.items():
-            # One deadline for setting up each server (connect, then every tools/list page).
-            seconds = self.o.tool_timeout
-            setup = Deadline.after(seconds, label=f"tool_timeout {seconds:g} s")
-            client = self._client(server_name, target, setup)
+            client, setup = self._client(server_name, target)
             for d in client.list_tools(deadline=setup):
                 name = mcp_tool_name(server_name, d["name"])
                 definition = {
@@ -159,7 +156,10 @@ class _Run:
         if choice not in ("auto", "any") and choice not in self.table:
             raise ConfigError(f"tool_choice names an unknown tool {choice!r}", path="tool_choice")
 
-    def _client(self, name: str, target: Any, deadline: Deadline) -> Any:
+    def _client(self, name: str, target: Any) -> tuple[Any, Deadline]:
+        """The connected client of one ``mcp_servers`` entry, and the deadline its setup
+        shares (connecting, then every ``tools/list`` page): made here, once, from the
+        client's own timeout (``tool_timeout`` for the clients made here)."""
         from ..mcp import Client, HttpTransport, Server, StdioTransport, memory_pair
 
         if isinstance(target, Server):
@@ -197,9 +197,10 @@ class _Run:
                 f"mcp_servers[{name!r}] must be an mcpmini Client, Server or a .mcp.json entry",
                 path=f"mcp_servers.{name}",
             )
+        deadline = client.deadline()
         if client.connection is None:
             client.connect(deadline)
-        return client
+        return client, deadline
 
     # --- requests ------------------------------------------------------------------------
 

@@ -235,7 +235,10 @@ def _cmd_grade(args: argparse.Namespace) -> int:
         items, answers, flagged = parse_answers(data)
     except ValueError as exc:  # parse_answers' documented refusal of a malformed file
         raise UsageError(f"{path}: {exc}") from None
-    return _report(_bank(), items, answers, flagged, args.json, args.record, args.lang)
+    try:
+        return _report(_bank(), items, answers, flagged, args.json, args.record, args.lang)
+    except ValueError as exc:  # grade's documented refusal: an unknown or stray item id
+        raise UsageError(f"{path}: {exc}") from None
 
 
 def _load_saved(path: Path) -> Any:

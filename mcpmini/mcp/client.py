@@ -614,7 +614,8 @@ class ClientConnection:
                     "initialize refused with -32022: the server is stateless after all"
                 )
                 return [Outgoing(self._discover(self.modern[-1], fallback=False, attempt=1))]
-            raise self._fail(RemoteProtocolError(reply.message, reply.code, reply.id, reply.data))
+            refused = f"{Method.INITIALIZE} refused: {reply.message} ({reply.code})"
+            raise self._fail(RemoteProtocolError(refused, reply.code, reply.id, reply.data))
         answer = reply.result.get("protocolVersion")
         if answer not in self.legacy:
             self.steps.append(f"server answered {answer}: disconnect")

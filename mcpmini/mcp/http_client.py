@@ -410,7 +410,7 @@ class HttpTransport:
         """httpx's bounds for one exchange: ``timeout``, cut to what is left of the deadline."""
         return self._httpx.Timeout(min(self.timeout, self.deadline.left()))
 
-    def _failure(self, exc: Exception, request_id: JsonId | None) -> TransportError:
+    def failure(self, exc: Exception, request_id: JsonId | None = None) -> TransportError:
         """An httpx failure as the library's exception (the failure contract)."""
         if isinstance(exc, (self._httpx.TimeoutException, TimedOut)):
             bound = min(self.timeout, self.deadline.left() or self.timeout)
@@ -431,7 +431,7 @@ class HttpTransport:
                 self.url, content=line, headers=dict(headers), timeout=self._timeout()
             )
         except self._httpx.HTTPError as exc:
-            raise self._failure(exc, None) from None
+            raise self.failure(exc, None) from None
         self.statuses.append((getattr(message, "method", "reply"), response.status_code))
         self._remember("POST", headers, line, response, response.content)
 
@@ -457,14 +457,14 @@ class HttpTransport:
                 )
             )
         except TimedOut as exc:  # the call's deadline passed while the reply trickled in
-            self._lost(self._failure(exc, request.id))
+            self._lost(self.failure(exc, request.id))
         except TransportError as exc:
             self._lost(exc)
         except McpminiError as exc:  # an authorization that could not be completed
             self.auth_error = exc
             self._fail(request, ErrorCode.INTERNAL_ERROR, f"authorization failed: {exc}")
         except self._httpx.HTTPError as exc:
-            self._lost(self._failure(exc, request.id))
+            self._lost(self.failure(exc, request.id))
         except RuntimeError:  # httpx refuses a client closed meanwhile: the transport is closed
             return
 
