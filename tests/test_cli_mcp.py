@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from attack_support import Owned
 
 from mcpmini.cli import main
 
@@ -265,14 +266,11 @@ def test_resources_read_shows_its_contents_as_blocks(capsys, tmp_path):
 
 
 def test_an_image_of_50_mib_is_refused_above_the_reply_cap_and_nothing_is_left_running(capsys):
-    import psutil
-
-    before = {p.pid for p in psutil.Process().children(recursive=True)}
-    code, out, _ = _call(capsys, "big_image", PEER, "--args", '{"mib": 50}')
+    with Owned() as owned:
+        code, out, _ = _call(capsys, "big_image", PEER, "--args", '{"mib": 50}')
+        assert owned.wait_gone() == []
     assert code == 1
     assert out[1:] == ["no_answer: too large: reply larger than 16777216 bytes"]
-    left = [p for p in psutil.Process().children(recursive=True) if p.pid not in before]
-    assert left == []
 
 
 def test_the_progress_bar_is_redrawn_in_place_on_a_terminal_and_cleared_for_other_lines():

@@ -30,6 +30,8 @@ from mcpmini.mcp import (
 )
 from mcpmini.mcp.client import DISCOVER_WAIT, discover_deadline
 
+MCPMINI_CALL = [sys.executable, "-m", "mcpmini", "call"]
+
 
 class Clock:
     """A monotonic clock that moves only when the test (or a fake transport) says so."""
@@ -132,8 +134,7 @@ def test_mcpmini_call_against_a_silent_server_is_one_line_and_the_timeout_exit_c
 
     silent = "import sys\nfor line in sys.stdin:\n    pass\n"
     done = subprocess.run(
-        [sys.executable, "-m", "mcpmini", "call", "tools/list", "--timeout", "1"]
-        + ["--", sys.executable, "-c", silent],
+        [*MCPMINI_CALL, "tools/list", "--timeout", "1", "--", sys.executable, "-c", silent],
         capture_output=True,
         text=True,
         timeout=120,

@@ -14,8 +14,8 @@ from typing import Any
 
 import httpx
 import orjson
-import psutil
 import pytest
+from attack_support import Owned
 
 from mcpmini.mcp import Server, add_server, asgi_app, serve_http
 from mcpmini.mcp.context import current_call
@@ -72,9 +72,14 @@ def _events(lines: Iterator[str]) -> Iterator[tuple[str | None, dict[str, Any]]]
 
 @pytest.fixture(autouse=True)
 def nothing_left_running() -> Iterator[None]:
-    yield
-    assert psutil.Process().children(recursive=True) == []
-    assert [t.name for t in threading.enumerate() if t.name == "mcpmini-http"] == []
+    # only what this test started: other fixtures' kernels and servers are not its business
+    with Owned() as owned:
+        threads = set(threading.enumerate())
+        yield
+        assert owned.wait_gone() == []
+    assert [
+        t.name for t in threading.enumerate() if t.name == "mcpmini-http" and t not in threads
+    ] == []
 
 
 # --- sessions: least recently used, idle timeout ---------------------------------------------

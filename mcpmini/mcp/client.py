@@ -162,8 +162,8 @@ class ClientState(StrEnum):
 class ClientEvent(StrEnum):
     """What moves a :class:`ClientConnection` (rule 1)."""
 
-    DISCOVER = "discover"  # a server/discover is sent (first try, -32022 retry, or again)
-    INITIALIZE = "initialize"  # an initialize is sent (first try, or the fallback)
+    DISCOVER = "discover sent"  # a server/discover is sent (first try, -32022 retry, or again)
+    INITIALIZE = "initialize sent"  # an initialize is sent (first try, or the fallback)
     AGREED = "agreed"  # the negotiation agreed on a version
     FAILED = "failed"  # the negotiation cannot go on
     CLOSE = "close"  # the peer ended its stream, or we closed

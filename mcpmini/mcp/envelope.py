@@ -72,17 +72,18 @@ def envelope(
     params: Mapping[str, Any] | None,
     version: str,
     capabilities: Mapping[str, Any],
-    client_info: Mapping[str, Any],
+    client_info: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """``params`` with the envelope of ``version`` in ``_meta`` (what was there is kept,
-    our keys win)."""
+    our keys win); ``client_info`` is optional on the wire."""
     out = dict(params or {})
-    meta = {
+    meta: dict[str, Any] = {
         **meta_of(out),
         MetaKey.PROTOCOL_VERSION.value: version,
         MetaKey.CLIENT_CAPABILITIES.value: capabilities,
-        MetaKey.CLIENT_INFO.value: client_info,
     }
+    if client_info is not None:
+        meta[MetaKey.CLIENT_INFO.value] = client_info
     out["_meta"] = meta
     return out
 
