@@ -102,7 +102,7 @@ def test_the_hook_gate_lab_report_is_the_simulation_of_its_starting_controls():
 
 
 def test_the_live_report_is_labelled_so_it_is_not_mistaken_for_the_printed_one():
-    assert live_html("a < b").startswith("<b>" + LIVE_LABEL)
+    assert live_html("a < b").startswith("<b>" + str(LIVE_LABEL))
     assert "a &lt; b" in live_html("a < b")
 
 

@@ -1,8 +1,10 @@
 """The teaching layer, one package per track, mirroring ``notebooks/``.
 
-The shared pieces sit at the top: :mod:`.grading` (the checker framework), :mod:`.progress`
-(the learner's progress file), :mod:`.report` (what every widget shows and how a headless
-run reads it), :mod:`.plots` (the axes every figure draws on), :mod:`.glossary` (one
+The shared pieces sit at the top: :mod:`.language` (the learner's language and the
+:class:`~.language.Text` pair every learner-facing text is), :mod:`.grading` (the checker
+framework), :mod:`.progress` (the learner's progress file), :mod:`.report` (what every widget
+shows and how a headless run reads it), :mod:`.plots` (the axes every figure draws on), and
+:mod:`.edition` (the English edition built from gettext catalogues), :mod:`.glossary` (one
 Japanese term per concept) and :mod:`.catalogue` (every exercise by id). The tracks are
 packages: :mod:`.chapters` (§0–§9 and exercises 9.1–9.4), :mod:`.ccaf` (the CCA-F bank, exam
 and measurements), :mod:`.practice` (P.1–P.4 and the hosting lab) and :mod:`.classroom`
@@ -38,6 +40,16 @@ from .grading import (
     Report,
     Status,
 )
+from .language import (
+    LANG_ENV,
+    Lang,
+    LanguageError,
+    Text,
+    Words,
+    current,
+    say,
+    use,
+)
 from .plots import (
     figure,
 )
@@ -64,6 +76,7 @@ __all__ = [
     "CCAF_IDS",
     "EXERCISE_IDS",
     "GLOSSARY",
+    "LANG_ENV",
     "LIVE_LABEL",
     "PRACTICE_IDS",
     "PROGRESS_ENV",
@@ -73,10 +86,15 @@ __all__ = [
     "Exercise",
     "Graded",
     "Kind",
+    "Lang",
+    "LanguageError",
     "Part",
     "PartResult",
     "Report",
     "Status",
+    "Text",
+    "Words",
+    "current",
     "figure",
     "get_exercise",
     "live_html",
@@ -88,6 +106,8 @@ __all__ = [
     "record_progress",
     "record_quiz",
     "report_text",
+    "say",
     "static_report",
     "summary",
+    "use",
 ]
