@@ -182,6 +182,8 @@ class TimedOut(TransportError, TimeoutError):
     exit_code = 4
 
     def __init__(self, message: str, request_id: int | str | None = None) -> None:
+        if not message.startswith("timed out"):  # every timeout reads the same way
+            message = f"timed out: {message}"
         super().__init__(message, TransportErrorKind.TIMED_OUT, request_id=request_id)
 
 

@@ -32,20 +32,29 @@ REFUSES = (
 )
 SERVE_ADD = [PY, "-m", "mcpmini", "serve", "add"]
 
-# kind → (the server command after --, the exit code)
+# kind → (the server command after --, the exit code). Only the timed-out kind has a short
+# --timeout; the others get a long one, which their failure never reaches (a busy machine
+# may take seconds to start a Python server, and that must not turn them into a timeout).
 STDIO_KINDS = {
     "not started": (["/nonexistent/mcp-server"], 3),
     "closed": ([PY, "-c", EXITS], 3),
     "timed out": ([PY, "-c", SILENT], 4),
     "protocol refused": ([PY, "-c", REFUSES], 5),
 }
+LONG, SHORT = "120", "2"
+
+
+def _timeout(kind: str) -> str:
+    return SHORT if kind == "timed out" else LONG
 
 
 @pytest.fixture(scope="module")
-def closed_port() -> int:
-    with socket.socket() as probe:  # bound, never listening: connections are refused
+def closed_port() -> Iterator[int]:
+    # bound and never listening, for the whole module: connections are refused, and no other
+    # test's server can take the port meanwhile
+    with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+        yield int(probe.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
@@ -93,36 +102,36 @@ def _one_line(capsys: pytest.CaptureFixture[str], command: str) -> str:
 @pytest.mark.parametrize("kind", list(STDIO_KINDS))
 def test_call_over_stdio_ends_each_failure_in_one_line_and_its_code(capsys, kind):
     argv, code = STDIO_KINDS[kind]
-    assert main(["call", "tools/list", "--timeout", "2", "--", *argv]) == code
+    assert main(["call", "tools/list", "--timeout", _timeout(kind), "--", *argv]) == code
     _one_line(capsys, "call")
 
 
 @pytest.mark.parametrize("kind", list(STDIO_KINDS))
 def test_run_ends_each_failure_of_its_stdio_server_in_one_line_and_its_code(capsys, kind):
     argv, code = STDIO_KINDS[kind]
-    assert main(["run", "x", "--timeout", "2", "--", *argv]) == code
+    assert main(["run", "x", "--timeout", _timeout(kind), "--", *argv]) == code
     _one_line(capsys, "run")
 
 
 def test_call_over_http_ends_each_failure_in_one_line_and_its_code(capsys, closed_port, mute_port):
     unreachable = f"http://127.0.0.1:{closed_port}/mcp"
-    assert main(["call", "tools/list", "--timeout", "2", "--url", unreachable]) == 3
+    assert main(["call", "tools/list", "--timeout", LONG, "--url", unreachable]) == 3
     assert "cannot reach" in _one_line(capsys, "call")
     mute = f"http://127.0.0.1:{mute_port}/mcp"
     assert main(["call", "tools/list", "--timeout", "1", "--url", mute]) == 4
     assert "timed out" in _one_line(capsys, "call")
     with serve_http(_fails) as url:
-        assert main(["call", "tools/list", "--timeout", "5", "--url", url]) == 5
+        assert main(["call", "tools/list", "--timeout", LONG, "--url", url]) == 5
     assert "HTTP 500" in _one_line(capsys, "call")
 
 
 def test_an_error_answer_is_one_line_and_exit_one_on_both_transports(capsys):
     from mcpmini.mcp import add_server
 
-    assert main(["call", "no/such-method", "--timeout", "30", "--", *SERVE_ADD]) == 1
+    assert main(["call", "no/such-method", "--timeout", LONG, "--", *SERVE_ADD]) == 1
     over_stdio = capsys.readouterr().err.strip().splitlines()
     with serve_http(add_server()) as url:
-        assert main(["call", "no/such-method", "--timeout", "30", "--url", url]) == 1
+        assert main(["call", "no/such-method", "--timeout", LONG, "--url", url]) == 1
     over_http = capsys.readouterr().err.strip().splitlines()
     for err in (over_stdio, over_http):
         assert len(err) == 1 and err[0].startswith("error -32601: Method not found"), err
@@ -132,10 +141,10 @@ def test_auth_login_ends_each_failure_in_one_line_and_its_code(
     capsys, closed_port, mute_port, tmp_path, monkeypatch
 ):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
-    login = ["auth", "login", "--headless", "--timeout", "1"]
-    assert main([*login, f"http://127.0.0.1:{closed_port}/mcp"]) == 3
+    login = ["auth", "login", "--headless", "--timeout"]
+    assert main([*login, LONG, f"http://127.0.0.1:{closed_port}/mcp"]) == 3
     _one_line(capsys, "auth")
-    assert main([*login, f"http://127.0.0.1:{mute_port}/mcp"]) == 4
+    assert main([*login, SHORT, f"http://127.0.0.1:{mute_port}/mcp"]) == 4
     _one_line(capsys, "auth")
 
 
@@ -144,7 +153,7 @@ def test_tools_reports_each_failure_as_its_servers_row_and_exit_one(capsys, tmp_
     argv, _ = STDIO_KINDS[kind]
     config = tmp_path / "user.json"
     config.write_text(json.dumps({"mcpServers": {"x": {"command": argv[0], "args": argv[1:]}}}))
-    assert main(["tools", "--user", str(config), "--timeout", "2"]) == 1
+    assert main(["tools", "--user", str(config), "--timeout", _timeout(kind)]) == 1
     out = capsys.readouterr().out.splitlines()
     row = [line for line in out if line.startswith("x [user]")]
     assert len(row) == 1, out

@@ -239,14 +239,14 @@ def test_an_http_exchange_that_times_out_is_no_answer_as_on_stdio(mute_port):
 
 
 def test_an_http_server_that_cannot_be_reached_fails_the_request_as_unreachable():
-    with socket.socket() as probe:  # a port nobody listens on
+    with socket.socket() as probe:  # bound, never listening (and held: nobody else takes it)
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    client = Client(HttpTransport(f"http://127.0.0.1:{port}/mcp", timeout=5))
-    request_id = client.send_request("tools/list")
-    with pytest.raises(TransportError) as info:
-        client.wait_for(request_id)
-    client.close()
+        client = Client(HttpTransport(f"http://127.0.0.1:{port}/mcp", timeout=5))
+        request_id = client.send_request("tools/list")
+        with pytest.raises(TransportError) as info:
+            client.wait_for(request_id)
+        client.close()
     assert info.value.kind is TransportErrorKind.UNREACHABLE
     assert info.value.request_id == request_id and info.value.exit_code == 3
 

@@ -985,8 +985,10 @@ class Client:
                 while conn.awaiting == asked and conn.state in _NEGOTIATING:
                     self._keep(self._next_events(wait, waiting_for))  # requests sent before
             except TimedOut:
-                if asked is None or conn.awaiting != asked:
-                    raise  # the negotiation already ended (closed) on this failure
+                if asked is None or conn.awaiting != asked:  # it ended (closed) on this failure
+                    if deadline.expired:
+                        raise deadline.error(waiting_for) from None
+                    raise  # a bound of the transport's own, shorter than the deadline
                 try:
                     self._react(conn.timed_out(asked))
                 except TimedOut:
