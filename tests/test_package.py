@@ -489,6 +489,7 @@ PUBLIC = {
         "use",
     },
     "course.chapters": {
+        "description_cap_line",
         "MECHANISMS",
         "STEPS",
         "mechanism_counts",

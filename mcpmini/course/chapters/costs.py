@@ -27,6 +27,7 @@ __all__ = [
     "context_cost_curve",
     "context_cost_explorer",
     "context_cost_lines",
+    "description_cap_line",
     "measured_layer_rows",
     "plot_context_cost",
     "plot_measured_layer",
@@ -80,6 +81,13 @@ WORDS: dict[str, Text] = {
     ),
     "measured_x": Text("サーバのツールの数 N", "tools on the server, N"),
     "measured_y": Text("推定トークン数", "estimated tokens"),
+    # the description cap (notebooks 04, 06)
+    "description_cap": Text(
+        "文書: ツールの説明文はそれぞれ 2 KB で切られる。Claude Code {pin} で観察したこと: "
+        "{cap:,} 文字を超えた分が切られ、末尾に「{mark}」が付く",
+        "documented: each tool description is cut at 2 KB; observed in Claude Code {pin}: "
+        "cut after {cap:,} characters, ending in '{mark}'",
+    ),
     # Proposition 5.2
     "reattach_item": Text(
         "{name:<8} {status} {tokens:>6} / {original:>6} トークン",
@@ -187,6 +195,16 @@ def context_cost_explorer(n: int = 200, u: int = 3, d: int = 300, m: int = 10) -
         w.observe(refresh, names="value")
     refresh()
     return widgets.VBox([widgets.HBox([widgets.VBox([sn, su, sd, sm]), text]), figure])
+
+
+def description_cap_line() -> str:
+    """What happens to a long tool description, documented and observed, in one line: the
+    cap is the runtime's (:data:`mcpmini.config.DESCRIPTION_CAP`, checked against the pinned
+    Claude Code :data:`mcpmini.oracle.binary.PIN`), never typed here."""
+    from ...config.inventory import DESCRIPTION_CAP, DESCRIPTION_CUT_MARK
+    from ...oracle.binary import PIN
+
+    return _w("description_cap", pin=PIN, cap=DESCRIPTION_CAP, mark=DESCRIPTION_CUT_MARK)
 
 
 # --- notebook 06: tool definitions up front vs deferred (Proposition 3.8, Example 3.9) ----
