@@ -489,6 +489,13 @@ PUBLIC = {
         "use",
     },
     "course.chapters": {
+        "bridge_table",
+        "cache_table",
+        "cost_table",
+        "measured_layer_lines",
+        "measured_layer_table",
+        "request_sizes",
+        "tool_layer_lines",
         "description_cap_line",
         "MECHANISMS",
         "STEPS",

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ...oracle import PIN, ClaudeCodeMissing, binary_version, find_claude
+from ..language import Text
 
 __all__ = [
     "EXAMPLES",
@@ -39,6 +40,7 @@ __all__ = [
     "LARGE_SIZES",
     "RECORDED",
     "SKILL_FILES",
+    "SOURCE_LINES",
     "Answer",
     "attack_rows",
     "large_result_rows",
@@ -96,13 +98,27 @@ class Answer:
 
     @property
     def line(self) -> str:
-        """One line saying where the figures come from."""
+        """One line saying where the figures come from, in the learner's language."""
         if self.live:
-            return f"Claude Code {self.version}: run live (offline, in bubblewrap)"
-        return (
-            f"Claude Code {self.version}: recorded result ({self.reason}; "
-            f"recorded by `{RECORD_COMMAND}`)"
+            return str(SOURCE_LINES["live"].format(version=self.version))
+        return str(
+            SOURCE_LINES["recorded"].format(
+                version=self.version, reason=self.reason, command=RECORD_COMMAND
+            )
         )
+
+
+#: Where an :class:`Answer`'s figures come from, said in one line (``Answer.line``).
+SOURCE_LINES: dict[str, Text] = {
+    "live": Text(
+        "Claude Code {version}: いま実行した結果（オフライン、bubblewrap の中）",
+        "Claude Code {version}: run live (offline, in bubblewrap)",
+    ),
+    "recorded": Text(
+        "Claude Code {version}: 記録した結果（{reason}。`{command}` で記録）",
+        "Claude Code {version}: recorded result ({reason}; recorded by `{command}`)",
+    ),
+}
 
 
 # --- availability ---------------------------------------------------------------------------
