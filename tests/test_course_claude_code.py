@@ -37,7 +37,10 @@ def test_a_recorded_answer_says_so_in_one_line() -> None:
     answer = bridge.through_claude_code("skill_listing", live=False)
     assert not answer.live
     assert answer.version == PIN
-    assert "recorded" in answer.line and "\n" not in answer.line
+    from mcpmini.course import Lang, use
+
+    with use(Lang.EN):
+        assert "recorded" in answer.line and "\n" not in answer.line
 
 
 def test_an_unknown_example_is_a_key_error() -> None:
