@@ -94,7 +94,7 @@ WORDS = {
     "en": {
         "next": "Next ▶",
         "refused": "Choose 2 for this item",
-        "other": "日本語",
+        "other": "Japanese",
         "submit": "Submit",
     },
 }
