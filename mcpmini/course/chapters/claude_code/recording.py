@@ -1,7 +1,8 @@
 """Live or recorded: :func:`through_claude_code` runs an example live when the pinned binary
 and bubblewrap work here, else returns the result :func:`record` wrote to :data:`RECORDED`
 (``python -m mcpmini.course.chapters.claude_code --record``), which carries the version it
-came from; :attr:`Answer.line` says which, in one line in the learner's language (:data:`SOURCE_LINES`)."""
+came from; :attr:`Answer.line` says which, in one line in the learner's language
+(:data:`SOURCE_LINES`)."""
 
 from __future__ import annotations
 
