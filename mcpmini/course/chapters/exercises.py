@@ -22,8 +22,8 @@ from collections.abc import Callable, Sequence
 from ...mcp import LEGACY, MODERN, PendingTable, Request, Response
 from ..grading import Exercise, Part
 from ..language import Text, Words
+from .extensions import PRACTICE, build_9_3, build_9_4, practice_9_3, practice_9_4
 from .extensions import TITLES as EXTENSION_TITLES
-from .extensions import build_9_3, build_9_4, practice_9_3, practice_9_4
 from .ids import id_violations, outstanding_is_injective
 from .negotiation import is_interval, negotiate_handshake, negotiate_per_request, set_pairs
 
@@ -43,8 +43,6 @@ TITLES: dict[str, Words] = {
     "9.2": Text("要求の id", "Request ids"),
     **EXTENSION_TITLES,
 }
-#: What a practice instance's title adds to the exercise's.
-PRACTICE = Text("（練習）", " (practice)")
 
 
 def _fmt(versions: Sequence[str]) -> str:
