@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mcpmini.errors import ConfigError
+from mcpmini.oracle import PIN
 from mcpmini.oracle.case import Call, Case, Scope
 from mcpmini.oracle.compare import Judged, Pair
 from mcpmini.oracle.drift import changes
@@ -44,10 +45,12 @@ def test_the_suite_holds_at_least_250_calls_in_every_category() -> None:
     assert {m.value for m in MODES} <= modes
 
 
-def test_every_known_disagreement_names_the_version_it_was_seen_in() -> None:
+def test_every_known_disagreement_names_the_pinned_version_it_was_seen_in() -> None:
+    # the suite runs every known one under the pin (xfail, strict): a reason naming an older
+    # version was not looked at again when the pin moved
     known = [call.known for c in load_cases() for call in c.case.calls if call.known]
     assert known
-    assert all("2.1.328" in reason and "mcpmini" in reason for reason in known)
+    assert all(f"observed in {PIN}:" in reason and "mcpmini" in reason for reason in known)
 
 
 def test_short_forms_expand_to_tool_calls() -> None:
