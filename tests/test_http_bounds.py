@@ -86,7 +86,8 @@ def nothing_left_running() -> Iterator[None]:
 
 
 def test_many_new_sessions_evict_the_least_recently_used_not_an_active_old_one():
-    with serve_http(asgi_app(add_server(), limits=HttpLimits(max_sessions=3))) as url:
+    limits = HttpLimits(max_sessions=3, session_keep=0.0)  # any unused session may make room
+    with serve_http(asgi_app(add_server(), limits=limits)) as url:
         with httpx.Client(timeout=10) as client:
             active = _initialize(client, url)
             for _ in range(6):  # a client opening sessions, while `active` keeps working
@@ -216,13 +217,14 @@ def _raw_post(url: str, body: dict[str, Any], headers: dict[str, str]) -> socket
 
 ASKED = b'"method":"sampling/createMessage"'
 REFUSED = b'"isError":true'
+BUSY = b"Too Many Requests"
 
 
 def _answer(sock: socket.socket) -> bytes:
     """What the server first says on ``sock``: a request to the client or a refusal (each
     ``recv`` bounded by the socket timeout)."""
     data = b""
-    while ASKED not in data and REFUSED not in data:
+    while ASKED not in data and REFUSED not in data and BUSY not in data:
         chunk = sock.recv(65536)
         if not chunk:
             break
@@ -240,8 +242,10 @@ def test_sampling_requests_the_client_never_answers_do_not_starve_another_sessio
                 answers = [_answer(sock) for sock in sockets]
                 held = [a for a in answers if ASKED in a]
                 refused = [a for a in answers if REFUSED in a]
+                capped = [a for a in answers if BUSY in a]  # issue 29: calls running, capped
                 assert len(held) == limits.max_waiting_per_session
-                assert len(refused) == 40 - limits.max_waiting_per_session
+                assert len(refused) == limits.max_calls_per_session - len(held)
+                assert len(capped) == 40 - limits.max_calls_per_session
                 other = _initialize(client, url)
                 reply = client.post(url, json=_call("echo"), headers=_headers(other))
                 assert reply.status_code == 200
@@ -449,7 +453,7 @@ def test_serve_http_limit_flags_reach_the_server_and_bad_ones_are_a_usage_error(
 
     from tests.conformance.suite import http_server
 
-    with http_server("add", "--max-sessions", "2") as url:
+    with http_server("add", "--max-sessions", "2", "--session-keep", "0") as url:
         with httpx.Client(timeout=20) as client:
             first = _initialize(client, url)
             _initialize(client, url)

@@ -79,6 +79,26 @@ _LIMIT_FLAGS = (
         int,
         "events kept per session for Last-Event-ID resumption",
     ),
+    (
+        "--max-calls-per-session",
+        "max_calls_per_session",
+        int,
+        "calls of one session (one address, stateless) running at once, below "
+        "--worker-threads; the next is refused with 429",
+    ),
+    (
+        "--session-keep",
+        "session_keep",
+        float,
+        "seconds after its last use during which a session is never evicted to make room "
+        "(a flood of new sessions gets 503 instead)",
+    ),
+    (
+        "--sessions-per-minute",
+        "sessions_per_minute",
+        int,
+        "new sessions one client address may open per minute (429 past it)",
+    ),
 )
 
 
