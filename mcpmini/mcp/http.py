@@ -147,7 +147,7 @@ class HttpLimits:
     replay_events: int = 256
     max_calls_per_session: int = 8
     session_keep: float = 60.0
-    sessions_per_minute: int = 60
+    sessions_per_minute: int = 600
 
     def __post_init__(self) -> None:
         for name in (

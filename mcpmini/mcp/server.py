@@ -419,7 +419,10 @@ class Server:
     (before 2026-07-28) through ``initialize``, per-request versions through the
     ``_meta`` envelope. ``list_ttl_ms`` and ``cache_scope`` go into modern results the
     method table marks as cached. ``connection_class`` is the state of one connection.
-    ``tasks`` is the table of the tasks extension (its TTL, polling interval and bound),
+    ``tasks`` is the table of the tasks extension (its TTL, polling interval and bounds —
+    by default at most 256 live tasks of anonymous callers together and 64 of each
+    authenticated caller, counted against that caller only; a flood of anonymous tasks can
+    fill the anonymous pool for a TTL (5 minutes), never an authenticated caller's),
     ``run_task`` what starts a task's work (a daemon thread by default; a test passes one
     that runs it at once or keeps it).
     """
