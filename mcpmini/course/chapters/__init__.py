@@ -7,7 +7,9 @@ version sets and over every pair (notebook 03); :mod:`.costs` holds Propositions
 and 7.1 (notebooks 06, 09, 11); :mod:`.precedence` the whole-entry and field-merge readings
 (notebook 10); :mod:`.hooklab` and :mod:`.hooks` the hook simulations, the gate lab and
 their figures (notebooks 07, 07b, 08); :mod:`.attacks` the permission attack and bypass table
-(notebook 07b); :mod:`.tables` the labelled tables the chapters display; :mod:`.claude_code`
+(notebook 07b); :mod:`.skills` chapter 09's tables; :mod:`.sdk` the loop's events and
+options (notebooks 08, 11); :mod:`.summary` the §8 table built by experiment (notebook 12);
+:mod:`.tables` the labelled tables the chapters display; :mod:`.claude_code`
 runs the notebooks' examples through the real Claude Code (or shows the result recorded from
 it); :mod:`.exercises` and :mod:`.extensions` exercises 9.1–9.4; :mod:`.scaleout` real
 backends behind nginx and wrk runs (notebook 02b); :mod:`.inspector` the notebook's MCP
@@ -145,6 +147,7 @@ from .sdk import (
     events_table,
     input_rows,
     input_table,
+    limit_table,
     options_table,
     undescribed_options,
 )
@@ -163,6 +166,15 @@ from .start import (
     chapter_rows,
     chapter_table,
     section_of,
+)
+from .summary import (
+    experiment,
+    findings,
+    findings_lines,
+    observation_table,
+    summary_display,
+    summary_rows,
+    summary_table,
 )
 from .versions import (
     GridCell,
@@ -232,7 +244,10 @@ __all__ = [
     "context_cost_lines",
     "event_table",
     "events_table",
+    "experiment",
     "explain_matcher",
+    "findings",
+    "findings_lines",
     "form_arguments",
     "form_spec",
     "front_matter_table",
@@ -244,6 +259,7 @@ __all__ = [
     "inspector",
     "is_interval",
     "large_result_rows",
+    "limit_table",
     "listing_lines",
     "listing_size_table",
     "manifest_table",
@@ -260,6 +276,7 @@ __all__ = [
     "nginx_conf",
     "non_empty_subsets",
     "note_4_4_table",
+    "observation_table",
     "options_table",
     "outstanding_is_injective",
     "pair_lines",
@@ -297,6 +314,9 @@ __all__ = [
     "skill_listing_pair",
     "step_name",
     "step_names",
+    "summary_display",
+    "summary_rows",
+    "summary_table",
     "superset_table",
     "through_claude_code",
     "timeline",

@@ -25,6 +25,8 @@ __all__ = [
     "events_table",
     "input_rows",
     "input_table",
+    "limit_rows",
+    "limit_table",
     "options_table",
     "undescribed_options",
 ]
@@ -59,6 +61,10 @@ _WORDS: dict[str, Text] = {
     "stop": Text("止まり方", "stop reason"),
     "bound": Text("上界 T + 1", "bound T + 1"),
     "mark": Text("✓", "✓"),
+    "limit": Text("max_turns の値 T", "max_turns T"),
+    "last_result": Text("最後の結果（ランタイムの文）", "last result (the runtime's words)"),
+    "pairing": Text("対応の不変条件", "pairing holds"),
+    "no_mark": Text("✗", "✗"),
 }
 
 
@@ -219,3 +225,42 @@ def input_rows(
 def input_table(rows: Iterable[Mapping[str, Any]]) -> Any:
     """:func:`input_rows` as a labelled ``DataFrame``."""
     return frame(rows, {k: _WORDS[k] for k in ("input", "model_calls", "turns", "stop", "bound")})
+
+
+def limit_rows(
+    limits: Iterable[int],
+    tool: str = "mcp__calc__add",
+    tool_input: Mapping[str, Any] | None = None,
+) -> list[dict[str, Any]]:
+    """Proposition 7.1 run for each ``max_turns`` of ``limits``: a model that always calls
+    ``tool`` (the ``add`` server's, allowed), and what the run did — model calls, tool-use
+    turns, the stop reason, the last tool result and whether the pairing invariant held."""
+    from ...agent import AgentOptions, AlwaysToolModel, pairing_violations, run
+    from ...mcp import add_server
+
+    rows = []
+    for limit in limits:
+        model = AlwaysToolModel(tool, dict(tool_input or {"a": 1, "b": 1}))
+        options = AgentOptions(
+            mcp_servers={"calc": add_server()}, allowed_tools=[tool], max_turns=limit
+        )
+        result = run("add forever", model, options)
+        last = result.messages[-1]["content"][0]
+        paired = pairing_violations(result.messages) == []
+        rows.append(
+            {
+                "limit": limit,
+                "model_calls": result.model_calls,
+                "turns": result.turns,
+                "stop": result.stop_reason.value,
+                "last_result": last.get("content", ""),
+                "pairing": _WORDS["mark" if paired else "no_mark"],
+            }
+        )
+    return rows
+
+
+def limit_table(limits: Iterable[int]) -> Any:
+    """:func:`limit_rows` as a labelled ``DataFrame``."""
+    keys = ("limit", "model_calls", "turns", "stop", "last_result", "pairing")
+    return frame(limit_rows(limits), {k: _WORDS[k] for k in keys})
