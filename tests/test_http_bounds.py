@@ -289,6 +289,42 @@ def test_a_cut_event_stream_is_resumed_with_last_event_id_and_delivers_the_rest(
     assert rest[-1]["id"] == 2 and rest[-1]["result"]["content"][0]["text"] == "done"
 
 
+def test_each_event_stream_goes_to_one_connection_a_resumption_takes_it_over():
+    # Issue 29: GETs with Last-Event-ID on one live session all got 200 and all stayed open,
+    # so resumptions multiplied a session's streams. Now the newest connection carries the
+    # stream and the one before it ends (a reconnecting client is often ahead of the server
+    # noticing that its old connection is gone).
+    gate = threading.Event()
+    server = Server("steps")
+
+    @server.tool()
+    def steps() -> str:
+        """Report a step, wait for the test, finish."""
+        current_call().progress(1, 2)
+        gate.wait(30)
+        current_call().progress(2, 2)
+        return "done"
+
+    with serve_http(server) as url, httpx.Client(timeout=30) as client:
+        sid = _initialize(client, url)
+        body = _call("steps", _meta={"progressToken": "t"})
+        resume = {"accept": "text/event-stream", "mcp-session-id": sid}
+        with client.stream("POST", url, json=body, headers=_headers(sid)) as post:
+            lines = post.iter_lines()
+            first_id, _ = next(_events(lines))
+            resume["last-event-id"] = str(first_id)
+            with client.stream("GET", url, headers=resume) as taker:
+                assert taker.status_code == 200
+                assert list(_events(lines)) == []  # the POST let go (before: it stayed open)
+                with client.stream("GET", url, headers=resume) as again:
+                    assert again.status_code == 200
+                    assert list(_events(taker.iter_lines())) == []  # so did the first GET
+                    gate.set()
+                    rest = [m for _, m in _events(again.iter_lines())]
+    assert rest[0]["params"]["progress"] == 2
+    assert rest[-1]["result"]["content"][0]["text"] == "done"
+
+
 def test_an_unknown_last_event_id_opens_the_standalone_stream_and_the_log_is_bounded():
     endpoint = HttpEndpoint(add_server(), limits=HttpLimits(replay_events=3))
     session = endpoint.sessions[_open(endpoint)]

@@ -75,6 +75,11 @@ class Holding(Server):
             return "held"
 
         @self.tool()
+        def report_and_hold() -> str:
+            current_call().progress(1)  # an event with an id: the stream can be resumed
+            return hold()
+
+        @self.tool()
         def add(a: int, b: int) -> int:
             return a + b
 
@@ -93,7 +98,11 @@ def _call(name: str, id: int, **arguments: Any) -> dict[str, Any]:
 def test_a_session_holding_long_calls_cannot_starve_another_sessions_plain_call():
     server = Holding()
     limits = HttpLimits(
-        worker_threads=4, max_waiting=2, max_waiting_per_session=1, max_calls_per_session=2
+        worker_threads=4,
+        max_waiting=2,
+        max_waiting_per_session=1,
+        max_calls_per_session=2,
+        max_calls_per_address=3,  # every client of this test is 127.0.0.1
     )
     app = asgi_app(server, limits=limits)
     with serve_http(app) as url:
@@ -128,11 +137,66 @@ def test_a_session_holding_long_calls_cannot_starve_another_sessions_plain_call(
         assert reply.json()["result"]["content"][0]["text"] == "2"
 
 
-def test_the_per_session_cap_stays_below_the_thread_count():
+def test_the_per_session_and_per_address_caps_stay_below_the_thread_count():
     with pytest.raises(ValueError, match="max_calls_per_session"):
         HttpLimits(
             worker_threads=4, max_waiting=2, max_waiting_per_session=1, max_calls_per_session=4
         )
+    with pytest.raises(ValueError, match="max_calls_per_address"):
+        HttpLimits(worker_threads=4, max_waiting=2, max_calls_per_address=4)
+    with pytest.raises(ValueError, match="resume_wait"):
+        HttpLimits(resume_wait=0)
+
+
+def test_many_sessions_of_one_address_cannot_take_every_thread_either():
+    # one session per call would sidestep the per-session cap: the sessions of one client
+    # address share max_calls_per_address
+    limits = HttpLimits(
+        worker_threads=4,
+        max_waiting=2,
+        max_waiting_per_session=1,
+        max_calls_per_session=1,
+        max_calls_per_address=2,
+    )
+    endpoint = HttpEndpoint(add_server(), limits=limits)
+
+    def call_in_new_session(address: str) -> Any:
+        sid = dict(_initialize(endpoint, address).headers)["mcp-session-id"]
+        call = _call("add", 2, a=1, b=2)
+        headers = {"mcp_session_id": sid, "mcp_protocol_version": LEGACY}
+        decision = endpoint.receive(_post(call, address, **headers))
+        assert not isinstance(decision, HttpReply), decision
+        return decision
+
+    hog = [call_in_new_session("10.0.0.1") for _ in range(3)]
+    assert [endpoint.reserve(d) for d in hog[:2]] == [None, None]
+    refused = endpoint.reserve(hog[2])
+    assert refused is not None and refused.status == 429
+    assert "client address" in refused.json()["error"]["message"]
+    other = call_in_new_session("10.0.0.2")
+    assert endpoint.reserve(other) is None  # another address still finds a thread
+    endpoint.release(hog[0])
+    assert endpoint.reserve(hog[2]) is None  # one ended: the next may run
+    for decision in (hog[1], hog[2], other):
+        endpoint.release(decision)
+    assert endpoint.running == {}  # every count went back
+
+
+def test_a_call_whose_client_hung_up_on_its_stream_is_cancelled_if_nobody_resumes_it():
+    # the stream sent an event with an id, so a Last-Event-ID could resume it: the call goes
+    # on for resume_wait seconds, then it is cancelled (before: it held its thread for good)
+    server = Holding()
+    app = asgi_app(server, limits=HttpLimits(resume_wait=0.5))
+    with serve_http(app) as url:
+        client = httpx.Client(timeout=30)
+        headers = _open(client, url)
+        body = _call("report_and_hold", 5)
+        body["params"]["_meta"] = {"progressToken": "p"}
+        with client.stream("POST", url, json=body, headers=headers) as stream:
+            assert any(line.startswith("data:") for line in stream.iter_lines())
+        assert _until(lambda: server.started == 1)
+        client.close()  # hangs up without resuming
+        assert _until(lambda: server.cancelled == 1)
 
 
 def test_notifications_cancelled_cancels_the_running_call_it_names():

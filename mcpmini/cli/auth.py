@@ -8,7 +8,8 @@ Rules of this module: no token, secret or code is ever printed; ``login`` shows 
 authorization URL and waits, bounded by ``--timeout``, on a loopback port for the browser's
 redirect (``--headless`` follows an authorization server that redirects without a person). A
 client secret need not be an argument (every local user can read a process's arguments): it
-is read from ``--client-secret-file`` or ``$MCPMINI_CLIENT_SECRET`` — one source at a time.
+is read from ``--client-secret-file`` or ``$MCPMINI_CLIENT_SECRET`` (an option beats the
+environment; the two options together are refused).
 """
 
 from __future__ import annotations
@@ -161,9 +162,10 @@ def _cmd_login(args: argparse.Namespace) -> int:
 
 
 def _client_secret(args: argparse.Namespace) -> str | None:
-    """The client secret from exactly one of ``--client-secret-file``, ``$MCPMINI_CLIENT_SECRET``
-    and ``--client-secret`` (``None``: none given). Raises ``UsageError`` for two sources or a
-    file that cannot be read or is empty."""
+    """The client secret from ``--client-secret-file`` or ``--client-secret`` (at most one of
+    them), else ``$MCPMINI_CLIENT_SECRET`` (an option given beats the environment, as usual);
+    ``None``: none given. Raises ``UsageError`` for both options or a file that cannot be read
+    or is empty."""
     given = [
         name
         for name, value in (

@@ -87,6 +87,21 @@ _LIMIT_FLAGS = (
         "--worker-threads; the next is refused with 429",
     ),
     (
+        "--max-calls-per-address",
+        "max_calls_per_address",
+        int,
+        "calls of all sessions of one client address running at once, below "
+        "--worker-threads (behind a reverse proxy every client has its address); "
+        "the next is refused with 429",
+    ),
+    (
+        "--resume-wait",
+        "resume_wait",
+        float,
+        "seconds a call whose client hung up on its event stream waits for a Last-Event-ID "
+        "resumption before it is cancelled",
+    ),
+    (
         "--session-keep",
         "session_keep",
         float,

@@ -25,14 +25,20 @@ made by :class:`~mcpmini.mcp.http.HttpEndpoint`; this module only moves bytes:
 Rules of this module (the bounds are :class:`~mcpmini.mcp.http.HttpLimits`):
 
 * calls run on a pool of ``worker_threads`` threads of the app's own; a session (a
-  stateless client: its address) runs at most ``max_calls_per_session`` of them at once (the
-  next is refused at once, ``429``), and at most ``max_waiting`` of them
+  stateless client: its address) runs at most ``max_calls_per_session`` of them at once, the
+  sessions of one address ``max_calls_per_address`` together (the next is refused at once,
+  ``429``), and at most ``max_waiting`` of them
   (``max_waiting_per_session`` per session) may wait on the client at once — a further
   request to the client fails at once in the tool (an ``isError`` result) — so one session
   never holds every thread and another session's plain call runs;
 * a call whose client hangs up before its answer is cancelled: its context's ``cancelled``
   is set (a tool waits on it instead of sleeping), its waits on the client end, and nothing is
-  written; the thread is counted against its session until the tool returns;
+  written; the thread is counted against its session until the tool returns (a session's
+  event stream that sent events with ids is the exception: it can be resumed, so the call
+  goes on until it ends or its session does, as the specification asks — unless no
+  connection carries that stream for ``resume_wait`` seconds: then it is cancelled too);
+* each event stream is carried by one connection at a time: a resumption
+  (``Last-Event-ID``) takes it over and the connection that carried it ends;
 * every error reply this module writes comes from ``jsonrpc.error_reply``.
 """
 
@@ -111,17 +117,19 @@ async def _watch_disconnect(receive: Receive, gone: asyncio.Event) -> None:
 
 
 async def _next(
-    queue: asyncio.Queue[Message | _Final], gone: asyncio.Event
+    queue: asyncio.Queue[Message | _Final], *stops: asyncio.Event
 ) -> Message | _Final | None:
-    """The call's next item, or ``None`` once its client has hung up."""
+    """The call's next item, or ``None`` once one of ``stops`` is set (its client hung up,
+    or a resumption took its stream over)."""
     import asyncio
 
-    if gone.is_set():
+    if any(stop.is_set() for stop in stops):
         return None
     item = asyncio.ensure_future(queue.get())
-    hung_up = asyncio.ensure_future(gone.wait())
-    await asyncio.wait({item, hung_up}, return_when=asyncio.FIRST_COMPLETED)
-    hung_up.cancel()
+    waits = [asyncio.ensure_future(stop.wait()) for stop in stops]
+    await asyncio.wait({item, *waits}, return_when=asyncio.FIRST_COMPLETED)
+    for wait in waits:
+        wait.cancel()
     if item.done():
         return item.result()
     item.cancel()
@@ -406,7 +414,8 @@ class McpAsgi:
         # A client that hangs up before any event of the call reached it can never get the
         # answer (there is no event id to resume from): the call is cancelled. Once events
         # with ids went out, a stateful stream can be resumed (Last-Event-ID), and the call
-        # goes on until it ends or its session does, as the specification asks.
+        # goes on until it ends, its session does or nobody resumed it for resume_wait
+        # seconds (the specification: a disconnection is not a cancellation).
         resumable = False
         try:
             first = await _next(queue, gone)
@@ -439,10 +448,17 @@ class McpAsgi:
         recorded with ids first, so a cut stream can be resumed (``Last-Event-ID``). Returns
         whether the call goes on: ``False`` when its client hung up and nobody can resume
         the stream (stateless)."""
+        import asyncio
+
+        loop = asyncio.get_running_loop()
         status, headers = self.endpoint.finish(dispatch, None)
         session = dispatch.session
         log = session.log if session is not None else None
         stream = log.open() if log is not None else ""
+        taken = asyncio.Event()  # a Last-Event-ID resumption took the stream over
+        let_go = taken.set  # one object: detach() knows this connection by it
+        if session is not None:
+            self.endpoint.attach(session, stream, let_go)
 
         def event(message: Message) -> bytes:
             return log.record(stream, message) if log is not None else sse_event(message)
@@ -457,13 +473,26 @@ class McpAsgi:
         try:
             item: Message | _Final | None = first
             while not isinstance(item, _Final):
-                if item is None:  # the client hung up mid-stream
-                    if log is None:
+                if item is None:  # the client hung up mid-stream, or a resumption took over
+                    if session is None or log is None:
                         return False  # stateless: nobody can resume it, the call is cancelled
+                    self.endpoint.detach(session, stream, let_go)
+                    if not gone.is_set():  # taken over: this response ends here
+                        await send({"type": "http.response.body", "body": b""})
                     # it may come back with Last-Event-ID: the rest goes into the session's
-                    # log (the call is cancelled if the session ends first)
+                    # log. Cancelled when the session ends, or when no connection has carried
+                    # the stream for resume_wait seconds (nobody came back for it).
+                    wait = self.endpoint.limits.resume_wait
+                    given_up = loop.time() + wait
                     while True:
-                        rest = await queue.get()
+                        try:
+                            rest = await asyncio.wait_for(queue.get(), 0.5)
+                        except TimeoutError:
+                            if stream in session.attached:
+                                given_up = loop.time() + wait
+                            elif loop.time() > given_up:
+                                return False
+                            continue
                         if not isinstance(rest, _Final):
                             event(rest)
                             continue
@@ -471,25 +500,36 @@ class McpAsgi:
                             event(rest.reply)
                         return True
                 await send({"type": "http.response.body", "body": event(item), "more_body": True})
-                item = await _next(queue, gone)
+                item = await _next(queue, gone, taken)
             body = event(item.reply) if item.reply is not None else b""
         finally:
             if log is not None:
                 log.close(stream)
+            if session is not None:
+                self.endpoint.detach(session, stream, let_go)
         await send({"type": "http.response.body", "body": body})
         return True
 
     async def _resume(self, resume: Resume, receive: Receive, send: Send) -> None:
         """Replay the kept events of ``resume.stream`` after ``resume.seq``, then forward its
-        live ones until it finishes, the session ends or the client goes away."""
+        live ones until it finishes, the session ends, the client goes away or a later
+        resumption takes the stream over."""
         import asyncio
 
         loop = asyncio.get_running_loop()
         session, log = resume.session, resume.session.log
         changed = asyncio.Event()
+        taken = False
 
         def wake() -> None:
             loop.call_soon_threadsafe(changed.set)
+
+        def let_go() -> None:  # called on the loop (HttpEndpoint.attach of a later GET)
+            nonlocal taken
+            taken = True
+            changed.set()
+
+        self.endpoint.attach(session, resume.stream, let_go)
 
         log.on_record.append(wake)
         session.on_close.append(wake)
@@ -508,7 +548,7 @@ class McpAsgi:
                 for number, event in log.after(resume.stream, seq):
                     await send({"type": "http.response.body", "body": event, "more_body": True})
                     seq = number
-                if not log.live(resume.stream) or session.closed.is_set():
+                if taken or not log.live(resume.stream) or session.closed.is_set():
                     break
                 waiter = asyncio.ensure_future(changed.wait())
                 await asyncio.wait({gone, waiter}, return_when=asyncio.FIRST_COMPLETED)
@@ -517,6 +557,7 @@ class McpAsgi:
                     break
         finally:
             gone.cancel()
+            self.endpoint.detach(session, resume.stream, let_go)
             if wake in log.on_record:
                 log.on_record.remove(wake)
             if wake in session.on_close:

@@ -40,10 +40,14 @@ Rules of this module:
   a moment ago is never evicted: a flood of ``initialize`` is refused instead (``503``), and
   each client address may open at most ``sessions_per_minute`` sessions (``429``). A session
   has at most one standalone ``GET`` stream (the next gets ``409``, as the official SDK
-  answers).
+  answers), and each of its event streams goes to one connection at a time: a ``GET`` with
+  ``Last-Event-ID`` takes the stream over from the connection still carrying it (its ``POST``
+  or an earlier resumption, which then ends — a client that reconnects is often ahead of the
+  server noticing the old connection is gone), so resumptions never multiply its streams.
 * A session (a stateless client: its address) runs at most ``max_calls_per_session`` calls
-  of user code at once (:meth:`HttpEndpoint.reserve`; the next is refused at once with
-  ``429``), below ``worker_threads``, so another session's call always finds a thread; a
+  of user code at once, and the sessions of one client address ``max_calls_per_address``
+  together (:meth:`HttpEndpoint.reserve`; the next is refused at once with ``429``), below
+  ``worker_threads``, so another client's call always finds a thread; a
   running call is cancelled (its context's ``cancelled`` set) when its client hangs up or
   sends ``notifications/cancelled`` naming it.
 * Every event of a stateful event stream carries an id ``<stream>.<n>`` and is kept in the
@@ -132,7 +136,12 @@ class HttpLimits:
     another session's plain call still runs; ``ask_timeout`` seconds bound one such wait;
     ``replay_events`` events per session are kept for ``Last-Event-ID`` resumption;
     ``max_calls_per_session`` calls of one session (of one address, stateless) run user code
-    at once (below ``worker_threads``; the next: ``429``); a session used within
+    at once, and ``max_calls_per_address`` calls of one client address over all its sessions
+    (both below ``worker_threads``; the next: ``429``) — so neither one session nor a client
+    that opens many can take every thread (behind a reverse proxy every client has the
+    proxy's address: raise it there); a call whose client hung up on its event stream goes on
+    while a connection carries the stream again within ``resume_wait`` seconds (a
+    ``Last-Event-ID`` resumption), else it is cancelled; a session used within
     ``session_keep`` seconds is never evicted to make room (``503`` instead); one client
     address opens at most ``sessions_per_minute`` sessions a minute (``429``).
     """
@@ -146,6 +155,8 @@ class HttpLimits:
     ask_timeout: float = 60.0
     replay_events: int = 256
     max_calls_per_session: int = 8
+    max_calls_per_address: int = 16
+    resume_wait: float = 60.0
     session_keep: float = 60.0
     sessions_per_minute: int = 600
 
@@ -162,10 +173,12 @@ class HttpLimits:
                 raise ValueError(f"{name} must be at least 1")
         if self.session_idle <= 0 or self.ask_timeout <= 0:
             raise ValueError("session_idle and ask_timeout must be positive")
-        if self.max_calls_per_session >= self.worker_threads:
+        if self.resume_wait <= 0:
+            raise ValueError("resume_wait must be positive")
+        if not self.max_calls_per_session <= self.max_calls_per_address < self.worker_threads:
             raise ValueError(
-                "max_calls_per_session must be below worker_threads (another session's call "
-                "must always find a thread)"
+                "max_calls_per_session must be at most max_calls_per_address, and that below "
+                "worker_threads (another client's call must always find a thread)"
             )
         if not 0 <= self.session_keep <= self.session_idle:
             raise ValueError("session_keep must be between 0 and session_idle")
@@ -281,8 +294,10 @@ class Session:
 
     ``last_used`` is the ``time.monotonic()`` of its latest request or finished call,
     ``calls`` its requests in flight, ``asking`` its calls waiting on the client now,
-    ``stream_open`` whether its standalone ``GET`` stream is open, ``log`` its
-    :class:`EventLog`, ``cancels`` the cancel event of each running call by request id.
+    ``stream_open`` whether its standalone ``GET`` stream is open, ``attached`` the event
+    streams a connection carries now (a ``POST``'s or a resumption's), each with the callback
+    that makes that connection let go, ``log`` its :class:`EventLog`, ``cancels`` the cancel
+    event of each running call by request id.
     """
 
     id: str
@@ -296,6 +311,7 @@ class Session:
     calls: int = 0
     asking: int = 0
     stream_open: bool = False
+    attached: dict[str, Callable[[], None]] = field(default_factory=dict)
     log: EventLog = field(default_factory=lambda: EventLog(HttpLimits.replay_events))
     cancels: dict[JsonId, threading.Event] = field(default_factory=dict)
     _next: int = 0
@@ -644,41 +660,68 @@ class HttpEndpoint:
 
     # --- calls that run user code --------------------------------------------------------
 
+    def _counted(self, dispatch: Dispatch) -> tuple[tuple[str, int, str], ...]:
+        """What a call counts against: ``(key, limit, who)`` for its caller (a session, or a
+        stateless client's address) and, for a session's call, its client's address too."""
+        caller = (
+            dispatch.caller,
+            self.limits.max_calls_per_session,
+            "session" if dispatch.session is not None else "client",
+        )
+        if dispatch.session is None:
+            return (caller,)
+        address = "sessions of " + (dispatch.client or "unknown")
+        return caller, (address, self.limits.max_calls_per_address, "client address")
+
     def reserve(self, dispatch: Dispatch) -> HttpReply | None:
-        r"""Count a call that runs user code against its caller (:attr:`Dispatch.caller`);
-        the ``429`` refusal when the caller already runs ``limits.max_calls_per_session``.
-        Every reserved call is :meth:`release`\ d when its work ends (not when its client
-        goes: a thread still runs until the tool returns)."""
-        key = dispatch.caller
-        running = self.running.get(key, 0)
-        limit = self.limits.max_calls_per_session
-        if running >= limit:
-            return _refuse(
-                _bad(
-                    429,
-                    ErrorCode.INTERNAL_ERROR,
-                    f"Too Many Requests: {running} calls of this "
-                    f"{'session' if dispatch.session else 'client'} are running "
-                    f"(limit {limit}); try again when one has ended",
-                    dispatch.message.id,
-                ),
-                (("retry-after", "1"),),
-            )
-        self.running[key] = running + 1
+        r"""Count a call that runs user code against its caller and its client's address
+        (:meth:`_counted`); the ``429`` refusal when either already runs its limit
+        (``limits.max_calls_per_session`` / ``max_calls_per_address``). Every reserved call
+        is :meth:`release`\ d when its work ends (not when its client goes: a thread still
+        runs until the tool returns)."""
+        counted = self._counted(dispatch)
+        for key, limit, who in counted:
+            running = self.running.get(key, 0)
+            if running >= limit:
+                return _refuse(
+                    _bad(
+                        429,
+                        ErrorCode.INTERNAL_ERROR,
+                        f"Too Many Requests: {running} calls of this {who} are running "
+                        f"(limit {limit}); try again when one has ended",
+                        dispatch.message.id,
+                    ),
+                    (("retry-after", "1"),),
+                )
+        for key, _, _ in counted:
+            self.running[key] = self.running.get(key, 0) + 1
         return None
 
     def release(self, dispatch: Dispatch) -> None:
         """A reserved call's work ended."""
-        key = dispatch.caller
-        left = self.running.get(key, 0) - 1
-        if left > 0:
-            self.running[key] = left
-        else:
-            self.running.pop(key, None)
+        for key, _, _ in self._counted(dispatch):
+            left = self.running.get(key, 0) - 1
+            if left > 0:
+                self.running[key] = left
+            else:
+                self.running.pop(key, None)
 
     def stream_closed(self, session: Session) -> None:
         """The transport closed ``session``'s standalone GET stream (another may open)."""
         session.stream_open = False
+
+    def attach(self, session: Session, stream: str, let_go: Callable[[], None]) -> None:
+        """A connection carries ``stream`` of ``session`` now; ``let_go`` makes it stop (the
+        connection that carried the stream before is told to let go first)."""
+        before = session.attached.pop(stream, None)
+        if before is not None:
+            before()
+        session.attached[stream] = let_go
+
+    def detach(self, session: Session, stream: str, let_go: Callable[[], None]) -> None:
+        """The connection of ``let_go`` no longer carries ``stream`` (a later one may)."""
+        if session.attached.get(stream) is let_go:
+            del session.attached[stream]
 
     def _get(
         self, headers: Mapping[str, str], caller: str | None = None
