@@ -139,6 +139,15 @@ def test_the_client_secret_can_come_from_the_environment(config, monkeypatch, ca
         assert _machine_login(server) == 0
 
 
+def test_a_client_secret_option_beats_the_environment(config, monkeypatch):
+    secret = config / "secret"
+    secret.write_text("machine-secret\n")
+    monkeypatch.setenv("MCPMINI_CLIENT_SECRET", "wrong")
+    with FakeServer() as server:
+        assert _machine_login(server, "--client-secret-file", str(secret)) == 0
+        assert _machine_login(server) != 0  # the environment's wrong secret alone is refused
+
+
 def test_a_client_secret_file_that_cannot_be_read_or_two_sources_are_one_line(config, capsys):
     with FakeServer() as server:
         assert _machine_login(server, "--client-secret-file", str(config / "missing")) == 2

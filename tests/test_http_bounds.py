@@ -244,8 +244,10 @@ def test_sampling_requests_the_client_never_answers_do_not_starve_another_sessio
                 refused = [a for a in answers if REFUSED in a]
                 capped = [a for a in answers if BUSY in a]  # issue 29: calls running, capped
                 assert len(held) == limits.max_waiting_per_session
-                assert len(refused) == limits.max_calls_per_session - len(held)
-                assert len(capped) == 40 - limits.max_calls_per_session
+                # the rest were refused in the tool or, while max_calls_per_session of the
+                # session's calls ran, with 429 (which of the two depends on how fast the
+                # refused ones end and free their place)
+                assert len(refused) + len(capped) == 40 - len(held)
                 other = _initialize(client, url)
                 reply = client.post(url, json=_call("echo"), headers=_headers(other))
                 assert reply.status_code == 200
