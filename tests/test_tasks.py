@@ -499,10 +499,10 @@ def test_mcpmini_call_task_ends_a_never_ending_task_at_the_timeout_in_one_line()
     # still far below the task's 600 s
     server = ConformanceServer()
     arguments = ["--tool", "slow_compute", "--args", '{"seconds": 600}', "--task"]
+    arguments += ["--timeout", "15"]
     with serve_http(server) as url:
         proc = subprocess.run(
-            [sys.executable, "-m", "mcpmini", "call", "tools/call", *arguments, "--url", url]
-            + ["--timeout", "15"],
+            [sys.executable, "-m", "mcpmini", "call", "tools/call", *arguments, "--url", url],
             capture_output=True,
             text=True,
             timeout=60,
