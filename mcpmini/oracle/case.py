@@ -10,6 +10,11 @@ Rules of this module:
   (the temporary home) and ``{root}`` (the case folder); :meth:`Case.bind` replaces them
   everywhere once the temporary tree exists, so mcpmini and Claude Code see the same paths.
 - ``SCOPE_FILES`` is the one table of where each scope's settings file lives.
+- Every path a case writes stays inside the case's temporary tree: a ``files`` key is a
+  relative path under the workspace or ``~/`` and the home, never absolute, never climbing
+  with ``..``, never holding a placeholder; a ``copies`` destination starts with a
+  placeholder and never climbs. Anything else is refused with one ``ConfigError`` when the
+  case is built, before any file is written (:func:`confined_key`, :func:`confined_copy`).
 """
 
 from __future__ import annotations
@@ -22,7 +27,17 @@ from typing import Any
 
 from ..errors import ConfigError
 
-__all__ = ["MODES", "SCOPE_FILES", "SHORTHAND", "Call", "Case", "Scope", "bind_text"]
+__all__ = [
+    "MODES",
+    "SCOPE_FILES",
+    "SHORTHAND",
+    "Call",
+    "Case",
+    "Scope",
+    "bind_text",
+    "confined_copy",
+    "confined_key",
+]
 
 MODES = ("default", "acceptEdits", "plan", "bypassPermissions", "dontAsk")
 
@@ -60,6 +75,64 @@ def bind_text(value: Any, places: Mapping[str, str]) -> Any:
     if isinstance(value, list | tuple):
         return type(value)(bind_text(v, places) for v in value)
     return value
+
+
+_PLACEHOLDERS = ("{ws}", "{home}", "{root}")
+
+
+def _climbs_or_odd(rel: str, *, folder: bool = False) -> str | None:
+    """Why the relative path ``rel`` could leave its folder or name no file (``None``: it
+    names one inside); ``folder``: a folder is fine (a copy's destination)."""
+    parts = rel.split("/")
+    if not rel:
+        return "an empty path"
+    if rel.startswith("/"):
+        return "an absolute path"
+    if any(part == ".." for part in parts):
+        return "a path climbing with .."
+    if "\0" in rel:
+        return "a path holding a NUL byte"
+    if not folder and parts[-1] in ("", "."):
+        return "a folder, not a file"
+    return None
+
+
+def confined_key(key: str, source: str | None = None) -> str:
+    """``key`` (a ``files:`` entry) when it names a file inside the case's tree: relative to
+    the workspace, or ``~/…`` relative to the home (``~user/x`` is a workspace file of that
+    name). Raises ``ConfigError`` naming the key for an absolute path (``~//etc/x`` too),
+    ``..``, a placeholder, or a folder."""
+    if any(p in key for p in _PLACEHOLDERS):
+        raise ConfigError(
+            "a case file holds a placeholder: name it relative to the workspace or ~/",
+            source,
+            f"files.{key}",
+        )
+    why = _climbs_or_odd(key[2:] if key.startswith("~/") else key)
+    if why:
+        raise ConfigError(
+            f"a case file must name a file inside the case folder, not {why}: "
+            "give a path relative to the workspace or ~/",
+            source,
+            f"files.{key}",
+        )
+    return key
+
+
+def confined_copy(dest: str, source: str | None = None) -> str:
+    """``dest`` (a ``copies:`` destination) when it starts with ``{root}``, ``{ws}`` or
+    ``{home}`` and never climbs with ``..``; raises ``ConfigError`` naming it otherwise."""
+    head = next((p for p in _PLACEHOLDERS if dest.startswith(p)), None)
+    rest = dest[len(head) :] if head else dest
+    bad = rest != "" and (not rest.startswith("/") or _climbs_or_odd(rest[1:], folder=True))
+    if head is None or bad or any(p in rest for p in _PLACEHOLDERS):
+        raise ConfigError(
+            "a copy would land outside the case folder: start its destination with "
+            "{root}, {ws} or {home} and do not climb with ..",
+            source,
+            f"copies.{dest}",
+        )
+    return dest
 
 
 @dataclass(frozen=True)
@@ -109,8 +182,21 @@ class Case:
     disallowed_tools: tuple[str, ...] = ()
     prompt: str = "Run the scripted calls."
 
+    def confine(self, source: str | None = None) -> Case:
+        """This case, once every path it writes is known to stay inside its tree (module
+        doc). Raises ``ConfigError`` naming the first one that does not (``source``: the
+        case file, for the message)."""
+        for key in self.files:
+            confined_key(key, source)
+        for dest in self.copies:
+            confined_copy(dest, source)
+        return self
+
     def bind(self, places: Mapping[str, str]) -> Case:
-        """This case with every placeholder replaced (see the module doc)."""
+        """This case with every placeholder replaced (see the module doc), after
+        :meth:`confine`: an unconfined path raises ``ConfigError`` before anything is bound
+        or written."""
+        self.confine()
         return replace(
             self,
             calls=tuple(
@@ -118,7 +204,7 @@ class Case:
                 for c in self.calls
             ),
             settings={s: bind_text(dict(v), places) for s, v in self.settings.items()},
-            files={bind_text(k, places): bind_text(v, places) for k, v in self.files.items()},
+            files={k: bind_text(v, places) for k, v in self.files.items()},
             copies={bind_text(k, places): v for k, v in self.copies.items()},
             mcp_servers=bind_text(dict(self.mcp_servers), places),
             plugin_dirs=tuple(bind_text(p, places) for p in self.plugin_dirs),
@@ -159,7 +245,7 @@ class Case:
             allowed_tools=tuple(str(a) for a in _list(data, "allowed_tools", source)),
             disallowed_tools=tuple(str(a) for a in _list(data, "disallowed_tools", source)),
             prompt=str(data.get("prompt", cls.prompt)),
-        )
+        ).confine(source)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON shape :meth:`from_dict` reads."""
