@@ -73,8 +73,19 @@ def test_a_case_built_in_code_is_confined_when_it_is_laid_out(tmp_path: Path) ->
     assert [p.name for p in tmp_path.iterdir()] == []
 
 
-@pytest.mark.parametrize("key", ["a.txt", "sub/deep/b.txt", "~/notes.txt", "~/.claude/x.json"])
-def test_paths_inside_the_tree_are_written_where_they_say(key: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("key", "where"),
+    [
+        ("a.txt", "ws/a.txt"),
+        ("sub/deep/b.txt", "ws/sub/deep/b.txt"),
+        ("~/notes.txt", "home/notes.txt"),
+        ("~/.claude/x.json", "home/.claude/x.json"),
+        ("../outside.txt", "outside.txt"),  # the case folder's own, beside ws/ and home/
+        ("~/../ws/c.txt", "ws/c.txt"),
+    ],
+)
+def test_paths_inside_the_tree_are_written_where_they_say(
+    key: str, where: str, tmp_path: Path
+) -> None:
     with lay_out(Case("ok", files={key: "hi\n"}), tmp=str(tmp_path)) as tree:
-        where = tree.home / key[2:] if key.startswith("~/") else tree.ws / key
-        assert where.read_text() == "hi\n"
+        assert (tree.root / where).read_text() == "hi\n"

@@ -12,14 +12,17 @@ Rules of this module:
 - ``SCOPE_FILES`` is the one table of where each scope's settings file lives.
 - Every path a case writes stays inside the case's temporary tree: a ``files`` key is a
   relative path under the workspace or ``~/`` and the home, never absolute, never climbing
-  with ``..``, never holding a placeholder; a ``copies`` destination starts with a
-  placeholder and never climbs. Anything else is refused with one ``ConfigError`` when the
-  case is built, before any file is written (:func:`confined_key`, :func:`confined_copy`).
+  out of the case folder with ``..``, never holding a placeholder; a ``copies`` destination
+  starts with a placeholder and never climbs out. Anything else is refused with one
+  ``ConfigError`` when the case is read (:meth:`Case.from_dict`) and again when it is bound
+  (:meth:`Case.bind`, before :func:`~.run.lay_out` writes anything): :func:`confined_key`,
+  :func:`confined_copy`.
 """
 
 from __future__ import annotations
 
 import json
+import posixpath
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
@@ -80,35 +83,38 @@ def bind_text(value: Any, places: Mapping[str, str]) -> Any:
 _PLACEHOLDERS = ("{ws}", "{home}", "{root}")
 
 
-def _climbs_or_odd(rel: str, *, folder: bool = False) -> str | None:
-    """Why the relative path ``rel`` could leave its folder or name no file (``None``: it
-    names one inside); ``folder``: a folder is fine (a copy's destination)."""
-    parts = rel.split("/")
-    if not rel:
+def _outside(anchor: str, rel: str, *, folder: bool = False) -> str | None:
+    """Why ``rel``, taken from the tree's folder ``anchor`` (``ws``, ``home`` or ``""`` for the
+    case folder itself), leaves the case folder or names no file (``None``: it stays
+    inside); ``folder``: naming a folder is fine (a copy's destination)."""
+    if not rel and not folder:
         return "an empty path"
     if rel.startswith("/"):
         return "an absolute path"
-    if any(part == ".." for part in parts):
-        return "a path climbing with .."
     if "\0" in rel:
         return "a path holding a NUL byte"
-    if not folder and parts[-1] in ("", "."):
+    joined = posixpath.normpath(posixpath.join(anchor or ".", rel))
+    if joined == ".." or joined.startswith("../"):
+        return "a path climbing out with .."
+    if not folder and (joined == "." or rel.endswith(("/", "/.")) or rel == "."):
         return "a folder, not a file"
     return None
 
 
 def confined_key(key: str, source: str | None = None) -> str:
-    """``key`` (a ``files:`` entry) when it names a file inside the case's tree: relative to
-    the workspace, or ``~/…`` relative to the home (``~user/x`` is a workspace file of that
-    name). Raises ``ConfigError`` naming the key for an absolute path (``~//etc/x`` too),
-    ``..``, a placeholder, or a folder."""
+    """``key`` (a ``files:`` entry) when it names a file inside the case folder: relative to
+    the workspace, or ``~/…`` relative to the home (``../x`` is the case folder's own ``x``;
+    ``~user/x`` a workspace file of that name). Raises ``ConfigError`` naming the key for an
+    absolute path (``~//etc/x`` too), one climbing out of the case folder, a placeholder, or
+    a folder."""
     if any(p in key for p in _PLACEHOLDERS):
         raise ConfigError(
             "a case file holds a placeholder: name it relative to the workspace or ~/",
             source,
             f"files.{key}",
         )
-    why = _climbs_or_odd(key[2:] if key.startswith("~/") else key)
+    home = key.startswith("~/")
+    why = _outside("home" if home else "ws", key[2:] if home else key)
     if why:
         raise ConfigError(
             f"a case file must name a file inside the case folder, not {why}: "
@@ -121,14 +127,15 @@ def confined_key(key: str, source: str | None = None) -> str:
 
 def confined_copy(dest: str, source: str | None = None) -> str:
     """``dest`` (a ``copies:`` destination) when it starts with ``{root}``, ``{ws}`` or
-    ``{home}`` and never climbs with ``..``; raises ``ConfigError`` naming it otherwise."""
+    ``{home}`` and stays inside the case folder; raises ``ConfigError`` naming it otherwise."""
     head = next((p for p in _PLACEHOLDERS if dest.startswith(p)), None)
     rest = dest[len(head) :] if head else dest
-    bad = rest != "" and (not rest.startswith("/") or _climbs_or_odd(rest[1:], folder=True))
+    anchor = (head or "").strip("{}").replace("root", "")
+    bad = rest != "" and (not rest.startswith("/") or _outside(anchor, rest[1:], folder=True))
     if head is None or bad or any(p in rest for p in _PLACEHOLDERS):
         raise ConfigError(
             "a copy would land outside the case folder: start its destination with "
-            "{root}, {ws} or {home} and do not climb with ..",
+            "{root}, {ws} or {home} and do not climb out of it",
             source,
             f"copies.{dest}",
         )
