@@ -23,6 +23,9 @@ CATEGORIES = {
     "webfetch",
     "mcp",
     "hooks",
+    "runners",
+    "builtins",
+    "options",
 }
 
 

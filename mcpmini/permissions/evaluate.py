@@ -42,6 +42,7 @@ from .bash import (
     bypass_forms,
     command_forms,
     deny_forms,
+    hidden_forms,
 )
 from .modes import EDIT_TOOLS, Behavior, ModeSpec, PermissionMode, mode_spec, mode_verdict
 from .paths import absolute, home_dir, is_protected_path, working_dir
@@ -339,6 +340,9 @@ def _bypass_warnings(
                 if pattern.fullmatch(text):
                     found.append(BypassWarning(rule.text, kind, sub.text))
                     break
+            # what nobody can read before it runs (a shell reading a pipe, a command word
+            # only known when it runs): no deny rule can be checked against it
+            found += [BypassWarning(rule.text, kind, sub.text) for kind in hidden_forms(sub)]
     return tuple(dict.fromkeys(found))
 
 

@@ -24,6 +24,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from .bash import CommandAnalysis, Subcommand, read_paths, sed_writes_or_runs
+from .commands import edit_paths
 from .paths import absolute, call_paths, inside, is_protected_path
 
 __all__ = [
@@ -154,25 +155,9 @@ def mode_spec(mode: PermissionMode | str) -> ModeSpec:
 
 
 def _path_args(sub: Subcommand) -> list[str] | None:
-    """The path arguments of an acceptEdits command (``None``: one is not static)."""
-    args: list[str] = []
-    script_seen = sub.program != "sed" or any(
-        a in ("-e", "--expression") or (a or "").startswith("--expression=") for a in sub.plain
-    )
-    options_done = False
-    for arg in sub.plain[1:]:
-        if arg is None:
-            return None
-        if not options_done and arg == "--":
-            options_done = True
-        elif not options_done and arg.startswith("-"):
-            if "=" in arg and arg.startswith("--"):
-                args.append(arg.split("=", 1)[1])
-        elif not script_seen:
-            script_seen = True
-        else:
-            args.append(arg)
-    return args
+    """The path arguments of an acceptEdits command (``None``: one is not static, or an
+    option ``acceptEdits`` does not approve: :func:`~.commands.edit_paths`)."""
+    return edit_paths(sub.plain)
 
 
 def _recursive_cp(word: str) -> bool:
@@ -210,7 +195,8 @@ def _reads_outside(
     analysis: CommandAnalysis, cwd: str, home: str, dirs: Sequence[str]
 ) -> list[str]:
     """The files a read-only command reads outside the working directories."""
-    named = [p for sub in analysis.subcommands for p in read_paths(sub)] + list(analysis.reads)
+    named = [p for sub in analysis.subcommands for p in read_paths(sub, cwd)]
+    named += list(analysis.reads)
     return [
         p
         for p in named
