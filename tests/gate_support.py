@@ -45,6 +45,7 @@ __all__ = [
     "Finding",
     "Tripwire",
     "approved",
+    "bind",
     "generate",
     "smallest",
     "tripwire_available",
@@ -473,6 +474,11 @@ class Finding:
 def approved(commands: Iterable[str], ws: str, home: str) -> list[str]:
     """The commands the gate approves in the default mode with no rules (``cwd`` ``ws``)."""
     return [c for c in commands if gate("Bash", {"command": c}, cwd=ws, home=home).final == "allow"]
+
+
+def bind(commands: Iterable[str], tripwire: Tripwire) -> list[str]:
+    """The commands with ``{out}`` (the outside folder, named absolutely) filled in."""
+    return [c.replace("{out}", str(tripwire.outside)) for c in commands]
 
 
 def smallest(findings: Sequence[Finding]) -> Finding | None:

@@ -149,6 +149,7 @@ def main(plan_path: str) -> int:
     with open("/root/secret", "w", encoding="utf-8") as handle:  # "~root/secret"
         handle.write(plan["secret"] + "\n")
     kept = [ws, home, outside]
+    shutil.rmtree(template, ignore_errors=True)  # from an earlier run in this workspace
     for folder in kept:
         shutil.copytree(folder, os.path.join(template, os.path.basename(folder)), symlinks=True)
     skip = {marks, logs, template, plan_path, plan["out"], os.path.join(root, "bin")}

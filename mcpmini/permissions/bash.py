@@ -234,7 +234,8 @@ class Subcommand:
     an unquoted glob; ``feed``: the text of a here-string or here-doc on its input (``None``:
     none, or not known before it runs); ``piped``: its input is another command's output;
     ``refused``: why the walk found it is not a read (a ``[[ ]]`` that evaluates);
-    ``braces``: a word holds a brace expansion, which bash makes several words.
+    ``braces``: a word holds a brace expansion, which bash makes several words;
+    ``dollars``: which of ``plain`` are written with a ``$`` or a backtick, quoted or not.
     """
 
     words: tuple[str, ...]
@@ -249,6 +250,7 @@ class Subcommand:
     piped: bool = False
     refused: str = ""
     braces: bool = False
+    dollars: tuple[bool, ...] = ()
 
     @property
     def text(self) -> str:
@@ -295,7 +297,7 @@ class Subcommand:
             return "a wrapper in front of a read asks (observed in 2.1.328)"
         if self.program == "[[":
             return ""  # checked on its syntax tree by the walk (``refused``)
-        return not_a_read(self.plain, self.globs)
+        return not_a_read(self.plain, self.globs, self.dollars)
 
     @property
     def read_only(self) -> bool:
@@ -520,8 +522,12 @@ class _Reader:
             self.opaque.append("a [[ ]] / [ ] operand is computed when it runs")
         opener = self.text(node.children[0]) if node.children else "[["
         if opener == "[":  # the test builtin: its words, checked as ``test`` is
-            words = tuple(self.leaves(node))
-            self.subs.append(Subcommand((self.text(node),), words, nested=nested, written=words))
+            leaves = self.leaves(node)
+            words = tuple(w for w, _ in leaves)
+            dollars = tuple("$" in t or "`" in t for _, t in leaves)
+            self.subs.append(
+                Subcommand((self.text(node),), words, nested=nested, written=words, dollars=dollars)
+            )
             return
         self.subs.append(
             Subcommand(
@@ -533,12 +539,13 @@ class _Reader:
             )
         )
 
-    def leaves(self, node: tree_sitter.Node) -> list[str | None]:
-        """The words of a ``[ … ]`` in order, quotes removed (``None``: computed)."""
+    def leaves(self, node: tree_sitter.Node) -> list[tuple[str | None, str]]:
+        """The words of a ``[ … ]`` in order: quotes removed (``None``: computed), and as
+        written."""
         if node.type in ("word", "string", "raw_string", "number", "concatenation"):
-            return [self.plain(node)]
+            return [(self.plain(node), self.text(node))]
         if not node.children:
-            return [self.text(node)]
+            return [(self.text(node), self.text(node))]
         return [w for child in node.children for w in self.leaves(child)]
 
     def evaluates(self, node: tree_sitter.Node) -> str:
@@ -558,7 +565,12 @@ class _Reader:
             re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", self.plain(c) or "") for c in operands
         ):
             return f"[[ {op} ]] evaluates the subscript of its operand"
-        if op in ("==", "=", "!=") and any(c.type == "extglob_pattern" for c in operands):
+        if op in ("==", "=", "!=", "=~") and any(
+            c.type in ("extglob_pattern", "regex")
+            and _GLOB_CHAR.search(self.text(c))
+            or _GLOB_CHAR.search(_unquoted(c, self.source))
+            for c in operands[1:]
+        ):
             return "[[ ]] matches a glob pattern (observed in 2.1.328: asked)"
         return ""
 
@@ -644,6 +656,11 @@ class _Word:
     glob: bool = False
     brace: bool = False
 
+    @property
+    def dollar(self) -> bool:
+        """Written with a ``$`` or a backtick, quoted or not."""
+        return "$" in self.source or "`" in self.source
+
 
 def _finish(
     assignments: list[str],
@@ -677,6 +694,7 @@ def _finish(
         feed,
         piped,
         braces=any(w.brace for w in rest),
+        dollars=tuple(w.dollar for w in rest),
     )
 
 

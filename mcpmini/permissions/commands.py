@@ -27,9 +27,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from .options import GRAMMARS, Arg, Form, Grammar, Kind, Option, Parsed, flags, parse
+from .options import (
+    FOLLOWS,
+    GRAMMARS,
+    Arg,
+    Form,
+    Found,
+    Grammar,
+    Kind,
+    Option,
+    Parsed,
+    flags,
+    parse,
+)
 
 __all__ = [
     "ARITHMETIC_TESTS",
@@ -90,40 +102,64 @@ _GLOB = re.compile(r"[*?[]")
 
 @dataclass(frozen=True)
 class Spelling:
-    """The option spellings Claude Code 2.1.328 approves for a command whose options it
-    checks itself (observed; ``None`` fields: every spelling). ``forms``: the
-    :class:`~.options.Form` s it takes; ``numbers``: a value attached to a short option is
-    also fine when it is a number (``grep -A3``); ``abbreviations``: a shortened long
-    option; ``options``: the only options it takes at all (``pwd``: none);
-    ``bundled_values``: an option with a value inside a bundle (``sort -rk 1``)."""
+    """What Claude Code 2.1.328 approves of a command whose options it checks itself
+    (observed; the defaults approve everything the grammar reads). ``forms``: the
+    :class:`~.options.Form` s it takes (``None``: all); ``numbers``: a value attached to a
+    short option is also fine when it is a number (``grep -A3``); ``abbreviations``: a
+    shortened long option; ``options``: the only options it takes (``pwd``: none), ``asks``:
+    options it asks for although they read (``sort --debug``); ``bundled_values``: an option
+    with a value inside a bundle (``sort -rk 1``); ``end``: a ``--`` (``pwd --`` asks);
+    ``most``: at most this many options (``hostname -f``, but ``hostname -IA`` asks);
+    ``integers``: a value of kind number must be an integer (``grep -A 1k`` asks);
+    ``no_values``: options it reads as taking no value (``sort --check=quiet`` asks)."""
 
     forms: frozenset[Form] | None = None
     numbers: bool = False
     abbreviations: bool = True
     options: frozenset[str] | None = None
+    asks: frozenset[str] = frozenset()
     bundled_values: bool = True
+    end: bool = True
+    most: int | None = None
+    integers: bool = False
+    no_values: frozenset[str] = frozenset()
 
     def problem(self, parsed: Parsed) -> str:
         """Why Claude Code asks for these options although each is safe (empty: it does not)."""
+        if not self.end and parsed.ended:
+            return "Claude Code 2.1.328 asks for -- here"
+        if self.most is not None and len(parsed.found) > self.most:
+            return f"Claude Code 2.1.328 asks for more than {self.most} option(s) here"
         for found in parsed.found:
-            if self.options is not None and not set(found.option.names) & self.options:
-                return f"Claude Code 2.1.328 asks for {found.text}"
-            if (
-                not self.bundled_values
-                and found.form is Form.BUNDLED
-                and found.option.arg is not Arg.NONE
-            ):
-                return f"Claude Code 2.1.328 asks for {found.text} (a value in a bundle)"
-            if self.forms is None or found.form in self.forms:
-                pass
-            elif not (
-                self.numbers and found.form is Form.ATTACHED and (found.value or "").isdigit()
-            ):
-                return f"Claude Code 2.1.328 asks for {found.form.value} {found.text}"
-            word = found.words[0]
-            shortened = word.startswith("--") and word.split("=", 1)[0] not in found.option.names
-            if not self.abbreviations and shortened:
-                return f"Claude Code 2.1.328 asks for the shortened {word}"
+            why = self._one(found)
+            if why:
+                return why
+        return ""
+
+    def _one(self, found: Found) -> str:
+        names = set(found.option.names)
+        if (self.options is not None and not names & self.options) or names & self.asks:
+            return f"Claude Code 2.1.328 asks for {found.text}"
+        if names & self.no_values and found.value is not None:
+            return f"Claude Code 2.1.328 asks for {found.text} (a value it does not take)"
+        if (
+            not self.bundled_values
+            and found.form is Form.BUNDLED
+            and found.option.arg is not Arg.NONE
+        ):
+            return f"Claude Code 2.1.328 asks for {found.text} (a value in a bundle)"
+        attached_number = (
+            self.numbers and found.form is Form.ATTACHED and (found.value or "").isdigit()
+        )
+        if self.forms is not None and found.form not in self.forms and not attached_number:
+            return f"Claude Code 2.1.328 asks for {found.form.value} {found.text}"
+        word = found.words[0]
+        shortened = word.startswith("--") and word.split("=", 1)[0] not in found.option.names
+        if not self.abbreviations and shortened:
+            return f"Claude Code 2.1.328 asks for the shortened {word}"
+        number = found.value is not None and re.fullmatch(r"[-+]?\d+", found.value)
+        if self.integers and found.option.value is Kind.NUMBER and not number:
+            return f"Claude Code 2.1.328 asks for {found.text}: not a number"
         return ""
 
 
@@ -132,10 +168,15 @@ _PLAIN = frozenset(
 )
 #: sort, grep, git (observed in 2.1.328): no attached value, no value in a bundle, no
 #: shortened long option; grep takes an attached number (``-A3``)
-_STRICT = Spelling(_PLAIN | {Form.NUMBER}, abbreviations=False, bundled_values=False)
+_STRICT = Spelling(_PLAIN | {Form.NUMBER}, abbreviations=False, bundled_values=False, integers=True)
 _STRICT_NUMBERS = Spelling(
-    _PLAIN | {Form.NUMBER}, numbers=True, abbreviations=False, bundled_values=False
+    _PLAIN | {Form.NUMBER},
+    numbers=True,
+    abbreviations=False,
+    bundled_values=False,
+    integers=True,
 )
+_NONE = Spelling(options=frozenset(), end=False)
 
 
 Check = Callable[[Parsed, Sequence[str]], str]
@@ -149,7 +190,14 @@ class Reader:
     (``None``: no more are taken), ``most`` at most that many operands; ``options``:
     ``False`` when every word is an operand (``echo``, ``true``); ``check``: a further
     check of its own syntax, given the parse and the words, returning why it is not a read;
-    ``cc``: the spellings Claude Code 2.1.328 approves (``None``: all it parses)."""
+    ``cc``: the spellings Claude Code 2.1.328 approves (``None``: all it parses); ``least``:
+    at least this many operands (``cd`` alone goes home: asked in 2.1.328); ``dollars``:
+    which words may hold a ``$`` or a backtick, even quoted (observed in 2.1.328: ``cat
+    '$x'`` and ``grep 'a$' f`` ask, ``echo '$(x)'`` and ``printf '%s' '$x'`` run):
+    ``"none"``, ``"any"`` (``echo``) or ``"format"`` (``printf``: all but its format);
+    ``plain_name``: the command word must be written as it is (observed in 2.1.328:
+    ``"hostname"`` and ``\\jq . f`` ask, ``"sort" f`` runs); ``globs``: a glob operand is
+    fine (``sort *.txt`` and ``file *.txt`` ask in 2.1.328, even after ``--``)."""
 
     name: str
     operands: tuple[Kind, ...] = ()
@@ -158,6 +206,10 @@ class Reader:
     options: bool = True
     check: Check | None = None
     cc: Spelling | None = None
+    least: int = 0
+    dollars: str = "none"
+    plain_name: bool = False
+    globs: bool = True
     grammar: Grammar = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -189,11 +241,14 @@ def _home_expansion(word: str) -> bool:
     return word.startswith("~") and not (word == "~" or word.startswith("~/"))
 
 
-def not_a_read(words: Sequence[str | None], globs: Sequence[bool] = ()) -> str:
+def not_a_read(
+    words: Sequence[str | None], globs: Sequence[bool] = (), dollars: Sequence[bool] = ()
+) -> str:
     """Why the simple command ``words`` (program first, quotes removed, ``None`` for a word
     computed when it runs) is not a read; empty when it is one. ``globs[i]``: word ``i``
     holds an unquoted glob, which bash may expand into an option name (a file called
-    ``--output=x``)."""
+    ``--output=x``); ``dollars[i]``: word ``i`` is written with a ``$`` or a backtick,
+    quoted or not (see :attr:`Reader.dollars`)."""
     if not words or words[0] is None:
         return "the command word is computed when it runs"
     reader = READERS.get(words[0])
@@ -203,12 +258,37 @@ def not_a_read(words: Sequence[str | None], globs: Sequence[bool] = ()) -> str:
         return "an argument is computed when it runs"
     known = [a for a in words[1:] if a is not None]
     parsed = parse(reader.grammar, known) if reader.options else Parsed(operands=tuple(known))
-    why = _options_problem(reader, parsed) or _operands_problem(reader, parsed)
+    why = (
+        _dollar_problem(reader, parsed, known, dollars[1:])
+        or _options_problem(reader, parsed)
+        or _operands_problem(reader, parsed)
+    )
     if why:
         return why
+    if not reader.globs and any(globs[1:]):
+        return f"{reader.name} with a glob operand (asked in 2.1.328)"
     if not parsed.ended and _glob_may_be_option(reader, globs):
         return f"{reader.name}: a glob could expand into one of its options"
     return reader.check(parsed, known) if reader.check is not None else ""
+
+
+def _dollar_problem(
+    reader: Reader, parsed: Parsed, words: Sequence[str], dollars: Sequence[bool]
+) -> str:
+    """A word written with ``$`` or a backtick that Claude Code 2.1.328 asks for."""
+    if reader.dollars == "any" or not any(dollars):
+        return ""
+    if reader.dollars == "format":  # printf: its format, and an argument like a[$(x)]
+        at = parsed.rest_at if parsed.rest_at is not None else len(words)
+        if at < len(dollars) and dollars[at]:
+            return f"{reader.name}: a $ or ` in the format (asked in 2.1.328, quoted or not)"
+        if any(d and _SUBSCRIPT_RUN.search(w) for w, d in zip(words, dollars, strict=False)):
+            return f"{reader.name}: an argument like a subscript holding $( (asked in 2.1.328)"
+        return ""
+    return f"{reader.name}: a word holds a $ or ` (asked in 2.1.328, quoted or not)"
+
+
+_SUBSCRIPT_RUN = re.compile(r"\[.*(?:\$\(|`)", re.DOTALL)
 
 
 def _options_problem(reader: Reader, parsed: Parsed) -> str:
@@ -226,6 +306,8 @@ def _options_problem(reader: Reader, parsed: Parsed) -> str:
 
 def _operands_problem(reader: Reader, parsed: Parsed) -> str:
     """Why an operand of ``parsed`` keeps it from being a read (empty: none does)."""
+    if len(parsed.operands) < reader.least:
+        return f"{reader.name} needs {reader.least} operand(s) to be a read"
     for kind, operand in zip(reader.kinds(parsed), parsed.operands, strict=True):
         if kind is None:
             return f"{reader.name} takes no operand {operand!r} as a read"
@@ -242,7 +324,7 @@ def _glob_may_be_option(reader: Reader, globs: Sequence[bool]) -> bool:
     file name holds no ``/``, so an option naming a file to read stays inside)."""
     if not any(globs[1:]) or not reader.options:
         return False
-    return any(o.refuse for o in reader.grammar.options)
+    return any(o.refuse and o.refuse != FOLLOWS for o in reader.grammar.options)
 
 
 def read_paths(words: Sequence[str | None]) -> tuple[str, ...]:
@@ -328,7 +410,7 @@ _FIND_ONE = _names(
 )
 _FIND_RUNS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 _FIND_WRITES = {"-delete": 0, "-fls": 1, "-fprint": 1, "-fprint0": 1, "-fprintf": 2}
-_FIND_PATH_VALUES = frozenset({"-files0-from"})
+_FIND_PATH_VALUES = frozenset({"-files0-from", "-newer", "-anewer", "-cnewer", "-samefile"})
 _FIND_OPTIONS = re.compile(r"-[HLP]|-D\S*|-O\d*")
 
 
@@ -382,7 +464,11 @@ def _find_check(parsed: Parsed, words: Sequence[str]) -> str:
 
 def _find_paths(words: Sequence[str]) -> tuple[str, ...]:
     _, starts, expr, _ = _find_split(words)
-    named = [expr[i + 1] for i, t in enumerate(expr[:-1]) if t in _FIND_PATH_VALUES]
+    named = [
+        expr[i + 1]
+        for i, t in enumerate(expr[:-1])
+        if t in _FIND_PATH_VALUES or re.fullmatch(r"-newer[aBcm]{2}", t)
+    ]
     return tuple(starts or ["."]) + tuple(named)
 
 
@@ -399,10 +485,6 @@ _SED_READ_OPTIONS = frozenset(
         "-E",
         "-r",
         "--regexp-extended",
-        "--posix",
-        "-z",
-        "--zero-terminated",
-        "--null-data",
         "-u",
         "--unbuffered",
         "--debug",
@@ -417,7 +499,7 @@ _SED_SUBSTITUTE = re.compile(
 def _sed_check(parsed: Parsed, words: Sequence[str]) -> str:
     """Observed in Claude Code 2.1.328 (the docs name ``sed`` in the read-only set without
     conditions): a read is ``sed -n`` whose script only prints numbered lines (``1,5p``),
-    with or without files, or a ``s///`` (or print) script reading standard input only;
+    with or without files, or a ``s///`` script reading standard input only;
     whole option names only (``--qui`` asks), ``$`` or ``/re/`` addresses, ``d``, ``y``,
     ``l`` ask."""
     for found in parsed.found:
@@ -436,10 +518,8 @@ def _sed_check(parsed: Parsed, words: Sequence[str]) -> str:
         return "sed: an empty script command"
     if quiet and all(_SED_PRINT.fullmatch(piece) for piece in pieces):
         return ""
-    if not files and all(
-        _SED_PRINT.fullmatch(piece) or _SED_SUBSTITUTE.fullmatch(piece) for piece in pieces
-    ):
-        return ""
+    if not files and all(_SED_SUBSTITUTE.fullmatch(piece) for piece in pieces):
+        return ""  # observed in 2.1.328: "sed p" and "sed 1,2p" without -n ask
     return "sed: only printing numbered lines, or s/// on standard input, is a read"
 
 
@@ -478,24 +558,14 @@ def sed_writes_or_runs(words: Sequence[str | None]) -> bool:
 #: The commands ``xargs`` may feed and still count as a read (observed in Claude Code 2.1.328:
 #: ``xargs cat``, ``xargs ls``, ``xargs stat`` ask; ``xargs grep``, ``xargs wc`` do not).
 XARGS_TARGETS = frozenset({"echo", "printf", "wc", "grep", "egrep", "fgrep", "head", "tail"})
-#: The xargs options that keep it a read (observed in Claude Code 2.1.328).
-_XARGS_READ_OPTIONS = frozenset({"-I", "-n", "-P", "-L", "-s", "-E", "-d", "-0", "-t", "-r", "-x"})
 
 
 def _xargs_check(parsed: Parsed, words: Sequence[str]) -> str:
-    """``xargs`` with only its safe options in front of one of :data:`XARGS_TARGETS`, which
-    must itself be a read (observed in Claude Code 2.1.328; the docs strip a bare ``xargs``
-    and say nothing of its target). A bare ``xargs`` runs ``echo``."""
-    for found in parsed.found:
-        if (
-            found.words[0] not in _XARGS_READ_OPTIONS
-            and found.words[0][:2] not in _XARGS_READ_OPTIONS
-        ):
-            return f"xargs {found.text} is not approved"
-        if found.form not in (Form.SHORT, Form.SEPARATE, Form.ATTACHED):
-            return f"xargs {found.text} is not approved"
-        if "-I" in found.option.names and found.value != "{}":
-            return "xargs -I with another placeholder than {} is not approved"
+    """A bare ``xargs`` (no option, observed in Claude Code 2.1.328: ``xargs -n1 wc`` asks)
+    in front of one of :data:`XARGS_TARGETS`, which must itself be a read (the docs strip a
+    bare ``xargs`` and say nothing of its target). A bare ``xargs`` alone runs ``echo``."""
+    if parsed.found or parsed.ended:
+        return "xargs with options is not approved (asked in 2.1.328)"
     rest = list(words[parsed.rest_at :]) if parsed.rest_at is not None else []
     if not rest:
         return ""
@@ -514,9 +584,24 @@ def _date_check(parsed: Parsed, words: Sequence[str]) -> str:
     return ""
 
 
+_PRINTF_SPEC = re.compile(r"%(?:%|[-+ #0]*(?:\*|\d+)?(?:\.(?:\*|\d+))?(\([^)]*\))?([a-zA-Z]))")
+
+
 def _printf_check(parsed: Parsed, words: Sequence[str]) -> str:
+    """``printf FORMAT [ARG…]``: observed in 2.1.328, an argument a numeric conversion
+    (``%d``, ``%x``, ``%(…)T`` …) reads must be a number (``printf %d x`` asks)."""
     rest = list(words[parsed.rest_at :]) if parsed.rest_at is not None else []
-    return "" if rest else "printf without a format"
+    if not rest:
+        return "printf without a format"
+    specs = [m for m in _PRINTF_SPEC.finditer(rest[0]) if m[0] != "%%"]
+    if not specs:
+        return ""
+    for i, arg in enumerate(rest[1:]):
+        spec = specs[i % len(specs)]
+        numeric = spec[1] is not None or spec[2] in "diouxXeEfFgGaA"
+        if numeric and not re.fullmatch(r"[-+]?\d+(?:\.\d+)?", arg):
+            return f"printf {spec[0]} of {arg!r}: not a number (asked in 2.1.328)"
+    return ""
 
 
 # --- git ----------------------------------------------------------------------------------
@@ -744,11 +829,47 @@ def _git_check(parsed: Parsed, words: Sequence[str]) -> str:
 
 
 def _git_paths(words: Sequence[str]) -> tuple[str, ...]:
-    """``git diff --no-index A B`` compares two files anywhere: those operands are paths."""
-    if len(words) < 2 or words[0] != "diff":
+    """The files a git read names outside the repository's own: the values of its path
+    options (``git blame --contents FILE``) and, for ``git diff --no-index A B``, which
+    compares two files anywhere, its operands."""
+    grammar = _GIT.get(words[0]) if words else None
+    if grammar is None:
         return ()
-    sub = parse(_GIT["diff"], list(words[1:]))
-    return tuple(sub.operands) if sub.has("--no-index") else ()
+    sub = parse(grammar, list(words[1:]))
+    named = [f.value for f in sub.found if f.option.value is Kind.PATH and f.value]
+    if words[0] == "diff" and sub.has("--no-index"):
+        named += list(sub.operands)
+    return tuple(named)
+
+
+# --- what Claude Code 2.1.328 asks for though it reads (observed) --------------------------
+
+_FILE_ASKS = frozenset({"-N", "-m", "-e", "-f", "-F", "-P"})
+_SORT_ASKS = frozenset({"--debug", "--files0-from", "--random-source"})
+#: sort and file ask for any glob operand (observed in 2.1.328: "sort -- *.txt" asks)
+_JQ_ASKS = frozenset(
+    {"--arg", "--argjson", "--slurpfile", "--rawfile", "--args", "--jsonargs", "-L", "-f"}
+)
+_HOSTNAME = Spelling(
+    frozenset({Form.SHORT, Form.LONG}),
+    abbreviations=False,
+    options=frozenset({"-f", "-I", "-s", "-d", "-i", "-A", "-a", "--fqdn", "--short"}),
+    end=False,
+    most=1,
+)
+#: python, node: only the version (``python3 -V`` asks)
+_VERSION = Spelling(
+    frozenset({Form.LONG, Form.SHORT}),
+    abbreviations=False,
+    options=frozenset({"--version"}),
+    end=False,
+)
+_NODE_VERSION = frozenset({"--version", "-v"})
+
+
+def _one_option(parsed: Parsed, words: Sequence[str]) -> str:
+    """Exactly one option: ``python3 --version`` (alone, the interpreter reads its input)."""
+    return "" if len(parsed.found) == 1 else "only --version alone is a read"
 
 
 # --- the table ----------------------------------------------------------------------------
@@ -769,21 +890,29 @@ READERS: Mapping[str, Reader] = _readers(
     Reader("stat"),
     Reader("du"),
     Reader("cut"),
-    Reader("file", cc=Spelling(_PLAIN, abbreviations=False)),
+    Reader("file", cc=Spelling(_PLAIN, abbreviations=False, asks=_FILE_ASKS), globs=False),
     Reader("od"),
     Reader("strings"),
     Reader("grep", (Kind.PATTERN,), cc=_STRICT_NUMBERS),
     Reader("egrep", (Kind.PATTERN,), cc=_STRICT_NUMBERS),
     Reader("fgrep", (Kind.PATTERN,), cc=_STRICT_NUMBERS),
-    Reader("sort", cc=_STRICT),
-    Reader("jq", (Kind.TEXT,)),
+    Reader(
+        "sort", cc=replace(_STRICT, asks=_SORT_ASKS, no_values=frozenset({"--check"})), globs=False
+    ),
+    Reader("jq", (Kind.TEXT,), least=1, cc=Spelling(end=False, asks=_JQ_ASKS), plain_name=True),
     Reader("tr", (Kind.TEXT, Kind.TEXT), rest=None),
-    Reader("echo", rest=Kind.TEXT, options=False),
+    Reader("echo", rest=Kind.TEXT, options=False, dollars="any"),
     Reader("true", rest=Kind.TEXT, options=False),
     Reader("false", rest=Kind.TEXT, options=False),
-    Reader("printf", rest=Kind.TEXT, check=_printf_check, cc=Spelling(abbreviations=False)),
-    Reader("pwd", rest=None, cc=Spelling(options=frozenset())),
-    Reader("cd", (Kind.PATH,), rest=None, cc=Spelling(options=frozenset())),
+    Reader(
+        "printf",
+        rest=Kind.TEXT,
+        check=_printf_check,
+        cc=Spelling(abbreviations=False),
+        dollars="format",
+    ),
+    Reader("pwd", rest=None, cc=_NONE),
+    Reader("cd", (Kind.PATH,), rest=None, cc=_NONE, least=1),
     Reader("which", rest=Kind.TEXT, cc=Spelling(_PLAIN, abbreviations=False)),
     Reader("basename", rest=Kind.TEXT),
     Reader("dirname", rest=Kind.TEXT),
@@ -792,8 +921,8 @@ READERS: Mapping[str, Reader] = _readers(
     Reader("readlink", rest=Kind.TEXT),
     Reader("id", rest=Kind.TEXT, most=1),
     Reader("uname", rest=None),
-    Reader("whoami", rest=None, cc=Spelling(_PLAIN, abbreviations=False)),
-    Reader("hostname", rest=None, cc=Spelling(_PLAIN, abbreviations=False)),
+    Reader("whoami", rest=None, cc=_NONE),
+    Reader("hostname", rest=None, cc=_HOSTNAME, plain_name=True),
     Reader("date", rest=Kind.TEXT, check=_date_check, cc=Spelling(_PLAIN, abbreviations=False)),
     Reader("test", rest=Kind.TEXT, options=False, check=_test_check),
     Reader("[", rest=Kind.TEXT, options=False, check=_bracket_check),
@@ -801,9 +930,9 @@ READERS: Mapping[str, Reader] = _readers(
     Reader("sed", (Kind.TEXT,), check=_sed_check),
     Reader("git", rest=Kind.TEXT, options=False, check=_git_check),
     Reader("xargs", rest=Kind.TEXT, check=_xargs_check),
-    Reader("python3", rest=None, cc=Spelling(abbreviations=False)),
-    Reader("python", rest=None, cc=Spelling(abbreviations=False)),
-    Reader("node", rest=None, cc=Spelling(abbreviations=False)),
+    Reader("python3", rest=None, cc=_VERSION, check=_one_option),
+    Reader("python", rest=None, cc=_VERSION, check=_one_option),
+    Reader("node", rest=None, cc=replace(_VERSION, options=_NODE_VERSION), check=_one_option),
 )
 
 

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 __all__ = [
+    "FOLLOWS",
     "GRAMMARS",
     "Arg",
     "Form",
@@ -345,7 +346,8 @@ def _no(*names: str, refuse: str) -> Option:
 
 
 _WRITES = "writes a file"
-_FOLLOWS = "follows symbolic links out of the folders it walks"
+#: Why an option that walks folders through symbolic links is refused (a read, not a write).
+FOLLOWS = "follows symbolic links out of the folders it walks"
 _RUNS = "runs another program"
 _GNU = flags("", "help version")
 
@@ -420,7 +422,7 @@ GRAMMARS: Mapping[str, Grammar] = {
                 "files-with-matches count initial-tab null no-group-separator binary "
                 "unix-byte-offsets help version",
             ),
-            _no("-R", "--dereference-recursive", refuse=_FOLLOWS),
+            _no("-R", "--dereference-recursive", refuse=FOLLOWS),
             _val("-e", "--regexp", kind=Kind.PATTERN),
             _val("-f", "--file", kind=Kind.PATH),
             _val("-m", "--max-count", kind=Kind.NUMBER),
@@ -505,7 +507,7 @@ GRAMMARS: Mapping[str, Grammar] = {
                 "null all apparent-size bytes total dereference-args human-readable inodes "
                 "count-links no-dereference separate-dirs si summarize one-file-system",
             ),
-            _no("-L", "--dereference", refuse=_FOLLOWS),
+            _no("-L", "--dereference", refuse=FOLLOWS),
             *_GNU,
             _val("-B", "--block-size"),
             _val("-d", "--max-depth", kind=Kind.NUMBER),
@@ -896,7 +898,7 @@ GRAMMARS: Mapping[str, Grammar] = {
                 "debug instruction-pointer stack-traces syscall-number no-abbrev "
                 "successful-only failed-only seccomp-bpf output-append-mode daemonize "
                 "relative-timestamps syscall-times absolute-timestamps decode-fds "
-                "decode-pids help version quiet",
+                "decode-pids help version quiet tips strings-in-hex",
             ),
             _val("-a", "--columns", kind=Kind.NUMBER),
             _val(
@@ -1030,7 +1032,7 @@ GRAMMARS: Mapping[str, Grammar] = {
             *flags(
                 "fcrhV",
                 "fork map-current-user map-root-user kill-child-keep help version "
-                "map-auto mount-proc",
+                "map-auto mount-proc keep-caps",
             ),
             *(
                 _val(f"-{c}", f"--{n}", arg=Arg.OPTIONAL)
@@ -1167,7 +1169,7 @@ GRAMMARS: Mapping[str, Grammar] = {
             permute=False,
             abbreviations=False,
         )
-        for shell in ("bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "yash")
+        for shell in ("bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "yash", "fish")
     },
     # --- the file commands acceptEdits approves inside the working folders
     "mkdir": Grammar(
