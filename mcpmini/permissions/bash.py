@@ -297,6 +297,9 @@ class Subcommand:
             return "a wrapper in front of a read asks (observed in 2.1.328)"
         if self.program == "[[":
             return ""  # checked on its syntax tree by the walk (``refused``)
+        reader = READERS.get(self.program)
+        if reader is not None and reader.plain_name and self.words[0] != self.program:
+            return f"{self.words[0]} written with quotes (asked in 2.1.328)"
         return not_a_read(self.plain, self.globs, self.dollars)
 
     @property
@@ -566,8 +569,7 @@ class _Reader:
         ):
             return f"[[ {op} ]] evaluates the subscript of its operand"
         if op in ("==", "=", "!=", "=~") and any(
-            c.type in ("extglob_pattern", "regex")
-            and _GLOB_CHAR.search(self.text(c))
+            (c.type in ("extglob_pattern", "regex") and _GLOB_CHAR.search(self.text(c)))
             or _GLOB_CHAR.search(_unquoted(c, self.source))
             for c in operands[1:]
         ):
