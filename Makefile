@@ -5,7 +5,18 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: lab test check lint bench clean claude-code drift hub hub-clean
+.PHONY: lab test check lint bench clean claude-code drift fuzz-oracle hub hub-clean i18n english
+
+# The edition a learner opens: ja (the default, notebooks/) or en (the English edition, en/,
+# built from i18n/en/*.po by `make english`). Not LANG: that is the locale.
+EDITION ?= ja
+ifeq ($(EDITION),ja)
+EDITION_ROOT :=
+else ifeq ($(EDITION),en)
+EDITION_ROOT := en/
+else
+$(error EDITION=$(EDITION) is not an edition of the course: use ja or en)
+endif
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -28,7 +39,14 @@ $(LAB_OVERRIDES): lab-overrides.json $(STAMP)
 	mkdir -p $(dir $@) && cp lab-overrides.json $@
 
 lab: $(STAMP) $(LAB_OVERRIDES)
-	$(BIN)/jupyter lab $(LAB_ARGS) $(LAB_SETTINGS) notebooks/00_start_here.ipynb
+	$(BIN)/jupyter lab $(LAB_ARGS) $(LAB_SETTINGS) $(EDITION_ROOT)notebooks/00_start_here.ipynb
+
+# The English edition from one source: `make i18n` brings i18n/en/*.po up to date with the
+# Japanese notebooks (new cells, changed ones marked fuzzy); `make english` builds and runs en/.
+i18n: $(STAMP)
+	$(BIN)/python -m mcpmini.course.edition extract
+english: $(STAMP)
+	$(BIN)/python -m mcpmini.course.edition build
 
 # ruff and mypy first: a lint or type error fails fast, before the long notebook run.
 lint: $(STAMP)
@@ -56,6 +74,13 @@ claude-code: $(STAMP)
 # in .claude-code-latest/: prints every verdict that changed and mcpmini's agreement with it.
 drift: $(STAMP)
 	$(BIN)/python -m mcpmini.oracle.drift
+
+# The differential fuzzer against the pinned Claude Code: N generated calls from SEED; each
+# disagreement is printed minimized, ready to paste into mcpmini/oracle/data/permissions/.
+N ?= 200
+SEED ?= 32
+fuzz-oracle: $(STAMP)
+	$(BIN)/python -m mcpmini.oracle.fuzz -n $(N) --seed $(SEED)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

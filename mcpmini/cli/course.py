@@ -193,12 +193,32 @@ def _cmd_progress(args: argparse.Namespace) -> int:
         quiz_summary,
         summary,
     )
+    from ..course.language import Text
 
+    words = {
+        "off": Text(
+            "進捗は記録していません（MCPMINI_PROGRESS=off）",
+            "progress recording is off (MCPMINI_PROGRESS=off)",
+        ),
+        "file": Text("進捗ファイル: {path}", "progress file: {path}"),
+        "best": Text("  最高 {best}/{max}", "  best {best}/{max}"),
+        "row": Text(
+            "  {id} {title}: {label}{best}  check {attempts} 回  練習 {practice}",
+            "  {id} {title}: {label}{best}  checks {attempts}  practice {practice}",
+        ),
+        "done": Text("{done}/{total} 個の演習が全問正解", "{done}/{total} exercises fully correct"),
+        "quiz": Text(
+            "CCA-F 模擬試験: 前回 {scaled}/1000（{verdict}）、最高 {best}、受験 {attempts} 回",
+            "CCA-F quiz: last {scaled}/1000 ({verdict}), best {best}, attempts {attempts}",
+        ),
+        "pass": Text("合格の線を超えています", "pass"),
+        "below": Text("720 未満", "below 720"),
+    }
     path = progress_path(os.environ)
     if path is None:
-        echo("progress recording is off (MCPMINI_PROGRESS=off)", err=True)
+        echo(str(words["off"]), err=True)
         return 0
-    catalogue = [(i, TITLES[i], get_exercise(i).max_score) for i in ALL_IDS]
+    catalogue = [(i, str(TITLES[i]), get_exercise(i).max_score) for i in ALL_IDS]
     data = load_progress(path)
     rows = summary(data, catalogue)
     quiz = quiz_summary(data)
@@ -217,20 +237,38 @@ def _cmd_progress(args: argparse.Namespace) -> int:
             }
         )
         return 0
-    echo(f"progress file: {path}")
+    echo(words["file"].lang().format(path=path))
     for row in rows:
-        best = f"  best {row['best_score']}/{row['max_score']}" if row["attempts"] else ""
-        echo(
-            f"  {row['exercise']} {row['title']}: {row['label']}{best}  "
-            f"checks {row['attempts']}  practice {row['practice']}"
+        best = (
+            words["best"].lang().format(best=row["best_score"], max=row["max_score"])
+            if row["attempts"]
+            else ""
         )
-    done = sum(1 for row in rows if row["label"] == "全問正解")
-    echo(f"{done}/{len(rows)} exercises fully correct")
-    if last:
         echo(
-            f"CCA-F quiz: last {last['scaled']}/1000 "
-            f"({'pass' if last['passed'] else 'below 720'}), "
-            f"best {data['quiz'].get('best_scaled')}, attempts {data['quiz'].get('attempts')}"
+            words["row"]
+            .lang()
+            .format(
+                id=row["exercise"],
+                title=row["title"],
+                label=row["label"],
+                best=best,
+                attempts=row["attempts"],
+                practice=row["practice"],
+            )
+        )
+    done = sum(1 for row in rows if row["state"] == "correct")
+    echo(words["done"].lang().format(done=done, total=len(rows)))
+    if last:
+        verdict = words["pass"] if last["passed"] else words["below"]
+        echo(
+            words["quiz"]
+            .lang()
+            .format(
+                scaled=last["scaled"],
+                verdict=verdict,
+                best=data["quiz"].get("best_scaled"),
+                attempts=data["quiz"].get("attempts"),
+            )
         )
         for r in quiz:
             echo(f"  {r['task']:<5} {r['correct']:>3}/{r['total']:<3} {r['percent']:5.1f} %")

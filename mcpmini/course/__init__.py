@@ -1,12 +1,14 @@
 """The teaching layer, one package per track, mirroring ``notebooks/``.
 
-The shared pieces sit at the top: :mod:`.grading` (the checker framework), :mod:`.progress`
-(the learner's progress file), :mod:`.report` (what every widget shows and how a headless
-run reads it), :mod:`.plots` (the axes every figure draws on), :mod:`.glossary` (one
-Japanese term per concept) and :mod:`.catalogue` (every exercise by id). The tracks are
-packages: :mod:`.chapters` (§0–§9 and exercises 9.1–9.4), :mod:`.ccaf` (the CCA-F bank, exam
-and measurements), :mod:`.practice` (P.1–P.4 and the hosting lab) and :mod:`.classroom`
-(class grading).
+The shared pieces sit at the top: :mod:`.language` (the learner's language and the
+:class:`~.language.Text` pair every learner-facing text is), :mod:`.grading` (the checker
+framework), :mod:`.progress` (the learner's progress file), :mod:`.report` (what every widget
+shows and how a headless run reads it), :mod:`.plots` (the axes every figure draws on), and
+:mod:`.edition` (the English edition built from gettext catalogues), :mod:`.glossary` (one
+Japanese and one English term per concept) and :mod:`.catalogue` (every exercise by id). The
+tracks are packages: :mod:`.chapters` (§0–§9 and exercises 9.1–9.4), :mod:`.ccaf` (the
+CCA-F bank, exam and measurements), :mod:`.practice` (P.1–P.4 and the hosting lab) and
+:mod:`.classroom` (class grading).
 
 Rules of this package: the runtime never imports it; a track imports the shared modules and
 the runtime, never another track; only the catalogue gathers the tracks' exercises and only
@@ -27,7 +29,12 @@ from .catalogue import (
 )
 from .glossary import (
     GLOSSARY,
+    GlossaryEntry,
+    GlossaryError,
+    UnknownTerm,
+    glossary_entries,
     load_glossary,
+    term,
 )
 from .grading import (
     Choice,
@@ -37,6 +44,16 @@ from .grading import (
     PartResult,
     Report,
     Status,
+)
+from .language import (
+    LANG_ENV,
+    Lang,
+    LanguageError,
+    Text,
+    Words,
+    current,
+    say,
+    use,
 )
 from .plots import (
     figure,
@@ -64,6 +81,7 @@ __all__ = [
     "CCAF_IDS",
     "EXERCISE_IDS",
     "GLOSSARY",
+    "LANG_ENV",
     "LIVE_LABEL",
     "PRACTICE_IDS",
     "PROGRESS_ENV",
@@ -71,14 +89,23 @@ __all__ = [
     "TITLES",
     "Choice",
     "Exercise",
+    "GlossaryEntry",
+    "GlossaryError",
     "Graded",
     "Kind",
+    "Lang",
+    "LanguageError",
     "Part",
     "PartResult",
     "Report",
     "Status",
+    "Text",
+    "UnknownTerm",
+    "Words",
+    "current",
     "figure",
     "get_exercise",
+    "glossary_entries",
     "live_html",
     "load_glossary",
     "load_progress",
@@ -88,6 +115,9 @@ __all__ = [
     "record_progress",
     "record_quiz",
     "report_text",
+    "say",
     "static_report",
     "summary",
+    "term",
+    "use",
 ]

@@ -28,9 +28,10 @@ from dataclasses import dataclass, field
 from enum import Enum, StrEnum
 from typing import Any
 
+from .language import Text, Words, say
 from .progress import progress_path, record_progress
 
-__all__ = ["Choice", "Exercise", "Kind", "Part", "PartResult", "Report", "Status"]
+__all__ = ["WORDS", "Choice", "Exercise", "Kind", "Part", "PartResult", "Report", "Status"]
 
 
 class Status(StrEnum):
@@ -51,6 +52,62 @@ class Kind(StrEnum):
     NAMES = "names"
 
 
+#: Every fixed text of the checker, one row each (the exercises' own texts are theirs).
+WORDS: dict[str, Text] = {
+    "bool": Text("True か False", "True or False"),
+    "int": Text("整数", "an integer"),
+    "one_of": Text("{listed} のどれか 1 つ", "one of {listed}"),
+    "names": Text("名前（文字列）のリストか集合", "a list or set of names (strings)"),
+    "unreadable": Text(
+        "{what}で答えてください（いまの値: {value}）", "Answer with {what} (now: {value})."
+    ),
+    "wrong_choice": Text("{label} は正しくありません。{why}", "{label} is not right. {why}"),
+    "missing": Text("足りないもの {n} 個", "{n} missing"),
+    "extra": Text("余分なもの {n} 個", "{n} extra"),
+    "names_wrong": Text("{bits}があります。", "{bits}."),
+    "wrong": Text("正しくありません。", "Not right."),
+    "then": Text("{first}{second}", "{first} {second}"),
+    "blank": Text("未回答です。", "Not answered yet."),
+    "crashed": Text(
+        "この値は読めませんでした（{kind}）。", "This value could not be read ({kind})."
+    ),
+    "not_attempted": Text("未回答（0/{max}）", "not attempted (0/{max})"),
+    "all_correct": Text("全問正解（{score}/{max}）", "all correct ({score}/{max})"),
+    "incorrect_n": Text("不正解 {n}", "{n} incorrect"),
+    "open_n": Text("未回答 {n}", "{n} not answered"),
+    "partial": Text("{score}/{max} 正解（{rest}）", "{score}/{max} correct ({rest})"),
+    "sep": Text("・", ", "),
+    "list_sep": Text("、", ", "),
+    "heading": Text("演習 {id} {title}: {label}", "Exercise {id} {title}: {label}"),
+    "not_a_dict": Text(
+        "{variable} は dict で書いてください（いまは {kind}）。",
+        "Write {variable} as a dict (now it is a {kind}).",
+    ),
+    "not_saved": Text(
+        "進捗を保存できませんでした: {error}", "Progress could not be saved: {error}"
+    ),
+    "describe": Text(
+        "演習 {id} {title}（{max} 点）: {variable} の各キー",
+        "Exercise {id} {title} ({max} points): the keys of {variable}",
+    ),
+    "one_label": Text("（記号 1 つ）", " (one letter)"),
+    "options": Text("（{opts}）", " ({opts})"),
+    "kind_names": Text("名前のリスト", "a list of names"),
+    "no_hints": Text("この演習にはヒントがありません。", "This exercise has no hints."),
+    "hint": Text("ヒント {n}/{total}: {text}", "Hint {n}/{total}: {text}"),
+    "hint_range": Text(
+        "ヒントは 1 から {total} までです（hint({total}) まで）。",
+        "Hints go from 1 to {total} (up to hint({total})).",
+    ),
+    "solution": Text("演習 {id} の解答\n{text}", "Solution to exercise {id}\n{text}"),
+}
+
+
+def _w(name: str, **kwargs: Any) -> str:
+    """The checker's text ``name`` in the current language, formatted."""
+    return WORDS[name].lang().format(**kwargs)
+
+
 class _Unreadable(ValueError):
     """The learner's value has the wrong type; the message says what was expected."""
 
@@ -60,9 +117,9 @@ class Choice:
     """One statement of a multiple-choice part; ``why`` explains a false statement."""
 
     label: str
-    text: str
+    text: Words
     correct: bool
-    why: str = ""
+    why: Words = ""
 
 
 @dataclass(frozen=True)
@@ -71,17 +128,17 @@ class Part:
     :meth:`choice` or :meth:`names`; ``key`` is a dotted path into the answer dict."""
 
     key: str
-    prompt: str
+    prompt: Words
     kind: Kind
     expected: Any
     options: tuple[str, ...] = ()
     choices: tuple[Choice, ...] = ()
-    mistakes: tuple[tuple[Hashable, str], ...] = ()
-    otherwise: str = ""
+    mistakes: tuple[tuple[Hashable, Words], ...] = ()
+    otherwise: Words = ""
     points: int = 1
 
     @classmethod
-    def boolean(cls, key: str, prompt: str, expected: bool, *, otherwise: str = "") -> Part:
+    def boolean(cls, key: str, prompt: Words, expected: bool, *, otherwise: Words = "") -> Part:
         """A True/False part; ``otherwise`` explains the wrong truth value."""
         return cls(key, prompt, Kind.BOOL, bool(expected), otherwise=otherwise)
 
@@ -89,11 +146,11 @@ class Part:
     def integer(
         cls,
         key: str,
-        prompt: str,
+        prompt: Words,
         expected: int,
         *,
-        mistakes: Mapping[int, str] | None = None,
-        otherwise: str = "",
+        mistakes: Mapping[int, Words] | None = None,
+        otherwise: Words = "",
     ) -> Part:
         """An integer part; ``mistakes`` maps likely wrong numbers to their explanation."""
         return cls(
@@ -109,12 +166,12 @@ class Part:
     def option(
         cls,
         key: str,
-        prompt: str,
+        prompt: Words,
         expected: str | Enum,
         options: Iterable[str | Enum],
         *,
-        mistakes: Mapping[str, str] | None = None,
-        otherwise: str = "",
+        mistakes: Mapping[str, Words] | None = None,
+        otherwise: Words = "",
     ) -> Part:
         """One value among ``options`` (strings or enum members, compared by value)."""
         opts = tuple(_plain(o) for o in options)
@@ -132,7 +189,9 @@ class Part:
         )
 
     @classmethod
-    def choice(cls, key: str, prompt: str, statements: Sequence[tuple[str, bool, str]]) -> Part:
+    def choice(
+        cls, key: str, prompt: Words, statements: Sequence[tuple[Words, bool, Words]]
+    ) -> Part:
         """Multiple choice among ``(text, is_true, why_false)`` statements, labelled A, B, ….
 
         Exactly one statement must be true. Raises ``ValueError`` otherwise.
@@ -154,7 +213,9 @@ class Part:
         )
 
     @classmethod
-    def names(cls, key: str, prompt: str, expected: Iterable[str], *, otherwise: str = "") -> Part:
+    def names(
+        cls, key: str, prompt: Words, expected: Iterable[str], *, otherwise: Words = ""
+    ) -> Part:
         """A set of names (order does not matter; a list, tuple or set is accepted)."""
         return cls(key, prompt, Kind.NAMES, frozenset(expected), otherwise=otherwise)
 
@@ -168,10 +229,10 @@ class Part:
                 return value
             if isinstance(value, str) and value.strip().lower() in ("true", "false"):
                 return value.strip().lower() == "true"
-            raise _Unreadable(_unreadable("True か False", value))
+            raise _Unreadable(_unreadable(_w("bool"), value))
         if self.kind is Kind.INT:
             if isinstance(value, bool):
-                raise _Unreadable(_unreadable("整数", value))
+                raise _Unreadable(_unreadable(_w("int"), value))
             if isinstance(value, float) and value.is_integer():
                 return int(value)
             if isinstance(value, int):
@@ -181,46 +242,47 @@ class Part:
             )
             if digits.isdigit():
                 return int(digits)
-            raise _Unreadable(_unreadable("整数", value))
+            raise _Unreadable(_unreadable(_w("int"), value))
         if self.kind in (Kind.OPTION, Kind.CHOICE):
             if isinstance(value, str):
                 wanted = value.strip()
                 for opt in self.options:
                     if opt.lower() == wanted.lower():
                         return opt
-            listed = "、".join(repr(o) for o in self.options)
-            raise _Unreadable(_unreadable(f"{listed} のどれか 1 つ", value))
+            listed = _w("list_sep").join(repr(o) for o in self.options)
+            raise _Unreadable(_unreadable(_w("one_of", listed=listed), value))
         if isinstance(value, (list, tuple, set, frozenset)) and all(
             isinstance(v, str) for v in value
         ):
             return frozenset(v.strip() for v in value)
-        raise _Unreadable(_unreadable("名前（文字列）のリストか集合", value))
+        raise _Unreadable(_unreadable(_w("names"), value))
 
     def diagnose(self, value: Any) -> str:
         """The message for a readable but wrong ``value``."""
         if self.kind is Kind.CHOICE:
             picked = next(c for c in self.choices if c.label == value)
-            return f"{picked.label} は正しくありません。{picked.why}".strip()
+            return _w("wrong_choice", label=picked.label, why=say(picked.why)).strip()
         for wrong, message in self.mistakes:
             if wrong == value:
-                return message
+                return say(message)
         if self.kind is Kind.NAMES:
             missing = sorted(self.expected - value)
             extra = sorted(value - self.expected)
             bits = []
             if missing:
-                bits.append(f"足りないもの {len(missing)} 個")
+                bits.append(_w("missing", n=len(missing)))
             if extra:
-                bits.append(f"余分なもの {len(extra)} 個")
-            return "、".join(bits) + "があります。" + (self.otherwise or "")
-        return self.otherwise or "正しくありません。"
+                bits.append(_w("extra", n=len(extra)))
+            found = _w("names_wrong", bits=_w("list_sep").join(bits))
+            return _w("then", first=found, second=say(self.otherwise)).strip()
+        return say(self.otherwise) or _w("wrong")
 
     def grade(self, answer: Any) -> PartResult:
         """Grade this part of ``answer``; never raises."""
         try:
             found, value = _lookup(answer, self.key)
             if not found or _is_blank(value):
-                return PartResult(self.key, Status.NOT_ATTEMPTED, "未回答です。", 0, self.points)
+                return PartResult(self.key, Status.NOT_ATTEMPTED, _w("blank"), 0, self.points)
             try:
                 got = self.read(value)
             except _Unreadable as exc:
@@ -232,7 +294,7 @@ class Part:
             return PartResult(
                 self.key,
                 Status.INCORRECT,
-                f"この値は読めませんでした（{type(exc).__name__}）。",
+                _w("crashed", kind=type(exc).__name__),
                 0,
                 self.points,
             )
@@ -240,7 +302,7 @@ class Part:
 
 def _unreadable(what: str, value: Any) -> str:
     """The one message for a value that cannot be read as the kind a part expects."""
-    return f"{what}で答えてください（いまの値: {value!r}）"
+    return _w("unreadable", what=what, value=repr(value))
 
 
 def _plain(value: Any) -> Any:
@@ -306,17 +368,18 @@ class Report:
 
     @property
     def label(self) -> str:
-        """An honest one-line summary such as ``3/5 正解（不正解 1・未回答 1）``."""
+        """An honest one-line summary in the learner's language, such as
+        ``3/5 正解（不正解 1・未回答 1）`` / ``3/5 correct (1 incorrect, 1 not answered)``."""
         if self.status is Status.NOT_ATTEMPTED:
-            return f"未回答（0/{self.max_score}）"
+            return _w("not_attempted", max=self.max_score)
         if self.status is Status.CORRECT:
-            return f"全問正解（{self.score}/{self.max_score}）"
+            return _w("all_correct", score=self.score, max=self.max_score)
         rest = []
         if self.count(Status.INCORRECT):
-            rest.append(f"不正解 {self.count(Status.INCORRECT)}")
+            rest.append(_w("incorrect_n", n=self.count(Status.INCORRECT)))
         if self.count(Status.NOT_ATTEMPTED):
-            rest.append(f"未回答 {self.count(Status.NOT_ATTEMPTED)}")
-        return f"{self.score}/{self.max_score} 正解（{'・'.join(rest)}）"
+            rest.append(_w("open_n", n=self.count(Status.NOT_ATTEMPTED)))
+        return _w("partial", score=self.score, max=self.max_score, rest=_w("sep").join(rest))
 
     def feedback(self) -> str:
         """The messages of the parts that are not correct, on one line (for a CSV cell)."""
@@ -337,7 +400,7 @@ class Report:
 
     def __str__(self) -> str:
         marks = {Status.CORRECT: "✓", Status.INCORRECT: "✗", Status.NOT_ATTEMPTED: "·"}
-        lines = [f"演習 {self.exercise} {self.title}: {self.label}"]
+        lines = [_w("heading", id=self.exercise, title=self.title, label=self.label)]
         for r in self.results:
             tail = f" — {r.message}" if r.message and r.status is not Status.CORRECT else ""
             lines.append(f"  {marks[r.status]} {r.key}{tail}")
@@ -359,11 +422,11 @@ class Exercise:
     """
 
     id: str
-    title: str
-    statement: str
+    title: Words
+    statement: Words
     parts: Sequence[Part]
-    hints: Sequence[str] = ()
-    solution_text: str | Callable[[], str] = ""
+    hints: Sequence[Words] = ()
+    solution_text: Words | Callable[[], Words] = ""
     variable: str = "answer"
     practice: bool = False
     data: Mapping[str, Any] = field(default_factory=dict)
@@ -387,10 +450,10 @@ class Exercise:
         """Grade ``answer`` without touching the progress file; never raises."""
         notes: list[str] = []
         if not _is_blank(answer) and not isinstance(answer, Mapping):
-            notes.append(
-                f"{self.variable} は dict で書いてください（いまは {type(answer).__name__}）。"
-            )
-        return Report(self.id, self.title, tuple(p.grade(answer) for p in self.parts), tuple(notes))
+            notes.append(_w("not_a_dict", variable=self.variable, kind=type(answer).__name__))
+        return Report(
+            self.id, say(self.title), tuple(p.grade(answer) for p in self.parts), tuple(notes)
+        )
 
     def check(self, answer: Any = None, *, record: bool = True) -> Report:
         """Grade ``answer``, record it in the progress file, and return the :class:`Report`.
@@ -410,38 +473,46 @@ class Exercise:
                     report.exercise,
                     report.title,
                     report.results,
-                    (*report.notes, f"進捗を保存できませんでした: {exc}"),
+                    (*report.notes, _w("not_saved", error=exc)),
                 )
         return report
 
     def describe(self) -> None:
         """Print every part: its key, its question, and the options or statements it takes."""
-        kinds = {Kind.BOOL: "True / False", Kind.INT: "整数", Kind.NAMES: "名前のリスト"}
-        print(f"演習 {self.id} {self.title}（{self.max_score} 点）: {self.variable} の各キー")
+        kinds = {Kind.BOOL: "True / False", Kind.INT: _w("int"), Kind.NAMES: _w("kind_names")}
+        print(
+            _w(
+                "describe",
+                id=self.id,
+                title=say(self.title),
+                max=self.max_score,
+                variable=self.variable,
+            )
+        )
         for part in self.parts:
             if part.kind is Kind.CHOICE:
-                print(f"  {part.key}: {part.prompt}（記号 1 つ）")
+                print(f"  {part.key}: {say(part.prompt)}{_w('one_label')}")
                 for c in part.choices:
-                    print(f"      {c.label}. {c.text}")
+                    print(f"      {c.label}. {say(c.text)}")
             elif part.kind is Kind.OPTION:
                 opts = " / ".join(repr(o) for o in part.options)
-                print(f"  {part.key}: {part.prompt}（{opts}）")
+                print(f"  {part.key}: {say(part.prompt)}{_w('options', opts=opts)}")
             else:
-                print(f"  {part.key}: {part.prompt}（{kinds[part.kind]}）")
+                print(f"  {part.key}: {say(part.prompt)}{_w('options', opts=kinds[part.kind])}")
 
     def hint(self, n: int = 1) -> None:
         """Print hint ``n`` (1-based); an out-of-range ``n`` prints how many hints exist."""
         if not self.hints:
-            print("この演習にはヒントがありません。")
+            print(_w("no_hints"))
         elif isinstance(n, int) and 1 <= n <= len(self.hints):
-            print(f"ヒント {n}/{len(self.hints)}: {self.hints[n - 1]}")
+            print(_w("hint", n=n, total=len(self.hints), text=say(self.hints[n - 1])))
         else:
-            print(f"ヒントは 1 から {len(self.hints)} までです（hint({len(self.hints)}) まで）。")
+            print(_w("hint_range", total=len(self.hints)))
 
     def solution(self) -> None:
         """Print the worked solution (computed from the runtime where it shows numbers)."""
         text = self.solution_text() if callable(self.solution_text) else self.solution_text
-        print(f"演習 {self.id} の解答\n{text}")
+        print(_w("solution", id=self.id, text=say(text)))
 
 
 def _nest(items: Iterable[tuple[str, Any]]) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 from .. import jsonfile
 from ..errors import ConfigError
+from .language import Text
 
 __all__ = [
     "PROGRESS_ENV",
@@ -35,6 +36,20 @@ __all__ = [
 ]
 
 PROGRESS_ENV = "MCPMINI_PROGRESS"
+
+#: The labels of :func:`summary`, in both languages.
+LABELS = {
+    "not_started": Text("未着手", "not started"),
+    "correct": Text("全問正解", "all correct"),
+    "wrong": Text("不正解 {n}", "{n} incorrect"),
+    "open": Text("未回答 {n}", "{n} not answered"),
+    "changed": Text(
+        "採点の対象が変わりました。もう一度 check してください",
+        "the graded parts have changed: run check again",
+    ),
+    "partial": Text("{score}/{max} 正解（{rest}）", "{score}/{max} correct ({rest})"),
+    "sep": Text("・", ", "),
+}
 
 
 class Graded(Protocol):
@@ -209,8 +224,9 @@ def summary(
     """One row per exercise of ``catalogue`` (``(id, title, max_score)`` triples).
 
     Each row has ``exercise``, ``title``, ``score``, ``best_score``, ``max_score``,
-    ``attempts``, ``practice`` (``"correct/attempts"``) and ``label``: 未着手 (never
-    checked), 全問正解 (latest check all correct), or the parts still open.
+    ``attempts``, ``practice`` (``"correct/attempts"``), ``state`` (``not_started``,
+    ``correct`` — the latest check all correct — or ``open``) and ``label``, the state in the
+    learner's language (未着手 / not started, 全問正解 / all correct, or the parts still open).
     """
     rows = []
     for exercise, title, max_score in catalogue:
@@ -227,7 +243,8 @@ def summary(
                     "max_score": max_score,
                     "attempts": 0,
                     "practice": practice,
-                    "label": "未着手",
+                    "state": "not_started",
+                    "label": LABELS["not_started"].lang(),
                 }
             )
             continue
@@ -236,13 +253,18 @@ def summary(
         open_ = sum(1 for v in parts.values() if v == "not_attempted")
         score = int(entry.get("score", 0))
         if parts and not wrong and not open_ and score == max_score:
-            label = "全問正解"
+            state, label = "correct", LABELS["correct"].lang()
         else:
-            bits = [f"不正解 {wrong}"] if wrong else []
-            bits += [f"未回答 {open_}"] if open_ else []
+            bits = [LABELS["wrong"].lang().format(n=wrong)] if wrong else []
+            bits += [LABELS["open"].lang().format(n=open_)] if open_ else []
             if len(parts) != max_score and not bits:
-                bits.append("採点の対象が変わりました。もう一度 check してください")
-            label = f"{score}/{max_score} 正解（{'・'.join(bits)}）"
+                bits.append(LABELS["changed"].lang())
+            state = "open"
+            label = (
+                LABELS["partial"]
+                .lang()
+                .format(score=score, max=max_score, rest=LABELS["sep"].lang().join(bits))
+            )
         rows.append(
             {
                 "exercise": exercise,
@@ -252,6 +274,7 @@ def summary(
                 "max_score": max_score,
                 "attempts": int(entry.get("attempts", 0)),
                 "practice": practice,
+                "state": state,
                 "label": label,
             }
         )

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .language import Text, Words, say
+
 __all__ = [
     "LIVE_LABEL",
     "STATIC_LABEL",
@@ -20,23 +22,28 @@ __all__ = [
 ]
 
 
-LIVE_LABEL = "ウィジェットの報告（操作に合わせて更新）"
-STATIC_LABEL = "最初の状態の報告（静的な文字。ウィジェットを動かしても変わりません）"
+LIVE_LABEL = Text(
+    "ウィジェットの報告（操作に合わせて更新）", "The widget's report (follows the controls)"
+)
+STATIC_LABEL = Text(
+    "最初の状態の報告（静的な文字。ウィジェットを動かしても変わりません）",
+    "The report at the start (static text: it does not follow the widget)",
+)
 
 
-def live_html(text: str) -> str:
+def live_html(text: Words) -> str:
     """``text`` as the HTML a widget shows: escaped, preformatted, under :data:`LIVE_LABEL`.
 
     Escaping matters: matcher strings such as ``(?<tool>Notebook)Edit`` hold ``<``/``>``.
     """
     from html import escape
 
-    return f"<b>{escape(LIVE_LABEL)}</b><pre>{escape(text)}</pre>"
+    return f"<b>{escape(str(LIVE_LABEL))}</b><pre>{escape(say(text))}</pre>"
 
 
-def static_report(text: str) -> str:
+def static_report(text: Words) -> str:
     """``text`` under :data:`STATIC_LABEL`, for the ``print`` beside a widget (headless runs)."""
-    return f"{STATIC_LABEL}\n{text}"
+    return f"{STATIC_LABEL}\n{say(text)}"
 
 
 def report_text(widget: Any) -> str:

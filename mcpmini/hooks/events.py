@@ -25,6 +25,7 @@ __all__ = [
     "GATE_EVENT",
     "IF_EVENTS",
     "PERMISSION_EVENTS",
+    "PROMPT_EVENT",
     "DecisionField",
     "EventSpec",
     "ExitTwo",
@@ -113,8 +114,18 @@ class EventSpec:
         return MODEL_TIMEOUTS.get(HandlerType(handler_type), self.timeout)
 
     def honours_block(self, on_failure: OnFailure | str | None) -> bool:
-        """True when ``onFailure`` (``"block"``) turns a failure into a block here."""
-        return on_failure == OnFailure.BLOCK and not self.on_failure_ignored and self.can_block
+        """True when ``onFailure`` (``"block"``) turns a failure into a blocking error here.
+
+        A failure under ``"block"`` then acts as exit 2 does on the event: it stops the action
+        where exit 2 blocks, and where exit 2 is feedback (PostToolUse, PostToolUseFailure) it
+        reaches Claude without undoing anything — observed in Claude Code 2.1.328, which sends
+        "… hook blocking error …: failed; blocking because onFailure is "block"" and the stderr.
+        """
+        return (
+            on_failure == OnFailure.BLOCK
+            and not self.on_failure_ignored
+            and self.exit2 in (ExitTwo.BLOCKS, ExitTwo.FEEDBACK)
+        )
 
 
 def _e(
@@ -444,6 +455,8 @@ IF_EVENTS = frozenset(n for n, s in EVENTS.items() if s.if_evaluated)
 
 # The event whose hooks run before the permission gate (article Proposition 4.3).
 GATE_EVENT = "PreToolUse"
+#: The event that answers a permission prompt the gate would show (``hooks.decide``).
+PROMPT_EVENT = "PermissionRequest"
 # In subagent front matter a Stop hook is registered as SubagentStop (reference §1.1).
 _IN_SUBAGENT = {"Stop": "SubagentStop"}
 

@@ -56,6 +56,7 @@ __all__ = [
     "not_a_read",
     "read_paths",
     "sed_writes_or_runs",
+    "touched_paths",
 ]
 
 
@@ -978,4 +979,26 @@ def edit_paths(words: Sequence[str | None]) -> list[str] | None:
     operands = list(parsed.operands)
     if program == "sed" and not parsed.has("-e", "-f") and operands:
         operands = operands[1:]  # the script
+    return named + operands
+
+
+def touched_paths(words: Sequence[str | None]) -> list[str | None]:
+    """Every path a file command (``mkdir touch rm rmdir mv cp sed``) names, whatever its
+    options: operands and path-option values (``None`` for a word computed when it runs).
+    An option the grammar does not know leaves the other non-option words as the paths, so
+    nothing is missed (the protected-path check reads this)."""
+    if not words or words[0] not in EDIT_OPTIONS:
+        return []
+    if any(w is None for w in words):
+        return [w for w in words[1:] if w is None or not w.startswith("-")]
+    known = [w for w in words[1:] if w is not None]
+    parsed = parse(GRAMMARS[words[0] or ""], known)
+    if parsed.problem:
+        return [w for w in known if not w.startswith("-")]
+    named: list[str | None] = [
+        f.value for f in parsed.found if f.option.value is Kind.PATH and f.value
+    ]
+    operands = list(parsed.operands)
+    if words[0] == "sed" and not parsed.has("-e", "-f") and operands:
+        operands = operands[1:]
     return named + operands

@@ -14,21 +14,18 @@ for are not sent: asking where Claude Code would run is the safe direction.
 from __future__ import annotations
 
 import os
-import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from gate_support import generate
 
 from mcpmini.oracle import Case, judge, lay_out
 from mcpmini.oracle.run import OracleFailure
 from mcpmini.oracle.suite import SuiteCase, run_session
 from mcpmini.oracle.verdict import Verdict
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from gate_support import generate  # noqa: E402
 
 SEED = int(os.environ.get("MCPMINI_GATE_SEED", "29"))
 CASES = int(os.environ.get("MCPMINI_GATE_ORACLE_CASES", "1000"))
@@ -88,9 +85,9 @@ def _check(index: int, binary: Path) -> None:
     except OracleFailure as exc:
         pytest.fail(f"Claude Code gave no verdict for session {index}: {exc}")
     refused = [
-        f"{p.observed.verdict.value} ({p.observed.cause.value}): {p.observed.call.input['command']!r}"
-        for p in outcome.pairs
-        if p.observed.verdict is not Verdict.ALLOW
+        f"{o.verdict.value} ({o.cause.value}): {o.call.input['command']!r}"
+        for o in (p.observed for p in outcome.pairs)
+        if o.verdict is not Verdict.ALLOW
     ]
     assert not refused, (
         f"mcpmini approves {len(refused)} command(s) Claude Code does not run "
