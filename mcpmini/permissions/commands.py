@@ -696,7 +696,11 @@ _GIT: Mapping[str, Grammar] = {
     "show": _git_options(_GIT_LOG, *_GIT_DIFF[:-4], _REFUSE_OUTPUT, *_REFUSE_DIFFERS, number="-n"),
     "diff": _git_options(*_GIT_DIFF),
     "branch": _git_options(
-        *flags("arv", "all remotes verbose list show-current no-column ignore-case omit-empty"),
+        Option(("-a", "--all")),
+        Option(("-r", "--remotes")),
+        Option(("-v", "--verbose")),
+        Option(("-l", "--list")),
+        *flags("", "show-current no-column ignore-case omit-empty"),
         _v("--contains", arg=Arg.OPTIONAL),
         _v("--no-contains", arg=Arg.OPTIONAL),
         _v("--merged", arg=Arg.OPTIONAL),

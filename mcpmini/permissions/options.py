@@ -697,16 +697,17 @@ GRAMMARS: Mapping[str, Grammar] = {
     ),
     "sed": Grammar(
         (
-            *flags(
-                "nErsuzb",
-                "quiet silent regexp-extended posix separate unbuffered zero-terminated "
-                "null-data binary follow-symlinks debug sandbox help version",
-            ),
+            Option(("-n", "--quiet", "--silent")),
+            Option(("-E", "-r", "--regexp-extended")),
+            Option(("-s", "--separate")),
+            Option(("-u", "--unbuffered")),
+            Option(("-z", "--null-data", "--zero-terminated")),
+            Option(("-b", "--binary")),
+            *flags("", "posix follow-symlinks debug sandbox help version"),
             _val("-e", "--expression"),
             _val("-f", "--file", kind=Kind.PATH),
             _val("-l", "--line-length", kind=Kind.NUMBER),
             _val("-i", "--in-place", arg=Arg.OPTIONAL, refuse="edits the files in place"),
-            _val("-s"),
         )
     ),
     # --version alone is a read; anything else runs code
