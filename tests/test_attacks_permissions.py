@@ -54,6 +54,7 @@ def test_case_rows_are_computed_live_and_agree_with_the_table():
     assert len(rows) == len(PERMISSION_CASES)
     assert all(r["expected"] == r["actual"] for r in rows)
     assert {r["group"] for r in case_rows("bypass")} == {"bypass"}
+    assert {r["group"] for r in case_rows("layers")} == {"layers"}
 
 
 @pytest.mark.parametrize(

@@ -298,8 +298,13 @@ class Subcommand:
         if self.program == "[[":
             return ""  # checked on its syntax tree by the walk (``refused``)
         reader = READERS.get(self.program)
-        if reader is not None and reader.plain_name and self.words[0] != self.program:
-            return f"{self.words[0]} written with quotes (asked in 2.1.328)"
+        if reader is not None and reader.plain_name:
+            quoted = [
+                w for w, p in zip(self.words, self.plain, strict=False)
+                if w != p and (p == self.program or (p or "").startswith("-"))
+            ]  # fmt: skip
+            if quoted:
+                return f"{quoted[0]} written with quotes (asked in 2.1.328)"
         return not_a_read(self.plain, self.globs, self.dollars)
 
     @property

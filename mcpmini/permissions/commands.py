@@ -178,6 +178,8 @@ _STRICT_NUMBERS = Spelling(
     integers=True,
 )
 _NONE = Spelling(options=frozenset(), end=False)
+#: git blame (observed in 2.1.328: "git blame -sb" asks, "git status -sb" runs)
+_NO_BUNDLES = replace(_STRICT, forms=(_PLAIN - {Form.BUNDLED}) | {Form.NUMBER})
 
 
 Check = Callable[[Parsed, Sequence[str]], str]
@@ -196,8 +198,9 @@ class Reader:
     which words may hold a ``$`` or a backtick, even quoted (observed in 2.1.328: ``cat
     '$x'`` and ``grep 'a$' f`` ask, ``echo '$(x)'`` and ``printf '%s' '$x'`` run):
     ``"none"``, ``"any"`` (``echo``) or ``"format"`` (``printf``: all but its format);
-    ``plain_name``: the command word must be written as it is (observed in 2.1.328:
-    ``"hostname"`` and ``\\jq . f`` ask, ``"sort" f`` runs); ``globs``: a glob operand is
+    ``plain_name``: the command word and the options must be written as they are
+    (observed in 2.1.328: ``"hostname"``, ``hostname \\--fqdn`` and ``\\jq . f`` ask,
+    ``"sort" f`` runs); ``globs``: a glob operand is
     fine (``sort *.txt`` and ``file *.txt`` ask in 2.1.328, even after ``--``)."""
 
     name: str
@@ -812,9 +815,11 @@ def _git_check(parsed: Parsed, words: Sequence[str]) -> str:
         return f"git {words[0]}: {sub.problem}"
     if sub.refused:
         return f"git {words[0]} {sub.refused[0].text} {sub.refused[0].option.refuse}"
-    why = _STRICT.problem(sub)
+    why = (_NO_BUNDLES if words[0] == "blame" else _STRICT).problem(sub)
     if why:
         return why
+    if sub.ended and "--no-index" in sub.operands:
+        return "git: --no-index after -- (asked in 2.1.328, where git reads it as a path)"
     if (
         words[0] == "branch"
         and sub.operands
@@ -849,7 +854,11 @@ def _git_paths(words: Sequence[str]) -> tuple[str, ...]:
 
 # --- what Claude Code 2.1.328 asks for though it reads (observed) --------------------------
 
-_FILE_ASKS = frozenset({"-N", "-m", "-e", "-f", "-F", "-P"})
+#: the options 2.1.328 was seen to approve with file (``file -N``, ``-m``, ``--apple`` ask)
+_FILE_OPTIONS = frozenset(
+    ["-b", "--brief", "-i", "--mime", "--mime-type", "-L", "--dereference", "-k", "--keep-going", "-s", "--special-files", "-r", "--raw", "-0", "--print0", "-n", "--no-buffer"]
+)
+_GREP = replace(_STRICT_NUMBERS, asks=frozenset({"-y"}))  # the obsolete -i
 _SORT_ASKS = frozenset({"--debug", "--files0-from", "--random-source"})
 #: sort and file ask for any glob operand (observed in 2.1.328: "sort -- *.txt" asks)
 _JQ_ASKS = frozenset(
@@ -895,12 +904,12 @@ READERS: Mapping[str, Reader] = _readers(
     Reader("stat"),
     Reader("du"),
     Reader("cut"),
-    Reader("file", cc=Spelling(_PLAIN, abbreviations=False, asks=_FILE_ASKS), globs=False),
+    Reader("file", cc=Spelling(_PLAIN, abbreviations=False, options=_FILE_OPTIONS), globs=False),
     Reader("od"),
     Reader("strings"),
-    Reader("grep", (Kind.PATTERN,), cc=_STRICT_NUMBERS),
-    Reader("egrep", (Kind.PATTERN,), cc=_STRICT_NUMBERS),
-    Reader("fgrep", (Kind.PATTERN,), cc=_STRICT_NUMBERS),
+    Reader("grep", (Kind.PATTERN,), cc=_GREP),
+    Reader("egrep", (Kind.PATTERN,), cc=_GREP),
+    Reader("fgrep", (Kind.PATTERN,), cc=_GREP),
     Reader(
         "sort", cc=replace(_STRICT, asks=_SORT_ASKS, no_values=frozenset({"--check"})), globs=False
     ),

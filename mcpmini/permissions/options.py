@@ -564,7 +564,7 @@ GRAMMARS: Mapping[str, Grammar] = {
     "file": Grammar(
         (
             *flags(
-                "vbcikKlLhnN0rsd",
+                "vbcikLhnN0rsld",
                 "brief checking-printout mime apple extension mime-type mime-encoding "
                 "keep-going list dereference no-dereference no-buffer no-pad print0 raw "
                 "special-files debug help version",

@@ -52,8 +52,11 @@ _BYPASS = "bypassPermissions"
 class PermissionCase:
     """One call through the gate and the outcome it must have.
 
-    ``group`` is ``"attack"`` (issue 14: must not be auto-approved) or ``"bypass"`` (a
-    deny rule does not see the form; Claude Code's verdict is kept, with a warning).
+    ``group`` is ``"attack"`` (issues 14 and 29: must not be auto-approved), ``"bypass"`` (a
+    deny rule does not see the form; Claude Code's verdict is kept, with a warning) or
+    ``"layers"`` (issue 29: a program that runs its arguments, under a deny rule in
+    bypassPermissions — denied where Claude Code's check sees the layer, run with a warning
+    where it does not).
     """
 
     group: str
@@ -283,7 +286,7 @@ PERMISSION_CASES: tuple[PermissionCase, ...] = (
     # --- issue 29, in bypassPermissions (it runs what no deny rule catches): layers Claude
     # Code 2.1.328 sees through are denied; the ones it misses keep its verdict, warned
     *(
-        _bash("bypass", command, "deny", allow=_ALL, deny=_RM_SPACE, mode=_BYPASS, note=SEEN_29)
+        _bash("layers", command, "deny", allow=_ALL, deny=_RM_SPACE, mode=_BYPASS, note=SEEN_29)
         for command in (
             "sudo -nu root rm x",
             "sudo -iu bob rm x",
@@ -303,7 +306,7 @@ PERMISSION_CASES: tuple[PermissionCase, ...] = (
     ),
     *(
         _bash(
-            "bypass",
+            "layers",
             command,
             "allow",
             allow=_ALL,
@@ -410,6 +413,29 @@ _NOTES_JA: dict[str, str] = {
     "observed in 2.1.328: the deny still wins over a broad allow": (
         "2.1.328 で観察: 広い allow があっても deny が勝つ"
     ),
+    # issue 29
+    "[[ ]] evaluates the quoted subscript as arithmetic": (
+        "[[ ]] は引用符の中の添字も算術として評価する"
+    ),
+    "-v evaluates a subscript": "-v は添字を評価する",
+    "printf -v assigns": "printf -v は変数に代入する",
+    "re-points PATH: a planted ./ls runs": "PATH を差し替え、仕込まれた ./ls が走る",
+    "-o with its value attached": "-o に値をくっつけて書いた形",
+    "getopt_long takes a shortened --output": "getopt_long は短縮した --output も受け取る",
+    "-C writes m.mgc": "-C は m.mgc を書き出す",
+    "--no-index reads a file outside": "--no-index は外のファイルを読む",
+    "a file named -i would make it edit every file": (
+        "-i という名前のファイルがあると、全ファイルを書き換える"
+    ),
+    "-R follows symbolic links out of the folder": (
+        "-R はシンボリックリンクをたどってフォルダの外へ出る"
+    ),
+    "what xargs runs reads a file outside": "xargs が走らせるコマンドが外のファイルを読む",
+    "~user is another home": "~user は別の利用者のホーム",
+    "-t with its value attached": "-t に値をくっつけて書いた形",
+    "observed in 2.1.328: cp with any option asks": "2.1.328 で観察: オプション付きの cp は確認",
+    SEEN_29: "2.1.328 で観察: deny の検査はこの層を見通す。mcpmini も剥がして見る",
+    MISSED_29: "2.1.328 で観察: 実行される。mcpmini はその判定のまま、この層を警告する",
 }
 #: Every note of :data:`PERMISSION_CASES` in both languages (``Text(ja, en)``).
 NOTES: dict[str, Text] = {en: Text(ja, en) for en, ja in _NOTES_JA.items()}
@@ -431,6 +457,8 @@ BYPASS_WORDS: dict[str, Text] = {
     "line continuation": Text("行の継続", "line continuation"),
     "ANSI-C quoting": Text("ANSI-C の引用符", "ANSI-C quoting"),
     "brace expansion": Text("波括弧の展開", "brace expansion"),
+    "a shell reading its input": Text("入力を読むシェル", "a shell reading its input"),
+    "computed command word": Text("実行時に決まるコマンド名", "computed command word"),
 }
 
 #: The columns and fixed texts of chapter 07b's tables.
