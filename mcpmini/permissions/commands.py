@@ -855,8 +855,9 @@ def _git_paths(words: Sequence[str]) -> tuple[str, ...]:
 # --- what Claude Code 2.1.328 asks for though it reads (observed) --------------------------
 
 #: the options 2.1.328 was seen to approve with file (``file -N``, ``-m``, ``--apple`` ask)
-_FILE_OPTIONS = frozenset(
-    ["-b", "--brief", "-i", "--mime", "--mime-type", "-L", "--dereference", "-k", "--keep-going", "-s", "--special-files", "-r", "--raw", "-0", "--print0", "-n", "--no-buffer"]
+_FILE_OPTIONS = _names(
+    "-b --brief -i --mime --mime-type -L --dereference -k --keep-going -s --special-files "
+    "-r --raw -0 --print0 -n --no-buffer"
 )
 _GREP = replace(_STRICT_NUMBERS, asks=frozenset({"-y"}))  # the obsolete -i
 _SORT_ASKS = frozenset({"--debug", "--files0-from", "--random-source"})
