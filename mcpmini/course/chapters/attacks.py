@@ -413,29 +413,31 @@ _NOTES_JA: dict[str, str] = {
     "observed in 2.1.328: the deny still wins over a broad allow": (
         "2.1.328 で観察: 広い allow があっても deny が勝つ"
     ),
-    # issue 29
+    # the rows of issue 29 (the gate that approves only what it fully understands)
     "[[ ]] evaluates the quoted subscript as arithmetic": (
-        "[[ ]] は引用符の中の添字も算術として評価する"
+        "[[ ]] は引用符の中の添字も算術式として評価する"
     ),
     "-v evaluates a subscript": "-v は添字を評価する",
-    "printf -v assigns": "printf -v は変数に代入する",
-    "re-points PATH: a planted ./ls runs": "PATH を差し替え、仕込まれた ./ls が走る",
-    "-o with its value attached": "-o に値をくっつけて書いた形",
-    "getopt_long takes a shortened --output": "getopt_long は短縮した --output も受け取る",
-    "-C writes m.mgc": "-C は m.mgc を書き出す",
+    "printf -v assigns": "printf -v は代入する",
+    "re-points PATH: a planted ./ls runs": "PATH を向け直す: 置かれた ./ls が走る",
+    "-o with its value attached": "値をくっつけた -o",
+    "getopt_long takes a shortened --output": "getopt_long は短くした --output も受け付ける",
+    "-C writes m.mgc": "-C は m.mgc を書く",
     "--no-index reads a file outside": "--no-index は外のファイルを読む",
     "a file named -i would make it edit every file": (
-        "-i という名前のファイルがあると、全ファイルを書き換える"
+        "-i という名前のファイルがあると、すべてのファイルを書き換える"
     ),
     "-R follows symbolic links out of the folder": (
         "-R はシンボリックリンクをたどってフォルダの外へ出る"
     ),
     "what xargs runs reads a file outside": "xargs が走らせるコマンドが外のファイルを読む",
     "~user is another home": "~user は別の利用者のホーム",
-    "-t with its value attached": "-t に値をくっつけて書いた形",
-    "observed in 2.1.328: cp with any option asks": "2.1.328 で観察: オプション付きの cp は確認",
-    SEEN_29: "2.1.328 で観察: deny の検査はこの層を見通す。mcpmini も剥がして見る",
-    MISSED_29: "2.1.328 で観察: 実行される。mcpmini はその判定のまま、この層を警告する",
+    "-t with its value attached": "値をくっつけた -t",
+    "observed in 2.1.328: cp with any option asks": (
+        "2.1.328 で観察: オプション付きの cp はどれも確認"
+    ),
+    SEEN_29: "2.1.328 で観察: deny の検査はこの層を見通す。mcpmini も剥がす",
+    MISSED_29: "2.1.328 で観察: そのまま走る。mcpmini も同じ判定にして、この層を警告する",
 }
 #: Every note of :data:`PERMISSION_CASES` in both languages (``Text(ja, en)``).
 NOTES: dict[str, Text] = {en: Text(ja, en) for en, ja in _NOTES_JA.items()}
@@ -458,7 +460,7 @@ BYPASS_WORDS: dict[str, Text] = {
     "ANSI-C quoting": Text("ANSI-C の引用符", "ANSI-C quoting"),
     "brace expansion": Text("波括弧の展開", "brace expansion"),
     "a shell reading its input": Text("入力を読むシェル", "a shell reading its input"),
-    "computed command word": Text("実行時に決まるコマンド名", "computed command word"),
+    "computed command word": Text("計算で作られるコマンド名", "computed command word"),
 }
 
 #: The columns and fixed texts of chapter 07b's tables.
