@@ -18,9 +18,10 @@ program more than a read, why (``refuse``). :func:`parse` places every word of o
 The result, :class:`Parsed`, holds each option as written (:class:`Found`, with its
 :class:`Form`) and the operands; ``problem`` says why a word could not be placed (an unknown
 option, an ambiguous prefix, a missing value, a word computed when the command runs), and a
-command with a problem is never approved. Rules of this module: it is sans-I/O, holds no
-program's data (the rows live in :mod:`.programs`), and never guesses: a word it cannot place
-is a problem, not an operand.
+command with a problem is never approved. :data:`GRAMMARS` is the one option table: one
+grammar per program the gate reads, the runners of :mod:`.programs` included. Rules of this
+module: it is sans-I/O and never guesses: a word it cannot place is a problem, not an
+operand.
 """
 
 from __future__ import annotations
@@ -349,6 +350,8 @@ _WRITES = "writes a file"
 #: Why an option that walks folders through symbolic links is refused (a read, not a write).
 FOLLOWS = "follows symbolic links out of the folders it walks"
 _RUNS = "runs another program"
+#: ``--files0-from``: the files read are named inside a file, unknown until it runs.
+_LISTED = "reads the files a list names, unknown until it runs"
 _GNU = flags("", "help version")
 
 GRAMMARS: Mapping[str, Grammar] = {
@@ -446,7 +449,7 @@ GRAMMARS: Mapping[str, Grammar] = {
         (
             *flags("cmlLw", "bytes chars lines max-line-length words"),
             *_GNU,
-            _val("--files0-from", kind=Kind.PATH),
+            _val("--files0-from", kind=Kind.PATH, refuse=_LISTED),
             _val("--total"),
         )
     ),
@@ -511,7 +514,7 @@ GRAMMARS: Mapping[str, Grammar] = {
             *_GNU,
             _val("-B", "--block-size"),
             _val("-d", "--max-depth", kind=Kind.NUMBER),
-            _val("--files0-from", kind=Kind.PATH),
+            _val("--files0-from", kind=Kind.PATH, refuse=_LISTED),
             _val("-t", "--threshold"),
             _val("--time", arg=Arg.OPTIONAL),
             _val("--time-style"),
@@ -533,7 +536,7 @@ GRAMMARS: Mapping[str, Grammar] = {
             _val("--sort"),
             _val("--batch-size", kind=Kind.NUMBER),
             _val("--compress-program", kind=Kind.COMMAND, refuse=_RUNS),
-            _val("--files0-from", kind=Kind.PATH),
+            _val("--files0-from", kind=Kind.PATH, refuse=_LISTED),
             _val("-k", "--key"),
             _val("-o", "--output", kind=Kind.PATH, refuse="writes the sorted output to a file"),
             _val("-S", "--buffer-size"),
