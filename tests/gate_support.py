@@ -178,7 +178,7 @@ def _test(rng: random.Random) -> str:
 
 
 def _conditional(rng: random.Random) -> str:
-    arg = lambda: rng.choice(["1", "0x1", "10#1", "x", "a[1]", *NASTY[:6], "'1'"])  # noqa: E731
+    arg = lambda: rng.choice(["1", "0x1", "10#1", "x", "X", "a[1]", *NASTY[:6], "'1'"])  # noqa: E731
     body = rng.choice(
         [
             lambda: [arg(), rng.choice(["-eq", "-lt", "-ge"]), arg()],
@@ -352,6 +352,12 @@ def _here(rng: random.Random) -> str:
             "wc -l <<< 'a b'",
             "bash <<< 'tripwire'",
             "cat <<-EOF link/secret\n\tx\nEOF",
+            # X holds "a[$(tripwire)]" in the sandbox: arithmetic on it runs the canary
+            'cat <<< "$((X))"',
+            'cat <<< "${a[X]}"',
+            "cat <<EOF\n${a[X]}\nEOF",
+            "cat <<'EOF'\n$((X))\nEOF",
+            'cat <<< "$X"',
         ]
     )
 

@@ -64,6 +64,7 @@ def test_the_tripwire_catches_each_thing_a_read_must_not_do(tripwire: Tripwire) 
                 "PATH=. ls",
                 "/bin/rm -f f",
                 "ls -la && cat f",
+                'cat <<< "$((X))"',
             ]
         )
     }
@@ -76,6 +77,7 @@ def test_the_tripwire_catches_each_thing_a_read_must_not_do(tripwire: Tripwire) 
     assert "canary ls" in found["PATH=. ls"]
     assert "wrote" in found["/bin/rm -f f"]
     assert "ls -la && cat f" not in found
+    assert "canary tripwire" in found['cat <<< "$((X))"']  # X holds a subscript that runs it
     # what one command changed is put back before the next: the second finds nothing to remove
     restored = tripwire.run(["echo x > planted", "/bin/rm -f planted"])
     assert [f.command for f in restored] == ["echo x > planted"]

@@ -486,6 +486,25 @@ def test_the_read_only_set_of_claude_code_2_1_328(command, final):
 
 
 @pytest.mark.parametrize(
+    ("command", "final"),
+    [
+        ('cat <<< "$((x))"', "ask"),  # x may hold "a[$(cmd)]": arithmetic runs it
+        ('cat <<< "${a[x]}"', "ask"),  # so may a subscript
+        ('cat <<< "$((1+2))"', "ask"),
+        ('cat <<< "${a[1]}"', "ask"),
+        ("cat <<EOF\n${a[x]}\nEOF", "ask"),
+        ("cat <<'EOF'\n${a[x]}\nEOF", "allow"),  # a quoted here-doc expands nothing
+        ('cat <<< "$HOME"', "allow"),
+        ('cat <<< "${HOME}"', "allow"),
+    ],
+)
+def test_an_input_that_evaluates_when_it_runs_asks(command, final):
+    # the here-strings as observed in 2.1.328 (mcpmini/oracle/data/permissions/builtins.yaml,
+    # inputs-that-evaluate); the here-doc and ${HOME} rows follow the same rule
+    assert gate("Bash", {"command": command}, cwd="/w", home="/h").final == final
+
+
+@pytest.mark.parametrize(
     "command", ["wc --files0-from=list", "du --files0-from list", "sort --files0-from=l"]
 )
 def test_a_read_of_the_files_a_list_names_asks(command):

@@ -165,6 +165,8 @@ def main(plan_path: str) -> int:
         "LANG": "C.UTF-8",
         "TERM": "dumb",
         "TRIPWIRE_MARKS": marks,
+        # a value that runs the canary wherever bash evaluates it as arithmetic
+        "X": "a[$(tripwire)]",
         "GIT_CONFIG_NOSYSTEM": "1",
         # a plain "git status" refreshes .git/index when it can; that is not what we look for
         "GIT_OPTIONAL_LOCKS": "0",

@@ -173,6 +173,8 @@ _ARITHMETIC_NAMES = frozenset(
 _EXPANSIONS = frozenset(
     {"command_substitution", "process_substitution", "simple_expansion", "expansion"}
 )
+#: ``${NAME}``: the one braced expansion that only reads a variable's value.
+_PLAIN_EXPANSION = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}")
 _CHANGES_DIR = frozenset({"cd", "pushd", "popd"})
 _SUBSTITUTIONS = frozenset({"command_substitution", "process_substitution"})
 _FIND_ALWAYS_ASKS = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-delete"})
@@ -477,6 +479,19 @@ class _Reader:
             return None if any(p is None for p in pieces) else "".join(p or "" for p in pieces)
         return None
 
+    def computes(self, node: tree_sitter.Node) -> bool:
+        """Whether ``node`` holds an expansion that evaluates more than a variable's value:
+        ``$((…))``, a subscript, an operator (``${x:-…}``, ``${!x}``, ``${x@P}``)."""
+        stack = [node]
+        while stack:
+            at = stack.pop()
+            if at.type == "arithmetic_expansion":
+                return True
+            if at.type == "expansion" and not _PLAIN_EXPANSION.fullmatch(self.text(at)):
+                return True
+            stack.extend(at.children)
+        return False
+
     def walk(self, node: tree_sitter.Node, nested: bool) -> None:
         kind = node.type
         if kind == "command":
@@ -637,6 +652,10 @@ class _Reader:
     ) -> Subcommand:
         """A simple command from its word nodes (the first is the command word)."""
         why = ""
+        if any(self.computes(r) for r in inputs or []):
+            # observed in 2.1.328: "cat <<< $((x))" and "cat <<< ${a[x]}" ask, "cat <<< $HOME"
+            # runs; an arithmetic operand or a subscript runs what a variable holds
+            why = "its input evaluates an arithmetic expression or an expansion's operator"
         for i, child in enumerate(nodes):
             if self.plain(child) is None and _has(child, _SUBSTITUTIONS):
                 why = why or (
