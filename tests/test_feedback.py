@@ -40,7 +40,7 @@ def test_a_wrong_part_shows_a_cross_our_feedback_and_the_hint():
     page = render_page(_row("ben", answer, 7))
     ex = get_exercise("9.1")
     assert page.count("✗") == 1
-    assert html.escape(ex.hints[0], quote=True) in page
+    assert html.escape(str(ex.hints[0]), quote=True) in page
     message = ex.grade(answer).results[-1].message
     assert html.escape(message, quote=True) in page
 
