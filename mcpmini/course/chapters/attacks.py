@@ -502,6 +502,7 @@ GROUP_WORDS: dict[str, Text] = {
     "attack": Text("攻撃", "attack"),
     "control": Text("対照", "control"),
     "bypass": Text("すり抜け", "bypass"),
+    "layers": Text("層", "layers"),
 }
 
 _STATION_WORDS: dict[str, Text] = {
