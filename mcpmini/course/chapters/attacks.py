@@ -24,10 +24,12 @@ from ..language import Text
 __all__ = [
     "BYPASS_WORDS",
     "CASE_WORDS",
+    "GROUP_WORDS",
     "HOME",
     "NOTES",
     "PERMISSION_CASES",
     "PROJECT",
+    "VERDICT_WORDS",
     "PermissionCase",
     "case_rows",
     "case_summary",
@@ -384,7 +386,6 @@ CASE_WORDS: dict[str, Text] = {
     "warnings": Text("警告", "warnings"),
     "note": Text("注", "note"),
     "agree": Text("一致", "agree"),
-    "no such tool": Text("ツールが無い (no such tool)", "no such tool"),
     "yes": Text("はい", "yes"),
     "no": Text("いいえ", "no"),
     "summary": Text(
@@ -394,6 +395,22 @@ CASE_WORDS: dict[str, Text] = {
     "agreement": Text(
         "本物に送った {n} 行のうち {k} 行で一致", "agree on {k} of the {n} rows sent to it"
     ),
+}
+
+#: Claude Code's column where it holds words, not a verdict: a tool the binary lacks, and
+#: the case not sent to it (``claude_code.NOT_RUN``, kept in the recording as written).
+VERDICT_WORDS: dict[str, Text] = {
+    "no such tool": Text("ツールが無い (no such tool)", "no such tool"),
+    "not run: allowed, it never ends": Text(
+        "送っていない（許可されると終わらない）", "not run: allowed, it never ends"
+    ),
+}
+
+#: The groups of :data:`PERMISSION_CASES`, as the comparison table names them.
+GROUP_WORDS: dict[str, Text] = {
+    "attack": Text("攻撃", "attack"),
+    "control": Text("対照", "control"),
+    "bypass": Text("すり抜け", "bypass"),
 }
 
 _STATION_WORDS: dict[str, Text] = {
@@ -457,8 +474,9 @@ def comparison_table(
     for row in rows:
         agree = {"yes": CASE_WORDS["yes"], "NO": CASE_WORDS["no"]}.get(row["agree"], row["agree"])
         verdict = row[claude]
-        word = CASE_WORDS["no such tool"] if verdict == "no such tool" else verdict
-        shown.append({**_shown(row), claude: word, "agree": agree})
+        word = VERDICT_WORDS.get(verdict, verdict)
+        group = GROUP_WORDS.get(row["group"], row["group"])
+        shown.append({**_shown(row), "group": group, claude: word, "agree": agree})
     labels: dict[str, Text | str] = {key: CASE_WORDS[key] for key in columns}
     labels[claude] = claude
     labels["agree"] = CASE_WORDS["agree"]
