@@ -492,15 +492,18 @@ def test_the_read_only_set_of_claude_code_2_1_328(command, final):
         ('cat <<< "${a[x]}"', "ask"),  # so may a subscript
         ('cat <<< "$((1+2))"', "ask"),
         ('cat <<< "${a[1]}"', "ask"),
+        ('cat <<< "$X"', "ask"),
+        ('cat <<< "${HOME}"', "ask"),
+        ("cat <<EOF\n$HOME\nEOF", "ask"),
         ("cat <<EOF\n${a[x]}\nEOF", "ask"),
         ("cat <<'EOF'\n${a[x]}\nEOF", "allow"),  # a quoted here-doc expands nothing
         ('cat <<< "$HOME"', "allow"),
-        ('cat <<< "${HOME}"', "allow"),
+        ('grep a <<< "a $HOME b"', "allow"),
     ],
 )
-def test_an_input_that_evaluates_when_it_runs_asks(command, final):
-    # the here-strings as observed in 2.1.328 (mcpmini/oracle/data/permissions/builtins.yaml,
-    # inputs-that-evaluate); the here-doc and ${HOME} rows follow the same rule
+def test_an_input_that_expands_when_it_runs_asks_but_home(command, final):
+    # observed in 2.1.328 (mcpmini/oracle/data/permissions/builtins.yaml, inputs-that-evaluate
+    # and inputs-that-expand), but for the here-doc of ${a[x]}, which follows the same rule
     assert gate("Bash", {"command": command}, cwd="/w", home="/h").final == final
 
 

@@ -173,8 +173,11 @@ _ARITHMETIC_NAMES = frozenset(
 _EXPANSIONS = frozenset(
     {"command_substitution", "process_substitution", "simple_expansion", "expansion"}
 )
-#: ``${NAME}``: the one braced expansion that only reads a variable's value.
-_PLAIN_EXPANSION = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}")
+#: The expansions that make a here-string or here-doc ask (``simple_expansion``: see
+#: :meth:`_Reader.computes`).
+_INPUT_EXPANSIONS = frozenset(
+    {"arithmetic_expansion", "expansion", "command_substitution", "process_substitution"}
+)
 _CHANGES_DIR = frozenset({"cd", "pushd", "popd"})
 _SUBSTITUTIONS = frozenset({"command_substitution", "process_substitution"})
 _FIND_ALWAYS_ASKS = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-delete"})
@@ -479,15 +482,18 @@ class _Reader:
             return None if any(p is None for p in pieces) else "".join(p or "" for p in pieces)
         return None
 
-    def computes(self, node: tree_sitter.Node) -> bool:
-        """Whether ``node`` holds an expansion that evaluates more than a variable's value:
-        ``$((…))``, a subscript, an operator (``${x:-…}``, ``${!x}``, ``${x@P}``)."""
-        stack = [node]
+    def computes(self, redirect: tree_sitter.Node) -> bool:
+        """Whether a here-string or here-doc ``redirect`` expands anything when it runs but
+        ``$HOME`` in a here-string (observed in 2.1.328: ``cat <<< "$HOME"`` runs while
+        ``cat <<< "$X"``, ``"${HOME}"``, ``$((x))`` and a here-doc holding ``$HOME`` ask; an
+        arithmetic operand or a subscript runs what a variable holds)."""
+        here_doc = redirect.type == "heredoc_redirect"
+        stack = [redirect]
         while stack:
             at = stack.pop()
-            if at.type == "arithmetic_expansion":
+            if at.type in _INPUT_EXPANSIONS:
                 return True
-            if at.type == "expansion" and not _PLAIN_EXPANSION.fullmatch(self.text(at)):
+            if at.type == "simple_expansion" and (here_doc or self.text(at) != "$HOME"):
                 return True
             stack.extend(at.children)
         return False
@@ -653,9 +659,7 @@ class _Reader:
         """A simple command from its word nodes (the first is the command word)."""
         why = ""
         if any(self.computes(r) for r in inputs or []):
-            # observed in 2.1.328: "cat <<< $((x))" and "cat <<< ${a[x]}" ask, "cat <<< $HOME"
-            # runs; an arithmetic operand or a subscript runs what a variable holds
-            why = "its input evaluates an arithmetic expression or an expansion's operator"
+            why = "its here-string or here-doc expands something when it runs"
         for i, child in enumerate(nodes):
             if self.plain(child) is None and _has(child, _SUBSTITUTIONS):
                 why = why or (
