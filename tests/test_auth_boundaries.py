@@ -59,6 +59,18 @@ def test_an_https_resource_naming_a_plain_http_authorization_server_is_refused()
     assert parse_resource_metadata(loopback, url, "https://mcp.example/mcp").authorization_servers
 
 
+def test_an_https_servers_challenge_naming_plain_http_metadata_is_refused():
+    from mcpmini.mcp.auth import resource_metadata_urls
+
+    hint = "http://mcp.example/.well-known/oauth-protected-resource/mcp"
+    with pytest.raises(AuthError) as info:
+        resource_metadata_urls("https://mcp.example/mcp", hint)
+    assert info.value.kind is AuthErrorKind.INSECURE and hint in str(info.value)
+    loopback = "http://127.0.0.1:9000/.well-known/oauth-protected-resource"
+    assert resource_metadata_urls("https://mcp.example/mcp", loopback)[0] == loopback
+    assert resource_metadata_urls("http://mcp.example/mcp", hint)[0] == hint  # no https to lose
+
+
 # --- discovery within the call's deadline -----------------------------------------------------
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import html
+import json
 from pathlib import Path
 
 from mcpmini.course import get_exercise
@@ -116,3 +117,22 @@ def test_grade_with_feedback_writes_pages_and_the_gradebook(tmp_path, capsys):
     pages = sorted(p.name for p in (course / "feedback" / "gus" / "exercises").iterdir())
     assert pages == ["9_1.html", "9_2.html", "9_3.html", "9_4.html", "index.html"]
     assert (course / "gradebook.csv").read_text(encoding="utf-8").startswith("username,")
+
+
+def test_c1_pages_show_what_each_part_judged_not_unanswered():
+    # Bug (issue 28): C.1's answer is two docstrings and a .mcp.json, not one value per part,
+    # so every row of its page read 「（未回答）」 although the grade was right.
+    ex = get_exercise("C.1")
+    key = ex.answer_key()
+    page = render_page(_row("ada", key, ex.max_score, "C.1"))
+    assert "未回答" not in page
+    assert page.count("<code>&quot;get_weather_history&quot;</code>") == 5
+    assert html.escape(json.dumps(key["get_weather"], ensure_ascii=False), quote=True) in page
+    assert "<code>{&quot;WEATHER_API_KEY&quot;: &quot;${WEATHER_API_KEY}&quot;}</code>" in page
+
+    page = render_page(_row("ben", {**key, "mcp_json": None}, 0, "C.1"))
+    rows = [r for r in page.split("<tr") if "未回答" in r]
+    assert [r.split("<code>")[1].split("</code>")[0] for r in rows] == [
+        "mcp_json.server",
+        "mcp_json.secret",
+    ]

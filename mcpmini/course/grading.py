@@ -436,6 +436,12 @@ class Exercise:
     def max_score(self) -> int:
         return sum(p.points for p in self.parts)
 
+    def shown(self, part: Part, answer: Any) -> tuple[bool, Any]:
+        """``(found, value)``: what of ``answer`` a feedback page shows beside ``part`` — here
+        the value at the part's dotted key. An exercise whose answer is not one value per part
+        says instead which value each part judged."""
+        return _lookup(answer, part.key)
+
     def template(self) -> dict[str, Any]:
         """The empty answer dict (every part ``None``), nested by the parts' dotted keys."""
         return _nest((p.key, None) for p in self.parts)

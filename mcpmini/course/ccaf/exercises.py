@@ -278,6 +278,34 @@ class RoutingExercise(Exercise):
     def answer_key(self) -> dict[str, Any]:
         return dict(self.key_answer)
 
+    def shown(self, part: Part, answer: Any) -> tuple[bool, Any]:
+        """What each part judged (no part has a value of its own in this answer): the tool's
+        docstring for its boundary and inputs parts, the tool the router chose for a routing
+        part, the ``weather`` entry of the ``.mcp.json`` (its ``env`` for the secret part)."""
+        if not isinstance(answer, Mapping):
+            return False, None
+        head, _, tail = part.key.partition(".")
+        if head in TOOLS:
+            value = answer.get(head)
+            return not blank(value), value
+        if head == "routing":
+            request, _tool = self.data["requests"][int(tail) - 1]
+            try:
+                if all(description(answer, t) is None for t in TOOLS):
+                    return False, None
+                chosen = route(request, listed_tools(answer)).tool
+            except Unreadable:
+                return False, None
+            return True, chosen or say(Text("（どのツールも選ばれない）", "(no tool chosen)"))
+        config = answer.get("mcp_json")
+        if blank(config):
+            return False, None
+        servers = config.get("mcpServers") if isinstance(config, Mapping) else None
+        entry = servers.get(SERVER) if isinstance(servers, Mapping) else None
+        if not isinstance(entry, Mapping):
+            return True, config
+        return True, entry.get("env", entry) if tail == "secret" else entry
+
     def describe(self) -> None:
         head = Text(
             f"演習 {self.id} {say(self.title)}（{self.max_score} 点）: {self.variable} の各キー",

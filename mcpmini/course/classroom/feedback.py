@@ -21,7 +21,7 @@ import csv
 import html
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -55,15 +55,6 @@ def _e(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
 
-def _lookup(answer: Any, key: str) -> tuple[bool, Any]:
-    node = answer
-    for step in key.split("."):
-        if not isinstance(node, Mapping) or step not in node:
-            return False, None
-        node = node[step]
-    return True, node
-
-
 def _document(title: str, body: str) -> str:
     return (
         '<!DOCTYPE html>\n<html lang="ja"><head><meta charset="utf-8">\n'
@@ -90,7 +81,7 @@ def render_page(row: GradeRow) -> str:
     lines = ["<table><tr><th></th><th>問い</th><th>あなたの答え</th><th>フィードバック</th></tr>"]
     hint = ex.hints[0] if ex.hints else ""
     for part, result in zip(ex.parts, report.results, strict=True):
-        found, value = _lookup(row.answer, part.key)
+        found, value = ex.shown(part, row.answer)
         shown = (
             json.dumps(value, ensure_ascii=False) if found and value is not None else "（未回答）"
         )
