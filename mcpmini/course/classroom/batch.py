@@ -145,6 +145,7 @@ class _Unit:
     folder: Path | None  # the assignment folder (its timestamp.txt), None for single files
     files: list[Path]
     linked: Path | None = None  # a learner or assignment folder that is a link: refused
+    named: bool = False  # only notebooks given by name: no rows for what they lack
 
 
 class _Finder:
@@ -185,7 +186,9 @@ class _Finder:
         files = _notebooks(folder)
         subs = _folders(folder)
         if files or not nbgrader:
-            self.unit(name, self._default(), folder, folder).files += files
+            unit = self.unit(name, self._default(), folder, folder)
+            unit.named = False
+            unit.files += files
         elif not subs:
             for assignment in self.assignments or [DEFAULT_ASSIGNMENT]:
                 self.unit(name, assignment, folder, folder / assignment)
@@ -201,6 +204,7 @@ class _Finder:
 
     def assignment_folder(self, learner: str, origin: Path, folder: Path) -> None:
         unit = self.unit(learner, folder.name, origin, folder)
+        unit.named = False
         if folder.is_symlink():
             unit.linked = folder
         else:
@@ -216,11 +220,14 @@ class _Finder:
         if depth is not None and depth >= 2:
             learner = parent.parents[depth - 2]
             assignment = parent.parents[depth - 3] if depth > 2 else parent
-            self.unit(learner.name, assignment.name, learner, assignment).files.append(path)
+            unit = self.unit(learner.name, assignment.name, learner, assignment)
         elif self._known(parent.name) and parent.parent != parent:
-            self.unit(parent.parent.name, parent.name, parent.parent, parent).files.append(path)
+            unit = self.unit(parent.parent.name, parent.name, parent.parent, parent)
         else:
-            self.unit(parent.name, self._default(), parent, parent).files.append(path)
+            unit = self.unit(parent.name, self._default(), parent, parent)
+        if not unit.files:
+            unit.named = True
+        unit.files.append(path)
 
     def folder(self, path: Path) -> None:
         here = Path(os.path.abspath(path))
@@ -281,6 +288,8 @@ def _unit_jobs(unit: _Unit, assignments: Mapping[str, Assignment] | None) -> lis
             )
         found.append(job)
     have = [job.exercise for job in found if not job.refused]
+    if unit.named:
+        return found
     expected = defined.exercises if defined is not None else default_exercises(have)
     missing = [ex for ex in expected if ex not in have]
     return found + [replace(base, exercise=ex, notebook=_stem(ex)) for ex in missing]

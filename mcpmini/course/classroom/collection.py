@@ -88,11 +88,11 @@ FORMS: dict[str, tuple[str, ...]] = {
         r"_(?P<file_id>[^/]+)",
     ),
     "canvas": (
+        # anonymous grading (first: the name below would swallow it): LATE, then anon_<id>
+        r"(?:.*/)?(?:(?P<late>LATE)_)?(?P<student_id>anon_[A-Za-z0-9]+)_(?P<attempt>\d+)"
+        r"_(?P<file_id>[^/]+)",
         # sortable name, LATE when late, user id, attachment id, file name
         r"(?:.*/)?(?P<student_id>[^/]+?)(?:_(?P<late>LATE))?_(?P<lms_id>\d+)_(?P<attempt>\d+)"
-        r"_(?P<file_id>[^/]+)",
-        # anonymous grading: LATE first, then anon_<id>
-        r"(?:.*/)?(?:(?P<late>LATE)_)?(?P<student_id>anon_[A-Za-z0-9]+)_(?P<attempt>\d+)"
         r"_(?P<file_id>[^/]+)",
     ),
 }
