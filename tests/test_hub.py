@@ -21,32 +21,105 @@ from pathlib import Path
 import pytest
 
 from mcpmini.course.classroom import RosterError
+from mcpmini.course.classroom import hub as hub_module
 from mcpmini.course.classroom.hub import (
     ACCOUNT_PREFIX,
     COURSE_PARTS,
+    START_TIMEOUT,
+    HubError,
     account_name,
     main,
     prepare_hub,
     remove_accounts,
+    set_switches,
+    start_hub,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_a_roster_becomes_accounts_homes_and_a_config(tmp_path):
-    plan = prepare_hub("ada\nben # late\n", course=ROOT, root=tmp_path / "hub", os_accounts=False)
-    assert [name for name, _ in plan.accounts] == ["ada", "ben", "instructor"]
-    assert len({token for _, token in plan.accounts}) == 3
-    for name in ("ada", "ben"):
-        for part in COURSE_PARTS:
-            assert (tmp_path / "hub" / "homes" / name / part).is_dir()
-    accounts = tmp_path / "hub" / "accounts.json"
-    assert stat.S_IMODE(accounts.stat().st_mode) == 0o600
-    assert "allowed_users" in plan.config.read_text() and plan.url.startswith("http://127.0.0.1")
-    (tmp_path / "hub" / "homes" / "ada" / "exercises" / "mine.txt").write_text("work")
-    again = prepare_hub("ada\nben\nchen\n", course=ROOT, root=tmp_path / "hub", os_accounts=False)
-    assert again.accounts[:2] == plan.accounts[:2]  # tokens are kept across runs
-    assert (tmp_path / "hub" / "homes" / "ada" / "exercises" / "mine.txt").read_text() == "work"
+SCRATCH_PARTS = ("notebooks", "examples", "exercises", "solutions")
+
+
+def _closed() -> str:
+    """Why this test run's own Python cannot serve other OS users ("" when it can)."""
+    return hub_module._unreachable_python(Path(sys.executable))
+
+
+def _hub_python() -> Path:
+    """A Python every learner's OS account may run: this one when it is, else the hub's own
+    ``.hub/venv`` (which ``make hub`` makes as root); skipped (failed under CI) without one."""
+    if os.geteuid() != 0 or not _closed():
+        return Path(sys.executable)
+    venv = ROOT / ".hub" / "venv" / "bin" / "python"
+    if (ROOT / ".hub" / "venv" / ".installed").is_file():
+        return venv
+    reason = f"as root with {sys.executable} closed to other users, and no .hub/venv: make hub"
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"CI=true but {reason}")
+    pytest.skip(reason)
+
+
+def _scratch_course(dest: Path) -> Path:
+    """A copy of the course parts a hub reads (so locking its solutions leaves the checkout
+    alone), the English edition's too when it is built; readable by every user."""
+    for part in SCRATCH_PARTS:
+        shutil.copytree(ROOT / part, dest / part, ignore=shutil.ignore_patterns(".ipynb_*"))
+    for part in ("notebooks", "exercises"):
+        if (ROOT / "en" / part / "00_start_here.ipynb").is_file() or (
+            part == "exercises" and (ROOT / "en" / part).is_dir()
+        ):
+            shutil.copytree(ROOT / "en" / part, dest / "en" / part)
+    subprocess.run(["chmod", "-R", "a+rX", str(dest)], check=True)
+    return dest
+
+
+def _open_root(prefix: str) -> Path:
+    """A folder every user may traverse (pytest's temporary folder is private to root)."""
+    root = Path(tempfile.mkdtemp(prefix=prefix))
+    os.chmod(root, 0o755)
+    return root
+
+
+@pytest.fixture
+def course(tmp_path):
+    return _scratch_course(_open_root("mcpmini-course-"))
+
+
+def _prepare(course: Path, root: Path, roster: str = "ada\nben # late\n", **kw):
+    kw.setdefault("python", _hub_python())
+    return prepare_hub(roster, course=course, root=root, **kw)
+
+
+def test_a_roster_becomes_accounts_homes_and_a_config(course):
+    root = _open_root("mcpmini-hub-")
+    try:
+        plan = _prepare(course, root / "hub")
+        assert [name for name, _ in plan.accounts] == ["ada", "ben", "instructor"]
+        assert len({token for _, token in plan.accounts}) == 3
+        homes = root / "hub" / "homes"
+        for name in ("ada", "ben"):
+            for part in COURSE_PARTS:
+                assert (homes / name / part).is_dir()
+            assert not (homes / name / "notebooks" / "instructor").exists()  # the instructor's
+            assert (homes / name / ".mcpmini-edition").read_text() == "ja\n"
+        assert (homes / "instructor" / "notebooks" / "instructor" / "00_guide.ipynb").is_file()
+        for private in ("accounts.json", "jupyterhub_config.py"):
+            assert stat.S_IMODE((root / "hub" / private).stat().st_mode) == 0o600
+        switches = root / "hub" / "class.json"
+        assert json.loads(switches.read_text()) == {"solutions": False, "hints": True}
+        assert stat.S_IMODE(switches.stat().st_mode) == 0o644
+        config = plan.config.read_text()
+        assert "allowed_users" in config and plan.url.startswith("http://127.0.0.1")
+        assert f"c.Spawner.start_timeout = {START_TIMEOUT}" in config
+        assert "--LabApp.news_url=None" in config and "MCPMINI_CLASS" in config
+        (homes / "ada" / "exercises" / "mine.txt").write_text("work")
+        again = _prepare(course, root / "hub", "ada\nben\nchen\n")
+        assert again.accounts[:2] == plan.accounts[:2]  # tokens are kept across runs
+        assert (homes / "ada" / "exercises" / "mine.txt").read_text() == "work"
+    finally:
+        remove_accounts(root / "hub")
+        shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.mark.parametrize(
@@ -59,31 +132,108 @@ def test_a_bad_roster_stops_before_anything_is_written(tmp_path, roster, admin):
     assert not (tmp_path / "hub").exists()
 
 
+def test_as_root_a_python_learners_cannot_run_is_refused_never_learners_as_root(tmp_path):
+    if os.geteuid() != 0:
+        pytest.skip("only root makes OS accounts: not root, the learners share this user")
+    with pytest.raises(HubError, match="as root"):
+        prepare_hub("ada\n", course=ROOT, root=tmp_path / "h1", os_accounts=False)
+    closed = Path("/root/.pyenv/versions/x/bin/python3")  # under /root, mode 0700
+    assert hub_module._unreachable_python(closed) == "/root is closed to other users"
+    with pytest.raises(HubError, match="/usr/bin/python3"):
+        prepare_hub("ada\n", course=ROOT, root=tmp_path / "h2", python=closed)
+    assert not (tmp_path / "h1").exists() and not (tmp_path / "h2").exists()
+
+
 def test_make_hub_prints_the_accounts_and_exits_two_on_a_bad_roster(tmp_path, capsys):
     roster = tmp_path / "roster.txt"
     roster.write_text("ada\nben\n")
+    argv = [str(roster), "--root", str(tmp_path / "hub"), "--prepare-only"]
     try:
-        assert main([str(roster), "--root", str(tmp_path / "hub"), "--prepare-only"]) == 0
-    finally:  # as root the accounts were made (then checked unusable here, or kept): gone
+        code = main(argv)
+    finally:  # as root the accounts were made: gone
         main(["--root", str(tmp_path / "hub"), "--remove-accounts"])
-    out = capsys.readouterr().out
-    assert "ada" in out and "ben" in out and "instructor" in out
-    assert "share one OS user" in out or "one OS user per learner" in out
+    out, err = capsys.readouterr()
+    if os.geteuid() == 0 and _closed():  # this run's Python is one the learners cannot run
+        assert code == 2 and "/root" in err and "make hub" in err and "JupyterHub" not in out
+    else:
+        assert code == 0 and "ada" in out and "ben" in out and "instructor" in out
+        assert "share one OS user" in out or "one OS user per learner" in out
     roster.write_text("ada\nada\n")
     assert main([str(roster), "--root", str(tmp_path / "h2"), "--prepare-only"]) == 2
     assert ":2:" in capsys.readouterr().err
 
 
+def test_the_english_edition_fills_the_homes_from_en_and_speaks_english(course):
+    root = _open_root("mcpmini-hub-")
+    built = (course / "en" / "notebooks" / "00_start_here.ipynb").is_file()
+    try:
+        if not built:
+            with pytest.raises(HubError, match="make english"):
+                _prepare(course, root / "hub", edition="en")
+            (course / "en" / "notebooks").mkdir(parents=True)
+            (course / "en" / "exercises").mkdir(parents=True)
+            (course / "en" / "notebooks" / "00_start_here.ipynb").write_text("{}")
+        plan = _prepare(course, root / "hub", edition="en")
+        home = root / "hub" / "homes" / "ada"
+        assert (home / ".mcpmini-edition").read_text() == "en\n"
+        en = sorted(p.name for p in (course / "en" / "notebooks").iterdir())
+        assert sorted(p.name for p in (home / "notebooks").iterdir()) == [
+            n for n in en if n != "instructor"
+        ]
+        assert """"MCPMINI_LANG": 'en'""" in plan.config.read_text()
+        assert plan.edition.value == "en"
+        with pytest.raises(HubError, match=r"made for the en edition"):
+            _prepare(course, root / "hub", edition="ja")  # homes made for English
+    finally:
+        remove_accounts(root / "hub")
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def test_the_class_switches_lock_and_open_the_solutions(course):
+    root = _open_root("mcpmini-hub-")
+    try:
+        _prepare(course, root / "hub")
+        solutions = course / "solutions"
+        if os.geteuid() == 0:
+            assert stat.S_IMODE(solutions.stat().st_mode) & 0o007 == 0  # others: nothing
+        assert set_switches(root / "hub", course, solutions=True) == {
+            "solutions": True,
+            "hints": True,
+        }
+        if os.geteuid() == 0:
+            assert stat.S_IMODE(solutions.stat().st_mode) & 0o005 == 0o005
+        assert main(["--root", str(root / "hub"), "--hints", "off"]) == 0
+        assert json.loads((root / "hub" / "class.json").read_text())["hints"] is False
+        assert main(["--root", str(root / "nohub"), "--hints", "off"]) == 2
+    finally:
+        remove_accounts(root / "hub")
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def test_outside_a_hub_everything_is_allowed_and_a_broken_switch_file_allows_nothing(tmp_path):
+    from mcpmini.course.policy import allowed, write_switches
+
+    assert allowed("solutions", {}) and allowed("hints", {})
+    path = tmp_path / "class.json"
+    env = {"MCPMINI_CLASS": str(path)}
+    assert not allowed("hints", env)  # missing: closed
+    write_switches(path, {"solutions": False, "hints": True})
+    assert allowed("hints", env) and not allowed("solutions", env)
+    path.write_text("[1]")
+    assert not allowed("hints", env)
+    with pytest.raises(ValueError):
+        write_switches(path, {"answers": True})
+
+
 def _hub_tools() -> tuple[Path, Path]:
-    """jupyterhub-singleuser beside this Python and the npm proxy, or a reasoned skip."""
-    bindir = Path(sys.executable).parent
+    """The Python that serves the learners (with jupyterhub beside it) and the npm proxy, or
+    a reasoned skip."""
+    python = _hub_python()
     proxy = ROOT / ".hub" / "node_modules" / ".bin" / "configurable-http-proxy"
     missing = []
-    try:
-        import jupyterhub  # noqa: F401
-        import jupyterhub_idle_culler  # noqa: F401
-    except ImportError:
-        missing.append("jupyterhub / jupyterhub-idle-culler (make hub installs them)")
+    probe = "import jupyterhub, jupyterhub_idle_culler"
+    if subprocess.run([str(python), "-c", probe], capture_output=True, check=False).returncode:
+        missing.append(f"jupyterhub / jupyterhub-idle-culler for {python} (make hub installs them)")
     if not proxy.exists():
         missing.append("configurable-http-proxy in .hub/node_modules (make hub installs it)")
     if missing:
@@ -91,7 +241,7 @@ def _hub_tools() -> tuple[Path, Path]:
         if os.environ.get("CI") == "true":
             pytest.fail(f"CI=true but missing: {reason}")
         pytest.skip(reason)
-    return bindir, proxy
+    return python, proxy
 
 
 def _free_port() -> int:
@@ -126,31 +276,25 @@ def _learner_uids(plan) -> set[int]:
 
 
 @pytest.fixture(scope="module")
-def hub(tmp_path_factory):
+def hub():
     import httpx
     import psutil
 
-    bindir, proxy = _hub_tools()
-    # As root the learners' own OS users must reach their homes: a folder every user may
-    # traverse (pytest's own temporary folder is private to root).
+    python, proxy = _hub_tools()
     as_root = os.geteuid() == 0
-    root = Path(tempfile.mkdtemp(prefix="mcpmini-hub-")) if as_root else None
-    root = root or tmp_path_factory.mktemp("hub")
+    root = _open_root("mcpmini-hub-")
+    course = _scratch_course(_open_root("mcpmini-course-"))
     (root / "node_modules").symlink_to(proxy.parents[1], target_is_directory=True)
     port = _free_port()
-    plan = prepare_hub("ada\nben\ncy\n", course=ROOT, root=root, port=port, start_timeout=120)
+    plan = prepare_hub(
+        "ada\nben\ncy\n", course=course, root=root, port=port, start_timeout=300, python=python
+    )
     uids = _learner_uids(plan)
     broken = root / "homes" / "cy"  # cy's home is a file: her server cannot start
     subprocess.run(["rm", "-rf", str(broken)], check=True)
     broken.write_text("not a folder")
     log = (root / "hub.log").open("wb")
-    proc = subprocess.Popen(
-        [str(bindir / "jupyterhub"), "-f", str(plan.config)],
-        cwd=root,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
+    proc = start_hub(plan, cwd=root, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     base = plan.url.rstrip("/")
 
     def up():
@@ -164,7 +308,7 @@ def hub(tmp_path_factory):
             _wait(up, 120, "the hub")
         except AssertionError:
             pytest.fail("the hub did not answer:\n" + (root / "hub.log").read_text()[-3000:])
-        yield base, dict(plan.accounts), root, plan, proc.pid
+        yield base, dict(plan.accounts), root, plan, proc.pid, course
     finally:
         try:  # the hub may already have exited (it failed to start): nothing of it to list
             kids = [p.pid for p in psutil.Process(proc.pid).children(recursive=True)]
@@ -197,6 +341,7 @@ def hub(tmp_path_factory):
         gone = sorted(account for _, account in plan.os_accounts if _account_gone(account))
         if as_root:
             shutil.rmtree(root, ignore_errors=True)
+            shutil.rmtree(course, ignore_errors=True)
         assert left == [] and by_learners == []  # nothing of the hub is left running
         assert sorted(removed) == gone == sorted(a for _, a in plan.os_accounts)
 
@@ -364,6 +509,11 @@ def test_two_learners_through_the_real_hub_each_see_only_their_own(hub):
     chapter = _code_cells(ROOT / "notebooks" / "00_start_here.ipynb")
     solved = _code_cells(ROOT / "solutions" / "9_1_version_negotiation.ipynb")
     blank = _code_cells(ROOT / "exercises" / "9_1_version_negotiation.ipynb")
+    listing = httpx.get(
+        f"{base}/user/ada/api/contents/notebooks", headers={"Authorization": f"token {api['ada']}"}
+    ).json()
+    names = {item["name"] for item in listing["content"]}
+    assert "00_start_here.ipynb" in names and "instructor" not in names  # the instructor's only
     for name, exercise in (("ada", solved), ("ben", blank)):
         assert (
             asyncio.run(_run(base, name, api[name], "notebooks/00_start_here.ipynb", chapter)) == []
@@ -406,16 +556,9 @@ def test_as_root_each_learner_is_an_os_user_who_cannot_read_another_learners_fil
 
     import psutil
 
-    base, tokens, root, plan, hub_pid = hub
+    base, tokens, root, plan, hub_pid, course = hub
     if not plan.os_accounts:
-        why = plan.shared if os.geteuid() == 0 else "not root: the learners share one OS user"
-        # Under CI as root this must run, unless the interpreter itself is out of other users'
-        # reach (a Python under a 0700 /root, as on this project's CI image): an environment
-        # fact the hub reports in make hub's output, not a component that failed to install.
-        unreachable = "another OS user cannot run" in why
-        if os.environ.get("CI") == "true" and os.geteuid() == 0 and not unreachable:
-            pytest.fail(f"CI=true as root, but no OS user per learner: {why}")
-        pytest.skip(why)
+        pytest.skip("not root: the learners share one OS user")
     accounts = dict(plan.os_accounts)
     assert accounts["ada"] == account_name("ada") and accounts["ada"].startswith(ACCOUNT_PREFIX)
     api = {name: _server(base, name, tokens[name]) for name in ("ada", "ben")}
@@ -423,6 +566,7 @@ def test_as_root_each_learner_is_an_os_user_who_cannot_read_another_learners_fil
     assert stat.S_IMODE(ben_home.stat().st_mode) == 0o700
     notebook = ben_home / "exercises" / "9_1_version_negotiation.ipynb"
     assert stat.S_IMODE(notebook.stat().st_mode) & 0o077 == 0
+    solution = course / "solutions" / "9_2_request_ids.ipynb"
     errors = asyncio.run(
         _run(
             base,
@@ -432,10 +576,15 @@ def test_as_root_each_learner_is_an_os_user_who_cannot_read_another_learners_fil
             [
                 f"open({str(notebook)!r}).read()",
                 f"import os; os.listdir({str(ben_home)!r})",
+                f"open({str(solution)!r}).read()",  # the solutions, while switched off
+                f"open({str(root / 'jupyterhub.sqlite')!r}, 'rb').read()",
+                f"open({str(root / 'jupyterhub_config.py')!r}).read()",
+                f"open({str(root / 'accounts.json')!r}).read()",
+                f"open({str(root / 'cookie_secret')!r}).read()",
             ],
         )
     )
-    assert [e["ename"] for e in errors] == ["PermissionError", "PermissionError"]
+    assert [e["ename"] for e in errors] == ["PermissionError"] * 7
     uid = {name: pwd.getpwnam(accounts[name]).pw_uid for name in ("ada", "ben")}
     servers: dict[str, list[psutil.Process]] = {"ada": [], "ben": []}
     for proc in psutil.Process(hub_pid).children(recursive=True):
@@ -448,3 +597,131 @@ def test_as_root_each_learner_is_an_os_user_who_cannot_read_another_learners_fil
     for name, procs in servers.items():
         assert procs, f"no server process of {name}"
         assert {(p.uids().real, p.uids().effective) for p in procs} == {(uid[name], uid[name])}
+
+
+def _outputs(base: str, name: str, api: str, code: str) -> str:
+    """The text ``code`` prints in a new kernel of ``name``'s server (written to a file beside
+    the notebook, then read back through the server's contents API)."""
+    import httpx
+
+    out = f"out-{uuid.uuid4().hex}.txt"
+    wrapped = (
+        "import contextlib, io\nbuf = io.StringIO()\n"
+        f"with contextlib.redirect_stdout(buf):\n    exec({code!r})\n"
+        f"open({out!r}, 'w').write(buf.getvalue())"
+    )
+    errors = asyncio.run(_run(base, name, api, "exercises/9_2_request_ids.ipynb", [wrapped]))
+    assert errors == []
+    reply = httpx.get(
+        f"{base}/user/{name}/api/contents/exercises/{out}",
+        headers={"Authorization": f"token {api}"},
+    ).json()
+    return str(reply["content"])
+
+
+def test_the_instructor_switches_solutions_and_hints_while_the_class_runs(hub):
+    base, tokens, root, _, _, course = hub
+    api = _server(base, "ben", tokens["ben"])
+    ask = "from mcpmini.course import get_exercise\nex = get_exercise('9.2')\n"
+    ask += "ex.solution()\nex.hint(1)"
+    off = _outputs(base, "ben", api, ask)
+    assert "switched worked solutions off" in off or "解答の表示を止めています" in off
+    assert "ヒント 1/" in off or "Hint 1/" in off
+    set_switches(root, course, solutions=True, hints=False)
+    try:
+        on = _outputs(base, "ben", api, ask)  # the same server, no restart
+        assert "解答の表示を止めています" not in on and "switched worked solutions off" not in on
+        assert "ヒントの表示を止めています" in on or "switched hints off" in on
+    finally:
+        set_switches(root, course, solutions=False, hints=True)
+
+
+def test_feedback_is_returned_into_the_hub_homes_for_the_learner_alone(hub, tmp_path):
+    import httpx
+
+    from mcpmini.course import get_exercise
+    from mcpmini.course.classroom import GradeRow, RowStatus, return_feedback, write_feedback
+
+    base, tokens, root, *_ = hub
+    key = get_exercise("9.1").answer_key()
+    row = GradeRow(
+        "ada",
+        "9.1",
+        8,
+        8,
+        RowStatus.GRADED,
+        "",
+        key,
+        assignment="exercises",
+        notebook="9_1_version_negotiation",
+    )
+    write_feedback([row], tmp_path / "course")
+    written, skipped = return_feedback(tmp_path / "course", root / "homes")
+    assert skipped == [] and len(written) == 3  # the page, the index, timestamp.txt
+    page = root / "homes" / "ada" / "feedback" / "exercises" / "9_1_version_negotiation.html"
+    assert page.stat().st_uid == (root / "homes" / "ada").stat().st_uid
+    assert stat.S_IMODE(page.stat().st_mode) == 0o600
+    api = _server(base, "ada", tokens["ada"])
+    reply = httpx.get(
+        f"{base}/user/ada/api/contents/feedback/exercises/9_1_version_negotiation.html",
+        headers={"Authorization": f"token {api}"},
+    )
+    assert reply.status_code == 200 and "8 / 8" in reply.json()["content"]
+
+
+def test_a_learner_logs_in_with_chromium_and_jupyterlab_shows_no_news_toast(hub):
+    """Through the login form in a real browser: chapter 00 opens, JupyterLab's news are
+    switched off for the learner (the setting the toast asks about), and no toast shows."""
+    from browser.conftest import CHROMIUM_FLAGS, chromium_path
+
+    try:
+        from playwright import sync_api
+    except ImportError:
+        if os.environ.get("CI") == "true":
+            pytest.fail("CI=true and playwright is missing")
+        pytest.skip("the playwright package is not installed")
+    base, tokens, *_ = hub
+    profile = Path(tempfile.mkdtemp(prefix="mcpmini-hub-chromium-"))
+    started = time.monotonic()
+    try:
+        with sync_api.sync_playwright() as p:
+            context = p.chromium.launch_persistent_context(
+                str(profile),
+                executable_path=chromium_path(),
+                headless=True,
+                args=CHROMIUM_FLAGS,
+            )
+            try:
+                page = context.new_page()
+                page.goto(f"{base}/hub/login", timeout=60_000)
+                page.fill("input[name=username]", "ben")
+                page.fill("input[name=password]", tokens["ben"])
+                page.click("input[type=submit], button[type=submit]")
+                # the spawn page, then JupyterLab with chapter 00 (bounded by the spawn timeout)
+                page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=300_000)
+                page.wait_for_selector(".jp-Notebook-ExecutionIndicator", timeout=120_000)
+                spawned = time.monotonic() - started
+                assert "00_start_here.ipynb" in page.url
+                settings = page.evaluate(
+                    """async () => {
+                      const xsrf = document.cookie.split('; ').find(c => c.startsWith('_xsrf='));
+                      const url = location.pathname.split('/lab')[0] +
+                        '/lab/api/settings/@jupyterlab/apputils-extension:notification';
+                      const reply = await fetch(url, {headers: {'X-XSRFToken':
+                        xsrf ? xsrf.slice(6) : ''}});
+                      return {status: reply.status, body: await reply.text()};
+                    }"""
+                )
+                assert settings["status"] == 200, settings
+                # the overrides beside the hub's Python set the defaults; the learner set nothing
+                reply = json.loads(settings["body"])
+                defaults = {k: v.get("default") for k, v in reply["schema"]["properties"].items()}
+                assert defaults["fetchNews"] == "false" and defaults["checkForUpdates"] is False
+                assert "fetchNews" not in reply["settings"]
+                toasts = page.locator(".Toastify__toast").all_inner_texts()
+                assert not [t for t in toasts if "news" in t.lower()]
+                print(f"hub browser test: ben's lab ready {spawned:.1f} s after the login")
+            finally:
+                context.close()
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)

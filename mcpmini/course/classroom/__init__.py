@@ -38,8 +38,8 @@ from .batch import (
 from .collection import (
     COPIED,
     PROBLEMS,
-    CollectError,
     Collected,
+    CollectError,
     CollectStatus,
     collect,
     collect_homes,

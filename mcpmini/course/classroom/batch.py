@@ -676,8 +676,10 @@ def grade_class(
 
     ``assignments`` (:mod:`.assignments`) says which exercises each assignment set, its due
     date and late policy: rows are made for exactly those exercises, and a late notebook's row
-    carries its penalty; ``only`` grades one assignment. Raises ``FileNotFoundError`` for a missing path,
-    :class:`SubmissionError` for submissions that cannot be told apart, ``ValueError`` for
+    carries its penalty; ``only`` grades one assignment. Raises ``FileNotFoundError`` for a
+    missing path, :class:`SubmissionError` for submissions that cannot be told apart,
+    :class:`~.cluster.SchedulerRefused` for a scheduler refused before connecting,
+    ``ValueError`` for
     ``workers < 1``, ``timeout <= 0`` or an ``out`` that is not a grades CSV when resuming,
     ``OSError`` when ``out`` cannot be written.
     """

@@ -225,7 +225,13 @@ class _Sink:
                 late.setdefault(learner, []).append(latest.source)
             self.records.append(
                 Collected(
-                    learner, latest.source, CollectStatus.COLLECTED, exercise, final, "", latest.late
+                    learner,
+                    latest.source,
+                    CollectStatus.COLLECTED,
+                    exercise,
+                    final,
+                    "",
+                    latest.late,
                 )
             )
             for older in group[:-1]:
