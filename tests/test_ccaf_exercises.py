@@ -25,7 +25,7 @@ from mcpmini.course.ccaf import (
     listed_tools,
     quiz_tasks,
 )
-from mcpmini.course.ccaf.exercises import C1_KEY, C1_POOL, C1_REQUESTS
+from mcpmini.course.ccaf.weather import C1_KEY, C1_POOL, C1_REQUESTS
 from mcpmini.course.classroom import RowStatus, grade_class, identify_exercise
 
 ROOT = Path(__file__).resolve().parent.parent

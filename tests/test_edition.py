@@ -185,3 +185,34 @@ def test_the_command_line_check_exits_non_zero_on_a_problem(repo, capsys):
     edition.extract(repo)
     assert edition.main(["check", "--root", str(repo)]) == 1
     assert "not translated" in capsys.readouterr().out
+
+
+def test_english_labels_in_japanese_outputs_are_found_and_code_is_not():
+    nb = _notebook([("code", "c", "x")])
+    nb.cells[0].outputs = [
+        nbformat.v4.new_output("stream", text="final: allow\n決定: allow\n"),
+        nbformat.v4.new_output(
+            "stream",
+            text='C→S {"jsonrpc": "2.0"}\n{"a": "the"}\n<Figure size 640x480 with 1 Axes>\n',
+        ),
+        nbformat.v4.new_output("stream", text="ToolOutcome(kind='result', text='is the')\n"),
+        nbformat.v4.new_output("stream", text="結果: 'not a label' と tools/list\n"),
+        nbformat.v4.new_output("stream", text="2 tools listed\n"),
+    ]
+    assert edition.english_lines(nb) == [("c", "final: allow"), ("c", "2 tools listed")]
+
+
+def test_a_justified_english_output_is_listed_and_the_list_must_stay_true(repo):
+    nb = nbformat.read(repo / NB, as_version=4)
+    nb.cells[1].outputs = [nbformat.v4.new_output("stream", text="server answered no reply\n")]
+    nbformat.write(nb, repo / NB)
+    [problem] = edition.purity_problems(repo, [NB])
+    assert problem.cell == "c1" and problem.message.startswith("English output: server")
+    (repo / "i18n").mkdir()
+    allowed = repo / "i18n" / "ja-english-outputs.yaml"
+    allowed.write_text("notebooks/a.ipynb:\n  c1: the runtime's own error message\n")
+    assert edition.purity_problems(repo, [NB]) == []
+    nb.cells[1].outputs = []
+    nbformat.write(nb, repo / NB)
+    [stale] = edition.purity_problems(repo, [NB])
+    assert stale.message == "listed as English output but prints none"

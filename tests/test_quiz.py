@@ -19,22 +19,24 @@ from mcpmini.course.ccaf import (
     PASS_SCORE,
     AnswersLocked,
     Bank,
+    BankVersionError,
     EntryError,
     EntryProblem,
     ExamSession,
     Format,
     Lang,
     Text,
-    bank_problems,
     clock_text,
     draw,
     draw_sitting,
     figures,
     grade,
+    lint,
     load_bank,
     parse_answers,
     scaled_score,
 )
+from mcpmini.course.ccaf.session import TimeUp, read_answers
 
 
 @pytest.fixture(scope="module")
@@ -138,18 +140,19 @@ def longer_keys(root: Path, tasks: list[str]) -> None:
         write(root, task, {"task": task, "items": items})
 
 
-def test_the_check_fails_when_keys_are_the_longest_option_in_over_30_percent(
+def test_keys_longer_than_their_siblings_are_counted_and_the_linter_catches_them(
     tmp_path: Path,
 ) -> None:
     make_bank(tmp_path, per_task=3)
     longer_keys(tmp_path, ["3.1", "3.2", "3.3"])
     loaded = load_bank(tmp_path)
     assert figures(loaded).longest_key == {"ja": 9 / 91, "en": 9 / 91}
-    assert not any("longest option" in p.message for p in bank_problems(loaded))
     longer_keys(tmp_path, [t.id for t in loaded.tasks][:12])
     loaded = load_bank(tmp_path)
     assert figures(loaded).longest_key["en"] == 45 / 90  # 15 task statements, 2.3 rewritten
-    assert sum("longest option" in p.message for p in bank_problems(loaded)) == 2
+    rows = {(r.lang, r.kind, r.cue, r.rule): r for r in lint(loaded)[1].rows}
+    longest = rows[("en", "single", "length", "rank:1")]
+    assert longest.key_rate > longest.chance + 10 and not longest.ok
 
 
 def test_figures_count_per_task_domain_scenario_kind_and_pick(bank: Bank) -> None:
@@ -175,7 +178,7 @@ def test_computed_keys_come_from_the_runtime() -> None:
     # an unset ${VAR} without a default stays as written, as Claude Code 2.1.328 passes it
     assert KEY_FACTS["var_unset"]() == {"literal"}
     assert KEY_FACTS["retried_kinds"]() == {"transient"}
-    assert KEY_FACTS["edit_duplicate_anchor"]() == {"read_write"}
+    assert KEY_FACTS["edit_duplicate_anchor"]() == {"read_write", "longer_anchor"}
     assert KEY_FACTS["max_turns_calls"]() == {"4"}
     assert KEY_FACTS["hooks_combination"]() == {"merge"}
     assert KEY_FACTS["claude_md_combination"]() == {"additive"}
@@ -199,7 +202,8 @@ def test_a_sitting_draws_four_scenarios_then_items_by_domain_weight(bank: Bank) 
     assert Counter(it.scenario for it in s.items) == dict.fromkeys(s.scenarios, 15)
     # items come grouped by scenario, in the order the scenarios were drawn
     order = list(dict.fromkeys(it.scenario for it in s.items))
-    assert order == list(s.scenarios) and s.notes == () and s.minutes == 120
+    assert order == list(s.scenarios) and s.shortfalls == () and s.minutes == 120
+    assert s.shortfall_line() is None and s.format is Format.MIXED
 
 
 def test_two_sittings_of_one_seed_share_no_item_and_are_reproducible(bank: Bank) -> None:
@@ -227,10 +231,12 @@ def test_a_short_cell_is_filled_from_the_other_drawn_scenarios_and_said(tmp_path
     for seed in range(6):
         s = draw_sitting(loaded, 1, seed)
         d2 = Counter(it.scenario for it in s.items if it.domain == 2)
+        line = s.shortfall_line()
+        assert line is not None and "\n" not in line.en and "\n" not in line.ja
         if "support" in s.scenarios:
-            assert d2 == {"support": 11} and any(n.en.startswith("D2 in ") for n in s.notes)
+            assert d2 == {"support": 11} and "D2 in " in line.en
         else:
-            assert not d2 and any(n.en.startswith("D2:") for n in s.notes)
+            assert not d2 and "D2: 0 of 11" in line.en
         assert len(s.items) == 60
 
 
@@ -377,64 +383,136 @@ def test_the_screens_show_question_numbers_never_item_ids_and_review_the_answer(
     assert (
         first.situation.en in shown and first.stem.en in shown and first.situation.ja not in shown
     )
-    assert exam.intro().startswith("sitting 1 (seed 4, single): scenarios ")
+    assert exam.intro().startswith("sitting 1 (seed 4, mixed): scenarios ")
     two = next(i for i in bank.items if i.pick == 2)
     assert "(choose 2)" in ExamSession(bank, items=[two], lang="en").prompt_lines(two, 1, 1)
 
 
-def test_a_saved_session_resumes_with_its_answers_and_flags(bank: Bank) -> None:
-    exam = ExamSession(bank, 5, seed=3, lang="ja")
+def test_a_saved_session_resumes_with_its_answers_flags_and_time_used(bank: Bank) -> None:
+    now = [0.0]
+    exam = ExamSession(bank, 5, seed=3, lang="ja", minutes=10, clock=lambda: now[0])
     exam.enter(exam.items[0].id, next(iter(exam.items[0].correct)) + "?")
     exam.flag(exam.items[3].id)
+    now[0] = 240.0
     data = json.loads(json.dumps(exam.to_dict()))
-    again = ExamSession.from_dict(bank, data)
+    later = [1000.0]
+    again = ExamSession.from_dict(bank, data, clock=lambda: later[0])
     assert (again.answers, again.flagged) == (exam.answers, exam.flagged)
     assert [it.id for it in again.items] == [it.id for it in exam.items] and again.lang is Lang.JA
+    assert again.time_left() == 360.0 and again.budget_s == 600.0  # the budget goes on
     assert clock_text(500) == "8:20"
+
+
+def test_the_answers_document_names_items_by_opaque_handles_only(bank: Bank) -> None:
+    exam = ExamSession(bank, 5, seed=3, lang="en")
+    exam.answer(exam.items[1].id, sorted(exam.items[1].correct))
+    text = json.dumps(exam.to_dict())
+    assert not any(it.id in text for it in bank.items)
+    assert exam.to_dict()["bank"] == bank.version and len(bank.version) == 12
+    other = ExamSession(bank, items=exam.items, lang="en")
+    assert exam.handle(exam.items[0].id) != other.handle(exam.items[0].id)  # salted
+
+
+def test_a_document_of_another_bank_version_is_refused_naming_both_versions(bank: Bank) -> None:
+    data = ExamSession(bank, 3, seed=1).to_dict()
+    data["bank"] = "0123456789ab"
+    with pytest.raises(BankVersionError) as caught:
+        ExamSession.from_dict(bank, data)
+    assert "0123456789ab" in str(caught.value) and bank.version in str(caught.value)
+
+
+def test_after_the_time_is_up_no_answer_is_taken_and_the_exam_is_submitted(bank: Bank) -> None:
+    now = [0.0]
+    exam = ExamSession(bank, 3, seed=2, minutes=1, lang="en", clock=lambda: now[0])
+    exam.answer(exam.items[0].id, sorted(exam.items[0].correct))
+    now[0] = 60.0
+    with pytest.raises(TimeUp):
+        exam.answer(exam.items[1].id, sorted(exam.items[1].correct))
+    assert exam.locked and exam.report is not None and exam.report.correct == 1
+    assert exam.items[1].id not in exam.answers
+    assert exam.time_up_line() == "Time is up: the exam is submitted as it stands (1:00 used)"
 
 
 # --- the widget ---------------------------------------------------------------------------
 
 
-def test_the_widget_drives_the_session_uses_checkboxes_for_two_and_locks(bank: Bank) -> None:
+def test_the_widget_drives_the_session_refuses_a_tick_too_many_and_locks(bank: Bank) -> None:
     pytest.importorskip("ipywidgets")
     from mcpmini.course.ccaf import ExamWidget
 
-    two = next(i for i in bank.items if i.pick == 2)
-    exam = ExamSession(bank, items=[bank.items[0], two], lang="en")
+    one, two = bank.items[0], next(i for i in bank.items if i.pick == 2)
+    exam = ExamSession(bank, items=[one, two], lang="en")
     widget = ExamWidget(exam)
-    widget.single.value = next(iter(bank.items[0].correct))
-    assert exam.answers == {bank.items[0].id: sorted(bank.items[0].correct)}
+    assert len(widget.choices.children) == 4  # one full-width row per option
+    key = "ABCD".index(next(iter(one.correct)))
+    widget.checks[(key + 1) % 4].value = True
+    widget.checks[key].value = True  # a single answer: the other tick goes
+    assert exam.answers == {one.id: sorted(one.correct)}
+    assert [b.value for b in widget.checks[:4]].count(True) == 1
     widget.move(1)
-    assert widget.single.layout.display == "none" and "choose 2" in widget.body.value
-    boxes = list(widget.multi.children)
-    assert len(boxes) == 5 and widget.single.options == ()
-    for n in (0, 1, 2):  # the third tick is one too many and is taken back
-        boxes[n].value = True
-    assert exam.answers[two.id] == ["A", "B"] and not boxes[2].value
+    assert "choose 2" in widget.body.value and len(widget.choices.children) == 5
+    for n in (0, 1, 2):  # the third tick is one too many: taken back, with a message
+        widget.checks[n].value = True
+    assert exam.answers[two.id] == ["A", "B"] and not widget.checks[2].value
+    assert "Choose 2 for this item" in widget.message.value
     widget.finish()
-    assert exam.locked and widget.single.disabled and all(b.disabled for b in widget.checks)
-    assert "scaled score" in widget.result.value and two.id not in widget.result.value
-    boxes[3].value = True  # a locked widget records nothing
+    assert exam.locked and all(b.disabled for b in widget.checks)
+    assert "scaled score" in widget.summary.value and two.id not in widget.summary.value
+    titles = [widget.folds.get_title(n) for n in range(len(widget.folds.children))]
+    assert titles[0].startswith("D") and "missed" in titles[0] and "per domain" in titles
+    widget.checks[3].value = True  # a locked widget records nothing
     assert exam.answers[two.id] == ["A", "B"]
+
+
+def test_the_widget_shows_one_language_and_its_switch_redraws_everything(bank: Bank) -> None:
+    pytest.importorskip("ipywidgets")
+    from mcpmini.course.ccaf import ExamWidget
+
+    it = bank.items[0]
+    widget = ExamWidget(ExamSession(bank, items=[it], lang="both"))
+    assert widget.switch.value == "en" and it.stem.en in widget.body.value
+    assert it.stem.ja not in widget.body.value and widget.buttons[3].description == "Submit"
+    widget.switch.value = "ja"
+    assert it.stem.ja in widget.body.value and it.stem.en not in widget.body.value
+    assert (
+        widget.buttons[3].description == "提出して採点" and "タイマー" in widget.timer_label.value
+    )
+    widget.finish()
+    assert "換算点" in widget.summary.value
+    widget.switch.value = "en"
+    assert "scaled score" in widget.summary.value
+
+
+def test_the_widget_opens_in_the_learners_language(bank: Bank) -> None:
+    pytest.importorskip("ipywidgets")
+    from mcpmini.course.ccaf import ExamWidget
+    from mcpmini.course.language import use
+
+    with use("ja"):
+        widget = ExamWidget(ExamSession(bank, 2, seed=1))
+    assert widget.switch.value == "ja"
+    with use("en"):
+        widget = ExamWidget(ExamSession(bank, 2, seed=1))
+    assert widget.switch.value == "en"
 
 
 def test_the_widget_starts_its_timer_when_shown_and_submits_at_zero(bank: Bank) -> None:
     pytest.importorskip("ipywidgets")
-    from mcpmini.course.ccaf import exam_mode
+    from mcpmini.course.ccaf import ExamWidget
 
     now = [0.0]
-    box = exam_mode(session=ExamSession(bank, 2, seed=1, minutes=1, clock=lambda: now[0]))
-    ticker = box.children[-1]
-    assert not ticker.playing
+    session = ExamSession(bank, 2, seed=1, minutes=1, lang="en", clock=lambda: now[0])
+    widget = ExamWidget(session)
+    ticker = widget.ticker
+    assert not ticker.playing and widget.timer_label.value.startswith("Timer")
     ticker._view_count = 1  # the browser rendered the widget
     assert ticker.playing
     ticker.value = 1
-    assert box.session.report is None and "time left 1:00" in box.children[0].value
+    assert session.report is None and "time left 1:00" in widget.header.value
     now[0] = 61.0
     ticker.value = 2
-    assert box.session.report is not None and not ticker.playing
-    assert "scaled score 100" in box.children[7].value
+    assert session.report is not None and not ticker.playing
+    assert "scaled score 100" in widget.summary.value and "Time is up" in widget.header.value
 
 
 def test_the_exam_widget_records_into_the_progress_file_it_is_given(
@@ -450,12 +528,13 @@ def test_the_exam_widget_records_into_the_progress_file_it_is_given(
     assert load_progress(path)["quiz"]["attempts"] == 1
     other = tmp_path / "other.json"
     box = exam_mode(session=ExamSession(bank, 2), environ={"MCPMINI_PROGRESS": str(other)})
-    box.children[6].children[3].click()
+    submit = box.children[7].children[3]
+    submit.click()
     assert load_progress(other)["quiz"]["attempts"] == 1
     box = exam_mode(
         session=ExamSession(bank, 2), record=False, environ={"MCPMINI_PROGRESS": str(other)}
     )
-    box.children[6].children[3].click()
+    box.children[7].children[3].click()
     assert load_progress(other)["quiz"]["attempts"] == 1
 
 
@@ -511,6 +590,13 @@ def replies(monkeypatch: pytest.MonkeyPatch, lines: list[str]) -> None:
     monkeypatch.setattr("builtins.input", lambda _prompt="": next(feed))
 
 
+def decoded(bank: Bank, path: Path) -> tuple[list[str], dict[str, list[str]], set[str]]:
+    """An answers file's items, answers and flags by item id (the file holds handles)."""
+    ids, answers, flagged = read_answers(bank, json.loads(path.read_text(encoding="utf-8")))
+    assert ids is not None
+    return ids, answers, flagged
+
+
 def test_quiz_take_enforces_the_number_to_pick_reviews_and_saves_flags(
     cli_bank: Bank,
     tmp_path: Path,
@@ -530,9 +616,10 @@ def test_quiz_take_enforces_the_number_to_pick_reviews_and_saves_flags(
     out = tmp_path / "answers.json"
     argv = ["quiz", "take", "--count", "3", "--seed", "5", "--format", "mixed", "--lang", "en"]
     assert main([*argv, "--out", str(out)]) == 0
-    saved = json.loads(out.read_text(encoding="utf-8"))
-    assert saved["items"] == [it.id for it in drawn] and saved["flagged"] == [drawn[0].id]
-    assert saved["answers"][drawn[0].id] == sorted(drawn[0].correct)
+    ids, answers, flagged = decoded(cli_bank, out)
+    assert ids == [it.id for it in drawn] and flagged == {drawn[0].id}
+    assert answers[drawn[0].id] == sorted(drawn[0].correct)
+    assert not any(it.id in out.read_text(encoding="utf-8") for it in cli_bank.items)
     shown = capsys.readouterr().out
     assert "1 flagged items to review" in shown
     assert ("for this item (you chose" in shown) or ("choose among" in shown)
@@ -543,8 +630,7 @@ def test_quiz_take_enforces_the_number_to_pick_reviews_and_saves_flags(
     # the saved file resumes with its answers and flags: submit at once and grade the same
     replies(monkeypatch, ["q"])
     assert main(["quiz", "take", "--resume", str(out), "--out", str(out), "--no-record"]) == 0
-    again = json.loads(out.read_text(encoding="utf-8"))
-    assert again["flagged"] == [drawn[0].id] and again["answers"] == saved["answers"]
+    assert decoded(cli_bank, out) == (ids, answers, flagged)
 
 
 def test_quiz_take_runs_a_full_sitting_in_the_chosen_language(
@@ -558,10 +644,11 @@ def test_quiz_take_runs_a_full_sitting_in_the_chosen_language(
     argv = ["quiz", "take", "--sitting", "2", "--seed", "8", "--lang", "ja", "--no-record"]
     assert main([*argv, "--out", str(out)]) == 0
     saved = json.loads(out.read_text(encoding="utf-8"))
-    assert saved["items"] == [it.id for it in draw_sitting(cli_bank, 2, 8).items]
-    assert (saved["sitting"], saved["lang"], saved["format"]) == (2, "ja", "single")
+    assert decoded(cli_bank, out)[0] == [it.id for it in draw_sitting(cli_bank, 2, 8).items]
+    assert (saved["sitting"], saved["lang"], saved["format"]) == (2, "ja", "mixed")
     shown = capsys.readouterr().out
     assert "模擬試験 2" in shown and "換算点" in shown and "問 1" in shown
+    assert "使った時間" in shown and "time used" not in shown
 
 
 def test_quiz_take_can_retake_the_missed_items_or_drill_the_weakest_statements(
@@ -578,10 +665,89 @@ def test_quiz_take_can_retake_the_missed_items_or_drill_the_weakest_statements(
     monkeypatch.setattr("builtins.input", lambda _prompt="": "q")
     out = tmp_path / "retake.json"
     assert main(["quiz", "take", "--missed", "--seed", "1", "--out", str(out), "--no-record"]) == 0
-    assert set(json.loads(out.read_text(encoding="utf-8"))["items"]) == missed
+    assert set(decoded(cli_bank, out)[0]) == missed
     argv = ["quiz", "take", "--weakest", "1", "--count", "3", "--out", str(out), "--no-record"]
     assert main(argv) == 0
-    assert {cli_bank.item(i).task for i in json.loads(out.read_text())["items"]} == {"2.2"}
+    assert {cli_bank.item(i).task for i in decoded(cli_bank, out)[0]} == {"2.2"}
     assert "weakest task statements: 2.2" in capsys.readouterr().out
     progress.unlink()
     assert main(["quiz", "take", "--missed"]) == 2
+
+
+def test_quiz_take_stops_at_the_time_limit_and_a_resumed_exam_keeps_its_clock(
+    cli_bank: Bank,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    now = [0.0]
+    monkeypatch.setattr("time.monotonic", lambda: now[0])
+    drawn = draw(cli_bank, 3, seed=4)
+
+    def answer_late(_prompt: str = "") -> str:
+        now[0] += 40.0  # each answer takes 40 s of a one-minute budget
+        return ",".join(sorted(drawn[0].correct))
+
+    monkeypatch.setattr("builtins.input", answer_late)
+    out = tmp_path / "timed.json"
+    argv = ["quiz", "take", "--count", "3", "--seed", "4", "--minutes", "1", "--lang", "en"]
+    assert main([*argv, "--out", str(out), "--no-record"]) == 0
+    shown = capsys.readouterr().out
+    assert "Time is up: the exam is submitted as it stands (1:00 used)" in shown
+    saved = json.loads(out.read_text(encoding="utf-8"))
+    assert saved["submitted"] and saved["elapsed"] == 80.0 and len(saved["answers"]) == 1
+    # resumed, the exam whose time is up is submitted, not reopened: no item is shown
+    monkeypatch.setattr("builtins.input", lambda _p="": pytest.fail("asked for an answer"))
+    assert main(["quiz", "take", "--resume", str(out), "--no-record"]) == 0
+    shown = capsys.readouterr().out
+    assert "Time is up" in shown and "[1/3]" not in shown and "scaled score" in shown
+
+
+def test_quiz_take_resumes_with_the_time_left_of_the_saved_exam(
+    cli_bank: Bank,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    now = [0.0]
+    monkeypatch.setattr("time.monotonic", lambda: now[0])
+
+    def slow_quit(_prompt: str = "") -> str:
+        now[0] += 300.0
+        return "q"
+
+    monkeypatch.setattr("builtins.input", slow_quit)
+    out = tmp_path / "paused.json"
+    argv = ["quiz", "take", "--count", "3", "--seed", "2", "--minutes", "30", "--lang", "en"]
+    assert main([*argv, "--out", str(out), "--no-record"]) == 0
+    assert json.loads(out.read_text(encoding="utf-8"))["elapsed"] == 300.0
+    capsys.readouterr()
+    now[0] = 10_000.0  # the next day: the clock of the resumed exam goes on from 5:00 used
+    monkeypatch.setattr("builtins.input", lambda _p="": "q")
+    assert main(["quiz", "take", "--resume", str(out), "--no-record"]) == 0
+    assert "time left 25:00" in capsys.readouterr().out
+
+
+def test_an_answers_file_of_another_bank_version_is_refused_naming_the_version(
+    cli_bank: Bank, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = ExamSession(cli_bank, 3, seed=1).to_dict()
+    data["bank"] = "feedfacecafe"
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert main(["quiz", "grade", str(path)]) == 2
+    assert main(["quiz", "take", "--resume", str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and all("feedfacecafe" in e and cli_bank.version in e for e in err)
+
+
+def test_a_sitting_asking_more_than_a_cell_holds_says_so_in_one_line_before_it_starts(
+    cli_bank: Bank, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    replies(monkeypatch, ["q"])
+    argv = ["quiz", "take", "--sitting", "1", "--count", "150", "--seed", "3", "--lang", "en"]
+    assert main([*argv, "--no-record"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    said = [n for n, line in enumerate(lines) if "asks more than the bank holds" in line]
+    first_item = next(n for n, line in enumerate(lines) if line.startswith("[1/"))
+    assert len(said) == 1 and said[0] < first_item

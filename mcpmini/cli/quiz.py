@@ -4,9 +4,15 @@
 sitting with ``--sitting N`` or a practice set; answer, flag for review, come back to flagged
 items with their current answer, a report that teaches at the end, recorded in progress;
 ``--out`` saves answers and flags after every item and ``--resume`` continues from such a
-file), ``grade`` scores an answers file, ``key`` prints the key for instructors. ``--lang``
-chooses Japanese, English or both (the default: the exam is in English, the course in
-Japanese, so a learner reads the English with the Japanese beside it).
+file), ``grade`` scores an answers file, ``key`` prints the key for instructors, ``lint``
+prints the bank linter's table (can a test-wise guesser beat the bank?). ``--lang`` chooses
+Japanese, English or both (English then Japanese); the default is the learner's language, the
+course's one setting (``MCPMINI_LANG`` or the edition).
+
+``take`` enforces the time limit: once it is used up no answer is taken and the exam is
+submitted as it stands. The ``--out`` file names items by opaque handles, carries the time
+used (``--resume`` goes on with what is left, and submits an exam whose time is up) and the
+bank's version (a file of another version is refused, naming both).
 """
 
 from __future__ import annotations
@@ -49,15 +55,20 @@ def add(sub: Any) -> None:
         help="a full exam: sitting N of the seed (60 items, four scenarios, 120 minutes); "
         "sittings of one seed share no item",
     )
-    take.add_argument("--count", type=int, default=20, help="items of a practice set (20)")
+    take.add_argument(
+        "--count",
+        type=int,
+        default=None,
+        help="items of a practice set (20), or of a sitting (60)",
+    )
     take.add_argument(
         "--format",
         choices=["single", "mixed"],
         default=None,
-        help="single: one best answer of four only; mixed: multiple-response items too "
-        "(default: single, the guide as the sources transcribe it)",
+        help="mixed: multiple-response items among the single-answer ones (the default, the "
+        "v1.0 guide); single: one best answer of four only",
     )
-    _lang_option(take, default=None)
+    _lang_option(take)
     take.add_argument("--resume", metavar="FILE", help="continue the exam saved in FILE")
     take.add_argument("--seed", type=int, default=None, help="seed of the draw (random)")
     take.add_argument("--task", action="append", metavar="N.M", help="only this task statement")
@@ -93,15 +104,29 @@ def add(sub: Any) -> None:
     key.add_argument("--task", action="append", metavar="N.M", help="only this task statement")
     key.add_argument("--json", action="store_true", help="print JSON")
     key.set_defaults(handler=_cmd_key)
+    lint = qsub.add_parser(
+        "lint",
+        help="the bank linter: surface cues beside chance and a test-wise guesser",
+        description="Per language, every surface cue's key rate beside chance and a guesser "
+        "fitted on half the bank and scored on the other half; exit 1 when a target is missed.",
+    )
+    lint.set_defaults(handler=_cmd_lint)
 
 
-def _lang_option(parser: Any, default: str | None = "both") -> None:
+def _lang_option(parser: Any, default: str | None = None) -> None:
     parser.add_argument(
         "--lang",
         choices=["ja", "en", "both"],
         default=default,
-        help="language of items and reports (default: both, English first as in the exam)",
+        help="language of items and reports: ja, en, or both (English then Japanese); "
+        "default: the course's language setting (MCPMINI_LANG or the edition)",
     )
+
+
+def _lang(args: argparse.Namespace) -> str:
+    from ..course.language import current
+
+    return str(args.lang or current().value)
 
 
 def _echo_lines(lines: Any) -> None:
@@ -126,6 +151,15 @@ def _bank() -> Any:
     return bank
 
 
+def _cmd_lint(args: argparse.Namespace) -> int:
+    import os
+
+    from ..course.ccaf.linter import main as lint_main
+
+    folder = os.environ.get(BANK_ENV)
+    return lint_main([folder] if folder else [])
+
+
 def _selected(bank: Any, tasks: list[str] | None) -> list[Any]:
     if not tasks:
         return list(bank.items)
@@ -142,11 +176,11 @@ def _cmd_list(args: argparse.Namespace) -> int:
     bank = _bank()
     items = _selected(bank, args.task)
     if args.json:
-        print_json({"items": [it.public(args.lang) for it in items]})
+        print_json({"items": [it.public(_lang(args)) for it in items]})
         return 0
     for n, it in enumerate(items, 1):
         multi = f" (pick {it.pick})" if it.pick > 1 else ""
-        stem = it.stem.lang(args.lang).splitlines()[0]
+        stem = it.stem.lang(_lang(args)).splitlines()[0]
         echo(f"{n:>4}  {it.task:<4} {it.scenario:<12} {stem[:70]}{multi}")
     print(f"{len(items)} items")
     return 0
@@ -222,20 +256,18 @@ def _weakest(bank: Any, k: int, among: list[str] | None) -> list[str]:
 
 
 def _cmd_grade(args: argparse.Namespace) -> int:
-    from ..course.ccaf import parse_answers
+    from ..course.ccaf.session import read_answers
 
     path = Path(args.answers)
+    data = _load_saved(path)
+    bank = _bank()
     try:
-        data = jsonfile.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{path}: cannot read ({exc})") from None
-    try:
-        items, answers, flagged = parse_answers(data)
-    except ValueError as exc:  # parse_answers' documented refusal of a malformed file
+        items, answers, flagged = read_answers(bank, data)
+    except KeyError as exc:  # a handle or id the bank lacks
+        raise UsageError(f"{path}: {exc.args[0]}") from None
+    except ValueError as exc:  # a malformed file, or one of another bank version
         raise UsageError(f"{path}: {exc}") from None
-    return _report(_bank(), items, answers, flagged, args.json, args.record, args.lang)
+    return _report(bank, items, answers, flagged, args.json, args.record, _lang(args))
 
 
 def _load_saved(path: Path) -> Any:
@@ -251,7 +283,7 @@ def _exam(args: argparse.Namespace, bank: Any) -> Any:
     """The :class:`~mcpmini.course.ccaf.ExamSession` that ``quiz take``'s options ask for."""
     import random
 
-    from ..course.ccaf import DEFAULT_FORMAT, ExamSession
+    from ..course.ccaf import DEFAULT_FORMAT, EXAM_ITEMS, ExamSession
 
     fmt = args.format or DEFAULT_FORMAT
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
@@ -259,15 +291,20 @@ def _exam(args: argparse.Namespace, bank: Any) -> Any:
         data = _load_saved(Path(args.resume))
         try:
             exam = ExamSession.from_dict(bank, data, minutes=args.minutes)
-        except (KeyError, ValueError) as exc:  # from_dict's documented refusals
+        except KeyError as exc:  # an item the bank lacks
+            raise UsageError(f"{args.resume}: cannot resume ({exc.args[0]})") from None
+        except ValueError as exc:  # a malformed file, or one of another bank version
             raise UsageError(f"{args.resume}: cannot resume ({exc})") from None
         if args.lang:
             exam.lang = type(exam.lang)(args.lang)
         return exam
-    lang = args.lang or "both"
+    lang = _lang(args)
     if args.sitting is not None:
+        count = args.count if args.count is not None else EXAM_ITEMS
         try:
-            return ExamSession.sitting(bank, args.sitting, seed, fmt, lang, minutes=args.minutes)
+            return ExamSession.sitting(
+                bank, args.sitting, seed, fmt, lang, minutes=args.minutes, count=count
+            )
         except ValueError as exc:  # the draw's documented refusal
             raise UsageError(str(exc)) from None
     if args.missed:
@@ -285,7 +322,8 @@ def _exam(args: argparse.Namespace, bank: Any) -> Any:
         tasks = _weakest(bank, args.weakest, tasks)
         print("weakest task statements:", ", ".join(tasks))
     fits = [it for it in bank.items if fmt == "mixed" or it.pick == 1]
-    count = min(args.count, sum(it.task in tasks for it in fits)) if tasks else args.count
+    wanted = args.count if args.count is not None else 20
+    count = min(wanted, sum(it.task in tasks for it in fits)) if tasks else wanted
     try:
         return ExamSession(bank, count, seed, args.minutes, tasks, lang=lang, format=fmt)
     except ValueError as exc:  # the draw's documented refusal of --count / --task
@@ -301,14 +339,17 @@ def _save(exam: Any, out: str | None) -> None:
 
 def _ask(exam: Any, item: Any, out: str | None) -> bool:
     """Prompt for ``item`` until the line is valid and hand it to ``exam`` (then save it to
-    ``out``); False on ``q``. A refused line gets one line saying why, and the prompt again."""
-    from ..course.ccaf import EntryError
+    ``out``); False on ``q`` or when the time is up (the exam has then submitted itself and
+    this line is not taken). A refused line gets one line saying why, and the prompt again."""
+    from ..course.ccaf import AnswersLocked, EntryError
 
     while True:
         try:
             line = input("> ").strip()
         except EOFError:
             line = "q"
+        if exam.expired:  # the line came after 0:00: it is not taken
+            return False
         if line.lower() == "q":
             return False
         try:
@@ -316,6 +357,8 @@ def _ask(exam: Any, item: Any, out: str | None) -> bool:
         except EntryError as exc:
             echo("  " + exam.again(exc))
             continue
+        except AnswersLocked:  # the time ran out while the line was handled
+            return False
         _save(exam, out)
         return True
 
@@ -333,7 +376,8 @@ def _run(exam: Any, out: str | None) -> None:
             return
         order, review = exam.review_items(), True
         if order:
-            print(f"\n{len(order)} flagged items to review.")
+            print()
+            echo(exam.screen_line("to review", n=len(order)))
 
 
 def _cmd_take(args: argparse.Namespace) -> int:
@@ -341,9 +385,19 @@ def _cmd_take(args: argparse.Namespace) -> int:
 
     bank = _bank()
     exam = _exam(args, bank)
-    _echo_lines([exam.intro()])
-    _run(exam, args.out)
-    print(f"\ntime used {clock_text(exam.time_used())}\n")
+    if exam.expired:  # a resumed exam whose time is up: submitted, not reopened
+        echo(exam.time_up_line())
+    else:
+        _echo_lines([exam.intro()])
+        _run(exam, args.out)
+        if exam.expired:
+            print()
+            echo(exam.time_up_line())
+    used = clock_text(min(exam.time_used(), exam.budget_s))
+    print()
+    echo(exam.screen_line("time used", used=used))
+    print()
+    exam.finish()
     _save(exam, args.out)
     ids = [it.id for it in exam.items]
     return _report(

@@ -17,6 +17,9 @@ The steps, each a function and a subcommand of ``python -m mcpmini.course.editio
 - :func:`todo` lists the entries still to write (untranslated or fuzzy) as YAML, and
   :func:`apply` takes a YAML mapping of cell id → English back into the catalogue;
 - :func:`build` writes the English notebooks (executed unless told otherwise);
+- :func:`purity_problems` checks the Japanese edition: an output line that reads as English
+  prose or an English label (:func:`english_lines`) outside the cells
+  ``i18n/ja-english-outputs.yaml`` lists with a reason;
 - :func:`problems` is what the tests assert is empty: a missing, untranslated or fuzzy entry,
   an entry whose numbers, code spans or link targets differ from its Japanese cell's, an
   English notebook that is stale or was edited by hand (its cells are not what a build gives),
@@ -46,6 +49,7 @@ from .language import EDITION_MARKER, LANG_ENV, Lang
 __all__ = [
     "CATALOGUE_DIR",
     "EDITION_DIR",
+    "ENGLISH_WORDS",
     "SOURCE_DIRS",
     "EditionProblem",
     "apply",
@@ -53,11 +57,14 @@ __all__ = [
     "build_notebook",
     "catalogue_path",
     "edition_path",
+    "english_allowed",
+    "english_lines",
     "extract",
     "japanese_chars",
     "main",
     "placeholders",
     "problems",
+    "purity_problems",
     "sources",
     "todo",
 ]
@@ -68,6 +75,9 @@ SOURCE_DIRS = ("notebooks", "exercises", "solutions")
 CATALOGUE_DIR = Path("i18n") / "en"
 #: The English edition's top folder (it carries the edition marker).
 EDITION_DIR = Path("en")
+#: The cells of the Japanese edition allowed to print English lines, each with its reason
+#: (notebook path → cell id → why): a runtime message or the workbench CLI's own output.
+ENGLISH_ALLOWED = Path("i18n") / "ja-english-outputs.yaml"
 
 _JAPANESE = re.compile(
     r"[\u3000-\u303f\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]"
@@ -77,6 +87,91 @@ _LINK = re.compile(r"\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 _URL = re.compile(r"https?://[^\s)>\]]+")
 _NUMBER = re.compile(r"(?<![A-Za-z0-9_.])\d+(?:[.,]\d+)*(?![A-Za-z0-9_])")
 _FENCE = re.compile(r"^(```|~~~).*?^\1", re.S | re.M)
+
+
+#: Words that mark a line of output as English prose or an English label: function words and
+#: the nouns and verbs the course's labels use. Protocol values (``allow``, ``deny``, mode and
+#: outcome names) are not among them, so ``決定: allow`` reads as Japanese.
+ENGLISH_WORDS = frozenset(
+    """
+    the a an of to in on for with by at from is are was were be been being has have had not
+    no and or but if then than this that these those it its as which who what when where how
+    all each every per only also there here do does did can cannot will would should may
+    might must yet still already same other first last next before after because so such
+    more most less very too tool tools server servers client clients result results outcome
+    outcomes error errors call calls request requests reply replies response message
+    messages file files line lines name names count total time size token tokens cost costs
+    step steps rule rules hook hooks decision decisions final passed failed fails match
+    matches matched version versions chars characters bytes items item exit code status
+    pairs pair choices holds succeed succeeds run runs ran example examples listing budget
+    description descriptions skill skills plugin plugins scope scopes source sources value
+    values answer answers part parts correct incorrect attempted hint solution points score
+    """.split()  # noqa: SIM905  (a word list reads better as text)
+)
+#: Output lines that are code by shape: wire lines, JSON, reprs, matplotlib's figure repr.
+_CODE_LINE = re.compile(r"^\s*(?:[CS]→[CS]\s|[{\[]|<Figure size \S+ with \d+ Axes>|\w+\(.*\)\s*$)")
+_QUOTED = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"|`[^`\n]*`")
+_WORD = re.compile(r"[A-Za-z]+(?:'[a-z]+)?")
+
+
+def english_lines(nb: Any) -> list[tuple[str, str]]:
+    """The lines of ``nb``'s text outputs that read as English prose or English labels:
+    ``(cell id, line)`` pairs. Quoted strings, tokens holding code punctuation, wire lines,
+    JSON and reprs are not read."""
+    found = []
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        for output in cell.get("outputs", []):
+            text = output.get("text") or output.get("data", {}).get("text/plain", "")
+            for line in "".join(text).splitlines():
+                if _is_english(line):
+                    found.append((cell.id, line))
+    return found
+
+
+def _is_english(line: str) -> bool:
+    if _CODE_LINE.match(line):
+        return False
+    words: list[str] = []
+    for token in _QUOTED.sub(" ", line).split():
+        bare = token.strip(",;:!?()[]{}")
+        if not bare or any(ch in bare for ch in "_/.=()[]{}<>#@$\\|*~+") or bare[0].isdigit():
+            continue
+        words.extend(w.lower() for w in _WORD.findall(bare))
+    return any(w in ENGLISH_WORDS for w in words)
+
+
+def english_allowed(root: Path) -> dict[str, dict[str, str]]:
+    """The justified English outputs of the Japanese edition (:data:`ENGLISH_ALLOWED`)."""
+    import yaml
+
+    path = root / ENGLISH_ALLOWED
+    if not path.exists():
+        return {}
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    return {
+        str(nb): {str(c): str(why) for c, why in (cells or {}).items()}
+        for nb, cells in data.items()
+    }
+
+
+def purity_problems(root: Path, notebooks: Sequence[Path] | None = None) -> list[EditionProblem]:
+    """English lines in the Japanese edition's outputs outside the justified cells, and listed
+    cells that no longer print English (the list must stay true)."""
+    allowed = english_allowed(root)
+    found = []
+    for notebook in notebooks or sources(root):
+        name = str(notebook)
+        mine = allowed.get(name, {})
+        lines = english_lines(_read_notebook(root / notebook))
+        for cell_id, line in lines:
+            if cell_id not in mine:
+                found.append(EditionProblem(name, cell_id, f"English output: {line.strip()[:90]}"))
+        printing = {cell_id for cell_id, _ in lines}
+        for cell_id in sorted(set(mine) - printing):
+            found.append(EditionProblem(name, cell_id, "listed as English output but prints none"))
+    return found
 
 
 @dataclass(frozen=True)
@@ -414,11 +509,11 @@ def problems(root: Path, notebooks: Sequence[Path] | None = None) -> list[Editio
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m mcpmini.course.edition extract|todo|apply|build|check [NOTEBOOK …]``."""
+    """``python -m mcpmini.course.edition extract|todo|apply|build|check|purity [NOTEBOOK …]``."""
     import yaml
 
     parser = argparse.ArgumentParser(prog="python -m mcpmini.course.edition")
-    parser.add_argument("command", choices=["extract", "todo", "apply", "build", "check"])
+    parser.add_argument("command", choices=["extract", "todo", "apply", "build", "check", "purity"])
     parser.add_argument("notebooks", nargs="*", type=Path, help="Japanese notebooks (default: all)")
     parser.add_argument("--root", type=Path, default=Path.cwd())
     parser.add_argument("--file", type=Path, help="apply: YAML of cell id → English")
@@ -458,6 +553,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.command == "build":
         found = build(root, notebooks, execute=not args.no_execute, jobs=args.jobs)
+    elif args.command == "purity":
+        found = purity_problems(root, notebooks)
     else:
         found = problems(root, notebooks)
     for problem in found:

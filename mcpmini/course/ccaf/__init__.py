@@ -14,11 +14,7 @@ from __future__ import annotations
 
 from .bank import (
     BANK_DIR,
-    KEY_FACTS,
-    LONGEST_KEY_LIMIT,
-    SHORT_OPTION,
     Bank,
-    BankFigures,
     Domain,
     Kind,
     Lang,
@@ -27,31 +23,25 @@ from .bank import (
     Scenario,
     TaskStatement,
     Text,
-    bank_problems,
-    figures,
-    load_bank,
 )
 from .builtin import (
     TOOL_TASKS,
     grade_tool_choices,
     make_sample_repo,
 )
+from .checklist import CHECKLIST, ChecklistItem, checklist_gaps, checklist_lines, quiz_tasks
+from .cues import CUE_MARGIN, CueRow, cue_table
 from .exam import (
     ExamWidget,
     exam_mode,
 )
-from .exercises import (
-    CCAF_IDS,
-    CHECKLIST,
-    ChecklistItem,
-    ask,
-    build_ccaf,
-    checklist_gaps,
-    checklist_lines,
-    listed_tools,
-    practice_ccaf,
-    quiz_tasks,
-)
+from .exercises import CCAF_IDS, build_ccaf, practice_ccaf
+from .facts import KEY_FACTS
+from .figures import BankFigures, figures
+from .guesser import GUESS_MARGIN, GuessRun, held_out
+from .integrity import SHORT_OPTION, bank_problems
+from .linter import LintReport, lint
+from .loader import load_bank
 from .retries import (
     ErrorCategory,
     Policy,
@@ -84,9 +74,11 @@ from .scoring import (
 )
 from .session import (
     AnswersLocked,
+    BankVersionError,
     EntryError,
     EntryProblem,
     ExamSession,
+    TimeUp,
     clock_text,
 )
 from .sitting import (
@@ -95,22 +87,25 @@ from .sitting import (
     EXAM_MINUTES,
     EXAM_SCENARIOS,
     Format,
+    Shortfall,
     Sitting,
     draw,
     draw_sitting,
 )
+from .weather import ask, listed_tools
 
 __all__ = [
     "BANK_DIR",
     "CCAF_IDS",
     "CHECKLIST",
+    "CUE_MARGIN",
     "DEFAULT_FORMAT",
     "DISTRACTORS",
     "EXAM_ITEMS",
     "EXAM_MINUTES",
     "EXAM_SCENARIOS",
+    "GUESS_MARGIN",
     "KEY_FACTS",
-    "LONGEST_KEY_LIMIT",
     "MAX_SCORE",
     "MIN_SCORE",
     "PASS_SCORE",
@@ -121,7 +116,9 @@ __all__ = [
     "AnswersLocked",
     "Bank",
     "BankFigures",
+    "BankVersionError",
     "ChecklistItem",
+    "CueRow",
     "Domain",
     "EntryError",
     "EntryProblem",
@@ -129,9 +126,11 @@ __all__ = [
     "ExamSession",
     "ExamWidget",
     "Format",
+    "GuessRun",
     "ItemResult",
     "Kind",
     "Lang",
+    "LintReport",
     "Option",
     "Policy",
     "QuizItem",
@@ -139,16 +138,19 @@ __all__ = [
     "RetryStats",
     "RoutingResult",
     "Scenario",
+    "Shortfall",
     "Sitting",
     "TaskScore",
     "TaskStatement",
     "Text",
+    "TimeUp",
     "ask",
     "bank_problems",
     "build_ccaf",
     "checklist_gaps",
     "checklist_lines",
     "clock_text",
+    "cue_table",
     "draw",
     "draw_sitting",
     "error_result",
@@ -157,6 +159,8 @@ __all__ = [
     "figures",
     "grade",
     "grade_tool_choices",
+    "held_out",
+    "lint",
     "listed_tools",
     "load_bank",
     "make_sample_repo",

@@ -119,30 +119,38 @@ def _fact_retried_kinds() -> frozenset[str]:
 
 
 def _fact_edit_duplicate_anchor() -> frozenset[str]:
-    """Run Edit on a file where the anchor occurs twice: does it fail, and what works?"""
+    """Run Edit on a file where the anchor occurs twice: does it fail again, and which next
+    steps change only the api section (a longer, unique old_string; Read then Write)?"""
     from ...agent import builtin_tools
 
-    with tempfile.TemporaryDirectory() as tmp:
-        Path(tmp, "app.yaml").write_text("api:\n  timeout: 30\ndb:\n  timeout: 30\n")
-        tools = {t.name: t for t in builtin_tools(tmp)}
-        first = tools["Edit"].run(
-            {"file_path": "app.yaml", "old_string": "timeout: 30", "new_string": "timeout: 60"}
-        )
-        again = tools["Edit"].run(
-            {"file_path": "app.yaml", "old_string": "timeout: 30", "new_string": "timeout: 60"}
-        )
-        text = tools["Read"].run({"file_path": "app.yaml"})
-        fixed = (
-            Path(tmp, "app.yaml").read_text().replace("api:\n  timeout: 30", "api:\n  timeout: 60")
-        )
-        written = tools["Write"].run({"file_path": "app.yaml", "content": fixed})
-        ok = Path(tmp, "app.yaml").read_text() == "api:\n  timeout: 60\ndb:\n  timeout: 30\n"
+    original = "api:\n  timeout: 30\ndb:\n  timeout: 30\n"
+    wanted = "api:\n  timeout: 60\ndb:\n  timeout: 30\n"
     facts = set()
-    if first.is_error and again.is_error:
-        facts.add("retry_fails")
-    if not text.is_error and not written.is_error and ok:
-        facts.add("read_write")
-    return frozenset(["read_write"] if facts == {"retry_fails", "read_write"} else facts)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp, "app.yaml")
+        path.write_text(original)
+        tools = {t.name: t for t in builtin_tools(tmp)}
+        edit = {"file_path": "app.yaml", "old_string": "timeout: 30", "new_string": "timeout: 60"}
+        first, again = tools["Edit"].run(edit), tools["Edit"].run(edit)
+        retry_fails = first.is_error and again.is_error
+        text = tools["Read"].run({"file_path": "app.yaml"})
+        fixed = path.read_text().replace("api:\n  timeout: 30", "api:\n  timeout: 60")
+        written = tools["Write"].run({"file_path": "app.yaml", "content": fixed})
+        if not text.is_error and not written.is_error and path.read_text() == wanted:
+            facts.add("read_write")
+        path.write_text(original)
+        longer = tools["Edit"].run(
+            {
+                "file_path": "app.yaml",
+                "old_string": "api:\n  timeout: 30",
+                "new_string": "api:\n  timeout: 60",
+            }
+        )
+        if not longer.is_error and path.read_text() == wanted:
+            facts.add("longer_anchor")
+    if not retry_fails:
+        facts.add("retry_edit")
+    return frozenset(facts)
 
 
 def _fact_max_turns_calls() -> frozenset[str]:

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..language import current
 from .bank import Bank, Lang, QuizItem, Text
 
 __all__ = [
@@ -60,6 +61,7 @@ LABELS: dict[str, Text] = {
     "flagged": Text("（見直しの印あり）", "(flagged)"),
     "question": Text("問 {n}", "Q{n}"),
     "stem": Text("問い", "question"),
+    "missed in": Text("D{domain} {title}：まちがえた問題 {n} 問", "D{domain} {title}: {n} missed"),
 }
 
 
@@ -191,22 +193,55 @@ class QuizReport:
             return ""
         return found.inline(lang)
 
-    def lines(self, lang: Lang | str = Lang.BOTH) -> list[str]:
-        """The report in ``lang``: the score (an estimate) and the 720 line, every missed
-        item with what to learn from it, then percent per scenario, domain, task statement."""
-        chosen = Lang(lang)
+    def lines(self, lang: Lang | str | None = None) -> list[str]:
+        """The report in ``lang`` (default: the learner's): the score (an estimate) and the
+        720 line, every missed item with what to learn from it, then percent per scenario,
+        domain, task statement."""
+        chosen = current() if lang is None else Lang(lang)
+        misses = [r for r in self.results if not r.is_correct]
+        out = self.summary(chosen)
+        if misses:
+            out += ["", label("misses", chosen) + ":"]
+        for r in misses:
+            out += _miss_lines(r, chosen, self._title("scenario", r.scenario, chosen))
+        for _, table in self._tables(chosen):
+            out += ["", *table]
+        return out
+
+    def summary(self, lang: Lang | str | None = None) -> list[str]:
+        """The first two lines: the scaled score (an estimate) with the 720 line, and the
+        number right."""
+        chosen = current() if lang is None else Lang(lang)
         verdict = LABELS["above" if self.passed else "below"]
-        out = [
+        return [
             label(
                 "score", chosen, scaled=self.scaled, top=MAX_SCORE, line=PASS_SCORE, verdict=verdict
             ),
             label("right", chosen, correct=self.correct, total=len(self.results)),
         ]
-        misses = [r for r in self.results if not r.is_correct]
-        if misses:
-            out += ["", label("misses", chosen) + ":"]
-        for r in misses:
-            out += _miss_lines(r, chosen, self._title("scenario", r.scenario, chosen))
+
+    def sections(self, lang: Lang | str | None = None) -> list[tuple[str, list[str]]]:
+        """The report after :meth:`summary`, folded: one ``(title, lines)`` per domain with a
+        missed item (its misses, each as :meth:`lines` gives it), then the tables per
+        scenario, domain and task statement — what a screen shows one fold at a time."""
+        chosen = current() if lang is None else Lang(lang)
+        out = []
+        for domain in sorted({r.task.split(".")[0] for r in self.results}, key=int):
+            misses = [
+                r for r in self.results if not r.is_correct and r.task.split(".")[0] == domain
+            ]
+            if not misses:
+                continue
+            lines: list[str] = []
+            for r in misses:
+                lines += _miss_lines(r, chosen, self._title("scenario", r.scenario, chosen))
+            title = self._title("domain", domain, chosen)
+            head = label("missed in", chosen, domain=domain, title=title, n=len(misses))
+            out.append((head, lines))
+        return out + self._tables(chosen)
+
+    def _tables(self, lang: Lang) -> list[tuple[str, list[str]]]:
+        out = []
         for heading, kind, rows in (
             ("per scenario", "scenario", self.by_scenario),
             ("per domain", "domain", self.by_domain),
@@ -214,13 +249,14 @@ class QuizReport:
         ):
             if not rows:
                 continue
-            out += ["", label(heading, chosen) + ":"]
+            lines = [label(heading, lang) + ":"]
             for row in rows:
                 name = f"D{row.id}" if kind == "domain" else row.id
-                title = self._title(kind, row.id, chosen)
-                out.append(
+                title = self._title(kind, row.id, lang)
+                lines.append(
                     f"  {name:<13} {row.correct:>2}/{row.total:<2} {row.percent:5.1f} %  {title}"
                 )
+            out.append((label(heading, lang), lines))
         return out
 
 

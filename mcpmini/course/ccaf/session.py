@@ -10,19 +10,39 @@ item by its question number in the exam (``Q7``), never by its id. Once the exam
 :class:`AnswersLocked`. A typed line must name exactly as many options as the item says to
 choose; otherwise :class:`EntryError` says why, with a code. ``clock`` returns seconds
 (``time.monotonic`` by default) so a test can move time by hand.
+
+The time limit is the session's: once the budget is used up, the next answer is not taken —
+the exam is submitted as it stands and :class:`TimeUp` raised. The answers document
+(:meth:`~ExamSession.to_dict`, written after every item by ``quiz take --out``) names items by
+opaque handles (a digest of the item id and the session's random salt, so the file says
+nothing of the key), carries the time used so far (a resumed exam goes on with the rest of
+its budget, and one whose time is up is submitted, not reopened) and the bank's version (a
+file from another version of the bank is refused, naming both versions).
 """
 
 from __future__ import annotations
 
+import hashlib
+import secrets
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from enum import StrEnum
 from typing import Any
 
+from ..language import current
 from .bank import Bank, Lang, QuizItem, Text
 from .scoring import QuizReport, fill, grade, label
-from .sitting import DEFAULT_FORMAT, EXAM_MINUTES, Format, draw, draw_sitting
+from .sitting import DEFAULT_FORMAT, EXAM_ITEMS, EXAM_MINUTES, Format, draw, draw_sitting
 
-__all__ = ["AnswersLocked", "EntryError", "EntryProblem", "ExamSession", "clock_text"]
+__all__ = [
+    "AnswersLocked",
+    "BankVersionError",
+    "EntryError",
+    "EntryProblem",
+    "ExamSession",
+    "TimeUp",
+    "clock_text",
+    "read_answers",
+]
 
 
 def clock_text(seconds: float) -> str:
@@ -33,6 +53,22 @@ def clock_text(seconds: float) -> str:
 
 class AnswersLocked(RuntimeError):
     """The exam was submitted: its answers and flags can no longer change."""
+
+
+class TimeUp(AnswersLocked):
+    """The time budget ran out: the exam was submitted as it stood, this answer not taken."""
+
+
+class BankVersionError(ValueError):
+    """An answers document written against another version of the bank."""
+
+    def __init__(self, found: str, bank: str) -> None:
+        self.found = found
+        self.bank = bank
+        super().__init__(
+            f"the answers file was written against bank version {found}; "
+            f"this bank is version {bank}"
+        )
 
 
 class EntryProblem(StrEnum):
@@ -78,6 +114,12 @@ SCREEN: dict[str, Text] = {
         "模擬試験 {number}（種 {seed}、{format}）：シナリオ {scenarios}",
         "sitting {number} (seed {seed}, {format}): scenarios {scenarios}",
     ),
+    "to review": Text("見直しの印がついた問題が {n} 問あります。", "{n} flagged items to review."),
+    "time used": Text("使った時間 {used}", "time used {used}"),
+    "time up": Text(
+        "時間切れ：いまの答えのまま提出しました（{used} 使用）",
+        "Time is up: the exam is submitted as it stands ({used} used)",
+    ),
 }
 
 
@@ -106,16 +148,18 @@ class ExamSession:
         clock: Callable[[], float] | None = None,
         *,
         items: Sequence[QuizItem] | None = None,
-        lang: Lang | str = Lang.BOTH,
+        lang: Lang | str | None = None,
         format: Format | str = DEFAULT_FORMAT,
         number: int | None = None,
-        notes: Sequence[Text] = (),
+        shortfall: Text | None = None,
+        elapsed: float = 0.0,
+        salt: str | None = None,
     ) -> None:
         import time
 
         self.bank = bank
         self.seed = seed
-        self.lang = Lang(lang)
+        self.lang = current() if lang is None else Lang(lang)
         self.format = Format(format)
         self.items = (
             list(items) if items is not None else draw(bank, count, seed, tasks, self.format)
@@ -123,11 +167,14 @@ class ExamSession:
         self.budget_s = 60.0 * (minutes if minutes is not None else 2.0 * len(self.items))
         #: the sitting number when the items are a full exam (:meth:`sitting`)
         self.number = number
-        self.notes = tuple(notes)
+        #: the one line saying which cells held fewer items than the sitting asked
+        self.shortfall = shortfall
+        #: the random part of the answers document's item handles
+        self.salt = salt or secrets.token_hex(6)
         self.answers: dict[str, list[str]] = {}
         self.flagged: set[str] = set()
         self._clock = clock or time.monotonic
-        self.started = self._clock()
+        self.started = self._clock() - max(0.0, elapsed)
         self.report: QuizReport | None = None
 
     @classmethod
@@ -137,13 +184,15 @@ class ExamSession:
         number: int = 1,
         seed: int = 0,
         format: Format | str = DEFAULT_FORMAT,
-        lang: Lang | str = Lang.BOTH,
+        lang: Lang | str | None = None,
         clock: Callable[[], float] | None = None,
         minutes: float | None = None,
+        count: int = EXAM_ITEMS,
     ) -> ExamSession:
-        """A full exam: sitting ``number`` of ``seed`` (:func:`~.sitting.draw_sitting`), 120
-        minutes unless ``minutes`` says otherwise. Raises :class:`ValueError` as the draw."""
-        drawn = draw_sitting(bank, number, seed, format)
+        """A full exam: sitting ``number`` of ``seed`` (:func:`~.sitting.draw_sitting`, 60
+        items unless ``count``), 120 minutes unless ``minutes`` says otherwise. Raises
+        :class:`ValueError` as the draw."""
+        drawn = draw_sitting(bank, number, seed, format, count)
         return cls(
             bank,
             seed=seed,
@@ -153,7 +202,7 @@ class ExamSession:
             lang=lang,
             format=drawn.format,
             number=number,
-            notes=drawn.notes,
+            shortfall=drawn.shortfall_line(),
         )
 
     @classmethod
@@ -165,28 +214,44 @@ class ExamSession:
         minutes: float | None = None,
     ) -> ExamSession:
         """The session an answers document (:meth:`to_dict`) saved: its items, answers,
-        flags, seed, language and format. Raises :class:`KeyError` for an item the bank
-        lacks and :class:`ValueError` for a malformed document or answer."""
-        from .scoring import parse_answers
-
-        ids, answers, flagged = parse_answers(data)
+        flags, seed, language, format, time budget and the time already used (so a resumed
+        exam goes on with what is left; :attr:`expired` says when nothing is). Items may be
+        named by the document's opaque handles or by their ids. Raises
+        :class:`BankVersionError` for a document of another bank version, :class:`KeyError`
+        for an item the bank lacks and :class:`ValueError` for a malformed document or
+        answer."""
+        if not isinstance(data, Mapping):
+            raise ValueError("answers must be a JSON object")
+        ids, answers, flagged = read_answers(bank, data)
         if not ids:
             raise ValueError("the answers document lists no items")
+        try:
+            elapsed = float(data.get("elapsed", 0.0))
+            saved = data.get("minutes")
+            budget = minutes if minutes is not None else (float(saved) if saved else None)
+        except (TypeError, ValueError):
+            raise ValueError("'elapsed' and 'minutes' must be numbers") from None
         session = cls(
             bank,
             seed=int(data.get("seed", 0)),
-            minutes=minutes,
+            minutes=budget,
             clock=clock,
             items=[bank.item(i) for i in ids],
-            lang=data.get("lang", Lang.BOTH),
+            lang=data.get("lang") or None,
             format=data.get("format", DEFAULT_FORMAT),
             number=data.get("sitting"),
+            elapsed=elapsed,
+            salt=str(data["salt"]) if data.get("salt") else None,
         )
         for item_id, chosen in answers.items():
-            session.answer(item_id, chosen)
+            session._record(session._item(item_id), chosen)
         for item_id in flagged:
-            session.flag(session._item(item_id).id)
+            session.flagged.add(session._item(item_id).id)
         return session
+
+    def handle(self, item_id: str) -> str:
+        """The opaque name of ``item_id`` in this session's answers document."""
+        return _handle(self.salt, item_id)
 
     def _item(self, item_id: str) -> QuizItem:
         item = next((it for it in self.items if it.id == item_id), None)
@@ -206,6 +271,9 @@ class ExamSession:
     def _check_open(self) -> None:
         if self.locked:
             raise AnswersLocked("the exam was submitted; its answers are locked")
+        if self.expired:
+            self.finish()
+            raise TimeUp("the time is up; the exam was submitted as it stood")
 
     # --- what the learner does -----------------------------------------------------------
 
@@ -214,10 +282,14 @@ class ExamSession:
 
         Raises :class:`KeyError` for an item not in this exam, :class:`EntryError` for an
         option the item does not have or more options than it takes, and
-        :class:`AnswersLocked` after :meth:`finish`.
+        :class:`AnswersLocked` after :meth:`finish` (:class:`TimeUp` once the time is up:
+        the exam is then submitted without this answer).
         """
         self._check_open()
-        item = self._item(item_id)
+        self._record(self._item(item_id), options)
+
+    def _record(self, item: QuizItem, options: Iterable[str]) -> None:
+        item_id = item.id
         chosen = sorted({o.strip().upper() for o in options if o.strip()})
         unknown = [o for o in chosen if item.option(o) is None]
         if unknown:
@@ -332,7 +404,7 @@ class ExamSession:
         if self.number is None:
             return line
         scenarios = ", ".join(dict.fromkeys(self.scenario_title(it) for it in self.items))
-        notes = [n.inline(self.lang) for n in self.notes]
+        notes = [self.shortfall.inline(self.lang)] if self.shortfall is not None else []
         head = screen(
             "sitting",
             self.lang,
@@ -387,13 +459,71 @@ class ExamSession:
 
     def to_dict(self) -> dict[str, Any]:
         """The exam as an answers document (``quiz take --out``; read by ``quiz grade`` and
-        ``quiz take --resume``): items, answers, flags, seed, language, format, sitting."""
+        ``quiz take --resume``): the bank version, the salt, items, answers and flags by
+        opaque handle, seed, language, format, sitting, the budget and the time used."""
+        h = self.handle
         return {
-            "items": [it.id for it in self.items],
-            "answers": self.answers,
-            "flagged": sorted(self.flagged),
+            "bank": self.bank.version,
+            "salt": self.salt,
+            "items": [h(it.id) for it in self.items],
+            "answers": {h(i): list(v) for i, v in self.answers.items()},
+            "flagged": sorted(h(i) for i in self.flagged),
             "seed": self.seed,
             "lang": self.lang.value,
             "format": self.format.value,
             "sitting": self.number,
+            "minutes": self.budget_s / 60,
+            "elapsed": round(self.time_used(), 1),
+            "submitted": self.locked,
         }
+
+    def screen_line(self, key: str, **values: Any) -> str:
+        """The row ``key`` of the exam screens' texts in the session's language."""
+        return screen(key, self.lang, **values)
+
+    def time_up_line(self) -> str:
+        """The line said when the time runs out: submitted as it stands, the time used."""
+        used = clock_text(min(self.time_used(), self.budget_s))
+        return screen("time up", self.lang, used=used)
+
+
+def _handle(salt: str, item_id: str) -> str:
+    return "q" + hashlib.sha256(f"{salt}\0{item_id}".encode()).hexdigest()[:10]
+
+
+def _decoded(
+    bank: Bank, data: Mapping[str, Any]
+) -> tuple[list[str] | None, dict[str, list[str]], set[str]]:
+    """``parse_answers`` of ``data`` with every opaque handle turned back into its item id
+    (a document without a salt names items by id)."""
+    from .scoring import parse_answers
+
+    ids, answers, flagged = parse_answers(data)
+    salt = data.get("salt")
+    if not salt:
+        return ids, answers, flagged
+    names = {_handle(str(salt), it.id): it.id for it in bank.items}
+
+    def real(handle: str) -> str:
+        if handle not in names:
+            raise KeyError(f"{handle} names no item of this bank")
+        return names[handle]
+
+    return (
+        [real(i) for i in ids] if ids is not None else None,
+        {real(k): v for k, v in answers.items()},
+        {real(f) for f in flagged},
+    )
+
+
+def read_answers(
+    bank: Bank, data: Mapping[str, Any]
+) -> tuple[list[str] | None, dict[str, list[str]], set[str]]:
+    """An answers document read against ``bank``: ``(item ids or None, answers, flagged)``,
+    opaque handles resolved. Raises :class:`BankVersionError` for another bank version,
+    :class:`KeyError` for a handle or id the bank lacks and :class:`ValueError` for a
+    malformed document."""
+    version = data.get("bank") if isinstance(data, Mapping) else None
+    if version is not None and str(version) != bank.version:
+        raise BankVersionError(str(version), bank.version)
+    return _decoded(bank, data)

@@ -8,12 +8,16 @@ the same seed, so ``sitting 1`` and ``sitting 2`` are two disjoint full-length e
 Inside the four scenarios the items follow the domain weights: each domain's share of the 60
 by largest remainder, then each domain's share split over the four scenarios (the remainders
 to the scenario with the fewest items so far), then items round-robin over the domain's task
-statements. A cell (domain × scenario) that holds too few items is filled from the same domain
-in the other drawn scenarios, and a domain that holds too few in all four passes its share to
-the others; each such fallback is one line in :attr:`Sitting.notes`.
+statements. The bank holds enough items in every cell a first sitting can draw (a test says
+so), so a sitting needs no fallback; when one asks for more than a cell holds (a later sitting
+of the same seed, a longer exam), the cell is filled from the same domain in the other drawn
+scenarios and a domain short in all four passes its share to the others. Each such fallback is
+a :class:`Shortfall`, and :meth:`Sitting.shortfall_line` says them all in one line, shown
+before the sitting starts.
 
-``format`` is :class:`Format`: ``single`` draws only single-answer items (one best of four, as
-the spring 2026 guide describes every item), ``mixed`` also draws multiple-response items.
+``format`` is :class:`Format`: ``mixed`` (the default, the v1.0 guide's format) mixes
+multiple-response items, each saying how many to choose, among the single-answer ones;
+``single`` draws only single-answer items (one best of four).
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ __all__ = [
     "EXAM_MINUTES",
     "EXAM_SCENARIOS",
     "Format",
+    "Shortfall",
     "Sitting",
     "draw",
     "draw_sitting",
@@ -50,23 +55,56 @@ class Format(StrEnum):
     MIXED = "mixed"
 
 
-#: The format of the guide the sources we could link transcribe: one key and three
-#: distractors per item (00_overview, section 1).
-DEFAULT_FORMAT = Format.SINGLE
+#: The v1.0 guide's format: multiple-response items among the single-answer ones.
+DEFAULT_FORMAT = Format.MIXED
+
+
+@dataclass(frozen=True)
+class Shortfall:
+    """A cell (``scenario`` set) or a whole domain (``scenario`` empty) that held ``held`` of
+    the ``wanted`` items a draw asked of it."""
+
+    domain: int
+    scenario: str
+    held: int
+    wanted: int
+
+    def text(self) -> Text:
+        """``D3 in support: 1 of 3`` (or ``D3: 10 of 12`` for a domain)."""
+        where = Text(f"D{self.domain} の {self.scenario}", f"D{self.domain} in {self.scenario}")
+        if not self.scenario:
+            where = Text(f"D{self.domain}", f"D{self.domain}")
+        return Text(
+            f"{where.ja} は {self.wanted} 問のうち {self.held} 問",
+            f"{where.en}: {self.held} of {self.wanted}",
+        )
 
 
 @dataclass(frozen=True)
 class Sitting:
     """One drawn exam: its number for the seed, the scenarios drawn (in the order shown), the
-    items (grouped by scenario), and a line for each fallback the draw needed."""
+    items (grouped by scenario), and each fallback the draw needed."""
 
     number: int
     seed: int
     format: Format
     scenarios: tuple[str, ...]
     items: tuple[QuizItem, ...]
-    notes: tuple[Text, ...] = ()
+    shortfalls: tuple[Shortfall, ...] = ()
     minutes: float = EXAM_MINUTES
+
+    def shortfall_line(self) -> Text | None:
+        """One line on every cell or domain that held fewer items than this sitting asked
+        (``None`` when every one held enough)."""
+        if not self.shortfalls:
+            return None
+        parts = [s.text() for s in self.shortfalls]
+        return Text(
+            f"この回は問題集の量を超えています（{'、'.join(p.ja for p in parts)}）。"
+            "足りない分は同じ領域の他のシナリオ、または他の領域から出します。",
+            f"This sitting asks more than the bank holds ({'; '.join(p.en for p in parts)}); "
+            "the rest come from the same domain's other scenarios or from the other domains.",
+        )
 
 
 def _pool(bank: Bank, fmt: Format | str, exclude: Iterable[str] = ()) -> list[QuizItem]:
@@ -162,20 +200,14 @@ def _fill_domain(
     domain: int,
     want: dict[str, int],
     cells: dict[str, list[QuizItem]],
-    notes: list[Text],
+    short: list[Shortfall],
 ) -> dict[str, int]:
     """Move what a cell lacks to the same domain's other scenarios with spare items."""
     take = {s: min(n, len(cells[s])) for s, n in want.items()}
     missing = sum(want.values()) - sum(take.values())
     for s, n in want.items():
         if take[s] < n:
-            notes.append(
-                Text(
-                    f"D{domain} は {s} に {n} 問のうち {len(cells[s])} 問だけ。"
-                    "残りは他のシナリオから",
-                    f"D{domain} in {s}: {len(cells[s])} of {n} items; the rest from the others",
-                )
-            )
+            short.append(Shortfall(domain, s, len(cells[s]), n))
     for s in sorted(cells, key=lambda s: -(len(cells[s]) - take[s])):
         extra = min(missing, len(cells[s]) - take[s])
         take[s] += extra
@@ -203,23 +235,16 @@ def _one_sitting(
     domains = sorted({it.domain for it in inside} | set(weight))
     caps = {d: sum(it.domain == d for it in inside) for d in domains}
     quota = _shares({d: weight.get(d, 0) for d in domains}, count, caps)
-    notes: list[Text] = []
+    short: list[Shortfall] = []
     for d in domains:
         ideal = round(count * weight.get(d, 0) / 100)
         if quota[d] < ideal:
-            notes.append(
-                Text(
-                    f"D{d} は引いたシナリオに {caps[d]} 問だけ（{ideal} 問のうち {quota[d]} 問）。"
-                    "残りは他の領域へ",
-                    f"D{d}: {caps[d]} items in the drawn scenarios, {quota[d]} of {ideal}; "
-                    "the rest to the other domains",
-                )
-            )
+            short.append(Shortfall(d, "", quota[d], ideal))
     totals = dict.fromkeys(drawn, 0)
     by_scenario: dict[str, list[QuizItem]] = {s: [] for s in drawn}
     for d in sorted(domains, key=lambda d: -quota[d]):
         cells = {s: [it for it in inside if it.domain == d and it.scenario == s] for s in drawn}
-        take = _fill_domain(d, _split(quota[d], drawn, totals), cells, notes)
+        take = _fill_domain(d, _split(quota[d], drawn, totals), cells, short)
         for s, n in take.items():
             by_scenario[s].extend(_round_robin(cells[s], n, rng))
             totals[s] += n
@@ -228,7 +253,7 @@ def _one_sitting(
         group = by_scenario[s]
         rng.shuffle(group)
         items.extend(group)
-    return Sitting(number, seed, fmt, tuple(drawn), tuple(items), tuple(notes))
+    return Sitting(number, seed, fmt, tuple(drawn), tuple(items), tuple(short))
 
 
 def draw_sitting(
