@@ -42,6 +42,23 @@ def add(sub: Any) -> None:
     release.add_argument("--homes", required=True, help="the hub's homes folder (.hub/homes)")
     release.add_argument("--assignment", help="only this assignment")
     release.set_defaults(handler=_cmd_release)
+    nbg = sub.add_parser(
+        "nbgrader-course",
+        help="write an nbgrader course folder of the exercises",
+        description="Write DIR/nbgrader_config.py and DIR/source/<assignment>/<notebook>.ipynb for "
+        "each exercise of each assignment: the exercise notebook with the worked answer in a "
+        "solution region. 'nbgrader generate_assignment' in DIR then writes the exercise notebooks "
+        "as learners get them, and 'nbgrader autograde' gives the points 'mcpmini grade' gives.",
+    )
+    nbg.add_argument("folder", metavar="DIR", help="the nbgrader course folder to write")
+    nbg.add_argument(
+        "--assignments",
+        metavar="FILE",
+        help="assignments.yaml (default: one assignment, exercises, of every exercise)",
+    )
+    nbg.add_argument("--edition", choices=["ja", "en"], default="ja", help="the edition (ja)")
+    nbg.add_argument("--course", default=".", help="the course checkout (the current folder)")
+    nbg.set_defaults(handler=_cmd_nbgrader)
     prog = sub.add_parser(
         "progress",
         help="show your exercise and quiz progress",
@@ -327,6 +344,27 @@ def _cmd_certs(args: argparse.Namespace) -> int:
         f"--tls-cert {d}/worker.pem --tls-key {d}/worker-key.pem"
     )
     echo(f"  grader:    mcpmini grade ... --scheduler tls://{host}:8786 --tls {d}")
+    return 0
+
+
+def _cmd_nbgrader(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ..course.catalogue import ALL_IDS
+    from ..course.classroom import Assignment, AssignmentError, read_assignments
+    from ..course.classroom.nbgrader import build_course
+
+    try:
+        if args.assignments:
+            assignments = read_assignments(Path(args.assignments))
+        else:
+            assignments = {"exercises": Assignment("exercises", ALL_IDS)}
+        written = build_course(
+            Path(args.folder), assignments, Path(args.course), edition=args.edition
+        )
+    except (AssignmentError, FileNotFoundError) as exc:
+        raise UsageError(str(exc)) from None
+    echo(f"{len(written)} source notebooks and nbgrader_config.py written to {args.folder}")
     return 0
 
 
