@@ -102,7 +102,7 @@ def _mutated(solved: str) -> str:
 CLASS: dict[str, dict[str, str]] = {
     "ada": dict.fromkeys(ALL_IDS, "solved"),
     "ben": {"9.1": "blank", "P.1": "blank", "C.1": "blank"},
-    "cy": dict.fromkeys(ALL_IDS, "wrong"),
+    "cy": dict.fromkeys(("9.2", "9.4", "P.2", "P.3", "C.1"), "wrong"),
     "dee": {"9.1": "broken", "9.2": "solved", "9.3": "wrong", "P.4": "solved"},  # late
 }
 
@@ -149,16 +149,16 @@ def graded(tmp_path_factory):
     assert code == 0
     from nbgrader.api import Gradebook, MissingEntry
 
-    per_notebook: dict[tuple[str, str], float] = {}
+    per_notebook: dict[tuple[str, str], tuple[float, float]] = {}
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         for learner in CLASS:
             for exercise in ALL_IDS:
                 try:
                     nb = gb.find_submission_notebook(NOTEBOOKS[exercise], "exercises", learner)
                 except MissingEntry:  # not handed in: nothing to score
-                    per_notebook[learner, exercise] = 0.0
+                    per_notebook[learner, exercise] = (0.0, 0.0)
                     continue
-                per_notebook[learner, exercise] = nb.score - (nb.late_submission_penalty or 0)
+                per_notebook[learner, exercise] = (nb.score, nb.late_submission_penalty or 0.0)
     with (course / "nbgrader.csv").open(encoding="utf-8", newline="") as fh:
         exported = {r["student_id"]: r for r in csv.DictReader(fh)}
     with out.open(encoding="utf-8", newline="") as fh:
@@ -190,15 +190,16 @@ def test_every_exercise_and_solution_notebook_carries_the_nbgrader_cells():
 
 def test_nbgrader_and_mcpmini_give_the_same_points_per_notebook(graded):
     _, _, per_notebook, _, ours = graded
-    mine = {(r["learner"], r["exercise"]): int(r["score"]) - int(r["penalty"]) for r in ours}
-    assert mine == {key: int(value) for key, value in per_notebook.items()}
-    assert mine["ada", "9.1"] == 8 and mine["cy", "9.1"] < 8 and mine["dee", "9.2"] == 0  # late
+    mine = {(r["learner"], r["exercise"]): (int(r["score"]), int(r["penalty"])) for r in ours}
+    assert mine == {key: (int(raw), int(cut)) for key, (raw, cut) in per_notebook.items()}
+    assert mine["ada", "9.1"] == (8, 0) and 0 < mine["cy", "9.2"][0] < 5
+    assert mine["dee", "9.2"] == (5, 5)  # solved, but late under "zero": nothing counts
     table = "\n".join(
         f"  {learner:<4} "
-        + " ".join(f"{e}={mine[learner, e]}/{per_notebook[learner, e]:g}" for e in ALL_IDS)
+        + " ".join(f"{e}={mine[learner, e][0]}-{mine[learner, e][1]}" for e in ALL_IDS)
         for learner in CLASS
     )
-    print(f"mcpmini/nbgrader points per notebook:\n{table}")
+    print(f"points-penalty per notebook, the same from mcpmini and nbgrader:\n{table}")
 
 
 def test_nbgrader_export_and_mcpmini_give_the_same_totals_and_penalties(graded):
