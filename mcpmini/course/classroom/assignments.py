@@ -265,8 +265,11 @@ def read_timestamp(folder: Path) -> datetime | None:
     """The submission time in ``folder/timestamp.txt`` (nbgrader's
     ``%Y-%m-%d %H:%M:%S.%f %Z``, or ISO 8601), aware; ``None`` when missing or unreadable.
     A time without a zone is taken as UTC, as nbgrader does."""
+    place = folder / "timestamp.txt"
+    if place.is_symlink():  # a learner's link is never followed
+        return None
     try:
-        text = (folder / "timestamp.txt").read_text(encoding="utf-8").strip()
+        text = place.read_text(encoding="utf-8").strip()[:100]
     except (OSError, UnicodeDecodeError):
         return None
     text = re.sub(r"\s*(UTC|GMT|Z)$", "+00:00", text)

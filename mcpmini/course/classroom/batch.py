@@ -271,12 +271,12 @@ def _unit_jobs(unit: _Unit, assignments: Mapping[str, Assignment] | None) -> lis
     """A unit's jobs, with a ``path=None`` job for each exercise of the assignment it lacks."""
     defined = (assignments or {}).get(unit.assignment)
     late = 0.0
-    if defined is not None and unit.folder is not None:
+    if defined is not None and unit.folder is not None and unit.linked is None:
         late = defined.lateness(read_timestamp(unit.folder), (unit.folder / LATE_FILE).is_file())
     base = Submission(unit.learner, "", None, assignment=unit.assignment, late_seconds=late)
-    if unit.linked is not None:
-        return [replace(base, path=unit.linked, refused=SYMLINK)]
     found: list[Submission] = []
+    if unit.linked is not None:  # a linked folder: refused, and nothing of it handed in
+        found.append(replace(base, path=unit.linked, refused=SYMLINK))
     for path in dict.fromkeys(unit.files):  # a file given twice is one job
         exercise = identify_exercise(path) if path.is_symlink() else _peek(path)
         job = replace(base, exercise=exercise, path=path, notebook=path.name[: -len(".ipynb")])
@@ -287,7 +287,7 @@ def _unit_jobs(unit: _Unit, assignments: Mapping[str, Assignment] | None) -> lis
                 job, refused=_NOT_SET.format(exercise=exercise, name=unit.assignment).lang()
             )
         found.append(job)
-    have = [job.exercise for job in found if not job.refused]
+    have = [job.exercise for job in found]  # a refused link stands where its notebook would
     if unit.named:
         return found
     expected = defined.exercises if defined is not None else default_exercises(have)

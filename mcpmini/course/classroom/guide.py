@@ -24,6 +24,7 @@ from ..language import Text
 __all__ = [
     "PLANS",
     "WORDS",
+    "class_line",
     "class_table",
     "measurement_line",
     "plan_table",
@@ -48,6 +49,10 @@ WORDS: dict[str, Text] = {
     "total": Text(
         "合計 約 {minutes:.0f} 分（うち実行 {run:.0f} 秒）",
         "About {minutes:.0f} minutes in all ({run:.0f} s of it running cells)",
+    ),
+    "class_measured": Text(
+        "測定: CPU {cpus} 個、測定を始めたときのロードアベレージ {load}",
+        "Measured on {cpus} CPUs, load average {load} when it began",
     ),
     "step": Text("段階", "step"),
     "learners": Text("受講者数", "learners"),
@@ -161,6 +166,13 @@ def measurement_line(measured: Mapping[str, Any]) -> str:
         cpus=measured["cpus"], python=measured["python"], load=measured["load_average"]
     )
     return f"{head}\n{WORDS['stopped'].format(names=stopped)}"
+
+
+def class_line(measured: Mapping[str, Any]) -> str:
+    """Where the class times (``class_times.json``) were measured."""
+    return (
+        WORDS["class_measured"].format(cpus=measured["cpus"], load=measured["load_average"]).lang()
+    )
 
 
 def run_table(measured: Mapping[str, Any]) -> Any:

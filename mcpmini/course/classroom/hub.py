@@ -56,7 +56,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..language import EDITION_MARKER, Lang, parse_lang
+from ..language import EDITION_MARKER, LANG_ENV, Lang, parse_lang
 from ..policy import CLASS_ENV, SWITCHES, read_switches, write_switches
 from .roster import RosterError, is_learner_name, parse_roster
 
@@ -100,9 +100,11 @@ INSTRUCTOR_ONLY = "instructor"
 #: The course's files that hold worked answers: unreadable to other users while solutions are
 #: switched off (the git history holds every version of them; the tests hold solved copies).
 LOCKED = ("solutions", "en/solutions", "i18n/en/solutions", "notebooks/instructor", "tests", ".git")
-#: Seconds a learner's server may take to start: on a 2-core machine a class of 30 logging in
-#: at once waited up to ... (see notebooks/instructor/00_guide.ipynb, measured by bench/hub.py).
-START_TIMEOUT = 600
+#: Seconds a learner's server may take to start. Measured (``bench/classroom.py``): 30 learners
+#: logging in at once on a 2-core machine under a load average near 27, every server up within
+#: 82.5 s (median 79.9 s); JupyterHub's own 60 s would fail most of them. Three and a half
+#: times the slowest leaves room for a slower machine or a larger class.
+START_TIMEOUT = 300
 
 
 class HubError(ValueError):
@@ -141,7 +143,7 @@ c.Spawner.environment = {{
     "MCPMINI_PROGRESS": lambda spawner: os.path.join(
         HUB, "homes", spawner.user.name, ".mcpmini", "progress.json"
     ),
-    "MCPMINI_LANG": {lang!r},
+    "{lang_env}": {lang!r},
     "{class_env}": os.path.join(HUB, "class.json"),
 }}
 def _check_home(spawner):  # a learner's server starts only in their own copy of the course
@@ -546,6 +548,7 @@ def prepare_hub(
             start_timeout=start_timeout,
             spawn_limit=max(10, len(learners) + 1),
             lang=edition.value,
+            lang_env=LANG_ENV,
             class_env=CLASS_ENV,
         ),
     )

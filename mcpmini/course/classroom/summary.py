@@ -31,6 +31,7 @@ __all__ = [
     "plot_success",
     "score_table",
     "success_rates",
+    "summary_line",
 ]
 
 #: The feedback of a row for an exercise nothing was handed in for (:func:`.batch.job_row`).
@@ -54,7 +55,22 @@ WORDS: dict[str, Text] = {
     ),
     "bars_y": Text("割合（%）", "share (%)"),
     "bar_label": Text("演習 {id}", "Exercise {id}"),
+    "rows": Text("{rows} 行、受講者 {learners} 人", "{rows} rows, {learners} learners"),
+    "complete": Text(
+        "全部そろっている受講者: {names}", "Learners who handed in everything: {names}"
+    ),
+    "lacking": Text("{learner}: {exercises}", "{learner}: {exercises}"),
+    "pages": Text(
+        "{pages} ページ、ページを書かなかった行 {skipped}",
+        "{pages} pages, {skipped} rows without a page",
+    ),
 }
+
+
+def summary_line(name: str, **fields: Any) -> str:
+    """One line of the summary notebook, :data:`WORDS` ``name`` formatted, in the learner's
+    language (``rows``, ``complete``, ``lacking``, ``pages``)."""
+    return _w(name, **fields)
 
 
 def _w(name: str, **kwargs: Any) -> str:
