@@ -118,6 +118,18 @@ def test_grep_finds_contents_glob_finds_names_in_the_sample_repo(tmp_path: Path)
 
 
 def test_tool_choices_are_graded_case_and_space_insensitively() -> None:
-    rows = grade_tool_choices({"0": "grep", "1": "Grep", TOOL_TASKS[6][0]: "Read + Write"})
+    rows = grade_tool_choices({"0": "grep", "1": "Grep", str(TOOL_TASKS[6][0]): "Read + Write"})
     assert [r["ok"] for r in rows[:2]] == [True, False]
     assert rows[6]["ok"] and rows[2]["chosen"] is None and not rows[2]["ok"]
+
+
+def test_tool_tasks_are_said_in_the_learners_language() -> None:
+    from mcpmini.course.ccaf import tool_choice_lines
+    from mcpmini.course.language import use
+
+    with use("en"):
+        lines = tool_choice_lines({"0": "Grep"})
+    assert lines[0].startswith("○ 0 Find which file") and lines[-1] == "1/8 right"
+    with use("ja"):
+        lines = tool_choice_lines({})
+    assert "未回答" in lines[0] and lines[-1] == "0/8 正解"

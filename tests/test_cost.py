@@ -101,12 +101,15 @@ def test_prop_5_2_bounds() -> None:
 
 
 def test_the_widget_text_reproduces_example_3_9() -> None:
+    from mcpmini.course import Lang, use
     from mcpmini.course.chapters import context_cost_explorer, context_cost_lines
 
-    lines = context_cost_lines(200, 3, 300, 10)
-    assert "60,000" in lines[0] and "2,900" in lines[1] and "57,100" in lines[2]
-    assert lines[3].endswith("u ≤ 193") and lines[4].endswith("deferred")
-    assert context_cost_lines(200, 194, 300, 10)[4].endswith("up front")
+    with use(Lang.EN):
+        lines = context_cost_lines(200, 3, 300, 10)
+        assert "60,000" in lines[0] and "2,900" in lines[1] and "57,100" in lines[2]
+        assert lines[3].endswith("u ≤ 193") and lines[4].endswith("deferred")
+        assert context_cost_lines(200, 194, 300, 10)[4].endswith("up front")
+        assert context_cost_lines(200, 0, 300, 300)[4].endswith("neither (equal)")
     assert context_cost_explorer().children  # builds without a browser
 
 
@@ -132,3 +135,18 @@ def test_enable_tool_search_settings_decide_deferral() -> None:
     for bad in ("yes", "auto:x", "auto:101", "auto:-1"):
         with pytest.raises(ValueError):
             defer_tools(bad, 1)
+
+
+def test_the_cost_report_speaks_the_learners_language_with_the_same_figures() -> None:
+    from mcpmini.course import Lang, use
+    from mcpmini.course.chapters import context_cost_lines
+
+    with use(Lang.EN):
+        english = context_cost_lines(200, 3, 300, 10)
+    with use(Lang.JA):
+        japanese = context_cost_lines(200, 3, 300, 10)
+    assert english[-1] == "cheaper here: deferred"
+    assert japanese[-1] == "この値で少ないほう: 遅延読み込み"
+    digits = [[w for w in line.split() if any(c.isdigit() for c in w)] for line in english]
+    assert digits == [[w for w in line.split() if any(c.isdigit() for c in w)] for line in japanese]
+    assert not any(ord(c) > 0x3000 for line in english for c in line)

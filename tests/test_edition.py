@@ -144,7 +144,7 @@ def test_a_translation_that_drops_a_number_code_span_or_link_names_the_cell(repo
     edition.apply(
         repo,
         NB,
-        {"intro": "# Introduction\n\nWe send `tools/call` twice.", "end": "Read the spec."},
+        {"intro": "# Introduction\n\nWe send `tools/call` 3 times.", "end": "Read the spec."},
     )
     edition.build(repo, [NB], execute=False)
     found = {(p.cell, p.message.split(":")[0]) for p in edition.problems(repo, [NB])}
@@ -198,8 +198,13 @@ def test_english_labels_in_japanese_outputs_are_found_and_code_is_not():
         nbformat.v4.new_output("stream", text="ToolOutcome(kind='result', text='is the')\n"),
         nbformat.v4.new_output("stream", text="結果: 'not a label' と tools/list\n"),
         nbformat.v4.new_output("stream", text="2 tools listed\n"),
+        nbformat.v4.new_output("stream", text="06 Claude Code の中の MCP\nthe code\n"),
     ]
-    assert edition.english_lines(nb) == [("c", "final: allow"), ("c", "2 tools listed")]
+    assert edition.english_lines(nb) == [
+        ("c", "final: allow"),
+        ("c", "2 tools listed"),
+        ("c", "the code"),
+    ]
 
 
 def test_a_justified_english_output_is_listed_and_the_list_must_stay_true(repo):
@@ -216,3 +221,19 @@ def test_a_justified_english_output_is_listed_and_the_list_must_stay_true(repo):
     nbformat.write(nb, repo / NB)
     [stale] = edition.purity_problems(repo, [NB])
     assert stale.message == "listed as English output but prints none"
+
+
+def test_small_numbers_may_be_spelled_out_but_no_number_may_change_or_appear():
+    ja = (
+        "MCP には 3 つの役割があり、1 つのサーバに 1 つのクライアントを作ります。"
+        "上限は 4,096 文字。"
+    )
+    ok = "MCP has three roles, and one client is made per server. The cap is 4,096 characters."
+    assert edition.placeholder_differences(ja, ok) == []
+    changed = ok.replace("4,096", "2,048")
+    assert edition.placeholder_differences(ja, changed) == [
+        "numbers differ: missing ['4,096'], extra ['2,048']"
+    ]
+    assert edition.placeholder_differences("`a` と `a`", "`a`") == [
+        "code differ: missing ['(a different count of the same)'], extra []"
+    ]

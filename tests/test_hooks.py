@@ -493,3 +493,21 @@ def test_post_tool_use_feedback_reaches_the_reason_without_blocking(tmp_path):
     post = {"PostToolUse": [HookMatcher("Write", [CommandHandler(script(tmp_path, "l.sh", body))])]}
     result = run(post, {**WRITE_APP, "tool_response": {}}, event="PostToolUse")
     assert not result.blocked and result.reason == "lint failed"
+
+
+def test_a_failing_post_tool_use_hook_under_on_failure_block_is_feedback_not_a_block(tmp_path):
+    # observed in Claude Code 2.1.328: exit 1 under onFailure "block" reaches Claude as a
+    # "blocking error" with the hook's stderr; the tool already ran, so nothing is stopped
+    body = "echo 'formatter crashed' >&2; exit 1"
+    path = script(tmp_path, "f.sh", body)
+    payload = {**WRITE_APP, "tool_response": {}}
+    results = {}
+    for on_failure in (OnFailure.CONTINUE, OnFailure.BLOCK):
+        handler = CommandHandler(path, options=HandlerOptions(on_failure=on_failure))
+        results[on_failure] = run(
+            {"PostToolUse": [HookMatcher("Write", [handler])]}, payload, event="PostToolUse"
+        )
+    quiet, loud = results[OnFailure.CONTINUE], results[OnFailure.BLOCK]
+    assert quiet.ran[0].outcome is HookOutcome.NON_BLOCKING_ERROR and quiet.reason is None
+    assert loud.ran[0].outcome is HookOutcome.BLOCKING_ERROR and not loud.blocked
+    assert loud.reason is not None and "formatter crashed" in loud.reason

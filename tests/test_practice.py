@@ -3,6 +3,7 @@ sandbox prediction agrees with live runs, and the committed notebooks start empt
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -15,8 +16,10 @@ from mcpmini.course import (
     EXERCISE_IDS,
     PRACTICE_IDS,
     TITLES,
+    Lang,
     Status,
     get_exercise,
+    use,
 )
 from mcpmini.course.classroom import identify_exercise
 from mcpmini.course.practice import P3_LIMITS, Workload, loop_context, predict_run
@@ -135,3 +138,41 @@ def test_the_class_grader_scores_practice_notebooks(tmp_path, monkeypatch):
     by = {r.exercise: r for r in rows}
     assert (by["P.2"].status.value, by["P.2"].score) == ("graded", get_exercise("P.2").max_score)
     assert by["P.1"].status.value == "not_attempted"
+
+
+JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
+
+
+def _everything_printed(ex, capsys) -> str:
+    ex.describe()
+    for n in range(1, len(ex.hints) + 1):
+        ex.hint(n)
+    ex.solution()
+    answer = ex.answer_key()
+    print(ex.grade(answer))
+    print(ex.grade(ex.template()))
+    return f"{ex.statement}\n{ex.title}\n" + capsys.readouterr().out
+
+
+@pytest.mark.parametrize("exercise_id", PRACTICE_IDS)
+def test_every_text_of_a_practice_exercise_is_english_in_the_english_edition(exercise_id, capsys):
+    ex = get_exercise(exercise_id)
+    with use(Lang.EN):
+        english = _everything_printed(ex, capsys)
+    with use(Lang.JA):
+        japanese = _everything_printed(ex, capsys)
+    assert not JAPANESE.search(english), JAPANESE.findall(english)[:5]
+    assert JAPANESE.search(japanese)
+    # the same facts in both: every number the Japanese prints, the English prints too
+    numbers = re.compile(r"\d[\d,.]*")
+    assert sorted(set(numbers.findall(japanese))) == sorted(set(numbers.findall(english)))
+
+
+def test_a_wrong_answer_gets_its_mistake_in_the_learners_language():
+    ex = get_exercise("P.1")
+    answer = ex.answer_key()
+    answer["split_server"] = "crm__eu"
+    with use(Lang.EN):
+        assert "Split at the first __, the server name is crm." in ex.grade(answer).feedback()
+    with use(Lang.JA):
+        assert "最初の __ で分けると、サーバ名は crm になります。" in ex.grade(answer).feedback()

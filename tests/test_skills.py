@@ -435,12 +435,16 @@ def test_the_reattached_total_never_exceeds_min_k_a_big_a(
 
 
 def test_the_notebook_09_widget_logic_reports_statuses_and_the_bound() -> None:
+    from mcpmini.course import Lang, use
     from mcpmini.course.chapters import reattach_explorer, reattach_lines
 
-    lines = reattach_lines([6000] * 7)
-    assert len(lines) == 8 and lines[0].startswith("skill7") and "dropped" in lines[-2]
-    assert "attached 25000" in lines[-1] and "= 25000;" in lines[-1]
-    assert reattach_lines([100, 200], 5000, 25000)[-1].startswith("attached 300")
+    with use(Lang.EN):
+        lines = reattach_lines([6000] * 7)
+        assert len(lines) == 8 and lines[0].startswith("skill7") and "dropped" in lines[-2]
+        assert "attached 25000" in lines[-1] and "= 25000;" in lines[-1]
+        assert reattach_lines([100, 200], 5000, 25000)[-1].startswith("attached 300")
+    with use(Lang.JA):
+        assert "落とした" in reattach_lines([6000] * 7)[-2]
     assert reattach_explorer([10, 20]).children[-1].value.count("skill") == 2
 
 

@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("ipywidgets")
 
-from mcpmini.course import LIVE_LABEL, live_html, report_text
+from mcpmini.course import LIVE_LABEL, Lang, live_html, report_text, use
 from mcpmini.course.chapters import (
     RULE_SETS,
     context_cost_explorer,
@@ -41,12 +41,14 @@ def controls(box: Any) -> dict[str, Any]:
     return found
 
 
-def test_the_cost_explorer_starts_on_example_3_9_exactly():
-    box = context_cost_explorer(n=200, u=3, d=300, m=10)
-    values = {k: w.value for k, w in controls(box).items()}
-    assert values == {"N": 200, "u": 3, "d": 300, "m": 10}
-    report = report_text(box)
-    assert report == "\n".join(context_cost_lines(200, 3, 300, 10))
+@pytest.mark.parametrize("lang", [Lang.JA, Lang.EN])
+def test_the_cost_explorer_starts_on_example_3_9_exactly(lang):
+    with use(lang):
+        box = context_cost_explorer(n=200, u=3, d=300, m=10)
+        values = {k: w.value for k, w in controls(box).items()}
+        assert values == {"N": 200, "u": 3, "d": 300, "m": 10}
+        report = report_text(box)
+        assert report == "\n".join(context_cost_lines(200, 3, 300, 10))
     for figure in ("60,000", "2,900", "57,100", "193.3", "u ≤ 193"):
         assert figure in report
 
@@ -69,12 +71,20 @@ def test_the_version_picker_starts_on_the_notebook_sets_and_reports_them():
     assert report_text(picker.widget) == picker.report() and "2026-07-28" in picker.ticked()[1]
 
 
-def test_the_reattach_explorer_starts_on_seven_skills_of_6000_tokens():
-    box = reattach_explorer(sizes=[6000] * 7)
-    values = {k: w.value for k, w in controls(box).items()}
-    assert values == {"k": 7, "body": 6000, "a (per skill)": 5000, "A (total)": 25000}
-    assert report_text(box) == "\n".join(reattach_lines([6000] * 7))
-    assert "attached 25000 tokens" in report_text(box)
+@pytest.mark.parametrize(
+    "lang,labels,total",
+    [
+        (Lang.EN, ("body", "a (per skill)", "A (total)"), "attached 25000 tokens"),
+        (Lang.JA, ("本文", "a（1 つあたり）", "A（合計）"), "再添付 25000 トークン"),
+    ],
+)
+def test_the_reattach_explorer_starts_on_seven_skills_of_6000_tokens(lang, labels, total):
+    with use(lang):
+        box = reattach_explorer(sizes=[6000] * 7)
+        values = {k: w.value for k, w in controls(box).items()}
+        assert values == {"k": 7, labels[0]: 6000, labels[1]: 5000, labels[2]: 25000}
+        assert report_text(box) == "\n".join(reattach_lines([6000] * 7))
+        assert total in report_text(box)
 
 
 def test_the_resolution_switch_starts_on_the_whole_entry():

@@ -178,11 +178,13 @@ def _cmd_list(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"items": [it.public(_lang(args)) for it in items]})
         return 0
-    for n, it in enumerate(items, 1):
-        multi = f" (pick {it.pick})" if it.pick > 1 else ""
-        stem = it.stem.lang(_lang(args)).splitlines()[0]
-        echo(f"{n:>4}  {it.task:<4} {it.scenario:<12} {stem[:70]}{multi}")
-    print(f"{len(items)} items")
+    from ..course.language import Text
+
+    lang = _lang(args)
+    for n, it in enumerate(items, 1):  # a multiple-response stem says how many to choose
+        stem = it.stem.lang(lang).splitlines()[0]
+        echo(f"{n:>4}  {it.task:<4} {it.scenario:<12} {stem[:70]}")
+    echo(Text("{n} 問", "{n} items").format(n=len(items)).inline(lang))
     return 0
 
 

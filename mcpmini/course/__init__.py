@@ -5,10 +5,10 @@ The shared pieces sit at the top: :mod:`.language` (the learner's language and t
 framework), :mod:`.progress` (the learner's progress file), :mod:`.report` (what every widget
 shows and how a headless run reads it), :mod:`.plots` (the axes every figure draws on), and
 :mod:`.edition` (the English edition built from gettext catalogues), :mod:`.glossary` (one
-Japanese term per concept) and :mod:`.catalogue` (every exercise by id). The tracks are
-packages: :mod:`.chapters` (§0–§9 and exercises 9.1–9.4), :mod:`.ccaf` (the CCA-F bank, exam
-and measurements), :mod:`.practice` (P.1–P.4 and the hosting lab) and :mod:`.classroom`
-(class grading).
+Japanese and one English term per concept) and :mod:`.catalogue` (every exercise by id). The
+tracks are packages: :mod:`.chapters` (§0–§9 and exercises 9.1–9.4), :mod:`.ccaf` (the
+CCA-F bank, exam and measurements), :mod:`.practice` (P.1–P.4 and the hosting lab) and
+:mod:`.classroom` (class grading).
 
 Rules of this package: the runtime never imports it; a track imports the shared modules and
 the runtime, never another track; only the catalogue gathers the tracks' exercises and only
@@ -29,7 +29,12 @@ from .catalogue import (
 )
 from .glossary import (
     GLOSSARY,
+    GlossaryEntry,
+    GlossaryError,
+    UnknownTerm,
+    glossary_entries,
     load_glossary,
+    term,
 )
 from .grading import (
     Choice,
@@ -84,6 +89,8 @@ __all__ = [
     "TITLES",
     "Choice",
     "Exercise",
+    "GlossaryEntry",
+    "GlossaryError",
     "Graded",
     "Kind",
     "Lang",
@@ -93,10 +100,12 @@ __all__ = [
     "Report",
     "Status",
     "Text",
+    "UnknownTerm",
     "Words",
     "current",
     "figure",
     "get_exercise",
+    "glossary_entries",
     "live_html",
     "load_glossary",
     "load_progress",
@@ -109,5 +118,6 @@ __all__ = [
     "say",
     "static_report",
     "summary",
+    "term",
     "use",
 ]

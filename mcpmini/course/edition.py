@@ -62,6 +62,7 @@ __all__ = [
     "extract",
     "japanese_chars",
     "main",
+    "placeholder_differences",
     "placeholders",
     "problems",
     "purity_problems",
@@ -111,6 +112,8 @@ ENGLISH_WORDS = frozenset(
 #: Output lines that are code by shape: wire lines, JSON, reprs, matplotlib's figure repr.
 _CODE_LINE = re.compile(r"^\s*(?:[CS]→[CS]\s|[{\[]|<Figure size \S+ with \d+ Axes>|\w+\(.*\)\s*$)")
 _QUOTED = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"|`[^`\n]*`")
+#: Product names read as names, not as English words ("Claude Code" holds "code").
+_PRODUCTS = re.compile(r"\bClaude Code\b")
 _WORD = re.compile(r"[A-Za-z]+(?:'[a-z]+)?")
 
 
@@ -134,7 +137,7 @@ def _is_english(line: str) -> bool:
     if _CODE_LINE.match(line):
         return False
     words: list[str] = []
-    for token in _QUOTED.sub(" ", line).split():
+    for token in _PRODUCTS.sub(" ", _QUOTED.sub(" ", line)).split():
         bare = token.strip(",;:!?()[]{}")
         if not bare or any(ch in bare for ch in "_/.=()[]{}<>#@$\\|*~+") or bare[0].isdigit():
             continue
@@ -227,6 +230,39 @@ def placeholders(text: str) -> dict[str, list[str]]:
     body = _URL.sub(" ", body)
     numbers = sorted(_NUMBER.findall(body))
     return {"code": code, "links": links, "urls": urls, "numbers": numbers, "fences": fences}
+
+
+#: Small numbers English spells out ("three roles", "one client per server", "twice"): each
+#: stands for its digit when a translation is compared with its Japanese cell.
+NUMBER_WORDS = {
+    "zero": "0", "no": "0", "none": "0", "one": "1", "once": "1", "single": "1", "two": "2",
+    "twice": "2", "both": "2", "three": "3", "four": "4", "five": "5", "six": "6",
+    "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
+}  # fmt: skip
+
+
+def placeholder_differences(japanese: str, english: str) -> list[str]:
+    """How a translation's placeholders differ from its Japanese cell's (``[]``: they agree).
+
+    Code spans, code fences, link targets and URLs must be the same, as many times each. Every
+    number of the Japanese must be in the English, as digits or as a spelled-out small number
+    (:data:`NUMBER_WORDS`), and the English may bring no number of its own in digits.
+    """
+    want, got = placeholders(japanese), placeholders(english)
+    found = []
+    for kind in ("code", "fences", "links", "urls"):
+        if want[kind] != got[kind]:
+            lost = sorted(set(want[kind]) - set(got[kind]))
+            extra = sorted(set(got[kind]) - set(want[kind]))
+            if not lost and not extra:
+                lost = ["(a different count of the same)"]
+            found.append(f"{kind} differ: missing {lost}, extra {extra}")
+    required, digits = set(want["numbers"]), set(got["numbers"])
+    words = {NUMBER_WORDS[w.lower()] for w in _WORD.findall(english) if w.lower() in NUMBER_WORDS}
+    lost, extra = sorted(required - digits - words), sorted(digits - required)
+    if lost or extra:
+        found.append(f"numbers differ: missing {lost}, extra {extra}")
+    return found
 
 
 def _read_notebook(path: Path) -> Any:
@@ -485,16 +521,8 @@ def problems(root: Path, notebooks: Sequence[Path] | None = None) -> list[Editio
             entry = entries.get(cell_id)
             if entry is None or not entry.msgstr:
                 continue
-            want, got = placeholders(ja), placeholders(entry.msgstr)
-            for kind in want:
-                if want[kind] != got[kind]:
-                    lost = sorted(set(want[kind]) - set(got[kind]))
-                    extra = sorted(set(got[kind]) - set(want[kind]))
-                    found.append(
-                        EditionProblem(
-                            name, cell_id, f"{kind} differ: missing {lost}, extra {extra}"
-                        )
-                    )
+            for difference in placeholder_differences(ja, entry.msgstr):
+                found.append(EditionProblem(name, cell_id, difference))
         target = edition_path(root, notebook)
         if not target.exists():
             found.append(EditionProblem(name, "", "no English notebook: build"))

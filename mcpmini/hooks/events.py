@@ -113,8 +113,18 @@ class EventSpec:
         return MODEL_TIMEOUTS.get(HandlerType(handler_type), self.timeout)
 
     def honours_block(self, on_failure: OnFailure | str | None) -> bool:
-        """True when ``onFailure`` (``"block"``) turns a failure into a block here."""
-        return on_failure == OnFailure.BLOCK and not self.on_failure_ignored and self.can_block
+        """True when ``onFailure`` (``"block"``) turns a failure into a blocking error here.
+
+        A failure under ``"block"`` then acts as exit 2 does on the event: it stops the action
+        where exit 2 blocks, and where exit 2 is feedback (PostToolUse, PostToolUseFailure) it
+        reaches Claude without undoing anything — observed in Claude Code 2.1.328, which sends
+        "… hook blocking error …: failed; blocking because onFailure is "block"" and the stderr.
+        """
+        return (
+            on_failure == OnFailure.BLOCK
+            and not self.on_failure_ignored
+            and self.exit2 in (ExitTwo.BLOCKS, ExitTwo.FEEDBACK)
+        )
 
 
 def _e(

@@ -622,7 +622,12 @@ def _combine(event: str, runs: tuple[HandlerRun, ...], duration: float) -> Event
     decision = combine_decisions(v.decision for v in verdicts)
     reason = None
     for v in verdicts:
-        if (blocked and v.blocks) or (not blocked and v.decision == decision and v.reason):
+        # a non-blocking error's problem is for the transcript, never a reason Claude is given
+        # (observed in Claude Code 2.1.328: a PostToolUse exit 1 sends the model nothing)
+        quiet = v.outcome is HookOutcome.NON_BLOCKING_ERROR
+        if (blocked and v.blocks) or (
+            not blocked and not quiet and v.decision == decision and v.reason
+        ):
             reason = v.reason
             break
     if reason is None:  # events that cannot block still pass exit-2 stderr / a block reason on

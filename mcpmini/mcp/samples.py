@@ -5,7 +5,8 @@
 * ``weather``: current weather and history for a few cities, with deliberately clear,
   non-overlapping descriptions (the CCA-F track contrasts them with vague ones). The
   data is generated deterministically, so it works offline and the course output is
-  stable.
+  stable, and coherently: each city's readings lie around its mean temperature, and
+  precipitation is snow exactly at or below ``SNOW_AT_C``.
 * ``orders``: order lookup for two users (the practice track's identity example). Every
   call names the acting user in ``userId``; the server refuses an order that belongs to
   someone else, so whoever fills in ``userId`` decides what can be read.
@@ -29,7 +30,13 @@ __all__ = [
 ]
 
 CITIES = ("Tokyo", "Osaka", "Sapporo", "Fukuoka", "Naha")
-_CONDITIONS = ("sunny", "cloudy", "rain", "snow", "windy")
+#: Each city's yearly mean temperature (°C, rounded): a reading varies around it.
+_MEAN_C = {"Tokyo": 16.0, "Osaka": 17.0, "Sapporo": 9.0, "Fukuoka": 17.5, "Naha": 23.5}
+#: How far a day's reading may lie from the city's mean, either way (°C).
+_SPREAD_C = 9.0
+_CONDITIONS = ("sunny", "cloudy", "rain", "windy")
+#: Precipitation at or below this temperature falls as snow (and only there).
+SNOW_AT_C = 1.0
 
 
 def add_server() -> Server:
@@ -50,13 +57,14 @@ def add_server() -> Server:
 
 
 def _reading(city: str, day: int) -> dict[str, object]:
+    # Deterministic but coherent: the temperature lies around the city's mean, and rain on a
+    # day at or below SNOW_AT_C is snow (no snow at 23 °C, no rain at -4 °C).
     digest = hashlib.sha256(f"{city}:{day}".encode()).digest()
-    return {
-        "city": city,
-        "day": day,
-        "temperature_c": round(-5 + digest[0] / 255 * 35, 1),
-        "condition": _CONDITIONS[digest[1] % len(_CONDITIONS)],
-    }
+    temperature = round(_MEAN_C[city] + (digest[0] / 255 * 2 - 1) * _SPREAD_C, 1)
+    condition = _CONDITIONS[digest[1] % len(_CONDITIONS)]
+    if condition == "rain" and temperature <= SNOW_AT_C:
+        condition = "snow"
+    return {"city": city, "day": day, "temperature_c": temperature, "condition": condition}
 
 
 def weather_server() -> Server:

@@ -79,6 +79,11 @@ def _scratch_copy(dest: Path) -> Path:
     ignore = shutil.ignore_patterns(
         ".git",
         ".venv",
+        # installed tools the notebooks do not read (hundreds of MB): the pinned Claude Code,
+        # the conformance suite's Node, the hub's homes and proxy
+        ".claude-code*",
+        ".conformance",
+        ".hub",
         "__pycache__",
         "*.egg-info",
         ".*_cache",
@@ -135,6 +140,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
         f"--ServerApp.root_dir={root}",
         f"--IdentityProvider.token={token}",
         "--LabApp.news_url=None",
+        "--LabApp.expose_app_in_browser=True",  # the runner watches the kernel's messages
         "--ServerApp.port_retries=0",
         "--LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate",
     ]

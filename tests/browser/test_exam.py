@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from .conftest import SHOTS, Lab
-from .test_lab import MARK_WIDGETS_JS, RUN_MS, _open, _run_all, _wait_done
+from .runner import MARK_WIDGETS_JS, RUN_MS, _open, _run_all, _wait_done
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -94,7 +94,7 @@ WORDS = {
     "en": {
         "next": "Next ▶",
         "refused": "Choose 2 for this item",
-        "other": "日本語",
+        "other": "Japanese",
         "submit": "Submit",
     },
 }

@@ -28,6 +28,7 @@ from .builtin import (
     TOOL_TASKS,
     grade_tool_choices,
     make_sample_repo,
+    tool_choice_lines,
 )
 from .checklist import CHECKLIST, ChecklistItem, checklist_gaps, checklist_lines, quiz_tasks
 from .cues import CUE_MARGIN, CueRow, cue_table
@@ -42,6 +43,16 @@ from .guesser import GUESS_MARGIN, GuessRun, held_out
 from .integrity import SHORT_OPTION, bank_problems
 from .linter import LintReport, lint
 from .loader import load_bank
+from .overview import (
+    cell_table,
+    domain_table,
+    exam_terms,
+    measurement_lines,
+    report_excerpt,
+    scenario_lines,
+    servers_folder,
+    task_table,
+)
 from .retries import (
     ErrorCategory,
     Policy,
@@ -147,14 +158,17 @@ __all__ = [
     "ask",
     "bank_problems",
     "build_ccaf",
+    "cell_table",
     "checklist_gaps",
     "checklist_lines",
     "clock_text",
     "cue_table",
+    "domain_table",
     "draw",
     "draw_sitting",
     "error_result",
     "exam_mode",
+    "exam_terms",
     "expected_tool",
     "figures",
     "grade",
@@ -164,14 +178,20 @@ __all__ = [
     "listed_tools",
     "load_bank",
     "make_sample_repo",
+    "measurement_lines",
     "parse_answers",
     "plot_routing",
     "plot_selection",
     "policy_for",
     "practice_ccaf",
     "quiz_tasks",
+    "report_excerpt",
     "routing_accuracy",
     "scaled_score",
+    "scenario_lines",
     "selection_accuracy",
+    "servers_folder",
     "simulate_retries",
+    "task_table",
+    "tool_choice_lines",
 ]

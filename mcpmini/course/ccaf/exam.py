@@ -4,7 +4,7 @@ The widget keeps only what it shows (the position, whether it is loading an item
 that setting them does not count as answering) on the instance; answers, flags, the review
 order, the clock, the lock and every line of text come from the session, in its language.
 
-The screen reads like the real one: one language at a time, with a visible switch (日本語 /
+The screen reads like the real one: one language at a time, with a visible switch (Japanese /
 English) that redraws everything, the report included; every option a full-width row — a
 checkbox and the option's text wrapping beside it — so long options never overlap or push a
 control off the page; in a single-answer item ticking one option unticks the others, in a
@@ -57,8 +57,9 @@ WIDGET: dict[str, Text] = {
     ),
     "language": Text("表示の言語", "Language"),
 }
-#: The languages the switch offers, each in its own words.
-_SWITCH = (("日本語", Lang.JA.value), ("English", Lang.EN.value))
+#: The languages the switch offers, named in the language the widget opens in (so the
+#: English edition's notebooks hold no Japanese).
+_SWITCH = ((Text("日本語", "Japanese"), Lang.JA.value), (Text("English", "English"), Lang.EN.value))
 
 
 def _html(text: str) -> str:
@@ -91,7 +92,9 @@ class ExamWidget:
         full = widgets.Layout(width="100%")
         most = max((len(it.options) for it in session.items), default=4)
         self.switch = widgets.ToggleButtons(
-            options=_SWITCH, value=session.lang.value, style={"button_width": "auto"}
+            options=[(name.lang(session.lang), code) for name, code in _SWITCH],
+            value=session.lang.value,
+            style={"button_width": "auto"},
         )
         self.switch_label = widgets.Label()
         self.header = widgets.HTML(layout=full)

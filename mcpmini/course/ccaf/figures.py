@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..language import Lang
+from ..language import Lang, Text
 from .bank import Bank, Kind, QuizItem
 
 __all__ = ["BankFigures", "figures", "key_is_longest"]
@@ -49,19 +49,32 @@ class BankFigures:
         return self.kinds.get(Kind.DECISION.value, 0) / self.items if self.items else 0.0
 
     def lines(self) -> list[str]:
-        """A plain-text summary: totals, per domain, scenario and task statement."""
-        out = [
-            f"{self.items} items; decision {self.decision_share:.0%}; "
-            + ", ".join(f"pick {p}: {n}" for p, n in sorted(self.picks.items())),
-            "key is the longest option: "
-            + ", ".join(f"{lang} {share:.0%}" for lang, share in self.longest_key.items())
-            + "; the shortest: "
-            + ", ".join(f"{lang} {share:.0%}" for lang, share in self.shortest_key.items()),
-            "per domain:   " + ", ".join(f"D{d} {n}" for d, n in sorted(self.per_domain.items())),
-            "per scenario: " + ", ".join(f"{s} {n}" for s, n in self.per_scenario.items()),
-            "per task:     " + ", ".join(f"{t} {n}" for t, n in self.per_task.items()),
+        """A plain-text summary in the learner's language: totals, the longest and shortest
+        key shares, per domain, scenario and task statement."""
+        picks = ", ".join(f"pick {p}: {n}" for p, n in sorted(self.picks.items()))
+        longest = ", ".join(f"{lang} {share:.0%}" for lang, share in self.longest_key.items())
+        shortest = ", ".join(f"{lang} {share:.0%}" for lang, share in self.shortest_key.items())
+        rows = [
+            Text(
+                f"{self.items} 問。判断を問う問題 {self.decision_share:.0%}。{picks}",
+                f"{self.items} items; decision {self.decision_share:.0%}; {picks}",
+            ),
+            Text(
+                f"鍵がいちばん長い選択肢: {longest}。いちばん短い: {shortest}",
+                f"key is the longest option: {longest}; the shortest: {shortest}",
+            ),
+            Text("領域ごと:     ", "per domain:   "),
+            Text("シナリオごと: ", "per scenario: "),
+            Text("タスクごと:   ", "per task:     "),
         ]
-        return out
+        counts = [
+            ", ".join(f"D{d} {n}" for d, n in sorted(self.per_domain.items())),
+            ", ".join(f"{s} {n}" for s, n in self.per_scenario.items()),
+            ", ".join(f"{t} {n}" for t, n in self.per_task.items()),
+        ]
+        return [str(rows[0]), str(rows[1])] + [
+            f"{head}{count}" for head, count in zip(rows[2:], counts, strict=True)
+        ]
 
 
 def figures(bank: Bank, items: Iterable[QuizItem] | None = None) -> BankFigures:

@@ -6,11 +6,11 @@ the id rules (exercise 9.2); :mod:`.versions` shows both negotiation models on a
 version sets and over every pair (notebook 03); :mod:`.costs` holds Propositions 3.8, 5.2
 and 7.1 (notebooks 06, 09, 11); :mod:`.precedence` the whole-entry and field-merge readings
 (notebook 10); :mod:`.hooklab` and :mod:`.hooks` the hook simulations, the gate lab and
-their figures (notebooks 07, 08); :mod:`.attacks` the permission attack and bypass table
-(notebook 07); :mod:`.claude_code` runs the notebooks' examples through the real Claude Code
-(or shows the result recorded from it); :mod:`.exercises` and :mod:`.extensions` exercises
-9.1–9.4; :mod:`.scaleout`
-real backends behind nginx and wrk runs (notebook 02b); :mod:`.inspector` the notebook's MCP
+their figures (notebooks 07, 07b, 08); :mod:`.attacks` the permission attack and bypass table
+(notebook 07b); :mod:`.tables` the labelled tables the chapters display; :mod:`.claude_code`
+runs the notebooks' examples through the real Claude Code (or shows the result recorded from
+it); :mod:`.exercises` and :mod:`.extensions` exercises 9.1–9.4; :mod:`.scaleout` real
+backends behind nginx and wrk runs (notebook 02b); :mod:`.inspector` the notebook's MCP
 inspector (notebook 05, practice 01).
 """
 
@@ -20,6 +20,10 @@ from .attacks import (
     PERMISSION_CASES,
     PermissionCase,
     case_rows,
+    case_summary,
+    case_table,
+    comparison_summary,
+    comparison_table,
     run_case,
 )
 from .claude_code import (
@@ -53,16 +57,26 @@ from .hooklab import (
     EXIT_CHOICES,
     MISSING,
     OTHER_DECISIONS,
+    PROP_4_5_GROUPS,
     RULE_SETS,
     HookSimulation,
     MatcherExplanation,
     RandomToolModel,
     Trial,
     check_prop_4_3,
+    check_prop_4_5,
+    event_table,
     explain_matcher,
+    guard_table,
+    note_4_4_table,
+    post_failure_table,
     prop_4_3_rows,
+    prop_4_3_table,
+    prop_4_5_constant,
+    prop_4_5_table,
     prop_4_5_trial,
     simulate_hook,
+    simulation_table,
 )
 from .hooks import (
     GATE_STATIONS,
@@ -87,6 +101,15 @@ from .inspector import (
     inspector,
     record_text,
 )
+from .loop import (
+    MECHANISMS,
+    STEPS,
+    mechanism_counts,
+    mechanism_of,
+    step_name,
+    step_names,
+    timeline,
+)
 from .negotiation import (
     Negotiation,
     is_interval,
@@ -109,6 +132,14 @@ from .scaleout import (
     post_calls,
     wrk,
 )
+from .start import (
+    NO_SECTION,
+    SECTION_KEY,
+    WARMUP,
+    chapter_rows,
+    chapter_table,
+    section_of,
+)
 from .versions import (
     GridCell,
     NegotiationGrid,
@@ -124,10 +155,16 @@ from .versions import (
 __all__ = [
     "EXIT_CHOICES",
     "GATE_STATIONS",
+    "MECHANISMS",
     "MISSING",
+    "NO_SECTION",
     "OTHER_DECISIONS",
     "PERMISSION_CASES",
+    "PROP_4_5_GROUPS",
     "RULE_SETS",
+    "SECTION_KEY",
+    "STEPS",
+    "WARMUP",
     "Answer",
     "Backend",
     "Fate",
@@ -153,14 +190,23 @@ __all__ = [
     "backends",
     "balancer",
     "case_rows",
+    "case_summary",
+    "case_table",
+    "chapter_rows",
+    "chapter_table",
     "check_prop_4_3",
+    "check_prop_4_5",
     "compare_versions",
+    "comparison_summary",
+    "comparison_table",
     "context_cost_curve",
     "context_cost_explorer",
     "context_cost_lines",
+    "event_table",
     "explain_matcher",
     "form_arguments",
     "form_spec",
+    "guard_table",
     "hook_gate_lab",
     "id_violations",
     "inspector",
@@ -169,6 +215,8 @@ __all__ = [
     "matcher_playground",
     "mcp_tool_rows",
     "measured_layer_rows",
+    "mechanism_counts",
+    "mechanism_of",
     "missing",
     "negotiate_handshake",
     "negotiate_per_request",
@@ -176,6 +224,7 @@ __all__ = [
     "negotiation_lines",
     "nginx_conf",
     "non_empty_subsets",
+    "note_4_4_table",
     "outstanding_is_injective",
     "plot_context_cost",
     "plot_gate_path",
@@ -186,7 +235,11 @@ __all__ = [
     "plot_turns_curve",
     "plugin_rows",
     "post_calls",
+    "post_failure_table",
     "prop_4_3_rows",
+    "prop_4_3_table",
+    "prop_4_5_constant",
+    "prop_4_5_table",
     "prop_4_5_trial",
     "reattach_curve",
     "reattach_explorer",
@@ -195,10 +248,15 @@ __all__ = [
     "resolution_lines",
     "resolution_switch",
     "run_case",
+    "section_of",
     "set_pairs",
     "simulate_hook",
+    "simulation_table",
     "skill_listing_pair",
+    "step_name",
+    "step_names",
     "through_claude_code",
+    "timeline",
     "turns_curve",
     "version_picker",
     "wrk",

@@ -4,7 +4,12 @@ forms that sidestep a Bash deny rule (the rule is not a security boundary).
 Each :class:`PermissionCase` is one tool call with its rules, mode, home and working
 directory, the decision Claude Code's documented matching gives (``expected``) and the
 bypass warnings the gate must attach. ``tests/test_attacks_permissions.py`` asserts every
-row; chapter 07 renders :func:`case_rows` live from the runtime.
+row; chapter 07b renders :func:`case_rows` live from the runtime.
+
+The rows are data in the runtime's words (commands, rules, verdicts, an English ``note``);
+how chapter 07b labels them is the display part at the end: :func:`case_table` and
+:func:`comparison_table` give the columns, the notes (:data:`NOTES`), the bypass kinds
+(:data:`BYPASS_WORDS`) and the deciding station in the learner's language.
 """
 
 from __future__ import annotations
@@ -13,9 +18,24 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...permissions import BypassKind, GateResult, PermissionRules, gate
+from ...permissions import BypassKind, GateResult, GateStage, PermissionRules, gate
+from ..language import Text
 
-__all__ = ["HOME", "PERMISSION_CASES", "PROJECT", "PermissionCase", "case_rows", "run_case"]
+__all__ = [
+    "BYPASS_WORDS",
+    "CASE_WORDS",
+    "HOME",
+    "NOTES",
+    "PERMISSION_CASES",
+    "PROJECT",
+    "PermissionCase",
+    "case_rows",
+    "case_summary",
+    "case_table",
+    "comparison_summary",
+    "comparison_table",
+    "run_case",
+]
 
 HOME = "/home/alice"
 PROJECT = "/home/alice/proj"
@@ -253,3 +273,170 @@ def case_rows(group: str | None = None) -> list[dict[str, str]]:
             }
         )
     return rows
+
+
+# --- how chapter 07b shows the rows: labels in the learner's language -----------------------
+
+#: The Japanese of each row's ``note`` (the English is the note itself). A note missing here is
+#: shown as it is; ``tests/test_attacks_permissions.py`` asks for every note of the table.
+_NOTES_JA: dict[str, str] = {
+    "substitution in an argument": "引数の中の置換",
+    "deny sees the nested rm": "deny は入れ子の rm を見つける",
+    "find -delete always prompts": "find -delete は毎回確認",
+    "find -exec always prompts": "find -exec は毎回確認",
+    "--output writes a file": "--output はファイルを書く",
+    "argument computed by a substitution": "置換で作られる引数",
+    "a redirect is a file write": "リダイレクトはファイルへの書き込み",
+    "variable in command position": "コマンドの位置にある変数",
+    "eval cannot be verified": "eval は中身を確かめられない",
+    "redirect judged by Edit rules": "リダイレクトは Edit の規則で判定",
+    "sed -i is not a read": "sed -i は読み取りではない",
+    "sed w writes a file": "sed の w はファイルを書く",
+    "exec wrappers ignore prefix rules": "実行を包むコマンドには前方一致の規則が効かない",
+    "outside the working dir": "作業フォルダの外",
+    "protected path": "保護されたパス",
+    "an assignment can change what a read runs": "代入で読み取りのコマンドの動きが変わりうる",
+    "a later read runs another ls": "あとの読み取りが別の ls を走らせる",
+    "after cd a relative target is unknown": "cd のあとでは相対パスの行き先が分からない",
+    "~ is the real home": "~ は本当のホーム",
+    "acceptEdits stays in the working dir": "acceptEdits は作業フォルダの中だけ",
+    "Read rules cover Grep on the folder": "Read の規則はそのフォルダへの Grep にも効く",
+    "absolute path, same file": "絶対パスでも同じファイル",
+    "exact rule": "完全一致の規則",
+    "wrapper stripped": "前置きのコマンドは取り除かれる",
+    "assignment stripped": "代入は取り除かれる",
+    SEEN: "2.1.328 で観察: deny 規則はこれを見通す（文書では、すり抜ける形）",
+    "observed in 2.1.328: refused as a Read of .env "
+    "(documented: path rules bind the file tools only)": (
+        "2.1.328 で観察: .env の Read として拒否"
+        "（文書では、パスの規則はファイルのツールにだけ効く）"
+    ),
+    "bypass mode runs what the deny misses": "bypassPermissions では deny が見落としたものが走る",
+    "observed in 2.1.328: asked even in bypass mode": (
+        "2.1.328 で観察: bypassPermissions でも確認"
+    ),
+    "observed in 2.1.328: the deny still wins over a broad allow": (
+        "2.1.328 で観察: 広い allow があっても deny が勝つ"
+    ),
+}
+#: Every note of :data:`PERMISSION_CASES` in both languages (``Text(ja, en)``).
+NOTES: dict[str, Text] = {en: Text(ja, en) for en, ja in _NOTES_JA.items()}
+
+#: The bypass kinds a warning names (the runtime's :class:`~mcpmini.permissions.BypassKind`
+#: values) in words; a kind missing here is shown by its value.
+BYPASS_WORDS: dict[str, Text] = {
+    "sudo": Text("sudo", "sudo"),
+    "env": Text("env", "env"),
+    "shell -c": Text("シェルの -c", "shell -c"),
+    "eval": Text("eval", "eval"),
+    "program path": Text("プログラムのパス", "program path"),
+    "quoting": Text("引用符", "quoting"),
+    "exec wrapper": Text("実行を包むコマンド", "exec wrapper"),
+    "xargs with flags": Text("オプション付きの xargs", "xargs with flags"),
+    "file named to a Bash command": Text(
+        "Bash のコマンドに渡されたファイル", "file named to a Bash command"
+    ),
+    "line continuation": Text("行の継続", "line continuation"),
+    "ANSI-C quoting": Text("ANSI-C の引用符", "ANSI-C quoting"),
+    "brace expansion": Text("波括弧の展開", "brace expansion"),
+}
+
+#: The columns and fixed texts of chapter 07b's tables.
+CASE_WORDS: dict[str, Text] = {
+    "group": Text("組", "group"),
+    "call": Text("呼び出し", "call"),
+    "rules": Text("規則", "rules"),
+    "mode": Text("モード", "mode"),
+    "expected": Text("期待", "expected"),
+    "actual": Text("mcpmini の判定", "mcpmini"),
+    "decided_by": Text("決めた関門", "decided at"),
+    "warnings": Text("警告", "warnings"),
+    "note": Text("注", "note"),
+    "agree": Text("一致", "agree"),
+    "no such tool": Text("ツールが無い (no such tool)", "no such tool"),
+    "yes": Text("はい", "yes"),
+    "no": Text("いいえ", "no"),
+    "summary": Text(
+        "{n} 件。期待どおり {ok} 件、自動で通ったもの（allow）{auto} 件",
+        "{n} cases: {ok} as expected, {auto} auto-approved (allow)",
+    ),
+    "agreement": Text(
+        "本物に送った {n} 行のうち {k} 行で一致", "agree on {k} of the {n} rows sent to it"
+    ),
+}
+
+_STATION_WORDS: dict[str, Text] = {
+    GateStage.HOOKS.value: Text("フック", "hooks"),
+    GateStage.DENY_RULES.value: Text("deny 規則", "deny rules"),
+    GateStage.ASK_RULES.value: Text("ask 規則", "ask rules"),
+    GateStage.SAFETY_CHECK.value: Text("削除の検査", "removal check"),
+    GateStage.HOOK_DECISION.value: Text("フックの決定", "hook decision"),
+    GateStage.MODE.value: Text("権限モード", "permission mode"),
+    GateStage.ALLOW_RULES.value: Text("allow 規則", "allow rules"),
+    GateStage.FALLBACK.value: Text("どれにも当たらない", "nothing matched"),
+}
+
+
+def _shown(row: dict[str, Any]) -> dict[str, Any]:
+    """A row of :func:`case_rows` with its words in the learner's language."""
+    kinds = [k.strip() for k in row["warnings"].split(",") if k.strip()]
+    return {
+        **row,
+        "decided_by": _STATION_WORDS.get(row["decided_by"], row["decided_by"]),
+        "warnings": ", ".join(str(BYPASS_WORDS.get(k, k)) for k in kinds),
+        "note": NOTES.get(row["note"], row["note"]) if row["note"] else "",
+    }
+
+
+def case_table(
+    group: str | None = None,
+    columns: tuple[str, ...] = ("call", "rules", "mode", "expected", "actual", "decided_by"),
+) -> Any:
+    """:func:`case_rows` (``group`` filters) as a ``DataFrame`` of ``columns`` (keys of a row)
+    labelled in the learner's language, with the deciding station, the warnings and the notes
+    in words."""
+    from .tables import frame
+
+    rows = [_shown(r) for r in case_rows(group)]
+    return frame(rows, {key: CASE_WORDS[key] for key in columns})
+
+
+def case_summary(group: str | None = None) -> str:
+    """One line on :func:`case_rows`: how many cases, how many decided as expected, how many
+    auto-approved."""
+    rows = case_rows(group)
+    ok = sum(r["expected"] == r["actual"] for r in rows)
+    auto = sum(r["actual"] == "allow" for r in rows)
+    return str(CASE_WORDS["summary"].format(n=len(rows), ok=ok, auto=auto))
+
+
+def comparison_table(
+    rows: list[dict[str, str]],
+    version: str,
+    columns: tuple[str, ...] = ("group", "call", "rules", "mode", "actual"),
+) -> Any:
+    """The rows of :func:`~.claude_code.attack_rows` (each case with Claude Code ``version``'s
+    verdict and whether the two agree) as a ``DataFrame``: ``columns`` of each case, then
+    Claude Code's verdict and the agreement, labelled in the learner's language (``—`` where
+    the case was not sent)."""
+    from .tables import frame
+
+    claude = f"Claude Code {version}"
+    shown = []
+    for row in rows:
+        agree = {"yes": CASE_WORDS["yes"], "NO": CASE_WORDS["no"]}.get(row["agree"], row["agree"])
+        verdict = row[claude]
+        word = CASE_WORDS["no such tool"] if verdict == "no such tool" else verdict
+        shown.append({**_shown(row), claude: word, "agree": agree})
+    labels: dict[str, Text | str] = {key: CASE_WORDS[key] for key in columns}
+    labels[claude] = claude
+    labels["agree"] = CASE_WORDS["agree"]
+    return frame(shown, labels)
+
+
+def comparison_summary(rows: list[dict[str, str]]) -> str:
+    """How many of the cases of :func:`~.claude_code.attack_rows` sent to Claude Code got
+    mcpmini's verdict."""
+    sent = [r for r in rows if r["agree"] in ("yes", "NO")]
+    agreeing = sum(r["agree"] == "yes" for r in sent)
+    return str(CASE_WORDS["agreement"].format(n=len(sent), k=agreeing))

@@ -6,17 +6,24 @@ and, where the notebook has one, a widget: Proposition 3.8 (:func:`context_cost_
 :func:`measured_layer_rows`), Proposition 5.2 (:func:`reattach_lines`,
 :func:`reattach_curve`, :func:`reattach_explorer`) and Proposition 7.1
 (:func:`turns_curve`). ``ipywidgets`` and ``matplotlib`` are imported inside the builders.
+
+Every word a learner reads (report lines, widget labels, titles, axes, legends) is one row of
+:data:`WORDS`, a :class:`~mcpmini.course.language.Text` pair, so the lines and the figures
+come out in the learner's language; numbers and formulas are the same in both.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
+from ..language import Text
 from ..plots import figure
 from ..report import live_html
 
 __all__ = [
+    "WORDS",
     "context_cost_curve",
     "context_cost_explorer",
     "context_cost_lines",
@@ -32,6 +39,96 @@ __all__ = [
 ]
 
 
+#: Every fixed text of the cost chapters, one row each (``{name}`` fields are formatted in).
+WORDS: dict[str, Text] = {
+    # Proposition 3.8: the report lines
+    "upfront_line": Text(
+        "前もって全部    N·d       = {value}", "up front        N·d       = {value}"
+    ),
+    "deferred_line": Text(
+        "遅延読み込み    N·m + u·d = {value}", "deferred        N·m + u·d = {value}"
+    ),
+    "difference_line": Text(
+        "差                        = {value}   (= (N−u)(d−m) − u·m)",
+        "difference                = {value}   (= (N−u)(d−m) − u·m)",
+    ),
+    "break_even_line": Text(
+        "損益分岐点 u* = N(d−m)/d = {star}: u ≤ {most} なら遅延読み込みのほうが少ない",
+        "break-even u* = N(d−m)/d = {star}: deferring wins for u ≤ {most}",
+    ),
+    "cheaper_line": Text("この値で少ないほう: {which}", "cheaper here: {which}"),
+    "upfront": Text("前もって全部", "up front"),
+    "deferred": Text("遅延読み込み", "deferred"),
+    "equal": Text("どちらでもない（同じ）", "neither (equal)"),
+    # Proposition 3.8: the figures
+    "upfront_legend": Text("前もって全部  N·d", "up front  N·d"),
+    "deferred_legend": Text("遅延読み込み  N·m + u·d", "deferred  N·m + u·d"),
+    "break_even_legend": Text("損益分岐点 u* = {star}", "break-even u* = {star}"),
+    "now_legend": Text("いまの u = {u}", "current u = {u}"),
+    "cost_title": Text(
+        "命題 3.8：ツール定義の置き方と文脈のコスト（N={n}, d={d}, m={m}）",
+        "Proposition 3.8: where the tool definitions go, and the context cost "
+        "(N={n}, d={d}, m={m})",
+    ),
+    "cost_x": Text("会話で使うツールの数 u", "tools used in the conversation, u"),
+    "cost_y": Text("文脈に置かれるトークン数", "tokens placed in the context"),
+    "measured_definitions": Text("tools/list（定義すべて）", "tools/list (every definition)"),
+    "measured_names": Text("名前だけ", "names only"),
+    "measured_title": Text(
+        "実測：サーバのツール数とツール層の大きさ",
+        "Measured: a server's tool count and the size of the tool layer",
+    ),
+    "measured_x": Text("サーバのツールの数 N", "tools on the server, N"),
+    "measured_y": Text("推定トークン数", "estimated tokens"),
+    # Proposition 5.2
+    "reattach_item": Text(
+        "{name:<8} {status} {tokens:>6} / {original:>6} トークン",
+        "{name:<8} {status} {tokens:>6} / {original:>6} tokens",
+    ),
+    "reattach_total": Text(
+        "再添付 {total} トークン; 上界 min(k·a, A) = min({k}·{a}, {big_a}) = {bound}; "
+        "落としたもの {dropped}",
+        "attached {total} tokens; bound min(k·a, A) = min({k}·{a}, {big_a}) = {bound}; "
+        "dropped {dropped}",
+    ),
+    "whole": Text("全文", "whole"),
+    "cut": Text("切り詰め", "cut"),
+    "dropped": Text("落とした", "dropped"),
+    "body": Text("本文", "body"),
+    "per_skill": Text("a（1 つあたり）", "a (per skill)"),
+    "total": Text("A（合計）", "A (total)"),
+    "reattach_bound_legend": Text("上界 min(k·a, A)", "bound min(k·a, A)"),
+    "reattach_measured_legend": Text("reattach() の実測", "reattach(), measured"),
+    "reattach_title": Text(
+        "命題 5.2：圧縮のあとに再び添付されるスキルの量",
+        "Proposition 5.2: how much of the skills is re-attached after compaction",
+    ),
+    "reattach_x": Text("呼び出した異なるスキルの数 k", "distinct skills invoked, k"),
+    "reattach_y": Text("再添付されるトークン数", "tokens re-attached"),
+    # Proposition 7.1
+    "turns_bound_legend": Text("上界 T + 1", "bound T + 1"),
+    "turns_measured_legend": Text("実測したモデルの呼び出し回数", "model calls, measured"),
+    "turns_title": Text(
+        "命題 7.1：いつもツールを呼ぶモデルと max_turns",
+        "Proposition 7.1: a model that always calls a tool, and max_turns",
+    ),
+    "turns_x": Text("max_turns の値 T", "the value of max_turns, T"),
+    "turns_y": Text("モデルの呼び出し回数", "model calls"),
+}
+
+
+def _w(row: str, /, **fields: Any) -> str:
+    """Row ``row`` of :data:`WORDS` in the current language, formatted with ``fields``."""
+    return WORDS[row].lang().format(**fields)
+
+
+def _pad(text: str, width: int) -> str:
+    """``text`` padded with spaces to ``width`` columns, a wide (Japanese) character counting
+    as two, so columns line up in a monospaced report in either language."""
+    columns = sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+    return text + " " * max(0, width - columns)
+
+
 # --- notebook 06: up front vs deferred tool definitions (Proposition 3.8) ------------------
 
 
@@ -44,22 +141,15 @@ def context_cost_lines(n: int, u: int, d: float, m: float) -> list[str]:
     from ...agent import max_deferred_uses, uniform_costs
 
     c = uniform_costs(n, u, d, m)
+    cheaper = (
+        "deferred" if c.deferred < c.upfront else "upfront" if c.upfront < c.deferred else "equal"
+    )
     return [
-        f"up front  N·d         = {c.upfront:,.0f}",
-        f"deferred  N·m + u·d   = {c.deferred:,.0f}",
-        f"difference            = {c.difference:,.0f}   (= (N−u)(d−m) − u·m)",
-        (
-            f"break-even u* = N(d−m)/d = {c.break_even:.1f}: deferring wins for "
-            f"u ≤ {max_deferred_uses(n, d, m)}"
-        ),
-        "cheaper here: "
-        + (
-            "deferred"
-            if c.deferred < c.upfront
-            else "up front"
-            if c.upfront < c.deferred
-            else "neither (equal)"
-        ),
+        _w("upfront_line", value=f"{c.upfront:,.0f}"),
+        _w("deferred_line", value=f"{c.deferred:,.0f}"),
+        _w("difference_line", value=f"{c.difference:,.0f}"),
+        _w("break_even_line", star=f"{c.break_even:.1f}", most=max_deferred_uses(n, d, m)),
+        _w("cheaper_line", which=_w(cheaper)),
     ]
 
 
@@ -126,15 +216,17 @@ def plot_context_cost(
     fig, ax = figure(ax, (6.5, 3.8), dpi)
     rows = context_cost_curve(n, d, m)
     us = [r[0] for r in rows]
-    ax.plot(us, [r[1] for r in rows], label="前もって全部  N·d")
-    ax.plot(us, [r[2] for r in rows], label="遅延読み込み  N·m + u·d")
+    ax.plot(us, [r[1] for r in rows], label=_w("upfront_legend"))
+    ax.plot(us, [r[2] for r in rows], label=_w("deferred_legend"))
     star = break_even(n, d, m)
-    ax.axvline(star, color="grey", linestyle="--", label=f"損益分岐点 u* = {star:.1f}")
+    ax.axvline(
+        star, color="grey", linestyle="--", label=_w("break_even_legend", star=f"{star:.1f}")
+    )
     if u is not None:
-        ax.plot([u], [n * m + u * d], "o", color="C1", label=f"いまの u = {u}")
-    ax.set_title(f"命題 3.8：ツール定義の置き方と文脈のコスト（N={n}, d={d:g}, m={m:g}）")
-    ax.set_xlabel("会話で使うツールの数 u")
-    ax.set_ylabel("文脈に置かれるトークン数")
+        ax.plot([u], [n * m + u * d], "o", color="C1", label=_w("now_legend", u=u))
+    ax.set_title(_w("cost_title", n=n, d=f"{d:g}", m=f"{m:g}"))
+    ax.set_xlabel(_w("cost_x"))
+    ax.set_ylabel(_w("cost_y"))
     ax.legend(fontsize=9)
     fig.tight_layout()
     return fig
@@ -154,11 +246,11 @@ def plot_measured_layer(
 
     fig, ax = figure(ax, (6.5, 3.8), dpi)
     ns = [r[0] for r in rows]
-    ax.plot(ns, [r[1] for r in rows], "o-", label="tools/list（定義すべて）")
-    ax.plot(ns, [r[2] for r in rows], "s-", label="名前だけ")
-    ax.set_title("実測：サーバのツール数とツール層の大きさ")
-    ax.set_xlabel("サーバのツールの数 N")
-    ax.set_ylabel("推定トークン数")
+    ax.plot(ns, [r[1] for r in rows], "o-", label=_w("measured_definitions"))
+    ax.plot(ns, [r[2] for r in rows], "s-", label=_w("measured_names"))
+    ax.set_title(_w("measured_title"))
+    ax.set_xlabel(_w("measured_x"))
+    ax.set_ylabel(_w("measured_y"))
     ax.legend(fontsize=9)
     fig.tight_layout()
     return fig
@@ -185,14 +277,26 @@ def reattach_lines(
         total_tokens=total_tokens,
     )
     lines = [
-        f"{x.name:<8} {x.status.value:<7} {x.tokens:>6} / {x.original_tokens:>6} tokens"
+        _w(
+            "reattach_item",
+            name=x.name,
+            status=_pad(_w(x.status.value), 8),
+            tokens=x.tokens,
+            original=x.original_tokens,
+        )
         for x in r.items
     ]
     bound = min(len(sizes) * per_skill_tokens, total_tokens)
     lines.append(
-        f"attached {r.total_tokens} tokens; bound min(k·a, A) = "
-        f"min({len(sizes)}·{per_skill_tokens}, {total_tokens}) = {bound}; "
-        f"dropped {len(r.dropped)}"
+        _w(
+            "reattach_total",
+            total=r.total_tokens,
+            k=len(sizes),
+            a=per_skill_tokens,
+            big_a=total_tokens,
+            bound=bound,
+            dropped=len(r.dropped),
+        )
     )
     return lines
 
@@ -208,14 +312,25 @@ def reattach_explorer(
     import ipywidgets as widgets
 
     k = widgets.IntSlider(value=len(sizes), min=0, max=12, description="k")
+    style = {"description_width": "initial"}
     body = widgets.IntSlider(
-        value=max(sizes, default=6000), min=0, max=12000, step=500, description="body"
+        value=max(sizes, default=6000),
+        min=0,
+        max=12000,
+        step=500,
+        description=_w("body"),
+        style=style,
     )
     a = widgets.IntSlider(
-        value=per_skill_tokens, min=0, max=10000, step=500, description="a (per skill)"
+        value=per_skill_tokens,
+        min=0,
+        max=10000,
+        step=500,
+        description=_w("per_skill"),
+        style=style,
     )
     big_a = widgets.IntSlider(
-        value=total_tokens, min=0, max=50000, step=1000, description="A (total)"
+        value=total_tokens, min=0, max=50000, step=1000, description=_w("total"), style=style
     )
     out = widgets.HTML()
 
@@ -263,11 +378,11 @@ def plot_reattach_curve(
 
     fig, ax = figure(ax, (6, 3.6), dpi)
     ks = [r[0] for r in rows]
-    ax.plot(ks, [r[2] for r in rows], "--", color="grey", label="上界 min(k·a, A)")
-    ax.plot(ks, [r[1] for r in rows], "o-", label="reattach() の実測")
-    ax.set_title("命題 5.2：圧縮のあとに再び添付されるスキルの量")
-    ax.set_xlabel("呼び出した異なるスキルの数 k")
-    ax.set_ylabel("再添付されるトークン数")
+    ax.plot(ks, [r[2] for r in rows], "--", color="grey", label=_w("reattach_bound_legend"))
+    ax.plot(ks, [r[1] for r in rows], "o-", label=_w("reattach_measured_legend"))
+    ax.set_title(_w("reattach_title"))
+    ax.set_xlabel(_w("reattach_x"))
+    ax.set_ylabel(_w("reattach_y"))
     ax.legend()
     fig.tight_layout()
     return fig
@@ -302,11 +417,11 @@ def plot_turns_curve(rows: Sequence[tuple[int, int, str]], ax: Any = None, dpi: 
 
     fig, ax = figure(ax, (6, 3.6), dpi)
     ts = [r[0] for r in rows]
-    ax.plot(ts, [t + 1 for t in ts], "--", color="grey", label="上界 T + 1")
-    ax.plot(ts, [r[1] for r in rows], "o", label="実測したモデルの呼び出し回数")
-    ax.set_title("命題 7.1：いつもツールを呼ぶモデルと max_turns")
-    ax.set_xlabel("max_turns の値 T")
-    ax.set_ylabel("モデルの呼び出し回数")
+    ax.plot(ts, [t + 1 for t in ts], "--", color="grey", label=_w("turns_bound_legend"))
+    ax.plot(ts, [r[1] for r in rows], "o", label=_w("turns_measured_legend"))
+    ax.set_title(_w("turns_title"))
+    ax.set_xlabel(_w("turns_x"))
+    ax.set_ylabel(_w("turns_y"))
     ax.legend(fontsize=9)
     fig.tight_layout()
     return fig

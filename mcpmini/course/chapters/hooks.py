@@ -1,8 +1,11 @@
-"""Notebooks 07 and 08: the matcher playground, the hook and gate lab, and their figures.
+"""Notebooks 07, 07b and 08: the matcher playground, the hook and gate lab, and their figures.
 
 The widgets show the plain functions of :mod:`.hooklab` (:func:`~.hooklab.explain_matcher`,
 :func:`~.hooklab.simulate_hook`); :func:`plot_gate_path` draws one call's way through the
-permission gate and :func:`plot_prop_4_5` the trials of Proposition 4.5.
+permission gate (all eight stations of :class:`~mcpmini.permissions.GateStage`, named by
+:data:`~.hooklab.STATIONS`) and :func:`plot_prop_4_5` the trials of Proposition 4.5. Every
+label, title and control description is a :class:`~mcpmini.course.language.Text` of
+:data:`LABELS` or of :mod:`.hooklab`'s tables.
 """
 
 from __future__ import annotations
@@ -11,17 +14,48 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...permissions import GateStage, PermissionMode
+from ..language import Text
 from ..plots import figure
 from ..report import live_html
-from .hooklab import EXIT_CHOICES, RULE_SETS, explain_matcher, simulate_hook
+from .hooklab import (
+    EXIT_CHOICES,
+    PROP_4_5_GROUPS,
+    RULE_SETS,
+    STATIONS,
+    VERDICTS,
+    WORDS,
+    explain_matcher,
+    simulate_hook,
+    station_states,
+)
 
 __all__ = [
     "GATE_STATIONS",
+    "LABELS",
     "hook_gate_lab",
     "matcher_playground",
     "plot_gate_path",
     "plot_prop_4_5",
 ]
+
+
+#: The widgets' control descriptions and the figures' titles and labels.
+LABELS: dict[str, Text] = {
+    "matcher": Text("マッチャ", "matcher"),
+    "tool_name": Text("ツール名", "tool name"),
+    "exit": Text("終了コード", "exit code"),
+    "stdout": Text("標準出力", "stdout"),
+    "rules": Text("権限規則", "rules"),
+    "mode": Text("モード", "mode"),
+    "gate_title": Text(
+        "関門の通り道：最終の判定は {verdict}", "The way through the gate: {verdict}"
+    ),
+    "prop_4_5_title": Text(
+        "命題 4.5：フックと指示、実行された呼び出しの数",
+        "Proposition 4.5: hooks, instructions and executed calls",
+    ),
+    "prop_4_5_y": Text("全試行での回数", "count over all trials"),
+}
 
 
 # --- notebook 07: matcher playground and hook-settings lab (chapter 4) ------------------
@@ -35,8 +69,8 @@ def matcher_playground(matcher: str = "Edit|Write", name: str = "NotebookEdit") 
     """
     import ipywidgets as widgets
 
-    box_matcher = widgets.Text(value=matcher, description="matcher")
-    box_name = widgets.Text(value=name, description="tool name")
+    box_matcher = widgets.Text(value=matcher, description=str(LABELS["matcher"]))
+    box_name = widgets.Text(value=name, description=str(LABELS["tool_name"]))
     out = widgets.HTML()
 
     def refresh(_: Any = None) -> None:
@@ -63,16 +97,20 @@ def hook_gate_lab(
     import matplotlib.pyplot as plt
     from IPython.display import display
 
-    code = widgets.Dropdown(options=list(EXIT_CHOICES), value=exit_code, description="exit")
+    code = widgets.Dropdown(
+        options=list(EXIT_CHOICES), value=exit_code, description=str(LABELS["exit"])
+    )
     text = widgets.Text(
-        value=stdout, description="stdout", placeholder='{"hookSpecificOutput": {...}}'
+        value=stdout,
+        description=str(LABELS["stdout"]),
+        placeholder='{"hookSpecificOutput": {...}}',
     )
     failure = widgets.ToggleButtons(
         options=["continue", "block"], value=on_failure, description="onFailure"
     )
-    rules = widgets.Dropdown(options=list(RULE_SETS), value=rule, description="rules")
+    rules = widgets.Dropdown(options=list(RULE_SETS), value=rule, description=str(LABELS["rules"]))
     modes = widgets.Dropdown(
-        options=[m.value for m in PermissionMode], value=mode, description="mode"
+        options=[m.value for m in PermissionMode], value=mode, description=str(LABELS["mode"])
     )
     report = widgets.HTML()
     figure = widgets.Output()
@@ -96,41 +134,24 @@ def hook_gate_lab(
     )
 
 
-# --- notebook 07-08: the permission gate and Proposition 4.5 ------------------------------
+# --- notebooks 07b-08: the permission gate and Proposition 4.5 ----------------------------
 
 # the gate's stations, left to right, in the order a call meets them
 GATE_STATIONS = tuple(stage.value for stage in GateStage)
-_VERDICT_COLOURS = {"deny": "#d9534f", "ask": "#f0ad4e", "allow": "#5cb85c"}
-
-
-_STATION_JA = {
-    "hooks": "フック",
-    "deny_rules": "deny 規則",
-    "ask_rules": "ask 規則",
-    "hook_decision": "フックの決定",
-    "mode": "権限モード",
-    "allow_rules": "allow 規則",
-    "fallback": "どれにも\n当たらない",
-}
-_VERDICT_JA = {
-    "deny": "拒否 (deny)",
-    "ask": "確認 (ask)",
-    "allow": "許可 (allow)",
-    "defer": "呼び出し側へ (defer)",
-}
+_VERDICT_COLOURS = {"deny": "#d9534f", "ask": "#f0ad4e", "allow": "#5cb85c", "defer": "#f0ad4e"}
 
 
 def plot_gate_path(result: Any, ax: Any = None, dpi: int = 100) -> Any:
-    """Draw the gate's stations left to right; the visited ones filled, the deciding one in
-    the colour of its verdict (red deny, orange ask, green allow). Returns the figure."""
+    """Draw the gate's eight stations left to right: the ones the call passed filled grey,
+    the deciding one in the colour of its verdict (red deny, orange ask or defer, green
+    allow), the ones it never reached dotted. Returns the figure."""
     from matplotlib.patches import Rectangle
 
-    fig, ax = figure(ax, (10, 2.4), dpi)
-    visited = {step.step: step.verdict for step in result.path}
-    for i, station in enumerate(GATE_STATIONS):
-        verdict = visited.get(station)
-        seen = station in visited
-        colour = _VERDICT_COLOURS.get(verdict or "", "#dddddd" if seen else "white")
+    fig, ax = figure(ax, (12, 2.4), dpi)
+    states = station_states(result)
+    for i, (stage, state) in enumerate(states):
+        reached = state != "unreached"
+        colour = _VERDICT_COLOURS.get(state, "#dddddd" if reached else "white")
         ax.add_patch(
             Rectangle(
                 (i * 1.25, 0),
@@ -138,16 +159,16 @@ def plot_gate_path(result: Any, ax: Any = None, dpi: int = 100) -> Any:
                 1,
                 facecolor=colour,
                 edgecolor="black",
-                linestyle="-" if seen else ":",
+                linestyle="-" if reached else ":",
             )
         )
         ax.text(
             i * 1.25 + 0.5,
             0.5,
-            _STATION_JA.get(station, station),
+            _wrap(str(STATIONS[stage])),
             ha="center",
             va="center",
-            fontsize=11,
+            fontsize=10,
         )
         if i:
             ax.annotate(
@@ -156,36 +177,50 @@ def plot_gate_path(result: Any, ax: Any = None, dpi: int = 100) -> Any:
                 (i * 1.25 - 0.25, 0.5),
                 arrowprops={"arrowstyle": "->", "lw": 1.2},
             )
-    ax.set_xlim(-0.1, len(GATE_STATIONS) * 1.25)
+    ax.set_xlim(-0.1, len(states) * 1.25)
     ax.set_ylim(-0.1, 1.1)
     ax.axis("off")
     verdict = "defer" if getattr(result, "deferred", False) else str(result.final)
-    final = _VERDICT_JA.get(verdict, verdict)
-    ax.set_title(f"関門の通り道：最終の判定は {final}", fontsize=12)
+    ax.set_title(str(LABELS["gate_title"].format(verdict=VERDICTS[verdict])), fontsize=12)
     fig.tight_layout()
     return fig
 
 
+def _wrap(label: str) -> str:
+    """A station's label on at most two lines inside its box (at the middle space, or in the
+    middle of a label without spaces: "どれにも" / "当たらない")."""
+    if len(label) <= 8:
+        return label
+    if " " in label:
+        words = label.split(" ")
+        cut = max(1, len(words) // 2)
+        return " ".join(words[:cut]) + "\n" + " ".join(words[cut:])
+    half = len(label) // 2
+    return label[:half] + "\n" + label[half:]
+
+
 def plot_prop_4_5(groups: dict[str, Sequence[Any]], ax: Any = None, dpi: int = 100) -> Any:
-    """Bars per group of :class:`~mcpmini.course.chapters.hooklab.Trial`: executed calls, executed
-    calls the hook had not seen first, and executed ``.env`` writes. Returns the figure."""
+    """Bars per group of :class:`~mcpmini.course.chapters.hooklab.Trial` (keys of
+    :data:`~.hooklab.PROP_4_5_GROUPS`, shown in words): executed calls, executed calls the
+    hook had not seen first, and executed ``.env`` writes. Returns the figure."""
 
     fig, ax = figure(ax, (6.5, 3.8), dpi)
     measures = [
-        ("実行された呼び出し", "executed"),
-        ("フックを先に通らなかったもの", "violations"),
-        ("実行された .env への書き込み", "env_writes"),
+        (WORDS["col_executed"], "executed"),
+        (WORDS["col_violations"], "violations"),
+        (WORDS["col_env_writes"], "env_writes"),
     ]
     width = 0.8 / len(measures)
     for j, (label, attr) in enumerate(measures):
         values = [sum(getattr(t, attr) for t in trials) for trials in groups.values()]
         xs = [i + j * width for i in range(len(groups))]
-        ax.bar(xs, values, width, label=label)
+        ax.bar(xs, values, width, label=str(label))
         for x, v in zip(xs, values, strict=True):
             ax.text(x, v, str(v), ha="center", va="bottom", fontsize=9)
-    ax.set_xticks([i + width for i in range(len(groups))], list(groups), fontsize=10)
-    ax.set_title("命題 4.5：フックと指示、実行された呼び出しの数")
-    ax.set_ylabel("全試行での回数")
+    names = [str(PROP_4_5_GROUPS.get(key, key)) for key in groups]
+    ax.set_xticks([i + width for i in range(len(groups))], names, fontsize=10)
+    ax.set_title(str(LABELS["prop_4_5_title"]))
+    ax.set_ylabel(str(LABELS["prop_4_5_y"]))
     ax.legend(fontsize=9)
     fig.tight_layout()
     return fig

@@ -8,7 +8,11 @@ generator. Every process goes through :mod:`mcpmini.process` (one kill policy), 
 listens on 127.0.0.1, and every wait is bounded.
 
 nginx and wrk are Debian packages (``apt-get install nginx wrk``); :func:`missing` names those
-not installed, so a notebook can show recorded figures instead.
+not installed, so a notebook can show recorded figures instead (:data:`RECORDED_STATELESS`,
+:data:`RECORDED_SESSIONS`, :data:`RECORDED_LOAD`, measured on the machine that built the
+course). The chapter's three experiments are read into labelled tables by :func:`phase_row` /
+:func:`phase_table`, :func:`balancing_table` and :func:`load_lines`, every word a row of
+:data:`WORDS` in the learner's language.
 """
 
 from __future__ import annotations
@@ -18,25 +22,36 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import orjson
 
 from ... import process
 from ...mcp.asgi import listening_socket
+from ..language import Text
 
 __all__ = [
+    "RECORDED_LOAD",
+    "RECORDED_SESSIONS",
+    "RECORDED_STATELESS",
+    "WORDS",
     "Backend",
     "LoadResult",
     "backends",
     "balancer",
+    "balancing_table",
+    "load_lines",
     "missing",
     "nginx_conf",
+    "phase_row",
+    "phase_table",
     "post_calls",
+    "tools_line",
     "wrk",
 ]
 
@@ -256,3 +271,115 @@ def wrk(
         non_2xx=int(bad.group(1)) if bad else 0,
         socket_errors=sum(int(g) for g in errors.groups()) if errors else 0,
     )
+
+
+# --- notebook 02b: the experiments' tables --------------------------------------------------
+
+#: Every word of notebook 02b's section 5 (``{name}`` fields are formatted in).
+WORDS: dict[str, Text] = {
+    "tools_ready": Text("nginx と wrk: そろっています", "nginx and wrk: installed"),
+    "tools_missing": Text(
+        "nginx と wrk: {lacking} がありません。記録した結果を表示します",
+        "nginx and wrk: {lacking} missing, showing the recorded results",
+    ),
+    "phase": Text("段階", "phase"),
+    "both": Text("2 台とも動作", "both backends running"),
+    "one_stopped": Text("台 0 を停止したあと", "after backend 0 was stopped"),
+    "calls": Text("呼び出し", "calls"),
+    "ok": Text("HTTP 200", "HTTP 200"),
+    "correct": Text("正しい答え", "correct answers"),
+    "answered_by": Text("答えた台", "answered by"),
+    "backend": Text("台 {n}", "backend {n}"),
+    "balancing": Text("振り分け", "balancing"),
+    "round_robin": Text("ラウンドロビン", "round robin"),
+    "ip_hash": Text("ip_hash（台を固定）", "ip_hash (one backend per client)"),
+    "statuses": Text("tools/call の HTTP 状態", "HTTP status of each tools/call"),
+    "rate": Text(
+        "nginx の後ろに {n} 台: {rate:8.0f} 要求/秒",
+        "{n} backend(s) behind nginx: {rate:8.0f} requests/s",
+    ),
+    "ratio": Text("2 台 / 1 台 = {ratio:.2f}", "2 backends / 1 backend = {ratio:.2f}"),
+}
+
+#: Section 5's first experiment as recorded on the machine that built the course (2 cores,
+#: nginx 1.22, wrk 4.1): 6 stateless calls with both backends, 6 after stopping backend 0.
+RECORDED_STATELESS: tuple[dict[str, Any], ...] = (
+    {"phase": "both", "calls": 6, "ok": 6, "correct": 6, "answered_by": (0, 1)},
+    {"phase": "one_stopped", "calls": 6, "ok": 6, "correct": 6, "answered_by": (1,)},
+)
+#: The HTTP status of 4 ``tools/call`` requests after one ``initialize``, per balancing.
+RECORDED_SESSIONS: dict[str, tuple[int, ...]] = {
+    "round_robin": (404, 200, 404, 200),
+    "ip_hash": (200, 200, 200, 200),
+}
+#: Requests per second behind nginx by number of backends (2 cores, load average 1).
+RECORDED_LOAD: dict[int, float] = {1: 12597.0, 2: 11479.0}
+
+
+def _w(row: str, /, **fields: Any) -> str:
+    return WORDS[row].lang().format(**fields)
+
+
+def tools_line(lacking: Sequence[str]) -> str:
+    """Whether nginx and wrk are here (:func:`missing`), in the learner's language."""
+    return _w("tools_ready") if not lacking else _w("tools_missing", lacking=", ".join(lacking))
+
+
+def phase_row(
+    phase: str, replies: Sequence[tuple[int, str, Any]], first: int, ports: Sequence[int]
+) -> dict[str, Any]:
+    """One phase of the stateless experiment from :func:`post_calls`'s replies: how many
+    calls, how many ``200``, how many correct sums (call ``i`` adds ``first + i`` and 1), and
+    which backends answered (their indices in ``ports``, read from ``X-Upstream``)."""
+    index = {str(port): i for i, port in enumerate(ports)}
+    answered = {index.get(up.rsplit(":", 1)[-1], -1) for _, up, _ in replies}
+    return {
+        "phase": phase,
+        "calls": len(replies),
+        "ok": sum(status == 200 for status, _, _ in replies),
+        "correct": sum(
+            isinstance(r, dict) and r.get("content", [{}])[0].get("text") == str(first + i + 1)
+            for i, (_, _, r) in enumerate(replies)
+        ),
+        "answered_by": tuple(sorted(answered)),
+    }
+
+
+def phase_table(rows: Sequence[Mapping[str, Any]]) -> Any:
+    """The stateless experiment's rows (:func:`phase_row` or :data:`RECORDED_STATELESS`) as
+    a ``pandas.DataFrame`` in the learner's language."""
+    import pandas as pd
+
+    def who(indices: Sequence[int]) -> str:
+        return ", ".join(_w("backend", n=i) if i >= 0 else "?" for i in indices)
+
+    return pd.DataFrame(
+        [
+            {
+                _w("phase"): _w(row["phase"]),
+                _w("calls"): row["calls"],
+                _w("ok"): row["ok"],
+                _w("correct"): row["correct"],
+                _w("answered_by"): who(row["answered_by"]),
+            }
+            for row in rows
+        ]
+    )
+
+
+def balancing_table(statuses: Mapping[str, Sequence[int]]) -> Any:
+    """The handshake experiment (balancing key → the HTTP status of each ``tools/call``) as
+    a ``pandas.DataFrame`` in the learner's language."""
+    import pandas as pd
+
+    return pd.DataFrame(
+        [{_w("balancing"): _w(key), _w("statuses"): list(codes)} for key, codes in statuses.items()]
+    )
+
+
+def load_lines(load: Mapping[int, float]) -> list[str]:
+    """The wrk figures (backends → requests per second) and the 2-to-1 ratio, as lines."""
+    lines = [_w("rate", n=n, rate=rate) for n, rate in load.items()]
+    if 1 in load and 2 in load:
+        lines.append(_w("ratio", ratio=load[2] / load[1]))
+    return lines

@@ -1,8 +1,10 @@
 """The practice track (``notebooks/practice/``, ``exercises/P_*``): hosting MCP servers.
 
 :mod:`.exercises` holds P.1–P.4 (keys computed by the runtime) and the data the notebooks
-share with them; :mod:`.hostlab` the permission-layer tables, the grant toggle, simulated
-latency and the context-growth figure.
+share with them; :mod:`.words` every fixed text the track's notebooks print, as ``Text``
+pairs; :mod:`.hostlab` the tables the notebooks print (in the learner's language), the
+permission-layer lines and grant toggle, simulated latency, timing and the context-growth
+figure.
 """
 
 from __future__ import annotations
@@ -11,7 +13,12 @@ from .exercises import (
     P2_POLICY,
     P2_TOOLS,
     P3_LIMITS,
+    P4_CAP_TOKENS,
     P4_CONTEXT_LIMIT,
+    P4_HOST_BUDGET,
+    P4_PAGE_LINES,
+    P4_RESULT_LINES,
+    P4_WARN_TOKENS,
     PRACTICE_IDS,
     TITLES,
     Workload,
@@ -20,29 +27,76 @@ from .exercises import (
     predict_run,
 )
 from .hostlab import (
+    PLACEMENTS,
+    SEED_LOCAL_MS,
+    SEED_REMOTE_MS,
+    STRATEGIES,
     SimulatedLatency,
+    Strategy,
+    context_series,
+    context_table,
+    fate_table,
+    gate_table,
     grant_toggler,
+    inventory_summary,
+    inventory_table,
     layer_lines,
     layer_rows,
+    nesting_table,
+    overhead_table,
     plot_context_growth,
+    probe_table,
+    results_table,
+    show,
+    table_lines,
     time_calls,
+    timing_table,
+    turn_table,
 )
+from .words import WORDS, line, yes_no
 
 __all__ = [
     "P2_POLICY",
     "P2_TOOLS",
     "P3_LIMITS",
+    "P4_CAP_TOKENS",
     "P4_CONTEXT_LIMIT",
+    "P4_HOST_BUDGET",
+    "P4_PAGE_LINES",
+    "P4_RESULT_LINES",
+    "P4_WARN_TOKENS",
+    "PLACEMENTS",
     "PRACTICE_IDS",
+    "SEED_LOCAL_MS",
+    "SEED_REMOTE_MS",
+    "STRATEGIES",
     "TITLES",
+    "WORDS",
     "SimulatedLatency",
+    "Strategy",
     "Workload",
     "build_practice",
+    "context_series",
+    "context_table",
+    "fate_table",
+    "gate_table",
     "grant_toggler",
+    "inventory_summary",
+    "inventory_table",
     "layer_lines",
     "layer_rows",
+    "line",
     "loop_context",
+    "nesting_table",
+    "overhead_table",
     "plot_context_growth",
     "predict_run",
+    "probe_table",
+    "results_table",
+    "show",
+    "table_lines",
     "time_calls",
+    "timing_table",
+    "turn_table",
+    "yes_no",
 ]
