@@ -516,3 +516,12 @@ def test_grading_an_nbgrader_course_writes_its_feedback_by_default(tmp_path, mon
         == 0
     )
     assert {r["assignment"] for r in csv.DictReader(out.open(encoding="utf-8"))} == {"week2"}
+
+
+def test_grade_help_names_every_exercise_it_grades(capsys):
+    from mcpmini.course.catalogue import ALL_IDS
+
+    with pytest.raises(SystemExit):
+        main(["grade", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert all(exercise in text for exercise in ALL_IDS) and "9.1-9.4" not in text

@@ -102,7 +102,7 @@ def test_a_roster_becomes_accounts_homes_and_a_config(course):
             for part in COURSE_PARTS:
                 assert (homes / name / part).is_dir()
             assert not (homes / name / "notebooks" / "instructor").exists()  # the instructor's
-            assert (homes / name / ".mcpmini-edition").read_text() == "ja\n"
+            assert (homes / name / ".mcpmini" / "hub-edition").read_text() == "ja\n"
         assert (homes / "instructor" / "notebooks" / "instructor" / "00_guide.ipynb").is_file()
         for private in ("accounts.json", "jupyterhub_config.py"):
             assert stat.S_IMODE((root / "hub" / private).stat().st_mode) == 0o600
@@ -175,7 +175,7 @@ def test_the_english_edition_fills_the_homes_from_en_and_speaks_english(course):
             (course / "en" / "notebooks" / "00_start_here.ipynb").write_text("{}")
         plan = _prepare(course, root / "hub", edition="en")
         home = root / "hub" / "homes" / "ada"
-        assert (home / ".mcpmini-edition").read_text() == "en\n"
+        assert (home / ".mcpmini" / "hub-edition").read_text() == "en\n"
         en = sorted(p.name for p in (course / "en" / "notebooks").iterdir())
         assert sorted(p.name for p in (home / "notebooks").iterdir()) == [
             n for n in en if n != "instructor"

@@ -3,7 +3,7 @@
 :func:`prepare_hub` turns a roster into a hub folder (``.hub/`` by default): one home per
 learner holding their own copy of the course in the chosen edition (``notebooks/`` without the
 instructor's ``notebooks/instructor/``, ``examples/`` and ``exercises/``; the English edition's
-from ``en/``, with its marker file in the home; an existing copy is never overwritten, so a
+from ``en/``, the edition recorded in the home; an existing copy is never overwritten, so a
 learner's work survives a restart), one first-login token per account (the learner's password,
 kept in ``accounts.json`` readable by the instructor only and reused on the next run), the class
 switches (``class.json``, :mod:`mcpmini.course.policy`: worked solutions and hints, switched by the
@@ -56,7 +56,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..language import EDITION_MARKER, LANG_ENV, Lang, parse_lang
+from ..language import LANG_ENV, Lang, parse_lang
 from ..policy import CLASS_ENV, SWITCHES, read_switches, write_switches
 from .roster import RosterError, is_learner_name, parse_roster
 
@@ -95,6 +95,8 @@ _SOLUTIONS_SHARED = (
 COURSE_PARTS = ("notebooks", "examples", "exercises")
 #: The parts that have an English edition under ``en/``.
 EDITION_PARTS = ("notebooks", "exercises")
+#: Where a home records the edition it was made for (homes are never filled from the other).
+HOME_EDITION = Path(".mcpmini") / "hub-edition"
 #: What of ``notebooks/`` stays out of the learners' copies.
 INSTRUCTOR_ONLY = "instructor"
 #: The course's files that hold worked answers: unreadable to other users while solutions are
@@ -144,7 +146,8 @@ c.Spawner.environment = {{
         HUB, "homes", spawner.user.name, ".mcpmini", "progress.json"
     ),
     "{lang_env}": {lang!r},
-    "{class_env}": os.path.join(HUB, "class.json"),
+    # the class switches hold for learners; the instructor (an admin) sees everything
+    "{class_env}": lambda spawner: "" if spawner.user.admin else os.path.join(HUB, "class.json"),
 }}
 def _check_home(spawner):  # a learner's server starts only in their own copy of the course
     home = os.path.join(HUB, "homes", spawner.user.name)
@@ -436,7 +439,9 @@ def _fill_home(home: Path, sources: dict[str, Path], edition: Lang, learner: boo
     """Copy the course into ``home`` (never over an existing copy), leave the instructor's
     notebooks out of a learner's, and mark the edition. Raises :class:`HubError` for a home
     made for the other edition."""
-    marker = home / EDITION_MARKER
+    # Not the edition marker: a home is the course's root for its notebooks (chapter 00 looks
+    # for it), and the learner's language comes from the server's environment.
+    marker = home / HOME_EDITION
     if marker.is_file():
         was = parse_lang(marker.read_text(encoding="utf-8"), str(marker))
         if was is not edition:
@@ -451,7 +456,7 @@ def _fill_home(home: Path, sources: dict[str, Path], edition: Lang, learner: boo
     extra = home / "notebooks" / INSTRUCTOR_ONLY
     if learner and extra.exists() and not extra.is_symlink():
         shutil.rmtree(extra)  # put there by an earlier make hub: the instructor's only
-    home.mkdir(parents=True, exist_ok=True)
+    marker.parent.mkdir(parents=True, exist_ok=True)
     marker.write_text(edition.value + "\n", encoding="utf-8")
 
 
