@@ -125,7 +125,8 @@ PLANS: dict[str, tuple[tuple[str | None, int, Text], ...]] = {
             25,
             Text("Claude Code の中の MCP", "MCP in Claude Code"),
         ),
-        (f"{_N}07_hooks.ipynb", 30, Text("フック", "Hooks")),
+        (f"{_N}07_hooks.ipynb", 25, Text("フック", "Hooks")),
+        (f"{_N}07b_permission_gate.ipynb", 20, Text("権限のゲート", "The permission gate")),
         (
             f"{_N}08_hooks_vs_instructions.ipynb",
             20,

@@ -449,8 +449,15 @@ def _fill_home(home: Path, sources: dict[str, Path], edition: Lang, learner: boo
                 f"{home} was made for the {was.value} edition: use another --root for the "
                 f"{edition.value} edition, or remove the homes first"
             )
-    ignore = shutil.ignore_patterns(".ipynb_checkpoints")
     for part, source in sources.items():
+        top = source / INSTRUCTOR_ONLY if learner and part == "notebooks" else None
+
+        def ignore(folder: str, names: list[str], top: Path | None = top) -> set[str]:
+            skip = {n for n in names if n == ".ipynb_checkpoints"}
+            if top is not None and Path(folder) == top.parent:
+                skip.add(INSTRUCTOR_ONLY)  # the instructor's notebooks never reach a learner
+            return skip
+
         if not (home / part).exists():
             shutil.copytree(source, home / part, symlinks=False, ignore=ignore)
     extra = home / "notebooks" / INSTRUCTOR_ONLY
