@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: lab test check lint bench clean claude-code drift hub hub-class hub-clean i18n english
+.PHONY: lab test check lint bench clean claude-code drift fuzz-oracle hub hub-class hub-clean i18n english
 
 # The edition a learner opens: ja (the default, notebooks/) or en (the English edition, en/,
 # built from i18n/en/*.po by `make english`). Not LANG: that is the locale.
@@ -73,6 +73,13 @@ claude-code: $(STAMP)
 # in .claude-code-latest/: prints every verdict that changed and mcpmini's agreement with it.
 drift: $(STAMP)
 	$(BIN)/python -m mcpmini.oracle.drift
+
+# The differential fuzzer against the pinned Claude Code: N generated calls from SEED; each
+# disagreement is printed minimized, ready to paste into mcpmini/oracle/data/permissions/.
+N ?= 200
+SEED ?= 32
+fuzz-oracle: $(STAMP)
+	$(BIN)/python -m mcpmini.oracle.fuzz -n $(N) --seed $(SEED)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -287,6 +287,12 @@ def test_accept_edits_stays_inside_the_working_and_additional_directories(tmp_pa
     work = tmp_path / "work"
     call = {"command": f"touch {other}/x"}
     assert gate("Bash", call, mode="acceptEdits", cwd=str(work), home="/h").final == "ask"
+    # observed in 2.1.328: an additional directory that does not exist is ignored
+    missing = gate(
+        "Bash", call, mode="acceptEdits", cwd=str(work), home="/h", additional_dirs=[str(other)]
+    )
+    assert missing.final == "ask"
+    other.mkdir()
     assert (
         gate(
             "Bash", call, mode="acceptEdits", cwd=str(work), home="/h", additional_dirs=[str(other)]

@@ -85,3 +85,47 @@ def test_updated_input_reaches_the_rules_and_the_result() -> None:
         cwd="/repo",
     )
     assert decided.tool_input == {"file_path": "/repo/safe"}
+
+
+# --- issue 32: what the session starts in, PermissionRequest answers --------------------
+
+
+def test_the_starting_mode_follows_the_scopes_claude_code_reads_it_from():
+    from mcpmini.permissions import PermissionMode, starting_mode
+
+    assert starting_mode(None, ("user", "bypassPermissions")).mode is PermissionMode.BYPASS
+    for scope in ("project", "local"):
+        got = starting_mode(None, (scope, "bypassPermissions"))
+        assert got.mode is PermissionMode.DEFAULT and "ignored" in got.warnings[0]
+    assert starting_mode(None, ("project", "acceptEdits")).mode is PermissionMode.ACCEPT_EDITS
+    refused = starting_mode("bypassPermissions", ("user", "acceptEdits"), disable_bypass=True)
+    assert refused.mode is PermissionMode.ACCEPT_EDITS and "disabled" in refused.warnings[0]
+    both = starting_mode(None, ("user", "bypassPermissions"), disable_bypass=True)
+    assert both.mode is PermissionMode.DEFAULT
+
+
+def _permission_request(tmp_path, answer: dict) -> dict:
+    script = tmp_path / "pr.sh"
+    script.write_text(f"printf '%s' '{json.dumps(answer)}'\n")
+    return {
+        "PermissionRequest": [
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": f"sh {script}"}]}
+        ]
+    }
+
+
+def test_a_permission_request_allow_runs_the_rewritten_input_past_the_deny_rules(tmp_path):
+    out = {"behavior": "allow", "updatedInput": {"command": "touch rewritten.txt"}}
+    hooks = _permission_request(
+        tmp_path, {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": out}}
+    )
+    call = {"command": "touch a.txt"}
+    allowed = decide(hooks, "Bash", call, cwd=str(tmp_path))
+    assert allowed.final == "allow" and allowed.tool_input == out["updatedInput"]
+    assert allowed.gate.decided_by == "fallback" and "PermissionRequest" in allowed.gate.reason
+    denied = decide(
+        hooks, "Bash", call, cwd=str(tmp_path), rules=PermissionRules(deny=["Bash(touch re*)"])
+    )
+    assert denied.final == "deny" and "deny rule" in denied.gate.reason
+    ignored = decide(hooks, "Bash", call, cwd=str(tmp_path), prompt_tool=True)
+    assert ignored.final == "ask" and ignored.permission_request is not None

@@ -107,12 +107,39 @@ def test_the_kind_of_a_file_is_inferred_from_its_name(tmp_path):
         ({"disableAllHooks": "yes"}, "disableAllHooks"),
     ],
 )
-def test_wrong_types_name_the_file_and_the_json_path(tmp_path, data, path):
+def test_wrong_types_ignore_the_whole_file_with_a_warning_naming_the_json_path(
+    tmp_path, data, path
+):
+    # observed in Claude Code 2.1.328: a settings file with a value of the wrong type is
+    # ignored whole (its rules and hooks), the other files still apply
     file = tmp_path / "settings.json"
-    file.write_text(json.dumps(data))
+    file.write_text(json.dumps({**data, "permissions": data.get("permissions", {"deny": ["X"]})}))
+    good = tmp_path / "settings.local.json"
+    good.write_text(json.dumps({"permissions": {"allow": ["Bash(ls)"]}}))
+    settings = load_settings([file, good])
+    [warning] = settings.warnings
+    assert warning.startswith(f"{file} at {path}: ") and "the whole file is ignored" in warning
+    assert not settings.hooks and [r.text for r in settings.permissions.allow] == ["Bash(ls)"]
+    assert not settings.permissions.deny
     with pytest.raises(ConfigError) as info:
-        load_settings([file])
-    assert info.value.source == str(file) and info.value.path == path
+        load_settings([("project", data)])  # a dict in code is a programming error
+    assert info.value.path == path
+
+
+@pytest.mark.parametrize(
+    ("permissions", "path"),
+    [
+        ({"defaultMode": "weird"}, "permissions.defaultMode"),
+        ({"disableBypassPermissionsMode": "yes"}, "permissions.disableBypassPermissionsMode"),
+        ({"additionalDirectories": "x"}, "permissions.additionalDirectories"),
+    ],
+)
+def test_permission_keys_of_the_wrong_value_ignore_the_file(tmp_path, permissions, path):
+    file = tmp_path / "settings.json"
+    file.write_text(json.dumps({"permissions": {**permissions, "allow": ["Bash(ls)"]}}))
+    settings = load_settings([file])
+    assert not settings.permissions.allow and settings.default_mode is None
+    assert settings.warnings[0].startswith(f"{file} at {path}: ")
 
 
 def test_invalid_json_names_the_line(tmp_path):

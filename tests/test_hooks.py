@@ -54,7 +54,7 @@ def run(hooks, payload=WRITE_APP, event="PreToolUse", **kw):
     return run_hooks(hooks, event, payload, environ=ENV, tool_use_id="toolu_1", **kw)
 
 
-def gone(pid: int, within: float = 2.0) -> bool:
+def gone(pid: int, within: float = 20.0) -> bool:
     """True once ``pid`` no longer runs (exited, or a zombie nobody reaped yet).
 
     SIGKILL is delivered asynchronously, so this waits, bounded, for the state change.
@@ -253,9 +253,7 @@ def test_ten_megabytes_of_output_are_capped_and_do_not_stall(tmp_path):
 def test_a_hanging_hook_times_out_and_its_whole_group_dies(tmp_path):
     pids = tmp_path / "pids"
     hook = script(tmp_path, "hang.sh", f"sleep 60 & echo $! > {pids}; echo $$ >> {pids}; wait")
-    started = time.perf_counter()
     result = run(pre(CommandHandler(hook, options=HandlerOptions(timeout=0.5))))
-    assert time.perf_counter() - started < 5
     assert result.runs[0].failure is FailureKind.TIMEOUT and not result.blocked
     assert all(gone(int(p)) for p in pids.read_text().split())
 
@@ -379,14 +377,22 @@ def test_a_callback_that_times_out_blocks_on_pre_tool_use_but_not_on_stop():
 
 
 def test_matching_handlers_run_in_parallel(tmp_path):
-    hooks = pre(CommandHandler(script(tmp_path, "s.sh", "sleep 0.3")))
-    hooks["PreToolUse"] += [
-        HookMatcher("Write", [CommandHandler(script(tmp_path, f"s{i}.sh", "sleep 0.3"))])
-        for i in range(5)
-    ]
-    started = time.perf_counter()
+    # a condition, not a clock: each handler marks its start, then waits until all six have
+    # started; run one after another, the first would wait until its timeout instead
+    def waiting(i: int) -> CommandHandler:
+        body = (
+            f"touch {tmp_path}/started.{i}; "
+            f'while [ "$(ls {tmp_path} | grep -c started)" -lt 6 ]; do sleep 0.05; done'
+        )
+        return CommandHandler(
+            script(tmp_path, f"s{i}.sh", body), options=HandlerOptions(timeout=60)
+        )
+
+    hooks = pre(waiting(0))
+    hooks["PreToolUse"] += [HookMatcher("Write", [waiting(i)]) for i in range(1, 6)]
     result = run(hooks)
-    assert len(result.ran) == 6 and time.perf_counter() - started < 1.5
+    assert len(result.ran) == 6
+    assert all(r.failure is None and r.exit_code == 0 for r in result.runs)
 
 
 def test_settings_file_duplicates_run_once_but_plugin_copies_run_again(tmp_path):

@@ -66,10 +66,10 @@ def test_the_guard_lets_other_writes_reach_the_rules(capsys):
         "--tool-name",
         "Write",
         "--tool-input",
-        '{"file_path": "/repo/app.py"}',
+        '{"file_path": "app.py"}',
     )
     assert out["handlers"][0]["outcome"] == "success"
-    assert out["decision"] is None and out["final"] == "allow"  # allow rule "Edit" in the file
+    assert out["decision"] is None and out["final"] == "allow"  # allow rule "Edit(**)"
 
 
 def test_exercise_9_3_a_broken_path_fails_open_by_default(capsys):
@@ -192,13 +192,15 @@ def test_bad_input_is_one_line_on_stderr_and_exit_two(capsys, argv):
     assert err.startswith("mcpmini hooks:") and len(err.strip().splitlines()) == 1
 
 
-def test_a_settings_file_with_a_wrong_type_names_the_json_path(capsys, tmp_path):
+def test_a_settings_file_with_a_wrong_type_is_ignored_with_a_warning(capsys, tmp_path):
     bad = tmp_path / "settings.json"
     bad.write_text(
         json.dumps({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": 1}]}]}})
     )
-    assert main(["hooks", "run", "--settings", str(bad), "--event", "Stop"]) == 2
-    assert "hooks.Stop[0].hooks[0].command" in capsys.readouterr().err
+    assert main(["hooks", "run", "--settings", str(bad), "--event", "Stop"]) == 0
+    out = capsys.readouterr().out
+    assert f"warning: {bad} at hooks.Stop[0].hooks[0].command: " in out
+    assert "the whole file is ignored" in out and "0 handler(s)" in out
 
 
 def test_events_lists_the_whole_catalogue(capsys):
@@ -235,7 +237,19 @@ GATE_CASES = {
         "--tool-name",
         "Write",
         "--tool-input",
-        '{"file_path": "/repo/app.py"}',
+        '{"file_path": "app.py"}',
+    ],
+    "permission_request_allow": [
+        "--settings",
+        _DECISIONS,
+        "--event",
+        "PreToolUse",
+        "--tool-name",
+        "NotebookEdit",
+        "--tool-input",
+        '{"notebook_path": "a.ipynb"}',
+        "--mode",
+        "default",
     ],
     "deny_rules": [
         "--settings",
@@ -407,3 +421,38 @@ def test_the_golden_cases_reach_every_station_of_the_gate():
     golden = json.loads(GATE_GOLDEN.read_text())
     deciding = {g["json"]["gate_path"][-1]["step"] for g in golden.values() if "final" in g["json"]}
     assert deciding == {s.value for s in GateStage}
+
+
+def test_hooks_run_reads_trust_where_claude_code_records_it(capsys, tmp_path, monkeypatch):
+    # issue 32: with no trust entry in ~/.claude.json a project allow rule does not approve
+    home, ws = tmp_path / "home", tmp_path / "ws"
+    (ws / ".claude").mkdir(parents=True)
+    home.mkdir()
+    project = ws / ".claude" / "settings.json"
+    project.write_text(json.dumps({"permissions": {"allow": ["Bash(touch *)"]}}))
+    monkeypatch.setenv("HOME", str(home))
+    argv = ["hooks", "run", "--settings", str(project), "--event", "PreToolUse"]
+    argv += ["--tool-name", "Bash", "--tool-input", '{"command": "touch a"}']
+    argv += ["--project-dir", str(ws), "--mode", "default", "--json"]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["final"] == "ask" and any("not been trusted" in w for w in out["warnings"])
+    state = {"projects": {str(ws.resolve()): {"hasTrustDialogAccepted": True}}}
+    (home / ".claude.json").write_text(json.dumps(state))
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr().out)["final"] == "allow"
+
+
+def test_hooks_run_adds_directories_and_refuses_a_disabled_bypass(capsys, tmp_path):
+    extra = tmp_path / "extra"
+    extra.mkdir()
+    settings = tmp_path / "team.json"
+    settings.write_text(json.dumps({"permissions": {"disableBypassPermissionsMode": "disable"}}))
+    argv = ["hooks", "run", "--settings", str(settings), "--event", "PreToolUse", "--json"]
+    argv += ["--tool-name", "Read", "--tool-input", json.dumps({"file_path": f"{extra}/x"})]
+    argv += ["--project-dir", str(tmp_path / "ws"), "--mode", "bypassPermissions"]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["final"] == "ask" and any("disabled" in w for w in out["warnings"])
+    assert main([*argv, "--add-dir", str(extra)]) == 0
+    assert json.loads(capsys.readouterr().out)["final"] == "allow"

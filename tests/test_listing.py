@@ -195,3 +195,18 @@ def test_a_renamed_plugin_skill_is_listed_by_its_folder_with_its_name_in_parenth
     )
     assert listed_name(s) == "kit:raw"
     assert build_listing([s]).text == "- kit:raw (kit:nice): d"
+
+
+def test_usage_is_scored_at_one_instant_so_the_decay_floor_outranks_a_decaying_tie():
+    from mcpmini.skills.listing import DAY_MS, usage_scores
+
+    now = 1_000 * DAY_MS
+    state = {
+        "fresh": {"usageCount": 3, "lastUsedAt": now - 5_000},  # seconds ago: just under 3.0
+        "floor": {"usageCount": 30, "lastUsedAt": now - 200 * DAY_MS},  # 3.0 exactly
+        "broken": {"usageCount": "3"},
+        "odd": 4,
+    }
+    scores = usage_scores(state, now)
+    assert set(scores) == {"fresh", "floor"}
+    assert scores["floor"] == 3.0 > scores["fresh"] > 2.99

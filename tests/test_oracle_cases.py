@@ -10,6 +10,7 @@ from mcpmini.oracle.compare import Judged, Pair
 from mcpmini.oracle.drift import changes
 from mcpmini.oracle.suite import Outcome, SuiteCase, by_category, load_cases
 from mcpmini.oracle.verdict import Cause, Observed, Verdict
+from mcpmini.permissions import MODES
 
 CATEGORIES = {
     "rule_forms",
@@ -23,6 +24,14 @@ CATEGORIES = {
     "webfetch",
     "mcp",
     "hooks",
+    # issue 32
+    "settings_keys",
+    "case",
+    "protected",
+    "rule_parsing",
+    "permission_request",
+    "trust_paths",
+    "fuzz_found",
 }
 
 
@@ -32,7 +41,7 @@ def test_the_suite_holds_at_least_250_calls_in_every_category() -> None:
     assert sum(len(c.case.calls) for c in cases) >= 250
     assert len({c.key for c in cases}) == len(cases)
     modes = {c.case.mode for c in cases}
-    assert {"default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"} <= modes
+    assert {m.value for m in MODES} <= modes
 
 
 def test_every_known_disagreement_names_the_version_it_was_seen_in() -> None:
@@ -112,3 +121,21 @@ def test_drift_lists_every_call_whose_claude_code_verdict_changed() -> None:
 def test_agreement_is_counted_per_category_with_the_known_ones() -> None:
     table = by_category([_outcome(["allow", "ask", "deny"])])
     assert table == {"modes": {"agree": 1, "disagree": 2, "known": 0}}
+
+
+def test_drift_without_the_npm_registry_says_so_in_one_line(tmp_path, monkeypatch, capsys) -> None:
+    from mcpmini.oracle import drift
+
+    npm = tmp_path / "npm"
+    npm.write_text(
+        "#!/bin/sh\necho 'npm error code ENOTFOUND' >&2\n"
+        "echo 'npm error network request failed' >&2\nexit 1\n"
+    )
+    npm.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:/usr/bin:/bin")
+    assert drift.main([]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [
+        "make drift: cannot reach the npm registry (npm view "
+        "@anthropic-ai/claude-code): npm error code ENOTFOUND"
+    ]

@@ -178,10 +178,42 @@ def test_rules_evaluate_deny_then_ask_then_allow_regardless_of_specificity():
     assert rules.evaluate("Bash", {"command": "git status"}).behavior == "ask"
 
 
-def test_settings_blocks_name_the_bad_rule_by_json_path():
+def test_a_bad_rule_is_skipped_with_a_warning_naming_its_json_path():
+    # observed in 2.1.328: a malformed, empty or non-string rule is ignored, the rest applies
+    rules = PermissionRules.from_settings(
+        {"deny": ["Bash(ls", "Bash()", 3, "Read(x.txt))", "Bash(rm *)"]}, source="s.json"
+    )
+    assert [r.text for r in rules.deny] == ["Bash(rm *)"]
+    assert [w.split(":")[0] for w in rules.warnings] == [
+        f"s.json at permissions.deny[{i}]" for i in range(4)
+    ]
+    assert all(w.endswith("; ignored") for w in rules.warnings)
     with pytest.raises(ConfigError) as info:
-        PermissionRules.from_settings({"deny": ["Bash(ls"]}, source="s.json")
-    assert info.value.path == "permissions.deny[0]" and info.value.source == "s.json"
+        PermissionRules.from_settings({"deny": "Bash(ls)"}, source="s.json")
+    assert info.value.path == "permissions.deny" and info.value.source == "s.json"
+
+
+def test_specifiers_are_trimmed_and_the_prefix_form_is_literal():
+    assert parse_rule("Bash( cp * )").specifier == "cp *"
+    touch = parse_rule("Bash(touch *:*)")
+    assert not rule_matches(touch, "Bash", {"command": "touch a"}, behavior="allow")
+    assert rule_matches(parse_rule("Bash(npm run:*)"), "Bash", {"command": "npm run x"})
+
+
+def test_path_rules_and_protected_names_ignore_case(tmp_path):
+    rules = PermissionRules(deny=["Read(SRC/**)", "Read(Y.TXT)"])
+    for name in ("src/a.txt", "y.txt"):
+        assert rules.first("deny", "Read", {"file_path": name}, cwd=str(tmp_path))
+    assert is_protected_path("/repo/.CLAUDE/x") and is_protected_path("/repo/.Git/config")
+
+
+def test_a_bare_edit_rule_is_the_edit_tool_only():
+    for text in ("Edit", "Edit(*)"):
+        rule = parse_rule(text)
+        assert rule_matches(rule, "Edit", {"file_path": "/w/a"}, behavior="allow")
+        assert not rule_matches(rule, "Write", {"file_path": "/w/a"}, behavior="allow")
+        assert not rule_matches(rule, "Write", {"file_path": "/w/a"}, behavior="deny")
+    assert rule_matches(parse_rule("Edit(**)"), "Write", {"file_path": "a"}, behavior="allow")
 
 
 def test_protected_paths():
@@ -451,3 +483,26 @@ def test_allow_rules_agree_with_claude_code(command, allow, final):
 )
 def test_the_read_only_set_of_claude_code_2_1_328(command, final):
     assert gate("Bash", {"command": command}, cwd="/w", home="/h").final == final
+
+
+def test_deny_path_rules_bind_what_bash_reads_and_changes_and_ask_rules_do_not(tmp_path):
+    # found by the fuzzer, observed in 2.1.328
+    where = str(tmp_path)
+    deny = PermissionRules(deny=["Read(src/**)", "Edit(out*)"])
+    assert deny.first("deny", "Bash", {"command": "cat src/a"}, cwd=where)
+    assert deny.first("deny", "Bash", {"command": "touch out.txt"}, cwd=where)
+    assert deny.first("deny", "Bash", {"command": "cp a out.txt"}, cwd=where)
+    assert not deny.first("deny", "Bash", {"command": "echo src/a"}, cwd=where)
+    assert not deny.first("deny", "Bash", {"command": "sed -n 1p out.txt"}, cwd=where)
+    assert not PermissionRules(deny=["Read"]).first("deny", "Bash", {"command": "touch t"})
+    assert not PermissionRules(deny=["Read(**)"]).first("deny", "Bash", {"command": "touch t"})
+    ask = PermissionRules(ask=["Read(src/**)", "Edit(out*)"])
+    assert not ask.first("ask", "Bash", {"command": "cat src/a"}, cwd=where)
+    assert not ask.first("ask", "Bash", {"command": "touch out.txt"}, cwd=where)
+    assert gate("Bash", {"command": "cat src/a"}, rules=ask, cwd=where).warnings
+
+
+def test_relative_path_rules_match_only_under_the_working_directory(tmp_path):
+    rules = PermissionRules(deny=["Read(secret.txt)", "Read(**)"])
+    assert rules.first("deny", "Read", {"file_path": f"{tmp_path}/a/secret.txt"}, cwd=str(tmp_path))
+    assert not rules.first("deny", "Read", {"file_path": "/etc/secret.txt"}, cwd=str(tmp_path))

@@ -40,7 +40,9 @@ def test_json_path_writes_keys_with_dots_and_indexes_in_brackets() -> None:
 @pytest.mark.parametrize(
     ("name", "kind"),
     [
-        ("settings.json", "project"),
+        (".claude/settings.json", "project"),
+        ("settings.json", "flag"),  # a file given on the command line, as --settings
+        ("team.json", "flag"),
         ("settings.local.json", "local"),
         ("managed-settings.json", "managed"),
         ("hooks.json", "plugin"),
@@ -48,6 +50,7 @@ def test_json_path_writes_keys_with_dots_and_indexes_in_brackets() -> None:
 )
 def test_the_kind_of_a_source_follows_its_file_name(tmp_path: Path, name: str, kind: str) -> None:
     path = tmp_path / name
+    path.parent.mkdir(exist_ok=True)
     path.write_text(json.dumps({"hooks": {}}))
     raw = read_source(path, home=tmp_path / "home")
     assert (raw.kind, raw.name) == (kind, str(path))

@@ -439,3 +439,37 @@ def test_trust_project_approves_a_pending_server_whose_name_a_user_server_took(
     args = type("Args", (), {"trust_project": True})()
     done = gate(args, sources, frozenset(), environ={}, project_dir=project, ask=False, home=home)
     assert done.resolved["s"].source == "project" and done.judged["s"].may_start
+
+
+def test_claude_p_starts_a_pending_server_and_takes_its_name_mcpmini_still_does_not(
+    home: Path, project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # issue 32, observed in 2.1.328: `claude -p` starts a pending project server (untrusted
+    # folder too) and it wins over a user server of the same name; an interactive session asks
+    from mcpmini.config.trust import SessionKind, session_differences
+
+    sources = [("project", {"s": {"command": "p"}}), ("user", {"s": {"command": "u"}})]
+    record = read_record(project, home=home, managed_dir=tmp_path)
+    printed, judged = resolve_trusted(sources, record, session=SessionKind.PRINT)
+    assert (printed["s"].source, judged["s"].state) == ("project", TrustState.PENDING)
+    differ, warned = session_differences(sources, record)
+    assert differ == {"s": {SessionKind.INTERACTIVE: "user", SessionKind.PRINT: "project"}}
+    [warning] = warned
+    assert "claude -p in this folder would start" in warning.message
+    assert "mcpmini does not start it" in warning.message
+    _settings(project / ".claude" / "settings.local.json", {"disabledMcpjsonServers": ["s"]})
+    record = read_record(project, home=home, managed_dir=tmp_path)
+    printed, _ = resolve_trusted(sources, record, session=SessionKind.PRINT)
+    assert printed["s"].source == "user" and session_differences(sources, record) == ({}, [])
+
+
+def test_tools_in_print_mode_lists_the_pending_server_and_starts_nothing(
+    home: Path, project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    marker = _marker_server(project)
+    before = descendants()
+    assert main(["tools", "--json", "--session", "print"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [(s["name"], s["status"]) for s in out["servers"]] == [("mark", "pending")]
+    assert any("claude -p in this folder would start" in p["message"] for p in out["problems"])
+    assert not marker.exists() and descendants() <= before

@@ -19,12 +19,14 @@ from typing import Any
 
 from ..config.trust import (
     MANAGED_DIR,
+    SessionKind,
     TrustVerdict,
     pending_names,
     read_record,
     record_approval,
     release,
     resolve_trusted,
+    session_differences,
     shown_command,
 )
 from ..errors import Problem
@@ -50,11 +52,20 @@ class Gate:
     released: dict[str, Any]
     judged: dict[str, TrustVerdict]
     problems: tuple[Problem, ...]
+    session: SessionKind = SessionKind.INTERACTIVE
+    differ: dict[str, dict[SessionKind, str]] | None = None
 
 
 def add_trust_option(parser: Any) -> None:
-    """Add ``--trust-project`` to a command's parser."""
+    """Add ``--trust-project`` and ``--session`` to a command's parser."""
     parser.add_argument("--trust-project", action="store_true", help=TRUST_HELP)
+    parser.add_argument(
+        "--session",
+        choices=[k.value for k in SessionKind],
+        default=SessionKind.INTERACTIVE.value,
+        help="the Claude Code session to judge for: interactive (asks about a pending project "
+        "server) or print (claude -p starts it; mcpmini still does not). Default: interactive",
+    )
 
 
 def project_dir_of(project_file: str | None) -> Path:
@@ -104,8 +115,9 @@ def gate(
     (a ``~/.claude.json`` that is not a JSON object is never rewritten)."""
     home = Path.home() if home is None else home
     managed = Path(environ.get("MCPMINI_MANAGED_DIR", os.fspath(MANAGED_DIR)))
+    session = SessionKind(getattr(args, "session", SessionKind.INTERACTIVE.value))
     record = read_record(project_dir, home=home, managed_dir=managed)
-    resolved, judged = resolve_trusted(sources, record, project_plugins)
+    resolved, judged = resolve_trusted(sources, record, project_plugins, session)
     pending = pending_names(sources, record, project_plugins)
     approve = bool(pending) and (
         getattr(args, "trust_project", False) or (ask and _ask(pending, _entries(sources), reader))
@@ -113,6 +125,8 @@ def gate(
     if approve:
         record_approval(project_dir, pending, home=home)
         record = read_record(project_dir, home=home, managed_dir=managed)
-        resolved, judged = resolve_trusted(sources, record, project_plugins)
+        resolved, judged = resolve_trusted(sources, record, project_plugins, session)
     released, found = release(resolved, judged, environ, project_plugins)
-    return Gate(resolved, released, judged, (*record.problems, *found))
+    differ, warned = session_differences(sources, record, project_plugins)
+    problems = (*record.problems, *found, *warned)
+    return Gate(resolved, released, judged, problems, session, differ)

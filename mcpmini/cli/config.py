@@ -65,6 +65,11 @@ def _cmd_config_resolve(args: argparse.Namespace) -> int:
                     }
                     for n, r in shown.items()
                 },
+                "session": decided.session.value,
+                "session_kinds": {
+                    n: {k.value: src for k, src in kinds.items()}
+                    for n, kinds in (decided.differ or {}).items()
+                },
                 "problems": [problem_dict(p) for p in problems],
             }
         )
@@ -75,6 +80,10 @@ def _cmd_config_resolve(args: argparse.Namespace) -> int:
             state = "" if verdict.may_start else f" [{verdict.state.value}: not expanded]"
             echo(f"{n}: from {r.source} {r.origin or ''}{hidden}{state}")
             echo(f"    {json.dumps(r.value, ensure_ascii=False)}")
+            kinds = (decided.differ or {}).get(n)
+            if kinds:
+                wins = ", ".join(f"{k.value}: {src or 'none'}" for k, src in kinds.items())
+                echo(f"    the winning definition differs by session kind ({wins})")
         if not resolved:
             echo("no MCP servers defined")
     return report(problems, args.json)

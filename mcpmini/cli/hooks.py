@@ -46,6 +46,19 @@ def add(sub: Any) -> None:
         "--mode", help="permission mode (default, acceptEdits, plan, dontAsk, bypassPermissions)"
     )
     run.add_argument("--project-dir", help="CLAUDE_PROJECT_DIR and working directory")
+    run.add_argument(
+        "--add-dir",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="one more working directory, as claude --add-dir (repeatable)",
+    )
+    run.add_argument(
+        "--permission-prompt-tool",
+        action="store_true",
+        help="the session answers prompts through a prompt tool, as claude -p "
+        "--permission-prompt-tool: PermissionRequest hooks run but do not decide",
+    )
     run.add_argument("--timeout", type=float, help="timeout for handlers that set none (s)")
     run.add_argument("--json", action="store_true", help="print one JSON object")
     run.set_defaults(handler=_cmd_hooks_run)
@@ -56,15 +69,21 @@ def add(sub: Any) -> None:
 
 
 def _cmd_hooks_run(args: argparse.Namespace) -> int:
+    from ..config.trust import read_record
     from ..hooks import decide, load_settings
     from ..permissions import PermissionRules
 
-    settings = load_settings(args.settings)
+    home = os.environ.get("HOME")
+    where = args.project_dir or os.getcwd()
+    # trust is read where Claude Code records it: ~/.claude.json's projects[<git root>]
+    trusted = read_record(where, home=home or os.path.expanduser("~")).trusted
+    settings = load_settings(args.settings, trusted=trusted)
     payload = json_object(args.payload, "--payload")
     tool_input = json_object(args.tool_input, "--tool-input")
     rules = settings.permissions.merged(PermissionRules(args.allow, args.ask, args.deny))
-    mode = args.mode or settings.default_mode
-    gated = bool(rules.allow or rules.ask or rules.deny or mode)
+    wanted = args.mode or settings.default_mode
+    starting = settings.starting_mode(args.mode)
+    gated = bool(rules.allow or rules.ask or rules.deny or wanted)
     if gated and not args.tool_name:
         raise UsageError("permission rules or --mode need --tool-name to reach a decision")
     decided = decide(
@@ -74,19 +93,22 @@ def _cmd_hooks_run(args: argparse.Namespace) -> int:
         event=args.event,
         payload=payload,
         rules=rules,
-        mode=mode or "default",
+        mode=starting.mode,
         cwd=args.project_dir or "",
-        home=os.environ.get("HOME"),
+        home=home,
         gated=gated,
         tool_use_id="toolu_cli",
         project_dir=args.project_dir,
         timeout=args.timeout,
+        additional_dirs=[*settings.additional_dirs, *args.add_dir],
+        prompt_tool=args.permission_prompt_tool,
     )
     result, gate_result = decided.hooks, decided.gate
     assert result is not None
     warnings = [
         *settings.warnings,
         *rules.warnings,
+        *(starting.warnings if gated else ()),
         *(w.message for w in (gate_result.warnings if gate_result else ())),
     ]
     if args.json:

@@ -52,10 +52,12 @@ __all__ = [
     "APPROVAL_KEYS",
     "COUNTS",
     "MANAGED_DIR",
+    "PENDING_STARTS",
     "RULES",
     "Approvals",
     "Facts",
     "ProjectRecord",
+    "SessionKind",
     "SettingsScope",
     "TrustRecordError",
     "TrustRow",
@@ -70,6 +72,7 @@ __all__ = [
     "record_approval",
     "release",
     "resolve_trusted",
+    "session_differences",
     "settings_files",
     "shown_command",
     "verdicts",
@@ -77,6 +80,23 @@ __all__ = [
 
 APPROVAL_KEYS = ("enableAllProjectMcpServers", "enabledMcpjsonServers", "disabledMcpjsonServers")
 MANAGED_DIR = Path("/etc/claude-code")
+
+
+class SessionKind(StrEnum):
+    """The kind of Claude Code session a project's servers are judged for
+    (:data:`PENDING_STARTS`)."""
+
+    INTERACTIVE = "interactive"  # `claude`: asks about a pending project server
+    PRINT = "print"  # `claude -p`: starts it
+
+
+#: Whether a *pending* project server starts, per session kind. Documented: a project's
+#: servers need approval. Observed in 2.1.328: an interactive session asks, but ``claude -p``
+#: starts a pending server — even in an untrusted folder, its ``${VAR}`` expanded from the
+#: environment; only ``disabledMcpjsonServers`` or a server switched off in ``~/.claude.json``
+#: (rejected, disabled) stops it, and it then wins a name shared with a user server.
+#: mcpmini itself never starts a pending server in either kind; it warns what ``-p`` would do.
+PENDING_STARTS: dict[SessionKind, bool] = {SessionKind.INTERACTIVE: False, SessionKind.PRINT: True}
 
 
 class TrustState(StrEnum):
@@ -465,12 +485,17 @@ def pending_names(
 
 
 def resolve_trusted(
-    sources: Iterable[Any], record: ProjectRecord, project_plugins: Collection[str] = ()
+    sources: Iterable[Any],
+    record: ProjectRecord,
+    project_plugins: Collection[str] = (),
+    session: SessionKind = SessionKind.INTERACTIVE,
 ) -> tuple[dict[str, Any], dict[str, TrustVerdict]]:
     """Resolve ``sources`` (:func:`~mcpmini.config.load_held_sources`) as Claude Code 2.1.328
-    does with trust: a project server that is not approved takes no part in precedence — a
-    user-scope server of the same name wins — and is listed under its own name only when no
-    other source defines it. Returns ``({name: Resolved}, {name: TrustVerdict})``."""
+    does with trust in a ``session`` of that kind: a project server that does not start there
+    (:data:`PENDING_STARTS`) takes no part in precedence — a user-scope server of the same
+    name wins — and is listed under its own name only when no other source defines it.
+    Returns ``({name: Resolved}, {name: TrustVerdict})``; the verdicts are the same in both
+    kinds (a pending server stays pending: mcpmini never starts it)."""
     from .precedence import Resolved, resolve_mcp_servers
 
     kept: list[Any] = []
@@ -481,15 +506,51 @@ def resolve_trusted(
             kept.append(src)
             continue
         judged = {n: decide(facts_of(n, record, gated=True)) for n in src.servers}
+        takes_part = {
+            n
+            for n, v in judged.items()
+            if v.may_start or (PENDING_STARTS[session] and v.state is TrustState.PENDING)
+        }
         for n, entry in src.servers.items():
-            if not judged[n].may_start:
+            if n not in takes_part:
                 held[n] = (Resolved(n, entry, source, src.origin), judged[n])
-        kept.append(
-            replace(src, servers={n: e for n, e in src.servers.items() if judged[n].may_start})
-        )
+        kept.append(replace(src, servers={n: e for n, e in src.servers.items() if n in takes_part}))
     resolved = resolve_mcp_servers(kept)
     out = verdicts(resolved, record, project_plugins)
     for name, (r, v) in held.items():
         if name not in resolved:
             resolved[name], out[name] = r, v
     return resolved, out
+
+
+def session_differences(
+    sources: Iterable[Any], record: ProjectRecord, project_plugins: Collection[str] = ()
+) -> tuple[dict[str, dict[SessionKind, str]], list[Problem]]:
+    """What differs between the session kinds: for each server name whose winning source is
+    not the same, the source per :class:`SessionKind`; and one warning per pending server
+    saying that ``claude -p`` in this folder would start it (mcpmini does not)."""
+    sources = list(sources)
+    by_kind = {
+        kind: resolve_trusted(sources, record, project_plugins, kind)[0] for kind in SessionKind
+    }
+    names = set().union(*(set(r) for r in by_kind.values()))
+    differ = {
+        n: {k: str(by_kind[k][n].source) if n in by_kind[k] else "" for k in SessionKind}
+        for n in sorted(names)
+        if len({str(by_kind[k][n].source) if n in by_kind[k] else "" for k in SessionKind}) > 1
+    }
+    warnings = [
+        Problem(
+            Severity.WARNING,
+            f"claude -p in this folder would start the pending project server {n!r} "
+            "(never approved; ${VAR} expanded from the environment); mcpmini does not start it"
+            + (
+                f"; claude -p uses it instead of the {differ[n][SessionKind.INTERACTIVE]} one"
+                if n in differ and differ[n][SessionKind.INTERACTIVE]
+                else ""
+            ),
+            n,
+        )
+        for n in pending_names(sources, record, project_plugins)
+    ]
+    return differ, warnings

@@ -25,6 +25,7 @@ __all__ = [
     "GATE_EVENT",
     "IF_EVENTS",
     "PERMISSION_EVENTS",
+    "PROMPT_EVENT",
     "DecisionField",
     "EventSpec",
     "ExitTwo",
@@ -454,6 +455,8 @@ IF_EVENTS = frozenset(n for n, s in EVENTS.items() if s.if_evaluated)
 
 # The event whose hooks run before the permission gate (article Proposition 4.3).
 GATE_EVENT = "PreToolUse"
+#: The event that answers a permission prompt the gate would show (``hooks.decide``).
+PROMPT_EVENT = "PermissionRequest"
 # In subagent front matter a Stop hook is registered as SubagentStop (reference §1.1).
 _IN_SUBAGENT = {"Stop": "SubagentStop"}
 

@@ -247,6 +247,18 @@ def _decision(output: Mapping[str, Any], spec: EventSpec) -> Decision | None:
     return None
 
 
+def _updated_input(hso: Mapping[str, Any], spec: EventSpec) -> dict[str, Any] | None:
+    """``updatedInput``: beside the decision (PreToolUse), or inside ``decision`` where the
+    event's decision is a behaviour (PermissionRequest's ``decision.updatedInput``)."""
+    behavior = hso.get("decision")
+    if DecisionField.BEHAVIOR in spec.decisions and isinstance(behavior, Mapping):
+        inner = behavior.get("updatedInput")
+        if isinstance(inner, Mapping):
+            return dict(inner)
+    found = hso.get("updatedInput")
+    return dict(found) if isinstance(found, Mapping) else None
+
+
 def _reason(output: Mapping[str, Any], spec: EventSpec) -> str | None:
     hso = output.get("hookSpecificOutput") or {}
     behavior = hso.get("decision")
@@ -352,7 +364,7 @@ def _json(f: Facts, spec: EventSpec, honours: bool) -> Verdict:
         decision=decision,
         reason=reason,
         context=(_cap(hso["additionalContext"]),) if hso.get("additionalContext") else (),
-        updated_input=hso.get("updatedInput"),
+        updated_input=_updated_input(hso, spec),
         stop=output.get("continue") is False,
         stop_reason=output.get("stopReason"),
         blocks=blocked or decision is Decision.DENY,

@@ -37,13 +37,20 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
-from ..permissions import PermissionRules, parse_rule, rule_matches, split_command
+from ..permissions import (
+    PermissionRules,
+    StartingMode,
+    parse_rule,
+    rule_matches,
+    split_command,
+    starting_mode,
+)
 from .events import EventSpec, event_spec, in_subagent
 from .handlers import Execution, Handler, HandlerLike, as_handler, describe, execute
 from .matchers import MatcherRule, match
 from .options import HandlerOptions, HandlerType, OnFailure
 from .outcomes import Decision, FailureKind, HookOutcome, Verdict, classify, combine_decisions
-from .sources import SETTINGS_KINDS, RawSource, read_source
+from .sources import SETTINGS_KINDS, InvalidSettings, RawSource, read_source
 
 if TYPE_CHECKING:
     from ..mcp import Client
@@ -116,6 +123,9 @@ class HookSettings:
     hooks: dict[str, list[HookMatcher]] = field(default_factory=dict)
     permissions: PermissionRules = field(default_factory=PermissionRules)
     default_mode: str | None = None
+    default_scope: str | None = None
+    disable_bypass: bool = False
+    additional_dirs: list[str] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     disabled: bool = False
@@ -125,6 +135,14 @@ class HookSettings:
         """The matcher groups registered for ``event`` (empty when none)."""
         return list(self.hooks.get(event, []))
 
+    def starting_mode(self, requested: str | None = None) -> StartingMode:
+        """The mode a session with these settings starts in (``requested``: the command
+        line's ``--permission-mode``), as :func:`mcpmini.permissions.starting_mode` says."""
+        default = (
+            (self.default_scope or "project", self.default_mode) if self.default_mode else None
+        )
+        return starting_mode(requested, default, disable_bypass=self.disable_bypass)
+
 
 # What run_hooks, decide and AgentOptions.hooks take: loaded settings, SDK-style groups in
 # code, or raw settings groups ({"matcher": ..., "hooks": [{"type": ...}]}) to validate.
@@ -132,7 +150,7 @@ Hooks = (
     HookSettings | Mapping[str, Iterable[HookMatcher]] | Mapping[str, Iterable[Mapping[str, Any]]]
 )
 
-_PRECEDENCE = {"managed": 4, "local": 2, "project": 1, "user": 0}
+_PRECEDENCE = {"managed": 4, "flag": 3, "local": 2, "project": 1, "user": 0}
 
 
 @dataclass
@@ -146,11 +164,13 @@ class _Flags:
 
 def _rules_root(raw: RawSource) -> str | None:
     """The folder a settings file's ``/path`` rules are anchored at: ``~/.claude`` for the
-    user's file, the project folder for ``.claude/settings(.local).json``; ``None``: the cwd."""
-    if raw.kind not in ("user", "project", "local") or not raw.name.endswith(".json"):
+    user's file, the project folder for ``.claude/settings(.local).json``, the file's own
+    folder for a ``--settings`` file; ``None`` (the cwd) for managed settings and the rest
+    (observed in 2.1.328: a managed ``Read(/src/**)`` covers ``<cwd>/src``)."""
+    if raw.kind not in ("user", "project", "local", "flag") or not raw.name.endswith(".json"):
         return None
     folder = os.path.dirname(os.path.abspath(raw.name))
-    return folder if raw.kind == "user" else os.path.dirname(folder)
+    return folder if raw.kind in ("user", "flag") else os.path.dirname(folder)
 
 
 def load_settings(
@@ -164,21 +184,38 @@ def load_settings(
 
     ``sources`` holds paths (kind inferred from the file name) or ``(label, dict)`` /
     ``(label, path)`` pairs with label ``user``, ``project``, ``local``, ``managed``,
-    ``plugin[:name]``, ``skill[:name]`` or ``subagent[:name]``. ``strict`` turns an unknown
-    event name into an error instead of a warning. ``trusted=False`` (a workspace whose
-    trust dialog was never accepted) drops the project and local ``permissions.allow``
-    rules, as Claude Code 2.1.328 does; each file's ``/path`` rules are anchored at its root.
-    Raises ``ConfigError`` (file and JSON path) for unreadable files, invalid JSON / YAML and
-    values of the wrong type.
+    ``flag`` (the ``--settings`` file), ``plugin[:name]``, ``skill[:name]`` or
+    ``subagent[:name]``. ``strict`` turns an unknown event name into an error instead of a
+    warning. ``trusted=False`` (a workspace whose trust dialog was never accepted) drops the
+    project file's ``permissions.allow`` rules, as Claude Code 2.1.328 does (a local file's
+    stay); each file's ``/path`` rules are anchored at its root. A settings file (user,
+    project, local, flag, managed) holding a value of the wrong type is skipped whole with a
+    warning naming the file and the JSON path, as Claude Code 2.1.328 ignores it (its rules
+    and hooks too). Raises ``ConfigError`` (file and JSON path) for unreadable files, invalid
+    JSON / YAML and values of the wrong type in any other source (a dict given in code too).
     """
-    raws: list[RawSource] = [read_source(s, home=home) for s in sources]
-    result = HookSettings(sources=[r.name for r in raws])
+    raws: list[RawSource] = []
+    skipped: list[str] = []
+    for source in sources:
+        try:
+            raws.append(read_source(source, home=home))
+        except InvalidSettings as exc:
+            if exc.kind not in SETTINGS_KINDS or not _is_file(source):
+                raise
+            skipped.append(f"{exc}; the whole file is ignored, as Claude Code ignores it")
+    result = HookSettings(sources=[r.name for r in raws], warnings=skipped)
     flags = _Flags()
     for raw in raws:
         _read_flags(raw, result, flags, trusted)
         _read_hooks(raw, result, strict)
     _restrict(result, flags)
     return result
+
+
+def _is_file(source: Any) -> bool:
+    """A source read from a file (a path, or a ``(label, path)`` pair), not a dict in code."""
+    inner = source[1] if isinstance(source, tuple) and len(source) == 2 else source
+    return isinstance(inner, str | os.PathLike)
 
 
 def _read_flags(raw: RawSource, result: HookSettings, flags: _Flags, trusted: bool) -> None:
@@ -202,13 +239,19 @@ def _read_flags(raw: RawSource, result: HookSettings, flags: _Flags, trusted: bo
                 perms,
                 source=raw.name,
                 root=_rules_root(raw),
-                trusted=trusted or raw.kind not in ("project", "local"),
+                trusted=trusted or raw.kind != "project",
             )
         )
         mode = perms.get("defaultMode")
         if mode and rank is not None and rank >= flags.mode_rank:
             flags.mode_rank = rank
             result.default_mode = mode
+            result.default_scope = raw.kind
+        if perms.get("disableBypassPermissionsMode") == "disable":
+            result.disable_bypass = True
+        for folder in perms.get("additionalDirectories") or ():
+            if folder not in result.additional_dirs:
+                result.additional_dirs.append(folder)
 
 
 def _read_hooks(raw: RawSource, result: HookSettings, strict: bool) -> None:

@@ -22,6 +22,7 @@ import jsonschema
 from .. import jsonfile
 from ..errors import ConfigError, json_path
 from ..frontmatter import parse_front_matter, read_markdown
+from ..permissions import DEFAULT_MODE_VALUES
 from .handlers import CommandHandler, Handler, HttpHandler, McpToolHandler, ModelHandler
 from .options import SETTINGS_TYPES, HandlerOptions, HandlerType
 
@@ -29,12 +30,14 @@ __all__ = [
     "SETTINGS_KINDS",
     "SETTINGS_SCHEMA",
     "SOURCE_KINDS",
+    "InvalidSettings",
     "RawSource",
     "json_path",
     "read_source",
 ]
 
-SETTINGS_KINDS = frozenset({"user", "project", "local", "managed"})
+#: The settings files proper (``flag``: the file given with ``--settings``).
+SETTINGS_KINDS = frozenset({"user", "project", "local", "flag", "managed"})
 SOURCE_KINDS = SETTINGS_KINDS | {"plugin", "skill", "subagent"}
 
 # The keys a settings entry of each handler type must have.
@@ -95,10 +98,20 @@ SETTINGS_SCHEMA: dict[str, Any] = {
         "hooks": {"type": "object", "additionalProperties": {"type": "array", "items": _GROUP}},
         "disableAllHooks": {"type": "boolean"},
         "allowManagedHooksOnly": {"type": "boolean"},
+        # observed in 2.1.328: a wrong type here makes Claude Code ignore the whole file
+        # (its rules and hooks); a rule list may hold anything (a non-string is skipped)
         "permissions": {
             "type": "object",
-            "properties": {"allow": _STRS, "ask": _STRS, "deny": _STRS, "defaultMode": _STR},
+            "properties": {
+                "allow": {"type": "array"},
+                "ask": {"type": "array"},
+                "deny": {"type": "array"},
+                "defaultMode": {"enum": list(DEFAULT_MODE_VALUES)},
+                "disableBypassPermissionsMode": {"enum": ["disable"]},
+                "additionalDirectories": _STRS,
+            },
         },
+        "model": _STR,
     },
 }
 _VALIDATOR = jsonschema.Draft202012Validator(SETTINGS_SCHEMA)
@@ -146,11 +159,20 @@ class RawSource:
         return ModelHandler(kind, raw["prompt"], raw.get("model"), options=options)
 
 
-def _check(data: Any, name: str) -> Mapping[str, Any]:
+class InvalidSettings(ConfigError):
+    """A source whose values do not fit :data:`SETTINGS_SCHEMA`; ``kind`` is its source kind
+    (a settings file of that kind is ignored whole, as Claude Code ignores it)."""
+
+    def __init__(self, message: str, source: str, path: str, kind: str) -> None:
+        super().__init__(message, source, path)
+        self.kind = kind
+
+
+def _check(data: Any, name: str, kind: str) -> Mapping[str, Any]:
     errors = list(_VALIDATOR.iter_errors(data))
     if errors:
         best = jsonschema.exceptions.best_match(errors)
-        raise ConfigError(best.message, name, json_path(best.absolute_path))
+        raise InvalidSettings(best.message, name, json_path(best.absolute_path), kind)
     checked: Mapping[str, Any] = data
     return checked
 
@@ -192,7 +214,10 @@ def _infer_kind(path: Path, home: Path) -> str:
             return "user"
     except OSError:
         pass
-    return "project"
+    if name == "settings.json" and path.parent.name == ".claude":
+        return "project"
+    # any other settings file is one given on the command line, as `claude --settings FILE`
+    return "flag"
 
 
 def _hook_file(root: Path, rel: Any, manifest: Path, where: str) -> Path:
@@ -272,4 +297,4 @@ def read_source(source: Any, *, home: str | os.PathLike[str] | None = None) -> R
         raise ConfigError(
             f"unknown source label {label!r}; expected one of {sorted(SOURCE_KINDS)}", name
         )
-    return RawSource(name, kind, _check(data, name), root)
+    return RawSource(name, kind, _check(data, name, kind), root)

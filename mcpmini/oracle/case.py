@@ -21,10 +21,9 @@ from enum import StrEnum
 from typing import Any
 
 from ..errors import ConfigError
+from ..permissions import MODES
 
-__all__ = ["MODES", "SCOPE_FILES", "SHORTHAND", "Call", "Case", "Scope", "bind_text"]
-
-MODES = ("default", "acceptEdits", "plan", "bypassPermissions", "dontAsk")
+__all__ = ["SCOPE_FILES", "SHORTHAND", "Call", "Case", "Scope", "bind_text"]
 
 
 class Scope(StrEnum):
@@ -84,9 +83,13 @@ class Case:
     host file or folder copied there (symlinks kept as links), so the sandbox sees a learner's
     plugin or skill folder without seeing the rest of the host; ``mcp_servers`` are written
     to the ``--mcp-config`` file beside the oracle's own prompt server (``{"probe": true}``
-    stands for the probe server); ``plugin_dirs`` are passed as ``--plugin-dir``;
+    stands for the probe server); ``user_mcp_servers`` are user-scope servers, written to
+    ``mcpServers`` of ``~/.claude.json``; ``plugin_dirs`` are passed as ``--plugin-dir``;
     ``tool_search`` (Claude Code's default) leaves MCP tools deferred behind ToolSearch, and
-    ``False`` sets ``ENABLE_TOOL_SEARCH=false``, which loads them up front; ``env`` adds
+    ``False`` sets ``ENABLE_TOOL_SEARCH=false``, which loads them up front; ``prompt_tool``
+    (the default) passes the oracle's ``--permission-prompt-tool``, and ``False`` leaves it out,
+    so a call Claude Code would ask about is refused headlessly ("Claude requested
+    permissions …") after its PermissionRequest hooks had their say; ``env`` adds
     environment variables; ``args`` adds command-line arguments; ``allowed_tools`` /
     ``disallowed_tools`` are rules given on the command line (``--allowedTools`` /
     ``--disallowedTools``; for mcpmini they are allow / deny rules, as ``mcpmini hooks run
@@ -101,8 +104,10 @@ class Case:
     files: Mapping[str, str] = field(default_factory=dict)
     copies: Mapping[str, str] = field(default_factory=dict)
     mcp_servers: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    user_mcp_servers: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     plugin_dirs: tuple[str, ...] = ()
     tool_search: bool = True
+    prompt_tool: bool = True
     env: Mapping[str, str] = field(default_factory=dict)
     args: tuple[str, ...] = ()
     allowed_tools: tuple[str, ...] = ()
@@ -121,6 +126,7 @@ class Case:
             files={bind_text(k, places): bind_text(v, places) for k, v in self.files.items()},
             copies={bind_text(k, places): v for k, v in self.copies.items()},
             mcp_servers=bind_text(dict(self.mcp_servers), places),
+            user_mcp_servers=bind_text(dict(self.user_mcp_servers), places),
             plugin_dirs=tuple(bind_text(p, places) for p in self.plugin_dirs),
             env=bind_text(dict(self.env), places),
             args=tuple(bind_text(a, places) for a in self.args),
@@ -139,8 +145,9 @@ class Case:
                 raise ConfigError(f"unknown field {key!r}", source, str(key))
         name = data.get("name", "case")
         mode = data.get("mode")
-        if mode is not None and mode not in MODES:
-            raise ConfigError(f"unknown mode {mode!r} (one of {', '.join(MODES)})", source, "mode")
+        names = [m.value for m in MODES]  # the one list: mcpmini.permissions.MODES
+        if mode is not None and mode not in names:
+            raise ConfigError(f"unknown mode {mode!r} (one of {', '.join(names)})", source, "mode")
         return cls(
             name=str(name),
             calls=tuple(
@@ -152,8 +159,10 @@ class Case:
             files=_strings(data, "files", source),
             copies=_strings(data, "copies", source),
             mcp_servers=_objects(data, "mcp_servers", source),
+            user_mcp_servers=_objects(data, "user_mcp_servers", source),
             plugin_dirs=tuple(str(p) for p in _list(data, "plugin_dirs", source)),
             tool_search=_bool(data, "tool_search", True, source),
+            prompt_tool=_bool(data, "prompt_tool", True, source),
             env=_strings(data, "env", source),
             args=tuple(str(a) for a in _list(data, "args", source)),
             allowed_tools=tuple(str(a) for a in _list(data, "allowed_tools", source)),
@@ -175,8 +184,10 @@ class Case:
             "files": dict(self.files),
             "copies": dict(self.copies),
             "mcp_servers": {k: dict(v) for k, v in self.mcp_servers.items()},
+            "user_mcp_servers": {k: dict(v) for k, v in self.user_mcp_servers.items()},
             "plugin_dirs": list(self.plugin_dirs),
             "tool_search": self.tool_search,
+            "prompt_tool": self.prompt_tool,
             "env": dict(self.env),
             "args": list(self.args),
             "allowed_tools": list(self.allowed_tools),

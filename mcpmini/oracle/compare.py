@@ -3,15 +3,14 @@
 Rules of this module:
 
 - mcpmini decides as ``mcpmini hooks run`` does: :func:`mcpmini.hooks.load_settings` over the
-  case's settings files (each labelled with its scope) for the hooks, the permission rules of
-  each file through :meth:`PermissionRules.from_settings` with the facts only the case knows
-  (the file's root that ``/path`` is anchored at, :data:`SCOPE_ROOTS`, and whether the
-  workspace is trusted, for project settings), then :func:`mcpmini.hooks.decide` per call with
-  the pooled rules (the command line's
+  case's settings files (each labelled with its scope, the workspace's trust passed in) for
+  the hooks, the pooled permission rules, the starting mode and the additional directories,
+  then :func:`mcpmini.hooks.decide` per call with those rules (the command line's
   ``--allowedTools`` / ``--disallowedTools`` pooled in as allow / deny rules, as
-  ``mcpmini hooks run --allow / --deny`` does), the case's mode (or the
-  settings' ``defaultMode``), the workspace as ``cwd`` and the temporary home. Nothing here
-  models Claude Code: a disagreement is a finding, never patched over in this module.
+  ``mcpmini hooks run --allow / --deny`` does), the mode the session starts in
+  (``HookSettings.starting_mode`` of the case's ``--permission-mode``), ``--add-dir``
+  folders, whether the session has a prompt tool, the workspace as ``cwd`` and the home.
+  Nothing here models Claude Code: a disagreement is a finding, never patched over in this module.
 - A case with hooks (or plugins) is judged inside the same bubblewrap sandbox as Claude Code
   (``python -m mcpmini.oracle.compare PLAN``): its hook commands never run on the host, and
   they see the same user, paths and environment (:func:`~.run.claude_env`) as under Claude
@@ -39,47 +38,27 @@ from .fakeapi import tool_use_id
 from .run import Failure, OracleFailure, Session, Tree, claude_env, sandbox_argv
 from .verdict import Observed, Verdict
 
-__all__ = ["SCOPE_LABELS", "SCOPE_ROOTS", "Judged", "Pair", "agreement", "judge", "main", "pair"]
+__all__ = ["SCOPE_LABELS", "Judged", "Pair", "agreement", "judge", "main", "pair"]
 
-#: The ``load_settings`` label of each scope's settings file. ``--settings`` has no label of
-#: its own in mcpmini (Claude Code ranks it between local and managed): read as ``local``.
+#: The ``load_settings`` label of each scope's settings file.
 SCOPE_LABELS: dict[Scope, str] = {
     Scope.USER: "user",
     Scope.PROJECT: "project",
     Scope.LOCAL: "local",
-    Scope.FLAG: "local",
+    Scope.FLAG: "flag",
     Scope.MANAGED: "managed",
 }
 
 
-#: What ``/path`` in each scope's rules is anchored at (the settings file's root): the
-#: project for project, local and ``--settings`` files, ``~/.claude`` for user settings, the
-#: managed folder for managed settings.
-SCOPE_ROOTS: dict[Scope, str] = {
-    Scope.USER: "home/.claude",
-    Scope.PROJECT: "ws",
-    Scope.LOCAL: "ws",
-    Scope.FLAG: "ws",
-    Scope.MANAGED: "root/managed",
-}
-
-
-def _rules(tree: Tree) -> PermissionRules:
-    """Every scope's permission rules, anchored and trust-filtered, pooled with the flags'."""
-    case, pooled = tree.case, []
-    places = {"home": tree.home, "ws": tree.ws, "root": tree.root}
-    for scope, path in tree.settings_files.items():
-        block = case.settings[scope].get("permissions")
-        if not isinstance(block, Mapping):
-            continue
-        anchor, _, rest = SCOPE_ROOTS[scope].partition("/")
-        root = places[anchor] / rest if rest else places[anchor]
-        trusted = case.trusted or scope is not Scope.PROJECT
-        pooled.append(
-            PermissionRules.from_settings(block, source=str(path), root=str(root), trusted=trusted)
-        )
-    flags = PermissionRules(allow=case.allowed_tools, deny=case.disallowed_tools)
-    return flags.merged(*pooled)
+def _added_dirs(args: Sequence[str]) -> list[str]:
+    """The folders the command line adds with ``--add-dir DIR`` (or ``--add-dir=DIR``)."""
+    found = []
+    for i, arg in enumerate(args):
+        if arg == "--add-dir" and i + 1 < len(args):
+            found.append(args[i + 1])
+        elif arg.startswith("--add-dir="):
+            found.append(arg.split("=", 1)[1])
+    return found
 
 
 @dataclass(frozen=True)
@@ -175,14 +154,13 @@ def _judge_here(tree: Tree) -> tuple[Judged, ...]:
     sources = [(SCOPE_LABELS[s], str(p)) for s, p in tree.settings_files.items()]
     environ = claude_env(str(tree.home), case.env, case.tool_search)
     try:
-        settings = load_settings(sources, home=str(tree.home))
+        settings = load_settings(sources, home=str(tree.home), strict=False, trusted=case.trusted)
+        mode = settings.starting_mode(case.mode).mode
     except McpminiError as exc:
         return tuple(Judged(c, "error", error=str(exc)) for c in case.calls)
-    mode = case.mode or settings.default_mode or "default"
-    try:
-        rules = _rules(tree)
-    except McpminiError as exc:
-        return tuple(Judged(c, "error", error=str(exc)) for c in case.calls)
+    flags = PermissionRules(allow=case.allowed_tools, deny=case.disallowed_tools)
+    rules = flags.merged(settings.permissions)
+    dirs = (*settings.additional_dirs, *_added_dirs(case.args))
     out = []
     for index, call in enumerate(case.calls):
         try:
@@ -198,6 +176,8 @@ def _judge_here(tree: Tree) -> tuple[Judged, ...]:
                 project_dir=str(tree.ws),
                 environ=environ,
                 timeout=30,
+                additional_dirs=dirs,
+                prompt_tool=case.prompt_tool,
             )
         except McpminiError as exc:
             out.append(Judged(call, "error", error=str(exc)))

@@ -1,44 +1,73 @@
-"""``make drift``: the differential suite against the newest Claude Code, and what changed.
+"""``make drift``: the differential checks against the newest Claude Code, and what changed.
 
 Rules of this module:
 
-- The newest version is what ``npm view @anthropic-ai/claude-code version`` says; it is
-  installed beside the pin, in ``.claude-code-latest/`` (never over the pinned install).
-- Every session of the suite runs through both binaries (nothing cached); the report lists each
-  call whose Claude Code verdict changed between the pin and the newest release, then
-  mcpmini's agreement with the newest release per category. Exit code 0 when nothing changed,
-  1 when a verdict changed, 2 when a binary could not be found, installed or run.
+- The newest version is what ``npm view @anthropic-ai/claude-code version`` says (a short
+  timeout, no retries: without network access to the npm registry ``make drift`` says so in
+  one line and exits 2); it is installed beside the pin, in ``.claude-code-latest/`` (never
+  over the pinned install).
+- The permission suite and the fuzzer's fixed-seed sample run through both binaries at once
+  (nothing cached); the report lists each call whose Claude Code verdict changed between
+  the pin and the newest release, then mcpmini's agreement with the newest release per
+  category. The other differential checks — plugins, skills, the MCP tool list and large
+  results (``tests/oracle/test_{plugins,skills,mcp}_oracle.py``) — run once under the newest
+  release (``MCPMINI_CLAUDE_CODE``); since they pass under the pin in ``make test``, a
+  failing one is a change between the two versions, reported by its test name.
+- Exit code 0 when nothing changed, 1 when a verdict or a check changed, 2 when a binary
+  could not be found, installed or run.
 """
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
 import sys
+import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 from ..process import Ending, run
 from .binary import INSTALL_DIR, PIN, ClaudeCodeMissing, install_claude
+from .case import Case
+from .fuzz import SAMPLE_CALLS, SAMPLE_SEED, generate
 from .run import OracleFailure
-from .suite import Outcome, by_category, load_cases, run_suite
+from .suite import Outcome, SuiteCase, by_category, load_cases, run_session
 
-__all__ = ["LATEST_DIR", "changes", "main", "newest_version"]
+__all__ = ["CHECKS", "LATEST_DIR", "changes", "main", "newest_version"]
 
 LATEST_DIR = INSTALL_DIR.parent / ".claude-code-latest"
 PACKAGE = "@anthropic-ai/claude-code"
+REPO = INSTALL_DIR.parent
+#: The differential checks run under the newest release, by category.
+CHECKS = {
+    "plugins": "tests/oracle/test_plugins_oracle.py",
+    "skills": "tests/oracle/test_skills_oracle.py",
+    "mcp tools and large results": "tests/oracle/test_mcp_oracle.py",
+}
 
 
 def newest_version(timeout: float = 60.0) -> str:
-    """The newest published version of Claude Code. Raises :class:`ClaudeCodeMissing`."""
+    """The newest published version of Claude Code. Raises :class:`ClaudeCodeMissing` (one
+    line) when npm is missing or the registry cannot be reached."""
     npm = shutil.which("npm")
     if npm is None:
         raise ClaudeCodeMissing("npm is not installed: install Node.js and npm")
-    done = run([npm, "view", PACKAGE, "version"], timeout=timeout)
+    argv = [npm, "view", PACKAGE, "version", "--fetch-retries=0", "--fetch-timeout=20000"]
+    done = run(argv, timeout=timeout)
     if done.ending is Ending.TIMEOUT:
-        raise ClaudeCodeMissing(f"npm view {PACKAGE} timed out")
+        raise ClaudeCodeMissing(f"no answer from the npm registry for {PACKAGE} in {timeout:.0f} s")
     version = done.stdout.decode("utf-8", "replace").strip()
     if done.exit_code != 0 or not version:
-        err = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise ClaudeCodeMissing(f"npm view {PACKAGE} failed: {(err or ['no output'])[-1]}")
+        err = [
+            line
+            for line in done.stderr.decode("utf-8", "replace").splitlines()
+            if line.strip() and "A complete log" not in line
+        ]
+        raise ClaudeCodeMissing(
+            f"cannot reach the npm registry (npm view {PACKAGE}): {(err or ['no output'])[0]}"
+        )
     return version
 
 
@@ -61,9 +90,45 @@ def changes(
     return out
 
 
+def _fuzz_sample() -> tuple[SuiteCase, ...]:
+    cases: list[Case] = generate(SAMPLE_SEED, SAMPLE_CALLS)
+    return tuple(SuiteCase("fuzz sample", c) for c in cases)
+
+
+def _both(
+    cases: Sequence[SuiteCase], pinned: Path, newest: Path, workers: int = 4
+) -> tuple[list[Outcome], list[Outcome]]:
+    """Every session through both binaries, ``workers`` Claude Codes at a time."""
+    jobs = [(c, b) for c in cases for b in (pinned, newest)]
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        done = list(pool.map(lambda job: run_session(*job), jobs))
+    return done[0::2], done[1::2]
+
+
+def _checks(newest: Path, timeout: float) -> dict[str, list[str]]:
+    """Each check of :data:`CHECKS` under the newest binary: the names of its failing tests
+    (an empty list: every test passed). Raises :class:`ClaudeCodeMissing` when pytest
+    cannot run them at all."""
+    env = {**os.environ, "MCPMINI_CLAUDE_CODE": str(newest)}
+    out: dict[str, list[str]] = {}
+    for label, path in CHECKS.items():
+        argv = [sys.executable, "-m", "pytest", path, "-q", "-p", "no:randomly", "-n", "2"]
+        argv += ["-rf", "--no-header"]
+        done = run(argv, cwd=str(REPO), env=env, timeout=timeout, cap=2_000_000)
+        text = done.stdout.decode("utf-8", "replace")
+        if done.ending is Ending.TIMEOUT:
+            raise ClaudeCodeMissing(f"{path} did not finish within {timeout:.0f} s")
+        if done.exit_code not in (0, 1):
+            tail = (text.strip().splitlines() or ["no output"])[-1]
+            raise ClaudeCodeMissing(f"{path} could not run (exit {done.exit_code}): {tail}")
+        out[label] = re.findall(r"^FAILED (\S+)", text, re.MULTILINE)
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Install the pin and the newest release, run the suite through both, print the drift."""
+    """Install the pin and the newest release, run every check through both, print the drift."""
     del argv
+    started = time.monotonic()
     try:
         version = newest_version()
         print(f"pinned Claude Code {PIN}, newest {version}")
@@ -72,9 +137,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         pinned_binary = install_claude(PIN)
         newest_binary = install_claude(version, root=LATEST_DIR)
-        cases = load_cases()
-        pinned = run_suite(cases, pinned_binary)
-        newest = run_suite(cases, newest_binary)
+        cases = (*load_cases(), *_fuzz_sample())
+        pinned, newest = _both(cases, pinned_binary, newest_binary)
+        checks = _checks(newest_binary, timeout=600.0)
     except (ClaudeCodeMissing, OracleFailure) as exc:
         print(f"make drift: {exc}", file=sys.stderr)
         return 2
@@ -84,8 +149,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"{len(changed)} of {sum(len(o.pairs) for o in pinned)} verdicts changed")
     print(f"mcpmini against Claude Code {version}:")
     for category, row in by_category(newest).items():
-        print(f"  {category:12} agree {row['agree']:4}  disagree {row['disagree']:4}")
-    return 1 if changed else 0
+        print(f"  {category:18} agree {row['agree']:4}  disagree {row['disagree']:4}")
+    failed = 0
+    for label, names in checks.items():
+        print(f"  {label:18} {'unchanged' if not names else f'{len(names)} test(s) changed'}")
+        for name in names:
+            print(f"    changed: {name}")
+        failed += len(names)
+    print(f"drift took {time.monotonic() - started:.0f} s")
+    return 1 if changed or failed else 0
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -135,16 +135,23 @@ def claude_env(
 
 
 def _etc_binds(managed: Path) -> list[str]:
-    """``/etc`` rebuilt from its entries, with ``/etc/claude-code`` the case's folder."""
+    """``/etc`` rebuilt from its entries, with ``/etc/claude-code`` the case's folder.
+
+    ``--ro-bind-try``: an entry that vanishes between this listing and bubblewrap's start
+    (``/etc/group.lock`` while another process adds a user) is skipped, not a failed run."""
     cmd = ["--tmpfs", "/etc"]
     for entry in sorted(os.listdir("/etc")):
-        if entry == "claude-code":
+        if entry == "claude-code" or entry.endswith(".lock"):
             continue
         path = f"/etc/{entry}"
-        if os.path.islink(path):
-            cmd += ["--symlink", os.readlink(path), path]
+        try:
+            target = os.readlink(path) if os.path.islink(path) else None
+        except OSError:
+            continue
+        if target is not None:
+            cmd += ["--symlink", target, path]
         elif os.path.exists(path):
-            cmd += ["--ro-bind", path, path]
+            cmd += ["--ro-bind-try", path, path]
     return [*cmd, "--ro-bind", str(managed), "/etc/claude-code"]
 
 
@@ -236,6 +243,8 @@ def _lay_out(case: Case, root: Path, places: Mapping[str, str]) -> dict[Scope, P
         written[scope] = anchors[anchor] / rel
         _write(written[scope], json.dumps(settings, indent=2))
     state: dict[str, Any] = {"hasCompletedOnboarding": True, "projects": {}}
+    if case.user_mcp_servers:
+        state["mcpServers"] = {k: dict(v) for k, v in case.user_mcp_servers.items()}
     if case.trusted:
         state["projects"][str(ws)] = {"hasTrustDialogAccepted": True}
     _write(home / ".claude.json", json.dumps(state, indent=2))
@@ -251,7 +260,9 @@ def _lay_out(case: Case, root: Path, places: Mapping[str, str]) -> dict[Scope, P
 def _claude_argv(case: Case, binary: Path, root: Path) -> list[str]:
     argv = [str(binary), "-p", case.prompt, "--output-format", "json"]
     argv += ["--max-turns", str(len(case.calls) + 5)]
-    argv += ["--permission-prompt-tool", PROMPT_TOOL, "--mcp-config", str(root / "mcp.json")]
+    if case.prompt_tool:
+        argv += ["--permission-prompt-tool", PROMPT_TOOL]
+    argv += ["--mcp-config", str(root / "mcp.json")]
     if case.mode:
         argv += ["--permission-mode", case.mode]
     if Scope.FLAG in case.settings:

@@ -4,7 +4,9 @@ Rules of this module (sans-I/O: request bodies, the result object and the prompt
 :class:`Observed` values out):
 
 - A call was **asked** when the oracle's permission-prompt tool was called for it (its log
-  names the ``tool_use_id``; older binaries without the id are matched by tool and input).
+  names the ``tool_use_id``; older binaries without the id are matched by tool and input),
+  or, in a run without the prompt tool, when its ``tool_result`` is Claude Code's headless
+  refusal of a prompt ("Claude requested permissions to use …").
 - Otherwise it was **denied** when Claude Code lists it in ``permission_denials`` or its
   ``tool_result`` says the tool does not exist (a bare deny rule removes the tool); what denied
   it is read from the result text through :data:`CAUSES`, the one table of those texts.
@@ -49,6 +51,13 @@ class Cause(StrEnum):
 #: ``(text Claude Code puts in the tool_result, cause)``, first match wins (lower-cased).
 CAUSES: tuple[tuple[str, Cause], ...] = (
     ("no such tool available", Cause.REMOVED),
+    # a headless run without --permission-prompt-tool refuses what it would ask about
+    ("requested permissions to", Cause.PROMPT),
+    ("haven't granted it yet", Cause.PROMPT),
+    ("needs approval", Cause.PROMPT),
+    ("asked for confirmation", Cause.PROMPT),  # a hook's ask, refused headlessly
+    ("while in plan mode", Cause.PROMPT),  # plan's ask of an edit, refused headlessly
+    ("this command requires approval", Cause.PROMPT),
     ("auto mode is unavailable", Cause.CLASSIFIER),
     ("hook error", Cause.HOOK),
     ("blocked by hook", Cause.HOOK),
@@ -179,7 +188,7 @@ def observe(
         text = result_text(block)
         is_error = bool(block.get("is_error"))
         cause = _cause(text) if is_error else Cause.NONE
-        if cid in asked:
+        if cid in asked or (is_error and cause is Cause.PROMPT):
             verdict, cause = Verdict.ASK, Cause.PROMPT
         elif cid in denied or (is_error and cause is Cause.REMOVED):
             verdict = Verdict.DENY

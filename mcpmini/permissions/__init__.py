@@ -1,6 +1,7 @@
 """§4 of the article: permission rules, modes and their evaluation.
 
-:mod:`.bash` reads a Bash command the way Claude Code's matcher does (tree-sitter grammar,
+:mod:`.tools` is the one catalogue of the built-in tools (which path rules each answers
+to); :mod:`.bash` reads a Bash command the way Claude Code's matcher does (tree-sitter grammar,
 wrappers stripped, substitutions seen, what cannot be verified fails closed); :mod:`.paths`
 anchors ``Read``/``Edit`` path rules (real home, symlinks resolved); :mod:`.rules` parses and
 matches rule strings; :mod:`.modes` holds one :class:`ModeSpec` row per mode
@@ -37,24 +38,28 @@ from .evaluate import (
 )
 from .modes import (
     ACCEPT_EDITS_COMMANDS,
-    EDIT_TOOLS,
+    DEFAULT_MODE_VALUES,
     MODES,
-    READ_TOOLS,
     Behavior,
     ModeSpec,
     PermissionMode,
+    StartingMode,
+    starting_mode,
 )
 from .paths import is_protected_path
 from .rules import Rule, parse_rule, rule_matches
+from .tools import EDIT_TOOLS, READ_TOOLS, TOOLS, ToolKind, ToolSpec
 
 __all__ = [
     "ACCEPT_EDITS_COMMANDS",
+    "DEFAULT_MODE_VALUES",
     "EDIT_TOOLS",
     "EXEC_WRAPPERS",
     "MODES",
     "READ_ONLY_COMMANDS",
     "READ_ONLY_GIT",
     "READ_TOOLS",
+    "TOOLS",
     "Behavior",
     "BypassKind",
     "BypassWarning",
@@ -69,7 +74,10 @@ __all__ = [
     "PreToolUseResult",
     "Rule",
     "RuleVerdict",
+    "StartingMode",
     "Subcommand",
+    "ToolKind",
+    "ToolSpec",
     "analyze",
     "bypass_forms",
     "gate",
@@ -78,5 +86,6 @@ __all__ = [
     "parse_rule",
     "rule_matches",
     "split_command",
+    "starting_mode",
     "strip_wrappers",
 ]

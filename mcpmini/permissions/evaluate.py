@@ -19,14 +19,16 @@ rc files, ``.mcp.json``, ``.claude.json``) are never approved by a mode or an al
 except in ``bypassPermissions``. ``defer`` is reported as ``final="ask"`` with
 ``deferred=True``: the call waits for a decision from outside the loop.
 
-Rules of this module: the gate never names a mode — it reads the mode's
-:class:`~mcpmini.permissions.modes.ModeSpec`; a deny rule or a blocking hook is never
+Rules of this module: the gate never names a mode nor reads a :class:`~.modes.ModeSpec`'s
+fields — what a mode does at each step is a function of :mod:`.modes` (``mode_verdict``,
+``asked``, ``unapproved``, ``approves_protected``); a deny rule or a blocking hook is never
 overridden by anything later in the walk; every step taken is recorded in the path.
 """
 
 from __future__ import annotations
 
 import enum
+import os
 import posixpath
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -42,10 +44,24 @@ from .bash import (
     bypass_forms,
     command_forms,
     deny_forms,
+    read_paths,
 )
-from .modes import EDIT_TOOLS, Behavior, ModeSpec, PermissionMode, mode_spec, mode_verdict
+from .modes import (
+    ACCEPT_EDITS_COMMANDS,
+    Behavior,
+    ModeSpec,
+    PermissionMode,
+    approves_protected,
+    asked,
+    changed_paths,
+    mode_spec,
+    mode_verdict,
+    protected_targets,
+    unapproved,
+)
 from .paths import absolute, home_dir, is_protected_path, working_dir
 from .rules import Rule, bash_pattern, bash_rule_covers, parse_rule, rule_matches, writes_after_cd
+from .tools import EDIT_TOOLS
 
 __all__ = [
     "GateResult",
@@ -69,7 +85,7 @@ class GateStage(enum.StrEnum):
     HOOK_DECISION = "hook_decision"
     MODE = "mode"
     ALLOW_RULES = "allow_rules"
-    FALLBACK = "fallback"
+    FALLBACK = "fallback"  # the prompt (which PermissionRequest hooks may answer)
 
 
 class PreToolUseResult(Protocol):
@@ -144,7 +160,13 @@ class PermissionRules:
         root: str | None = None,
         trusted: bool = True,
     ) -> PermissionRules:
-        """Build from a settings ``permissions`` block; ``ConfigError`` names the bad rule.
+        """Build from a settings ``permissions`` block, as leniently as Claude Code reads it.
+
+        A rule that is not a string, is malformed (``Bash(touch *``) or has an empty
+        specifier (``Bash()``) is skipped with a warning naming its JSON path, and the rest
+        of the block applies (observed in 2.1.328). A list that is not a list is a
+        ``ConfigError``: Claude Code then ignores the whole file
+        (:func:`~mcpmini.permissions.settings.file_problem` finds it first).
 
         ``root`` anchors the block's ``/path`` specifiers (:attr:`Rule.root`: the project
         folder for project settings, ``~/.claude`` for user settings). ``trusted=False``
@@ -154,6 +176,7 @@ class PermissionRules:
         """
         lists: dict[str, list[Rule]] = {}
         notes: list[str] = []
+        where = source or "settings"
         for name in ("allow", "ask", "deny"):
             items = block.get(name, [])
             if not isinstance(items, list):
@@ -163,7 +186,7 @@ class PermissionRules:
                 try:
                     rules.append(parse_rule(text, root=root))
                 except ConfigError as exc:
-                    raise ConfigError(exc.message, source, f"permissions.{name}[{i}]") from None
+                    notes.append(f"{where} at permissions.{name}[{i}]: {exc.message}; ignored")
             lists[name] = rules
         if not trusted and lists["allow"]:
             notes.append(
@@ -225,10 +248,28 @@ class PermissionRules:
                 continue
             for sub in found.subcommands:
                 if sub.read_only and any(
-                    arg
-                    and not arg.startswith("-")
-                    and rule_matches(rule, "Read", {"file_path": arg}, cwd=cwd, home=home)
-                    for arg in sub.plain[1:]
+                    rule_matches(rule, "Read", {"file_path": arg}, cwd=cwd, home=home)
+                    for arg in _file_operands(sub)
+                ):
+                    return rule
+        return None
+
+    @staticmethod
+    def _edit_rule_on_operands(
+        rules: tuple[Rule, ...], found: CommandAnalysis, cwd: str, home: str | None
+    ) -> Rule | None:
+        """A deny ``Edit(...)`` rule covering a file a Bash file command changes (observed in
+        2.1.328: deny ``Edit(**)`` denies ``touch t``, ``cp a b``; an ask ``Edit`` rule does
+        not ask for them, and a deny ``Read(**)`` does not deny them — found by the fuzzer)."""
+        operands = [p for p in changed_paths(found) if p is not None and p not in found.writes]
+        for target in operands:
+            for rule in rules:
+                if (
+                    rule.tool == "Edit"
+                    and rule.specifier is not None
+                    and rule_matches(
+                        rule, "Write", {"file_path": target}, behavior="deny", cwd=cwd, home=home
+                    )
                 ):
                     return rule
         return None
@@ -260,9 +301,12 @@ class PermissionRules:
             hidden = self._deny_in_shell_c(found)
             if hidden is not None:
                 return hidden
-        named = self._read_rule_on_arguments(rules, found, cwd, home)
-        if named is not None:
-            return named
+        if behavior is Behavior.DENY:
+            # observed in 2.1.328: only deny rules bind the files Bash reads or changes
+            named = self._read_rule_on_arguments(rules, found, cwd, home)
+            named = named or self._edit_rule_on_operands(rules, found, cwd, home)
+            if named is not None:
+                return named
         calls = [("Write", w) for w in found.writes] + [("Read", r) for r in found.reads]
         for tool, target in calls:
             for rule in rules:
@@ -300,8 +344,24 @@ class GateResult:
 
     @property
     def decided_by(self) -> GateStage:
-        """The step that decided."""
-        return self.path[-1].step
+        """The step that decided (the last one with a verdict)."""
+        return next((s.step for s in reversed(self.path) if s.verdict), self.path[-1].step)
+
+
+#: Read-only programs that are given no file to read (their operands are text, not paths).
+_NO_FILE_OPERANDS = frozenset(
+    {"echo", "printf", "pwd", "which", "true", "false", "date", "id", "git", "whoami", "uname"}
+)
+
+
+def _file_operands(sub: Subcommand) -> tuple[str, ...]:
+    """The files a read-only command reads: what :func:`~.bash.read_paths` knows of its
+    program, none for a program that reads no file (``echo src/a``, observed in 2.1.328),
+    else every operand that is not an option."""
+    known = read_paths(sub)
+    if known or sub.program in _NO_FILE_OPERANDS:
+        return known
+    return tuple(a for a in sub.plain[1:] if a and not a.startswith("-"))
 
 
 def _bypass_warnings(
@@ -311,11 +371,15 @@ def _bypass_warnings(
     nested form escapes, and a Read/Edit rule on a file named as a Bash argument (path
     rules bind the built-in file tools, not the programs Bash runs)."""
     found: list[BypassWarning] = []
+    denies = set(rules.deny)
     for rule in (*rules.deny, *rules.ask):
         if rule.tool in ("Read", "Edit") and rule.specifier is not None:
             for sub in analysis.subcommands:
-                if rule.tool == "Read" and sub.read_only:
-                    continue  # refused as a Read of that file (observed in 2.1.328): no sidestep
+                enforced = sub.read_only or sub.program in ACCEPT_EDITS_COMMANDS
+                if rule in denies and enforced:
+                    # observed in 2.1.328: a deny rule refuses the Bash call as a Read or
+                    # a write of that file: no sidestep
+                    continue
                 if any(
                     arg
                     and not arg.startswith("-")
@@ -351,6 +415,10 @@ def _bash_allow(
     if writes_after_cd(analysis.subcommands):
         # observed in 2.1.328: asked even when an allow rule matches the write
         return None, "no allow rule approves a file-changing command after cd"
+    guarded = protected_targets("Bash", {}, analysis, cwd, home)
+    if guarded:
+        # observed in 2.1.328: Bash(touch *) does not approve touch .git/q
+        return None, f"protected path {guarded[0]}: allow rules do not apply"
     used: Rule | None = None
     raw = analysis.command.strip()
     if len(analysis.subcommands) == 1 and not analysis.redirects:
@@ -358,8 +426,9 @@ def _bash_allow(
         exact = [r for r in rules.allow if r.tool == "Bash" and r.specifier == raw]
         if exact and "*" not in raw:
             return exact[0], f"allow rule {exact[0].text} matches the command exactly"
+    one = raw if len(analysis.subcommands) == 1 and not analysis.redirects else None
     for sub in analysis.subcommands:
-        rule = next((r for r in rules.allow if bash_rule_covers(r, sub)), None)
+        rule = next((r for r in rules.allow if bash_rule_covers(r, sub, one)), None)
         if rule is None and not sub.read_only:
             return None, f"no allow rule matches {sub.allow_text!r}"
         used = used or rule
@@ -373,9 +442,41 @@ def _bash_allow(
         if rule is None:
             return None, f"the redirect to {target} is a file write no Edit allow rule approves"
         used = used or rule
+    if used is None and all(s.read_only for s in analysis.subcommands):
+        return _read_allow(rules, analysis, cwd, home)
     if used is None:
         return None, "no allow rule matches"
     return used, f"allow rule {used.text} matches every part of the command"
+
+
+def _read_allow(
+    rules: PermissionRules, analysis: CommandAnalysis, cwd: str, home: str
+) -> tuple[Rule | None, str]:
+    """A read-only command that reads outside the working directories, approved when a
+    ``Read(path)`` allow rule covers every file it reads (observed in 2.1.328: ``allow
+    Read(//abs/**)`` then ``cat /abs/f`` runs; a path through ``..`` still asks; a bare
+    ``Read`` rule does not count)."""
+    named = [p for sub in analysis.subcommands for p in read_paths(sub)] + list(analysis.reads)
+    if not named or any(".." in p.split("/") for p in named):
+        return None, "no allow rule matches"
+    used: Rule | None = None
+    for name in named:
+        call = {"file_path": absolute(name, cwd, home)}
+        rule = next(
+            (
+                r
+                for r in rules.allow
+                if r.tool == "Read"
+                and r.specifier is not None
+                and rule_matches(r, "Read", call, behavior="allow", cwd=cwd, home=home)
+            ),
+            None,
+        )
+        if rule is None:
+            return None, f"no Read allow rule covers {name}"
+        used = used or rule
+    assert used is not None
+    return used, f"allow rule {used.text} covers every file the command reads"
 
 
 class HookDecision(enum.StrEnum):
@@ -494,7 +595,7 @@ def _rule_steps(
     dirs: tuple[str, ...],
     user: str,
 ) -> GateResult | None:
-    """Steps 2-4: deny rules, ask rules (``spec.prompt`` says what an ask becomes), the
+    """Steps 2-4: deny rules, ask rules (``modes.asked`` says what an ask becomes), the
     removal safety check (no mode, hook or allow rule approves ``rm -rf /``), then the hook's
     own ``defer`` / ``ask`` / ``allow``."""
     tool_input, where = walk.tool_input, dirs[0]
@@ -506,14 +607,22 @@ def _rule_steps(
     walk.pass_on(GateStage.DENY_RULES, "no deny rule matches")
     rule = rules.first(Behavior.ASK, tool_name, tool_input, cwd=where, home=user)
     if rule:
-        detail = f"ask rule {rule.text} matches"
-        if spec.prompt is not Behavior.ASK:
-            detail += f"; {spec.name} denies"
-        return walk.done(spec.prompt, GateStage.ASK_RULES, detail, rule)
+        final, why = asked(spec)
+        detail = f"ask rule {rule.text} matches" + (f"; {why}" if why else "")
+        return walk.done(final, GateStage.ASK_RULES, detail, rule)
     walk.pass_on(GateStage.ASK_RULES, "no ask rule matches")
     danger = _dangerous_removal(analysis, where, user, dirs) if analysis else None
     if danger:
-        return walk.done(spec.prompt, GateStage.SAFETY_CHECK, danger)
+        return walk.done(asked(spec)[0], GateStage.SAFETY_CHECK, danger)
+    if decision is HookDecision.ALLOW and not approves_protected(spec):
+        guarded = protected_targets(tool_name, tool_input, analysis, where, user)
+        if guarded:
+            # observed in 2.1.328: a hook's allow for a write under .claude/ still asks
+            walk.pass_on(
+                GateStage.HOOK_DECISION,
+                f"a hook's allow does not cover the protected path {guarded[0]}",
+            )
+            return None
     if decision is not None and decision in _HOOK_VERDICTS:
         final, detail = _HOOK_VERDICTS[decision]
         deferred = decision is HookDecision.DEFER
@@ -563,20 +672,8 @@ def _mode_steps(
             Behavior.ALLOW, GateStage.ALLOW_RULES, f"allow rule {rule.text} matches", rule
         )
     walk.pass_on(GateStage.ALLOW_RULES, why)
-    if tool_name in spec.classified and spec.classified_prompt is not None:
-        return walk.done(
-            spec.classified_prompt,
-            GateStage.FALLBACK,
-            f"{spec.name}: a {tool_name} call no rule approves goes to auto mode's safety check, "
-            "which is unavailable offline",
-        )
-    if spec.prompt is not Behavior.ASK:
-        return walk.done(
-            spec.prompt, GateStage.FALLBACK, f"{spec.name} denies what is not pre-approved"
-        )
-    return walk.done(
-        Behavior.ASK, GateStage.FALLBACK, "nothing approved the call: the user is asked"
-    )
+    final, detail = unapproved(spec, tool_name)
+    return walk.done(final, GateStage.FALLBACK, detail)
 
 
 def gate(
@@ -597,13 +694,17 @@ def gate(
     ``updated_input`` replaces ``tool_input`` for the rule checks. ``cwd`` is the working
     directory (empty: the process's), ``home`` the user's home that ``~`` means (``None``:
     the current user's; pass ``$HOME`` through), ``additional_dirs`` further working
-    directories for ``acceptEdits``. Raises ``ConfigError`` for an unknown mode or hook
+    directories (``--add-dir``, ``permissions.additionalDirectories``: relative to ``cwd``,
+    ``~`` expanded, one that is not a folder ignored) where reads run and ``acceptEdits``
+    writes. Raises ``ConfigError`` for an unknown mode or hook
     decision.
     """
     rules = rules or PermissionRules()
     spec = mode_spec(mode)
     where, user = working_dir(cwd), home_dir(home)
-    dirs = (where, *(absolute(d, where, user) for d in additional_dirs))
+    extra = (absolute(d, where, user) for d in additional_dirs)
+    # observed in 2.1.328: a folder that does not exist is no working directory
+    dirs = (where, *(d for d in extra if os.path.isdir(d)))
     walk = _Walk(tool_input)
     decision = _hook_step(walk, hooks)
     if isinstance(decision, GateResult):

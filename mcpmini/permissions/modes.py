@@ -25,9 +25,11 @@ from typing import Any
 from ..errors import ConfigError
 from .bash import CommandAnalysis, Subcommand, read_paths, sed_writes_or_runs
 from .paths import absolute, call_paths, inside, is_protected_path
+from .tools import EDIT_TOOLS, READ_TOOLS
 
 __all__ = [
     "ACCEPT_EDITS_COMMANDS",
+    "DEFAULT_MODE_VALUES",
     "EDIT_TOOLS",
     "MODES",
     "READ_TOOLS",
@@ -35,12 +37,17 @@ __all__ = [
     "Changes",
     "ModeSpec",
     "PermissionMode",
+    "StartingMode",
+    "approves_protected",
+    "asked",
+    "changed_paths",
     "mode_spec",
     "mode_verdict",
+    "protected_targets",
+    "starting_mode",
+    "unapproved",
 ]
 
-EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
-READ_TOOLS = frozenset({"Read", "Grep", "Glob", "LS", "NotebookRead"})
 _FILE_COMMANDS = ("mkdir", "touch", "rm", "rmdir", "mv", "cp", "sed")
 #: The Bash commands ``acceptEdits`` approves when every path they name is inside.
 ACCEPT_EDITS_COMMANDS = frozenset(_FILE_COMMANDS)
@@ -103,7 +110,11 @@ class ModeSpec:
     otherwise prompt the user (an ask rule, or nothing approving it); ``classified_prompt``:
     the same for a call of one of ``classified`` (the tools auto mode's safety check judges)
     when it differs (``None``: ``prompt``); ``reads_anywhere``: the
-    file-reading tools run without asking outside the working directories too.
+    file-reading tools run without asking outside the working directories too;
+    ``default_from``: the settings scopes whose ``defaultMode`` may start the mode (``None``:
+    any; elsewhere it is ignored with a warning and the session starts in ``default``);
+    ``disableable``: ``permissions.disableBypassPermissionsMode: "disable"`` in any settings
+    file refuses the mode (the session falls back to the settings' own ``defaultMode``).
     """
 
     mode: PermissionMode
@@ -114,6 +125,8 @@ class ModeSpec:
     classified: frozenset[str] = frozenset()
     classified_prompt: Behavior | None = None
     reads_anywhere: bool = False
+    default_from: frozenset[str] | None = None
+    disableable: bool = False
 
     @property
     def name(self) -> str:
@@ -140,9 +153,65 @@ MODES: Mapping[PermissionMode, ModeSpec] = {
             reads_anywhere=True,
         ),
         ModeSpec(PermissionMode.DONT_ASK, prompt=Behavior.DENY),
-        ModeSpec(PermissionMode.BYPASS, everything=True),
+        # documented: disableBypassPermissionsMode "disable" prevents the mode. Observed in
+        # 2.1.328 as well: honoured from every scope, an untrusted project's too; and a
+        # defaultMode of bypassPermissions applies only from user, --settings and managed
+        # settings (a project or local one is ignored: the call asks).
+        ModeSpec(
+            PermissionMode.BYPASS,
+            everything=True,
+            default_from=frozenset({"user", "flag", "managed"}),
+            disableable=True,
+        ),
     )
 }
+
+#: The values ``permissions.defaultMode`` may take; any other makes Claude Code 2.1.328
+#: ignore the whole settings file (observed: its rules and hooks too).
+DEFAULT_MODE_VALUES = tuple(m.value for m in PermissionMode)
+
+
+@dataclass(frozen=True)
+class StartingMode:
+    """The mode a session starts in, and what was refused on the way (``warnings``)."""
+
+    mode: PermissionMode
+    warnings: tuple[str, ...] = ()
+
+
+def starting_mode(
+    requested: PermissionMode | str | None,
+    default: tuple[str, str] | None = None,
+    *,
+    disable_bypass: bool = False,
+) -> StartingMode:
+    """The mode a session starts in: ``requested`` (``--permission-mode``), else the
+    ``defaultMode`` of the highest-ranked settings file that sets one (``default`` is its
+    ``(scope, value)``), else ``default``; each row's ``default_from`` and ``disableable``
+    apply. Raises ``ConfigError`` for an unknown mode.
+    """
+    notes: list[str] = []
+    fallback: PermissionMode | None = None
+    if default is not None:
+        scope, value = default
+        fallback = PermissionMode.parse(value)
+        allowed = MODES[fallback].default_from
+        if allowed is not None and scope not in allowed:
+            notes.append(
+                f"defaultMode {value} in {scope} settings is ignored: only "
+                f"{', '.join(sorted(allowed))} settings may start a session in it"
+            )
+            fallback = PermissionMode.DEFAULT
+    mode = PermissionMode.parse(requested) if requested else fallback or PermissionMode.DEFAULT
+    if disable_bypass and MODES[mode].disableable:
+        refused = mode
+        back = fallback if fallback and not MODES[fallback].disableable else None
+        mode = back or PermissionMode.DEFAULT
+        notes.append(
+            f"{refused.value} is disabled by permissions.disableBypassPermissionsMode; "
+            f"the session starts in {mode.value}"
+        )
+    return StartingMode(mode, tuple(notes))
 
 
 def mode_spec(mode: PermissionMode | str) -> ModeSpec:
@@ -151,6 +220,33 @@ def mode_spec(mode: PermissionMode | str) -> ModeSpec:
     Raises ``ConfigError`` for an unknown mode.
     """
     return MODES[PermissionMode.parse(mode)]
+
+
+def asked(spec: ModeSpec) -> tuple[Behavior, str]:
+    """What a prompt (an ask rule, the safety check) becomes in this mode, and why when it is
+    not a prompt (``dontAsk`` denies)."""
+    if spec.prompt is Behavior.ASK:
+        return Behavior.ASK, ""
+    return spec.prompt, f"{spec.name} denies"
+
+
+def unapproved(spec: ModeSpec, tool_name: str) -> tuple[Behavior, str]:
+    """The last step: what a call nothing approved becomes in this mode, and why."""
+    if tool_name in spec.classified and spec.classified_prompt is not None:
+        return (
+            spec.classified_prompt,
+            f"{spec.name}: a {tool_name} call no rule approves goes to auto mode's safety check, "
+            "which is unavailable offline",
+        )
+    if spec.prompt is not Behavior.ASK:
+        return spec.prompt, f"{spec.name} denies what is not pre-approved"
+    return Behavior.ASK, "nothing approved the call: the user is asked"
+
+
+def approves_protected(spec: ModeSpec) -> bool:
+    """Whether the mode approves a change to a protected path (only one that approves
+    everything; elsewhere neither a hook's allow nor an allow rule does)."""
+    return spec.everything
 
 
 def _path_args(sub: Subcommand) -> list[str] | None:
@@ -173,6 +269,38 @@ def _path_args(sub: Subcommand) -> list[str] | None:
         else:
             args.append(arg)
     return args
+
+
+def changed_paths(analysis: CommandAnalysis) -> list[str | None]:
+    """The paths a Bash command changes, as written: the operands of its file commands
+    (:data:`ACCEPT_EDITS_COMMANDS`) and its output redirects (``None``: an operand that is
+    computed when it runs)."""
+    found: list[str | None] = list(analysis.writes)
+    for sub in analysis.subcommands:
+        if sub.program in ACCEPT_EDITS_COMMANDS and not sub.read_only:  # not "sed -n 1p f"
+            args = _path_args(sub)
+            found.extend([None] if args is None else args)
+    return found
+
+
+def protected_targets(
+    tool_name: str,
+    tool_input: Mapping[str, Any],
+    analysis: CommandAnalysis | None,
+    cwd: str,
+    home: str,
+) -> list[str]:
+    """The protected paths (``.git``, ``.claude``, ``.mcp.json``…) this call would change:
+    an edit tool's file, a Bash file command's operands and redirect targets."""
+    if analysis is not None:
+        named = [p for p in changed_paths(analysis) if p is not None]
+    elif tool_name in EDIT_TOOLS:
+        named = [
+            v for k in ("file_path", "notebook_path") if isinstance(v := tool_input.get(k), str)
+        ]
+    else:
+        named = []
+    return [p for p in named if is_protected_path(absolute(p, cwd, home))]
 
 
 def _recursive_cp(word: str) -> bool:

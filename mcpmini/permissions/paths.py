@@ -4,11 +4,17 @@ folders the modes trust (reference §2.1, §2.3).
 Specifiers use gitignore syntax: ``//abs`` is filesystem-absolute, ``~/x`` is under the
 *real* home passed in (never a fixed ``/root``), ``/x`` is relative to the settings file's
 root, ``./a/b`` or ``a/b`` relative to the working directory, and a bare name (no slash)
-matches at any depth — and so does ``./name`` (documented as the working directory's only;
-observed in Claude Code 2.1.328 at any depth). A path is compared as written (made absolute
+matches at any depth under the working directory — and so does ``./name`` (documented as
+the working directory's only; observed in Claude Code 2.1.328 at any depth below it; a
+bare name never matches outside it, whichever settings file holds the rule: a user deny
+``Read(secret.txt)`` does not cover ``~/secret.txt``). A path is compared as written (made absolute
 against ``cwd``) *and* with its symlinks resolved: a deny matches when either form does,
 an allow only when the resolved form does, so a symlink into a denied folder is denied and a
 symlink out of an allowed one is not allowed.
+
+Case: documented nowhere; observed in Claude Code 2.1.328, even on Linux, path rules match
+case-insensitively (a deny ``Read(SRC/**)`` denies ``src/a.txt``) and so do the protected
+names (a write to ``.CLAUDE/x`` is asked in acceptEdits).
 """
 
 from __future__ import annotations
@@ -19,6 +25,8 @@ import re
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import Any
+
+from .tools import SEARCH_TOOLS
 
 __all__ = [
     "PROTECTED_DIRS",
@@ -48,7 +56,8 @@ PROTECTED_FILES = frozenset(
         ".gitmodules",
     }
 )
-_SEARCH_TOOLS = frozenset({"Grep", "Glob", "LS"})
+#: observed in 2.1.328: path rules ignore case (see the module doc)
+_FLAGS = re.DOTALL | re.IGNORECASE
 
 
 def home_dir(home: str | None) -> str:
@@ -86,7 +95,7 @@ def inside(path: str, folders: Iterable[str]) -> bool:
 def is_protected_path(path: str) -> bool:
     """True for paths inside protected folders or naming protected files (``.git``,
     ``.claude`` except ``.claude/worktrees``, shell rc files, ``.mcp.json``…)."""
-    parts = [p for p in path.replace("\\", "/").split("/") if p]
+    parts = [p.lower() for p in path.replace("\\", "/").split("/") if p]
     for i, part in enumerate(parts[:-1]):
         if part in PROTECTED_DIRS and not (part == ".claude" and parts[i + 1] == "worktrees"):
             return True
@@ -97,7 +106,7 @@ def is_protected_path(path: str) -> bool:
 def _rule_regex(spec: str, cwd: str, home: str, root: str) -> tuple[re.Pattern[str], str | None]:
     """The regex for ``spec`` and its literal anchor folder (``None`` for a bare name)."""
     if spec.startswith("//"):
-        base, rest = "/", spec[2:]
+        base, rest = "/", spec.lstrip("/")
     elif spec == "~" or spec.startswith("~/"):
         base, rest = home, spec[2:]
     elif spec.startswith("/"):
@@ -111,7 +120,7 @@ def _rule_regex(spec: str, cwd: str, home: str, root: str) -> tuple[re.Pattern[s
     elif "/" in spec.rstrip("/"):
         base, rest = cwd, spec
     else:
-        base, rest = None, spec  # a bare name matches at any depth
+        base, rest = None, spec  # a bare name matches at any depth under the cwd
     rest = rest.rstrip("/")
     out = []
     i = 0
@@ -132,13 +141,14 @@ def _rule_regex(spec: str, cwd: str, home: str, root: str) -> tuple[re.Pattern[s
             out.append(re.escape(rest[i]))
             i += 1
     if base is None:
-        return re.compile(f"(?:.*/)?{''.join(out)}(?:/.*)?", re.DOTALL), None
+        under = re.escape(cwd.rstrip("/") + "/")
+        return re.compile(f"{under}(?:.*/)?{''.join(out)}(?:/.*)?", _FLAGS), None
     prefix = "/" if base == "/" else re.escape(base.rstrip("/") + "/")
     literal = re.split(r"[*?\[]", rest, maxsplit=1)[0]
     anchor = posixpath.normpath(posixpath.join(base, literal)) if literal else base
     if literal and not literal.endswith("/") and len(literal) < len(rest):
         anchor = posixpath.dirname(anchor)  # "secrets/k*" anchors at secrets
-    return re.compile(f"{prefix}{''.join(out)}(?:/.*)?", re.DOTALL), anchor
+    return re.compile(f"{prefix}{''.join(out)}(?:/.*)?", _FLAGS), anchor
 
 
 def _one(spec: str, path: str, cwd: str, home: str, root: str, directory: bool) -> bool:
@@ -150,7 +160,10 @@ def _one(spec: str, path: str, cwd: str, home: str, root: str, directory: bool) 
     return (
         directory
         and anchor is not None
-        and (anchor == path or anchor.startswith(path.rstrip("/") + "/"))
+        and (
+            anchor.lower() == path.lower()
+            or anchor.lower().startswith(path.rstrip("/").lower() + "/")
+        )
         and path != "/"
     )
 
@@ -163,12 +176,14 @@ def path_rule_matches(
     A deny/ask matches the path as written or resolved through symlinks (with the anchors
     also taken as written or resolved); an allow only the resolved path. ``directory``:
     the call reads the whole folder (Grep, Glob, LS), so a rule for something under it
-    counts too — for deny and ask only.
+    counts too — for deny and ask; an allow covers the folder when it covers everything
+    under it (``Read(//abs/**)`` approves ``ls /abs``, observed in 2.1.328).
     """
     real = _resolved(path)
     bases = {(cwd, home, root), (_resolved(cwd), _resolved(home), _resolved(root))}
     if behavior == "allow":
-        return any(_one(spec, real, c, h, r, False) for c, h, r in bases)
+        forms = {real, real.rstrip("/") + "/"} if directory else {real}
+        return any(_one(spec, f, c, h, r, False) for f in forms for c, h, r in bases)
     return any(_one(spec, p, c, h, r, directory) for p in {path, real} for c, h, r in bases)
 
 
@@ -183,8 +198,8 @@ def call_paths(
         value = tool_input.get(key)
         if isinstance(value, str) and value:
             path = absolute(value, cwd, home)
-            found.append((path, tool_name in _SEARCH_TOOLS or os.path.isdir(path)))
-    if tool_name in _SEARCH_TOOLS and not found:
+            found.append((path, tool_name in SEARCH_TOOLS or os.path.isdir(path)))
+    if tool_name in SEARCH_TOOLS and not found:
         found.append((cwd, True))
     pattern = tool_input.get("pattern")
     if tool_name == "Glob" and isinstance(pattern, str) and pattern:

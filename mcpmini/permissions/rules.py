@@ -12,8 +12,10 @@
   text. An *allow* rule needs every one of them (assignments kept), a statically verifiable
   command and no output redirect; ``find -exec``/``-delete`` and exec wrappers (``watch``,
   ``setsid``, ``ionice``, ``flock``) only by a rule without ``*`` that names them exactly.
-* **Read / Edit** - gitignore-style paths (:mod:`.paths`). ``Edit`` covers every
-  file-writing tool; a ``Read`` deny also covers them; ``Read`` covers Grep, Glob and LS,
+* **Read / Edit** - gitignore-style paths (:mod:`.paths`), matched without regard to case.
+  ``Edit(path)`` covers every file-writing tool, a bare ``Edit`` (or ``Edit(*)``) only the
+  Edit tool (observed in 2.1.328: it neither approves nor denies Write); a ``Read`` deny also
+  covers the file-writing tools; ``Read`` covers Grep, Glob and LS,
   and a folder they search is covered by a rule for something under it.
   ``Write``/``NotebookEdit``/``Glob`` path rules are accepted but never consulted.
 * **WebFetch** ``domain:host`` (``*.host`` for subdomains, not the apex); ``Tool(key:value)``
@@ -31,25 +33,20 @@ from typing import Any
 
 from ..errors import ConfigError
 from .bash import Subcommand, analyze, deny_forms
-from .modes import ACCEPT_EDITS_COMMANDS, EDIT_TOOLS, READ_TOOLS, Behavior
+from .modes import ACCEPT_EDITS_COMMANDS, Behavior
 from .paths import call_paths, home_dir, path_rule_matches, working_dir
+from .tools import EDIT_TOOLS, NEVER_CONSULTED, PRIMARY_FIELD, READ_TOOLS
 
 __all__ = [
     "Rule",
     "bash_pattern",
     "bash_rule_covers",
+    "is_exact",
     "parse_rule",
     "rule_matches",
     "writes_after_cd",
 ]
 
-_NEVER_CONSULTED = frozenset({"Write", "NotebookEdit", "Glob"})
-_PRIMARY = {
-    "Agent": "subagent_type",
-    "Task": "subagent_type",
-    "Skill": "skill",
-    "WebSearch": "query",
-}
 _PRIMARY_FIELDS = frozenset({"command", "file_path", "notebook_path", "path", "url", "pattern"})
 _RULE = re.compile(r"([^()\s]+)(?:\((.*)\))?", re.DOTALL)
 
@@ -73,18 +70,33 @@ class Rule:
 
 
 def parse_rule(text: str, *, root: str | None = None) -> Rule:
-    """Parse a rule string; ``Bash`` and ``Bash(*)`` give the same rule. ``root``: the
-    settings file's root (:attr:`Rule.root`).
+    """Parse a rule string; ``Bash`` and ``Bash(*)`` give the same rule, and the specifier is
+    trimmed (``Bash( touch * )`` is ``Bash(touch *)``, as Claude Code 2.1.328 reads it).
+    ``root``: the settings file's root (:attr:`Rule.root`).
 
-    Raises ``ConfigError`` for an empty rule or unbalanced parentheses.
+    Raises ``ConfigError`` for an empty rule, unbalanced parentheses or an empty specifier
+    (``Bash()``, which Claude Code ignores: :meth:`PermissionRules.from_settings` skips each
+    such rule with a warning and keeps the rest of the file).
     """
     if not isinstance(text, str):
         raise ConfigError(f"a permission rule must be a string, got {type(text).__name__}")
     m = _RULE.fullmatch(text.strip())
-    if not m:
+    if not m or (m[2] is not None and _unbalanced(m[2])):
         raise ConfigError(f"malformed permission rule {text!r}: expected Tool or Tool(specifier)")
-    spec = m[2]
-    return Rule(m[1], None if spec is None or spec.strip() in ("", "*") else spec, text, root)
+    spec = None if m[2] is None else m[2].strip()
+    if spec == "":
+        raise ConfigError(f"empty specifier in permission rule {text!r}: write {m[1]} alone")
+    return Rule(m[1], None if spec in (None, "*") else spec, text, root)
+
+
+def _unbalanced(spec: str) -> bool:
+    """Parentheses inside a specifier that do not pair up (``Read(x.txt))``)."""
+    depth = 0
+    for char in spec:
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth < 0:
+            return True
+    return depth != 0
 
 
 def _glob(pattern: str, *, dotall: bool = True) -> re.Pattern[str]:
@@ -94,24 +106,38 @@ def _glob(pattern: str, *, dotall: bool = True) -> re.Pattern[str]:
 
 
 def bash_pattern(spec: str) -> re.Pattern[str]:
-    """The regex a Bash specifier compiles to (``:*`` and `` *`` keep a word boundary)."""
+    """The regex a Bash specifier compiles to (``:*`` and `` *`` keep a word boundary).
+
+    The legacy prefix form ``prefix:*`` takes its prefix literally: observed in 2.1.328,
+    ``Bash(touch *:*)`` approves no ``touch`` command (the ``*`` before ``:*`` is no wildcard).
+    """
     if spec.endswith(":*"):
-        spec = spec[:-2] + " *"
+        head = re.escape(spec[:-2])
+        return re.compile(f"{head}(?: .*)?", re.DOTALL)
     if spec.endswith(" *"):
         head = _glob(spec[:-2]).pattern
         return re.compile(f"{head}(?: .*)?", re.DOTALL)
     return _glob(spec)
 
 
-def bash_rule_covers(rule: Rule, sub: Subcommand) -> bool:
+def is_exact(spec: str) -> bool:
+    """A Bash specifier without a wildcard: it names one command exactly."""
+    return "*" not in spec
+
+
+def bash_rule_covers(rule: Rule, sub: Subcommand, raw: str | None = None) -> bool:
     """Whether the Bash ``rule``, used as an allow rule, approves one simple command:
     its text matches (assignments kept unless all are safe: :attr:`Subcommand.allow_text`),
     no operand expands when it runs, and an exec wrapper or ``find -exec``/``-delete``
-    only under a rule without ``*`` (an exact match)."""
+    only under a rule without ``*`` (an exact match). ``raw``: the whole command as typed,
+    when it is this one simple command — an exact rule must then equal it (observed in
+    2.1.328: ``Bash(mkdir one)`` asks for ``mkdir  one``)."""
     if rule.tool != "Bash" or sub.unverifiable or not sub.words:
         return False
     if rule.specifier is None:
         return True
+    if raw is not None and is_exact(rule.specifier) and raw.split() == rule.specifier.split():
+        return raw == rule.specifier
     if None in sub.plain:
         return False  # observed in 2.1.328: "touch $f", 'touch "$HOME/l"' ask
     pattern = bash_pattern(rule.specifier)
@@ -139,7 +165,8 @@ def _bash_matches(rule: Rule, spec: str, command: str, behavior: str) -> bool:
         return False
     if writes_after_cd(found.subcommands):
         return False  # observed in 2.1.328: asked even when an allow rule matches the write
-    return all(bash_rule_covers(rule, s) for s in found.subcommands)
+    raw = command.strip() if len(found.subcommands) == 1 and not found.redirects else None
+    return all(bash_rule_covers(rule, s, raw) for s in found.subcommands)
 
 
 def writes_after_cd(subs: Sequence[Subcommand]) -> bool:
@@ -162,7 +189,8 @@ def _tool_hits(rule: Rule, tool_name: str, behavior: str) -> bool:
     if tool.startswith("mcp__") and "__" not in tool[5:]:
         return tool_name == tool or tool_name.startswith(tool + "__")
     if tool == "Edit":
-        return tool_name in EDIT_TOOLS
+        # observed in 2.1.328: a bare Edit rule is the Edit tool only; Edit(path) covers Write
+        return tool_name in EDIT_TOOLS if rule.specifier is not None else tool_name == "Edit"
     if tool == "Read":
         return tool_name in READ_TOOLS or (behavior == "deny" and tool_name in EDIT_TOOLS)
     return tool_name == tool
@@ -190,7 +218,7 @@ def rule_matches(
     if spec is None:
         return True
     tool = rule.tool
-    if tool in _NEVER_CONSULTED:
+    if tool in NEVER_CONSULTED:
         return False
     if tool == "Bash":
         command = tool_input.get("command")
@@ -221,7 +249,7 @@ def rule_matches(
     key, sep, value = spec.partition(":")
     if sep and behavior != "allow" and key not in _PRIMARY_FIELDS and key in tool_input:
         return _glob(value).fullmatch(str(tool_input[key])) is not None
-    field = _PRIMARY.get(tool)
+    field = PRIMARY_FIELD.get(tool)
     if field and isinstance(tool_input.get(field), str):
         pattern = bash_pattern(spec) if spec.endswith((" *", ":*")) else _glob(spec)
         return pattern.fullmatch(tool_input[field]) is not None

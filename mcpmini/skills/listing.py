@@ -20,8 +20,9 @@ Rules of this module (each measured against Claude Code 2.1.328, see
   count 4), so its budget is 30,000 characters.
 - Over budget, bundled skills and ``name-only`` entries stay as they are; every other entry starts
   as its bare name, and descriptions are given back greedily from the most-used skill down
-  (ties in listing order), each one that still fits in what is left of the budget. Names are
-  always kept.
+  (exact ties in listing order), each one that still fits in what is left of the budget.
+  Names are always kept. Usage is scored at the session's start (:func:`usage_scores`): a
+  skill at the decay floor outranks an equal score still decaying.
 - This is the first part of Proposition 5.2: the listing's size never depends on the bodies.
 
 Works on anything with ``name`` and ``description`` (:class:`mcpmini.skills.Skill`).
@@ -58,6 +59,7 @@ __all__ = [
     "model_chars_per_token",
     "name_order_key",
     "usage_score",
+    "usage_scores",
 ]
 
 HEADER = "The following skills are available for use with the Skill tool:"
@@ -121,6 +123,29 @@ def usage_score(count: int, days_since_use: float) -> float:
     halved every 7 days since the last use, never below a tenth of the count."""
     decay: float = 0.5 ** (days_since_use / 7)
     return count * max(decay, 0.1)
+
+
+DAY_MS = 86_400_000
+
+
+def usage_scores(skill_usage: Mapping[str, Any], now_ms: float) -> dict[str, float]:
+    """Each skill's :func:`usage_score` from ``skillUsage`` of ``~/.claude.json``
+    (``{name: {"usageCount": n, "lastUsedAt": ms}}``) at the instant ``now_ms``.
+
+    The instant matters for the order among equals: a skill used moments ago keeps decaying
+    while one at the floor (a tenth of its count) stays put, so ``(30 uses, 200 days ago)``
+    (3.0) ranks above ``(3 uses, just now)`` (3.0 minus the seconds since) — measured with
+    2.1.328, which scores at the session's start. An entry that is not an object with a
+    number count is ignored."""
+    out: dict[str, float] = {}
+    for name, entry in skill_usage.items():
+        if not isinstance(entry, Mapping):
+            continue
+        count, last = entry.get("usageCount"), entry.get("lastUsedAt", now_ms)
+        if not isinstance(count, int | float) or not isinstance(last, int | float):
+            continue
+        out[str(name)] = usage_score(int(count), max(0.0, now_ms - last) / DAY_MS)
+    return out
 
 
 def display_width(text: str) -> int:

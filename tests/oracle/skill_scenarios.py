@@ -53,7 +53,25 @@ _MANY = {
     for i in range(1, 181)
 }
 
+#: issue 32: a large listing over budget where usage ties — exact ties (the same count and
+#: time) keep the listing order; a count at the decay floor ((30, 200 days) scores 3.0)
+#: outranks a fresh (3, now) whose score is still decaying when Claude Code starts.
+_TIED = {
+    f".claude/skills/t{i:02d}/SKILL.md": skill_md("tied " * (5 + (i * 7) % 26)) for i in range(40)
+}
+_TIED_USAGE = {
+    f"t{i:02d}": ((3, 0.0) if i % 3 == 0 else (30, 200.0) if i % 3 == 1 else (1, 1.0))
+    for i in range(40)
+    if i % 5 != 4
+}
+
 SCENARIOS: tuple[SkillScenario, ...] = (
+    SkillScenario(
+        "over-budget-usage-ties-and-the-decay-floor",
+        _TIED,
+        env={"SLASH_COMMAND_TOOL_CHAR_BUDGET": "2200"},
+        usage=_TIED_USAGE,
+    ),
     SkillScenario(
         "scopes-and-when-to-use",
         {

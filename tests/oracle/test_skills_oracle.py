@@ -21,7 +21,7 @@ import pytest
 from mcpmini.config import load_plugin
 from mcpmini.oracle import Case, Scope, Session
 from mcpmini.skills import load_skills
-from mcpmini.skills.listing import build_listing, usage_score
+from mcpmini.skills.listing import build_listing, usage_scores
 
 from .skill_scenarios import SCENARIOS, SkillScenario
 from .skills_mcp_support import claude_or_skip, listing_block, listing_entries, run_many
@@ -35,12 +35,16 @@ FULL_BUNDLED = "bundled-skills-listed-in-full"
 DAY_MS = 86_400_000
 
 
+#: When the scenarios' ``skillUsage`` timestamps were written (one instant for all).
+WRITTEN_MS = int(time.time() * 1000)
+
+
 def _files(s: SkillScenario) -> dict[str, str]:
     files = {}
     for rel, text in s.files.items():
         files["~/" + rel if rel.startswith("plugins/") else rel] = text
     if s.usage:
-        now = int(time.time() * 1000)
+        now = WRITTEN_MS
         state = {
             "hasCompletedOnboarding": True,
             "projects": {"{ws}": {"hasTrustDialogAccepted": True}},
@@ -99,7 +103,14 @@ def _options(s: SkillScenario, found: Any, claude_block: str, full_block: str) -
     options: dict[str, Any] = {
         "context_window_tokens": s.context_window,
         "budget_chars": int(budget) if budget else None,
-        "usage": {k: usage_score(c, d) for k, (c, d) in s.usage.items()},
+        # scored now, from the timestamps written, as Claude Code scores at its start
+        "usage": usage_scores(
+            {
+                k: {"usageCount": c, "lastUsedAt": WRITTEN_MS - int(d * DAY_MS)}
+                for k, (c, d) in s.usage.items()
+            },
+            time.time() * 1000,
+        ),
         "overrides": dict(s.overrides),
         "fixed": [e for e in theirs if e[0] not in BUILTIN_COMMANDS],
         "builtin": [e for e in theirs if e[0] in BUILTIN_COMMANDS],

@@ -45,6 +45,7 @@ from .linter import LintReport, lint
 from .loader import load_bank
 from .overview import (
     cell_table,
+    column,
     domain_table,
     exam_terms,
     measurement_lines,
@@ -162,6 +163,7 @@ __all__ = [
     "checklist_gaps",
     "checklist_lines",
     "clock_text",
+    "column",
     "cue_table",
     "domain_table",
     "draw",

@@ -23,6 +23,7 @@ from .scoring import QuizReport
 __all__ = [
     "COLUMNS",
     "cell_table",
+    "column",
     "domain_table",
     "exam_terms",
     "measurement_lines",
@@ -81,6 +82,36 @@ COLUMNS: dict[str, Text] = {
         "2.2 障害を注入した {n} 件の依頼での再試行の結果（種 0）",
         "2.2 retry outcomes over {n} requests with injected faults (seed 0)",
     ),
+    "tool": Text("ツール", "tool"),
+    "description": Text("説明文（{version}）", "description ({version})"),
+    "request count": Text("依頼 {n} 件", "{n} requests"),
+    "routed": Text(
+        "{name}: {total} 件のうち {hits} 件を正しく振り分け（{share:.0%}）、同点の判定 {ties} 件",
+        "{name}: {hits}/{total} routed correctly ({share:.0%}), {ties} decisions were ties",
+    ),
+    "miss": Text(
+        "  {request!r}: 正しくは {want}、選ばれたのは {got}",
+        "  {request!r}: expected {want}, got {got}",
+    ),
+    "tool set": Text("版", "tool set"),
+    "correct": Text("正解", "correct"),
+    "requests": Text("依頼", "requests"),
+    "accuracy %": Text("正解率 %", "accuracy %"),
+    "ties": Text("同点", "ties"),
+    "policy": Text("方針", "policy"),
+    "tool calls": Text("ツール呼び出し", "tool calls"),
+    "backoff wait (s)": Text("待ち（秒）", "backoff wait (s)"),
+    "resolved": Text("理由つきで解決・引き継ぎ", "resolved or handed on with a reason"),
+    "tools": Text("ツールの数", "tools"),
+    "mean accuracy": Text("平均の正解率", "mean accuracy"),
+    "min": Text("最低", "min"),
+    "max": Text("最高", "max"),
+    "taken": Text("役割の外のツールに取られた", "taken by an off-role tool"),
+    "prompt": Text("依頼", "prompt"),
+    "called": Text("呼ばれたツール", "called"),
+    "text only": Text("（文章だけ）", "(text only)"),
+    "small talk": Text("雑談", "small talk"),
+    "billing mail": Text("請求のメール", "billing mail"),
     "retries row": Text(
         "  {policy:<10} ツール呼び出し {calls:>3}  待ち {wait:6.1f} 秒  "
         "理由の無い失敗で終わった {failed:>3}",
@@ -88,6 +119,12 @@ COLUMNS: dict[str, Text] = {
         "ended as a generic failure {failed:>3}",
     ),
 }
+
+
+def column(key: str, **values: Any) -> str:
+    """The heading or fixed line ``key`` of :data:`COLUMNS` in the learner's language,
+    formatted with ``values`` (the notebooks' table columns and labels come from here)."""
+    return say(COLUMNS[key]).format(**values)
 
 
 def _frame(rows: list[dict[str, Any]]) -> Any:
