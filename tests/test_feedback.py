@@ -213,3 +213,24 @@ def test_a_link_a_learner_planted_is_never_followed(tmp_path):
     assert list(elsewhere.iterdir()) == []
     with pytest.raises(FileNotFoundError):
         return_feedback(tmp_path / "nothing", homes)
+
+
+def test_an_english_page_of_an_english_exercise_holds_no_japanese():
+    from mcpmini.course.edition import japanese_chars
+
+    row = GradeRow(
+        "ada",
+        "P.1",
+        0,
+        6,
+        RowStatus.GRADED,
+        "",
+        {"distinct_names": 1},
+        assignment="w1",
+        notebook="P_1_exposed_names",
+        penalty=0,
+        late=True,
+    )
+    with use("en"):
+        page = render_page(row)
+    assert japanese_chars(page) == 0 and "·" in page

@@ -90,7 +90,7 @@ STATUS: dict[RowStatus, Text] = {
     RowStatus.INVALID: Text("ノートブックとして読めません", "not a readable notebook"),
     RowStatus.REFUSED: Text("採点対象外", "not graded"),
 }
-_MARK = {"correct": "✓", "incorrect": "✗", "not_attempted": "・"}
+_MARK = {"correct": "✓", "incorrect": "✗", "not_attempted": "·"}
 _STYLE = """body{font-family:sans-serif;max-width:50em;margin:2em auto;line-height:1.5}
 table{border-collapse:collapse;width:100%}td,th{border:1px solid #ccc;padding:.3em .5em;
 vertical-align:top;text-align:left}.correct{color:#176d2c}.incorrect{color:#b00020}
@@ -146,8 +146,8 @@ def render_page(row: GradeRow) -> str:
     heading = WORDS["exercise"].format(id=ex.id, title=say(ex.title))
     head = (
         f"<h1>{_e(heading)}</h1>\n"
-        f"<p>{_e(WORDS['learner'])}: <b>{_e(row.learner)}</b> ・ {_e(WORDS['score'])}: "
-        f"<b>{row.points} / {row.max_score}</b> ・ {_e(WORDS['state'])}: "
+        f"<p>{_e(WORDS['learner'])}: <b>{_e(row.learner)}</b> · {_e(WORDS['score'])}: "
+        f"<b>{row.points} / {row.max_score}</b> · {_e(WORDS['state'])}: "
         f"{_e(STATUS[row.status])}</p>\n" + _late_line(row)
     )
     memo = f"<p>{_e(WORDS['memo'])}: <code>{_e(row.feedback)}</code></p>\n" if row.feedback else ""
