@@ -26,6 +26,7 @@ __all__ = [
     "ProtocolError",
     "RemoteProtocolError",
     "Severity",
+    "TimedOut",
     "TransportError",
     "TransportErrorKind",
     "UsageError",
@@ -39,9 +40,30 @@ class McpminiError(Exception):
     ``exit_code`` is what the ``mcpmini`` command exits with when the error reaches it (one
     line on stderr, no traceback); a subclass that means something else sets its own. Only
     these errors are reported that way: any other exception is a bug and keeps its traceback.
+
+    The codes (the CLI's documented contract, one row per failure kind; 0 is success and 1
+    a check that failed — a tool error, an error reply — which commands return themselves):
+
+    ===  ==================================================================================
+    2    the input or the environment is wrong: a usage error, a bad file, an authorization
+         that cannot be completed (:class:`UsageError`, :class:`ConfigError`, the default)
+    3    the server could not be started or reached, or went away (:class:`TransportError`)
+    4    the call's deadline passed before the answer came (:class:`TimedOut`)
+    5    the server broke or refused the protocol (:class:`RemoteProtocolError`)
+    ===  ==================================================================================
     """
 
     exit_code: int = 2  # the input or the environment is wrong, as for a usage error
+
+    def in_context(self, message: str) -> McpminiError:
+        """A copy of this error (same class, same data, so the same exit code) whose message
+        is ``message``: a caller adds what it knows (which server, which command)."""
+        twin = type(self).__new__(type(self))  # no __init__: subclasses take other arguments
+        twin.__dict__.update(self.__dict__)
+        twin.args = (message,)
+        if "message" in twin.__dict__:
+            twin.__dict__["message"] = message
+        return twin
 
 
 class UsageError(McpminiError):
@@ -82,7 +104,10 @@ class LocalProtocolError(ProtocolError):
 
 
 class RemoteProtocolError(ProtocolError):
-    """The peer sent something the protocol forbids (e.g. invalid JSON, a bad id)."""
+    """The peer sent something the protocol forbids (e.g. invalid JSON, a bad id), or refused
+    what we asked in a way that ends the exchange (no protocol version in common)."""
+
+    exit_code = 5
 
 
 class ConfigError(McpminiError, ValueError):
@@ -125,8 +150,13 @@ class TransportError(McpminiError):
     ``kind`` says which (a :class:`TransportErrorKind`); for a process, ``returncode`` is the
     server's exit status once known (negative: the signal) and ``stderr_tail`` the last lines
     it wrote to stderr, so a caller can report both without reaching into the transport.
-    (``exit_code``, as on every :class:`McpminiError`, is the CLI's own exit code.)
+    ``request_id`` names the request whose exchange failed, when the failure belongs to one
+    request only (an HTTP POST that timed out or could not connect): the client then fails
+    that request and the connection goes on. (``exit_code``, as on every
+    :class:`McpminiError`, is the CLI's own exit code.)
     """
+
+    exit_code = 3
 
     def __init__(
         self,
@@ -134,12 +164,27 @@ class TransportError(McpminiError):
         kind: TransportErrorKind = TransportErrorKind.CLOSED,
         returncode: int | None = None,
         stderr_tail: str = "",
+        request_id: int | str | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
         self.kind = TransportErrorKind(kind)
         self.returncode = returncode
         self.stderr_tail = stderr_tail
+        self.request_id = request_id
+
+
+class TimedOut(TransportError, TimeoutError):
+    """A wait passed its deadline (:class:`~mcpmini.deadline.Deadline`): the one timeout error
+    of the library. A :class:`TransportError` of kind ``timed out`` — and a ``TimeoutError``,
+    so ``except TimeoutError`` keeps catching it."""
+
+    exit_code = 4
+
+    def __init__(self, message: str, request_id: int | str | None = None) -> None:
+        if not message.startswith("timed out"):  # every timeout reads the same way
+            message = f"timed out: {message}"
+        super().__init__(message, TransportErrorKind.TIMED_OUT, request_id=request_id)
 
 
 class Severity(StrEnum):

@@ -3,6 +3,7 @@ anything else is a bug and keeps its traceback (click's model)."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -11,16 +12,31 @@ import pytest
 
 import mcpmini.hooks
 from mcpmini.cli import main
-from mcpmini.errors import ConfigError, McpminiError, TransportError, UsageError
+from mcpmini.errors import (
+    ConfigError,
+    McpminiError,
+    RemoteProtocolError,
+    TimedOut,
+    TransportError,
+    UsageError,
+)
+from mcpmini.mcp.auth import AuthError
 from mcpmini.oracle.binary import ClaudeCodeMissing
 
 SETTINGS = str(Path(__file__).resolve().parents[1] / "examples" / "hooks" / "settings.json")
 HOOKS_RUN = ["hooks", "run", "--settings", SETTINGS, "--event", "Stop"]
 
 
-def test_every_project_error_owns_exit_code_two_unless_it_says_otherwise() -> None:
-    for cls in (McpminiError, UsageError, ConfigError, TransportError, ClaudeCodeMissing):
+def test_every_project_error_owns_the_exit_code_of_its_failure_kind() -> None:
+    # The documented table (errors.McpminiError): 2 input or environment, 3 transport,
+    # 4 timed out, 5 the server broke or refused the protocol.
+    for cls in (McpminiError, UsageError, ConfigError, ClaudeCodeMissing, AuthError):
         assert cls.exit_code == 2
+    assert (TransportError.exit_code, TimedOut.exit_code, RemoteProtocolError.exit_code) == (
+        3,
+        4,
+        5,
+    )
 
 
 def test_a_config_error_is_one_line_and_its_exit_code(capsys, tmp_path) -> None:
@@ -77,8 +93,26 @@ def test_a_bug_ends_the_process_with_a_traceback_and_not_exit_two() -> None:
     assert "KeyError: 'tool_name'" in done.stderr
 
 
-def test_a_server_that_exits_with_0_still_ends_mcpmini_call_with_exit_2(capsys) -> None:
+def test_a_server_that_exits_with_0_still_ends_mcpmini_call_with_the_transport_code(
+    capsys,
+) -> None:
     # TransportError carries the server's own status as `returncode`; `exit_code` stays the CLI's
     code = main(["call", "tools/list", "--", sys.executable, "-c", "pass"])
-    assert code == 2
+    assert code == TransportError.exit_code
     assert "exited (code 0)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "answers",
+    [{"items": ["no-such-item"], "answers": {}}, {"no-such-item": "A"}],
+    ids=["unknown item", "answer for an item not in the exam"],
+)
+def test_grading_an_answers_file_with_an_unknown_item_id_is_one_line_and_exit_two(
+    capsys, tmp_path, answers
+) -> None:
+    # Bug (issue 27): grade()'s documented ValueError ended `mcpmini quiz grade` in a traceback.
+    path = tmp_path / "answers.json"
+    path.write_text(json.dumps(answers))
+    assert main(["quiz", "grade", str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("mcpmini quiz:") and "no-such-item" in err[0]

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from attack_support import Owned
 
 from mcpmini.cli import main
 
@@ -70,8 +71,8 @@ def test_bad_arguments_exit_2_with_one_line(capsys, argv):
     assert len(err) == 1 and err[0].startswith("mcpmini call:")
 
 
-def test_a_server_that_cannot_start_exits_2(capsys):
-    assert main(["call", "tools/list", "--", "/nonexistent/server"]) == 2
+def test_a_server_that_cannot_start_exits_with_the_transport_code(capsys):
+    assert main(["call", "tools/list", "--", "/nonexistent/server"]) == 3
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
 
 
@@ -265,14 +266,11 @@ def test_resources_read_shows_its_contents_as_blocks(capsys, tmp_path):
 
 
 def test_an_image_of_50_mib_is_refused_above_the_reply_cap_and_nothing_is_left_running(capsys):
-    import psutil
-
-    before = {p.pid for p in psutil.Process().children(recursive=True)}
-    code, out, _ = _call(capsys, "big_image", PEER, "--args", '{"mib": 50}')
+    with Owned() as owned:
+        code, out, _ = _call(capsys, "big_image", PEER, "--args", '{"mib": 50}')
+        assert owned.wait_gone() == []
     assert code == 1
     assert out[1:] == ["no_answer: too large: reply larger than 16777216 bytes"]
-    left = [p for p in psutil.Process().children(recursive=True) if p.pid not in before]
-    assert left == []
 
 
 def test_the_progress_bar_is_redrawn_in_place_on_a_terminal_and_cleared_for_other_lines():
@@ -300,15 +298,3 @@ def test_the_progress_bar_is_redrawn_in_place_on_a_terminal_and_cleared_for_othe
         text.rsplit("\r\x1b[K", 1)[1].startswith("progress ")
         and "2/4" in text.rsplit("\r\x1b[K", 1)[1]
     )
-
-
-def test_every_wait_of_mcpmini_call_shares_one_timeout_budget(monkeypatch) -> None:
-    import mcpmini.cli.mcp as cli_mcp
-
-    now = [100.0]
-    monkeypatch.setattr(cli_mcp.time, "monotonic", lambda: now[0])
-    budget = cli_mcp._Budget(5.0)
-    now[0] += 3.5  # the handshake and tools/list took 3.5 s
-    assert budget.left() == 1.5  # the call itself waits only for the rest
-    now[0] += 4.0
-    assert budget.left() == 0.01  # spent: the next wait fails at once

@@ -81,16 +81,16 @@ def test_the_stdio_server_takes_the_name_given_by_stdio_name(capsys):
 
 
 @pytest.mark.parametrize(
-    "argv",
+    "argv, code",
     [
-        ["run", "x", "--server", "add", "--stdio-name", "add", *SERVE, "add"],  # name taken twice
-        ["run", "x", "--", sys.executable + "-missing"],  # a server that cannot start
-        ["run", "x", "--", sys.executable, "-c", "import sys; sys.exit('no MCP here')"],  # exits
-        ["run", "x", "--stdio-name", "", *SERVE, "add"],  # no name for its tools
+        (["run", "x", "--server", "add", "--stdio-name", "add", *SERVE, "add"], 2),  # name twice
+        (["run", "x", "--", sys.executable + "-missing"], 3),  # a server that cannot start
+        (["run", "x", "--", sys.executable, "-c", "import sys; sys.exit('no MCP here')"], 3),
+        (["run", "x", "--stdio-name", "", *SERVE, "add"], 2),  # no name for its tools
     ],
 )
-def test_run_refuses_a_bad_stdio_server_with_one_line_and_exit_code_2(argv, capsys):
-    assert main(argv) == 2
+def test_run_refuses_a_bad_stdio_server_with_one_line_and_its_exit_code(argv, code, capsys):
+    assert main(argv) == code  # 2 a usage error, 3 a server that cannot start or exits
     err = capsys.readouterr().err
     assert err.startswith("mcpmini run:") and err.count("\n") == 1
 

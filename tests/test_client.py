@@ -62,7 +62,7 @@ def test_auto_falls_back_to_the_handshake_on_a_legacy_only_server():
 
 
 def test_auto_falls_back_when_discover_gets_no_reply():
-    server = add_server()
+    server = add_server().connection()  # one peer: one connection
 
     def silent_on_discover(raw: bytes):
         return None if b"server/discover" in raw else server.handle_line(raw)
@@ -143,7 +143,7 @@ def test_outcome_ok_tool_error_and_protocol_error():
 
 def faulty(fault: str):
     """A connected client whose server misbehaves on tools/call in the way ``fault`` says."""
-    server = add_server()
+    server = add_server().connection()  # one peer: one connection
     transport = None
 
     def handler(raw: bytes):
@@ -229,7 +229,7 @@ def test_invalid_mode_is_refused():
 
 
 def test_auto_recovers_when_a_slow_server_answers_discover_after_the_fallback_began():
-    server = add_server()
+    server = add_server().connection()  # one peer: one connection
     late: list[bytes] = []
 
     def slow_discover(raw: bytes):
@@ -265,7 +265,7 @@ def test_non_text_content_is_not_dropped_from_the_tool_result():
 def asking_server(method: str):
     """A transport whose server answers ``tools/call`` only after asking the client ``method``;
     ``answers`` collects what the client sent back to that request."""
-    server = add_server()
+    server = add_server().connection()  # one peer: one connection
     answers: list[dict] = []
     waiting: dict[str, object] = {}
 

@@ -332,3 +332,8 @@ def test_the_proposition_4_5_table_labels_its_groups():
         table = prop_4_5_table(groups)
     assert table.iloc[:, 0].tolist() == ["フックが .env を止める", "フックは記録だけ"]
     assert table.iloc[0, 3] == 0
+
+
+def test_part_1_alone_is_checked_when_no_constant_model_is_given():
+    trials = [prop_4_5_trial(seed) for seed in range(5)]
+    assert check_prop_4_5(trials, guarded=trials) == {"4.5.1": True}

@@ -14,8 +14,8 @@ from typing import Any
 
 import httpx
 import orjson
-import psutil
 import pytest
+from attack_support import Owned
 
 from mcpmini.mcp import Server, add_server, asgi_app, serve_http
 from mcpmini.mcp.context import current_call
@@ -72,9 +72,14 @@ def _events(lines: Iterator[str]) -> Iterator[tuple[str | None, dict[str, Any]]]
 
 @pytest.fixture(autouse=True)
 def nothing_left_running() -> Iterator[None]:
-    yield
-    assert psutil.Process().children(recursive=True) == []
-    assert [t.name for t in threading.enumerate() if t.name == "mcpmini-http"] == []
+    # only what this test started: other fixtures' kernels and servers are not its business
+    with Owned() as owned:
+        threads = set(threading.enumerate())
+        yield
+        assert owned.wait_gone() == []
+    assert [
+        t.name for t in threading.enumerate() if t.name == "mcpmini-http" and t not in threads
+    ] == []
 
 
 # --- sessions: least recently used, idle timeout ---------------------------------------------
@@ -349,6 +354,32 @@ def test_listen_acknowledges_then_sends_only_the_notifications_its_filter_asked_
     assert change["params"]["_meta"][SUBSCRIPTION_KEY] == "sub-1"
 
 
+def test_a_second_app_over_the_same_server_sends_task_notifications_to_its_own_streams():
+    # Bug (issue 27): only the first asgi_app over a Server took the task table's one
+    # on_change slot, so a listen stream of any other app never heard of a task.
+    from mcpmini.mcp import TaskSupport
+    from mcpmini.mcp.envelope import TASKS_EXTENSION
+
+    server = Server("tasky")
+    server.add_tool(lambda: "done", name="job", task=TaskSupport.OPTIONAL)
+    first, second = asgi_app(server), asgi_app(server)
+    task_id = server.tasks.create()["taskId"]
+    caps = {"extensions": {TASKS_EXTENSION: {}}}
+    body, headers = _listen({"taskIds": [task_id]})
+    body["params"]["_meta"] = {**META, "io.modelcontextprotocol/clientCapabilities": caps}
+    with serve_http(second) as url, httpx.Client(timeout=10) as client:
+        with client.stream("POST", url, json=body, headers=headers) as stream:
+            assert stream.status_code == 200
+            events = _events(stream.iter_lines())
+            _, ack = next(events)
+            server.tasks.complete(task_id, {"content": [], "isError": False})
+            _, change = next(events)
+    assert ack["params"]["notifications"] == {"taskIds": [task_id]}
+    assert change["method"] == "notifications/tasks"
+    assert (change["params"]["taskId"], change["params"]["status"]) == (task_id, "completed")
+    assert first is not second
+
+
 def test_listen_with_a_bad_filter_is_invalid_params_and_is_gone_from_the_handshake_wire():
     endpoint = HttpEndpoint(add_server())
     body, headers = _listen({"toolsListChanged": "yes"})
@@ -387,15 +418,18 @@ def _huge_app(kind: bytes, total: int, line: bool) -> Any:
 
 @pytest.mark.parametrize("kind, line", [(b"application/json", False), (b"text/event-stream", True)])
 def test_a_reply_past_the_cap_is_refused_while_it_is_read(kind, line):
+    from mcpmini.errors import TransportError, TransportErrorKind
     from mcpmini.mcp import HttpTransport
-    from mcpmini.mcp.jsonrpc import ErrorCode, encode, parse_line
     from mcpmini.mcp.jsonrpc import Request as Req
+    from mcpmini.mcp.jsonrpc import encode
 
     with serve_http(_huge_app(kind, 64 << 20, line)) as url:
         with HttpTransport(url, timeout=20, open_stream=False, max_reply=1 << 20) as transport:
             transport.send(encode(Req(1, "tools/list", {})))
-            reply = parse_line(transport.receive(20))
-    assert reply.id == 1 and reply.code == ErrorCode.INTERNAL_ERROR
+            with pytest.raises(TransportError) as info:
+                transport.receive(20)
+    # the failure contract: the stdio transport's kind, naming the request it belongs to
+    assert (info.value.kind, info.value.request_id) == (TransportErrorKind.TOO_LARGE, 1)
 
 
 def test_the_http_client_reply_cap_is_the_stdio_cap_by_default():

@@ -463,10 +463,20 @@ def test_tool_choice_reaches_the_model() -> None:
     )  # the router alone would not have called it
 
 
-def test_in_process_server_clients_are_closed_after_the_run() -> None:
-    server = add_server()
-    r = run("x", ScriptedModel(["hi"]), AgentOptions(mcp_servers={"calc": server}))
-    assert r.model_calls == 1 and server.default_connection.generation == "modern"
+def test_in_process_server_clients_are_closed_after_the_run(monkeypatch) -> None:
+    from mcpmini.mcp import Client, ClientState
+
+    made: list[Client] = []
+    original = Client.connect
+
+    def connect(self: Client, deadline: Any = None) -> Any:
+        made.append(self)
+        return original(self, deadline)
+
+    monkeypatch.setattr(Client, "connect", connect)
+    r = run("x", ScriptedModel(["hi"]), AgentOptions(mcp_servers={"calc": add_server()}))
+    assert r.model_calls == 1 and len(made) == 1
+    assert made[0].connection.generation == "modern" and made[0].state is ClientState.CLOSED
 
 
 def test_pairing_violations_detects_each_kind_of_break() -> None:

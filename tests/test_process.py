@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 
 import psutil
 import pytest
+from attack_support import Owned
 
 from mcpmini import process
 from mcpmini.process import Ending, Process
@@ -135,9 +135,17 @@ def test_close_ends_a_child_that_ignores_sigterm() -> None:
     assert proc.returncode is not None
 
 
-def test_nothing_is_left_among_this_process_children() -> None:
-    me = psutil.Process(os.getpid())
-    assert [p for p in me.children(recursive=True) if p.status() != psutil.STATUS_ZOMBIE] == []
+@pytest.fixture(scope="module", autouse=True)
+def module_processes():
+    """Every process this module starts; none may outlive it (checked again at its end)."""
+    with Owned() as owned:
+        yield owned
+        assert owned.wait_gone() == []
+
+
+def test_nothing_is_left_of_what_this_module_started(module_processes) -> None:
+    # only this module's: the processes other fixtures of the worker own are theirs
+    assert module_processes.wait_gone() == []
 
 
 def test_a_watch_that_names_a_limit_ends_the_run_and_everything_it_started() -> None:

@@ -141,7 +141,7 @@ def check_reply(raw: bytes | None, expected) -> None:
 
 @pytest.mark.parametrize("name, raw, expected", TABLE, ids=[t[0] for t in TABLE])
 def test_each_malformed_line_gets_the_expected_reply_in_memory(name, raw, expected):
-    server = add_server()
+    server = add_server().connection()  # one peer: the discover makes it modern
     assert server.handle_line(DISCOVER) is not None
     check_reply(server.handle_line(raw), expected)
     # …and the server still answers the next good request.
@@ -216,7 +216,7 @@ def test_discover_reports_supported_versions_and_capabilities():
 
 
 def test_legacy_handshake_then_requests_without_envelope():
-    server = add_server()
+    server = add_server().connection()
     init = server.handle(
         Request(
             1,
@@ -256,7 +256,7 @@ def test_handshake_answers_its_own_version_when_the_offer_is_unknown():
 
 
 def test_the_first_request_fixes_the_generation_of_the_connection():
-    modern = add_server()
+    modern = add_server().connection()
     modern.handle(Request(1, "tools/list", {"_meta": META}))
     reply = modern.handle(
         Request(
@@ -270,7 +270,7 @@ def test_the_first_request_fixes_the_generation_of_the_connection():
         )
     )
     assert reply.code == ErrorCode.UNSUPPORTED_PROTOCOL_VERSION
-    legacy = add_server()
+    legacy = add_server().connection()
     legacy.handle(
         Request(
             1,
@@ -285,10 +285,18 @@ def test_the_first_request_fixes_the_generation_of_the_connection():
     assert (
         legacy.handle(Request(2, "tools/list", {"_meta": META})).code == ErrorCode.INVALID_REQUEST
     )
-    assert (modern.default_connection.generation, legacy.default_connection.generation) == (
-        Generation.MODERN,
-        Generation.LEGACY,
-    )
+    assert (modern.generation, legacy.generation) == (Generation.MODERN, Generation.LEGACY)
+
+
+def test_the_server_holds_no_connection_and_its_handle_answers_on_a_fresh_one():
+    # Bug (issue 27): Server.default_connection was state on the app, shared by every caller
+    # of server.handle(): a handshake there fixed the generation of every later message.
+    server = add_server()
+    assert not hasattr(server, "default_connection")
+    init = server.handle(Request(1, "initialize", INIT_PARAMS))
+    assert init.result["protocolVersion"] == LEGACY
+    modern = server.handle(Request(2, "tools/list", {"_meta": META}))
+    assert modern.result["tools"][0]["name"] == "add"  # not refused as a handshake connection
 
 
 @pytest.mark.parametrize("arguments", [[1, 2], "a=1", 3])
@@ -402,6 +410,28 @@ def test_resources_and_prompts_round_trip():
     assert no_args.code == ErrorCode.INVALID_PARAMS
 
 
+@pytest.mark.parametrize(
+    "arguments",
+    [[1, 2], "path=a.py", 5, {"path": "a.py", "nope": "x"}, {"nope": "x"}, {"path": 3}],
+    ids=["list", "string", "number", "unknown name", "only unknown", "not a string"],
+)
+def test_prompt_arguments_that_are_not_an_object_of_the_declared_strings_are_invalid_params(
+    arguments,
+):
+    # Bug (issue 27): these reached the template, whose TypeError became -32603.
+    server = Server("s", versions=(MODERN,))
+
+    @server.prompt()
+    def review(path: str) -> str:
+        """Ask for a review."""
+        return f"Please review {path}"
+
+    reply = server.handle(
+        Request(1, "prompts/get", {"name": "review", "arguments": arguments, "_meta": META})
+    )
+    assert reply.code == ErrorCode.INVALID_PARAMS, reply
+
+
 def test_weather_server_answers_known_cities_and_rejects_unknown_ones():
     server = weather_server()
     ok = server.call_tool("get_current_weather", {"city": "Tokyo"})
@@ -465,7 +495,6 @@ def test_a_subscription_or_log_level_on_one_connection_stays_on_that_connection(
     first.handle(Request(3, "logging/setLevel", {"level": "error"}))
     assert (first.subscriptions, first.log_level) == ({"test://watched-resource"}, "error")
     assert (second.subscriptions, second.log_level) == (set(), "info")
-    assert server.default_connection.subscriptions == set()
     assert server.connection().subscriptions == set()
     first.handle(Request(4, "resources/unsubscribe", {"uri": "test://watched-resource"}))
     assert first.subscriptions == set()
@@ -501,7 +530,7 @@ def test_a_server_subclass_extends_the_connection_state_through_its_connection_c
     one, two = server.connection(Generation.MODERN), server.connection(Generation.MODERN)
     one.handle(Request(1, "tools/list", {"_meta": META}))
     one.handle(Request(2, "tools/list", {"_meta": META}))
-    assert (one.calls, two.calls, server.default_connection.calls) == (2, 0, 0)
+    assert (one.calls, two.calls) == (2, 0)
 
 
 def test_a_method_the_server_has_no_handler_for_is_method_not_found_with_a_404_hint():

@@ -400,7 +400,7 @@ def test_an_expired_task_is_a_protocol_error_for_the_client():
     created = client.wait_for(request_id, timeout=5)
     assert isinstance(created, Response)
     clock.now += 2
-    outcome = client._task_outcome("double", created.result, 5)
+    outcome = client._task_outcome("double", created.result, client.deadline(5))
     assert (outcome.kind, outcome.code) == (OutcomeKind.PROTOCOL_ERROR, ErrorCode.INVALID_PARAMS)
 
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 
 import psutil
 import pytest
+from attack_support import Owned
 
 from mcpmini.errors import TransportError, TransportErrorKind
 from mcpmini.mcp import Client, LineBuffer, MemoryTransport, StdioTransport, Trace, Traced
@@ -132,10 +132,17 @@ def test_memory_transport_shuffles_with_a_seed_and_records_in_a_trace():
     assert transport.receive() is None
 
 
-def test_no_stray_processes_remain_from_this_module():
-    me = psutil.Process(os.getpid())
-    leftovers = [p for p in me.children(recursive=True) if p.status() != psutil.STATUS_ZOMBIE]
-    assert leftovers == []
+@pytest.fixture(scope="module", autouse=True)
+def module_processes():
+    """Every process this module starts; none may outlive it (checked again at its end)."""
+    with Owned() as owned:
+        yield owned
+        assert owned.wait_gone() == []
+
+
+def test_no_stray_processes_remain_from_this_module(module_processes):
+    # only what this module started: kernels and servers of other fixtures are theirs
+    assert module_processes.wait_gone() == []
 
 
 def test_http_notifications_that_cannot_be_delivered_say_why():

@@ -182,11 +182,12 @@ def measure_tool_layer(n: int) -> ToolLayerSize:
     request; ``definitions`` is the token estimate of its ``tools`` array, ``names``
     that of the names alone. Raises ``ValueError`` for negative ``n``.
     """
-    from ..mcp import (
-        META_PREFIX,
+    from ..mcp import (  # local: the cost formulas need no server
         MODERN,
-        Server,  # local: the cost formulas need no server
+        Method,
+        Server,
     )
+    from ..mcp.envelope import envelope
 
     if n < 0:
         raise ValueError("n must be >= 0")
@@ -207,13 +208,8 @@ def measure_tool_layer(n: int) -> ToolLayerSize:
     request = {
         "jsonrpc": "2.0",
         "id": 1,
-        "method": "tools/list",
-        "params": {
-            "_meta": {
-                META_PREFIX + "protocolVersion": MODERN,
-                META_PREFIX + "clientCapabilities": {},
-            }
-        },
+        "method": Method.TOOLS_LIST.value,
+        "params": envelope(None, MODERN, {}),
     }
     line = server.handle_line(json.dumps(request))
     reply = json.loads(line or b"{}")

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..deadline import Deadline
 from ..errors import ConfigError, McpminiError
 from ..hooks import STOP_BLOCK_CAP, EventResult, Hooks, decide, has_hooks, run_hooks
 from ..permissions import GateResult, PermissionMode, PermissionRules, parse_rule
@@ -138,8 +139,8 @@ class _Run:
         for tool in self.o.tools:
             self.add(tool.name, _Entry(tool.definition(), _local_call(tool)))
         for server_name, target in self.o.mcp_servers.items():
-            client = self._client(server_name, target)
-            for d in client.list_tools():
+            client, setup = self._client(server_name, target)
+            for d in client.list_tools(deadline=setup):
                 name = mcp_tool_name(server_name, d["name"])
                 definition = {
                     "name": name,
@@ -155,7 +156,10 @@ class _Run:
         if choice not in ("auto", "any") and choice not in self.table:
             raise ConfigError(f"tool_choice names an unknown tool {choice!r}", path="tool_choice")
 
-    def _client(self, name: str, target: Any) -> Any:
+    def _client(self, name: str, target: Any) -> tuple[Any, Deadline]:
+        """The connected client of one ``mcp_servers`` entry, and the deadline its setup
+        shares (connecting, then every ``tools/list`` page): made here, once, from the
+        client's own timeout (``tool_timeout`` for the clients made here)."""
         from ..mcp import Client, HttpTransport, Server, StdioTransport, memory_pair
 
         if isinstance(target, Server):
@@ -193,9 +197,10 @@ class _Run:
                 f"mcp_servers[{name!r}] must be an mcpmini Client, Server or a .mcp.json entry",
                 path=f"mcp_servers.{name}",
             )
+        deadline = client.deadline()
         if client.connection is None:
-            client.connect()
-        return client
+            client.connect(deadline)
+        return client, deadline
 
     # --- requests ------------------------------------------------------------------------
 
@@ -508,8 +513,11 @@ def _mcp_call(
     from ..mcp import OutcomeKind, ToolOutcome, to_tool_result
 
     def call(tool_input: dict[str, Any], tid: str) -> dict[str, Any]:
+        # The call's one deadline, made where the call starts: every input round and a task
+        # to its end share it.
+        deadline = Deadline.after(timeout, label=f"tool_timeout {timeout:g} s")
         try:
-            outcome = client.call_tool(tool, tool_input, timeout=timeout)
+            outcome = client.call_tool(tool, tool_input, deadline=deadline)
         except McpminiError as exc:  # e.g. the server process is gone
             outcome = ToolOutcome(OutcomeKind.NO_ANSWER, tool, reason=str(exc))
         return to_tool_result(outcome, tid)

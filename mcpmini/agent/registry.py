@@ -339,15 +339,12 @@ class Registry:
         elif isinstance(target, Client):
             client = target
         else:
-            client = Client(
-                StdioTransport(list(target)),
-                timeout=self.timeout,
-                discover_timeout=min(self.timeout, 5.0),
-            )
-        try:
+            client = Client(StdioTransport(list(target)), timeout=self.timeout)
+        try:  # one deadline for connecting and listing (the discovery wait: client's rule)
+            deadline = client.deadline(self.timeout)
             if client.connection is None:
-                client.connect()
-            tools = client.list_tools()
+                client.connect(deadline)
+            tools = client.list_tools(deadline=deadline)
         except BaseException:
             client.close()
             raise

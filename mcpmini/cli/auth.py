@@ -16,6 +16,7 @@ import os
 import time
 from typing import Any
 
+from ..deadline import Deadline
 from ..errors import McpminiError, UsageError
 from .output import echo, print_json
 
@@ -111,18 +112,24 @@ def _cmd_login(args: argparse.Namespace) -> int:
             open_browser=not args.no_browser,
             timeout=args.timeout,
         )
-    auth = OAuth(args.url, options, store, agent)
-    transport = HttpTransport(args.url, timeout=args.timeout, open_stream=False, auth=auth)
+    # One deadline for the whole login: discovery, registration, the person's wait, the token.
+    deadline = Deadline.after(args.timeout, label=f"--timeout {args.timeout:g} s")
+    auth = OAuth(args.url, options, store, agent, deadline=deadline)
+    transport = HttpTransport(
+        args.url, timeout=args.timeout, open_stream=False, auth=auth, deadline=deadline
+    )
     try:
         with Client(transport, timeout=args.timeout) as client:
-            client.connect()
+            client.connect(deadline)
         if auth.record.token is None:  # the server answered without asking: log in anyway
-            with httpx.Client(timeout=args.timeout) as http:
+            with httpx.Client(timeout=deadline.left()) as http:
                 auth.login()(http)
     except McpminiError:
         if transport.auth_error is not None:
             raise transport.auth_error from None
         raise
+    except httpx.HTTPError as exc:  # the login's own requests: the transport's failure kinds
+        raise transport.failure(exc) from None
     finally:
         if isinstance(agent, LoopbackAgent):
             agent.close()

@@ -48,10 +48,10 @@ class Console:
         target.flush()
         self._draw_bar()
 
-    def lines(self, texts: Iterable[str]) -> None:
+    def lines(self, texts: Iterable[str], stream: Literal["out", "err"] = "out") -> None:
         """Write each of ``texts`` with :meth:`line`."""
         for text in texts:
-            self.line(text)
+            self.line(text, stream)
 
     def notification(self, notification: Notification) -> None:
         """Show a notification as it arrives: progress as the bar (a terminal) or a line."""

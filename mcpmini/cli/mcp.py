@@ -5,14 +5,15 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from typing import TYPE_CHECKING, Any
 
-from ..errors import McpminiError, UsageError
+from ..deadline import Deadline
+from ..errors import UsageError
 from .output import json_object, print_json
 
 if TYPE_CHECKING:  # the mcp package is imported when a command runs, not when the CLI loads
-    from ..mcp import Client, Traced
+    from ..mcp import CallRecord, Traced
+    from ..mcp.inspection import MethodRecord
     from .inspect import Console
 
 __all__ = ["add", "http_app"]
@@ -272,14 +273,15 @@ def _headers(items: list[str]) -> dict[str, str]:
     return headers
 
 
-def _call_transport(args: argparse.Namespace, console: Console) -> Traced:
-    """The traced transport ``mcpmini call`` talks over: ``--url`` or the command after ``--``;
-    with ``--raw`` its trace writes each line to the console as it crosses.
+def _call_transport(args: argparse.Namespace, console: Console, deadline: Deadline) -> Traced:
+    """The traced transport ``mcpmini call`` talks over: ``--url`` or the command after ``--``,
+    bound to the call's ``deadline`` (it never waits past it, not even to close); with
+    ``--raw`` its trace writes each line to the console as it crosses.
 
     Raises ``UsageError`` for contradictory or missing options, ``TransportError`` when the
     command cannot be started.
     """
-    from ..mcp import HttpTransport, StdioTransport, Traced
+    from ..mcp import HttpTransport, Method, StdioTransport, Traced
     from .inspect import LiveTrace
 
     argv = list(args.command_line)
@@ -288,230 +290,109 @@ def _call_transport(args: argparse.Namespace, console: Console) -> Traced:
     if not argv and not args.url:
         raise UsageError("give --url URL or the server command after --, e.g. -- mcpmini serve add")
     headers = _headers(args.header)
-    if args.method == "tools/call" and not args.tool:
+    if args.method == Method.TOOLS_CALL and not args.tool:
         raise UsageError("tools/call needs --tool NAME")
     if args.url and not args.url.startswith(("http://", "https://")):
         raise UsageError(f"--url {args.url!r} is not an http:// or https:// URL")
     trace = LiveTrace(console) if args.raw else None
     if not args.url:
-        return Traced(StdioTransport(argv), trace)
-    return Traced(
-        HttpTransport(args.url, headers, timeout=args.timeout, auth=_oauth(args.url, headers)),
-        trace,
-    )
+        return Traced(StdioTransport(argv, deadline=deadline), trace)
+    auth = _oauth(args.url, headers, deadline)
+    transport = HttpTransport(args.url, headers, timeout=args.timeout, auth=auth, deadline=deadline)
+    return Traced(transport, trace)
 
 
-def _oauth(url: str, headers: dict[str, str]) -> Any:
+def _oauth(url: str, headers: dict[str, str], deadline: Deadline) -> Any:
     """The stored OAuth login of ``url`` (``mcpmini auth login``), unless the caller sends its
-    own ``Authorization`` header."""
+    own ``Authorization`` header; its discovery and token requests end by ``deadline``."""
     if any(k.lower() == "authorization" for k in headers):
         return None
     from ..mcp.auth import oauth_for
 
-    return oauth_for(url, os.environ)
+    return oauth_for(url, os.environ, deadline=deadline)
 
 
-class _Budget:
-    """One deadline for a whole ``mcpmini call`` (``--timeout``): the handshake, ``tools/list``
-    for the output schema and the call itself each wait only for what is left of it."""
-
-    def __init__(self, seconds: float) -> None:
-        self.deadline = time.monotonic() + seconds
-
-    def left(self) -> float:
-        """Seconds left (a small positive floor, so a spent budget fails at the next wait)."""
-        return max(0.01, self.deadline - time.monotonic())
-
-
-def _print_raw(
-    client: Client, args: argparse.Namespace, params: dict[str, Any], budget: _Budget
-) -> int:
-    """``--json``: the raw reply, the result object or ``{"error": {...}}``; 1 for an error."""
-    from ..mcp import ErrorResponse, call_meta
-
-    if args.method == "tools/call":
-        meta = call_meta(client, args.log_level or "info")
-        request_id = client.send_tool_call(args.tool, params, meta)
-    else:
-        request_id = client.send_request(args.method, params or None)
-    reply = client.wait_for(request_id, timeout=budget.left())
-    if isinstance(reply, ErrorResponse):
-        print_json({"error": {"code": reply.code, "message": reply.message, "data": reply.data}})
-        return 1
-    result = dict(reply.result)
-    if result.get("resultType") == "task":  # the final state of the task, as tasks/get gave it
-        try:
-            result = client.follow_task(result, budget.left())
-        except TimeoutError:
-            raise McpminiError(
-                f"task {result.get('taskId')} did not end within --timeout {args.timeout:g} s "
-                "(cancelled)"
-            ) from None
-        print_json(result)
-        inner = result.get("result")
-        return 0 if isinstance(inner, dict) and inner.get("isError") is not True else 1
-    print_json(result)
-    return 1 if result.get("isError") is True else 0
-
-
-def _output_schema(client: Client, tool: str, budget: _Budget) -> dict[str, Any] | None:
-    """The ``outputSchema`` ``tools/list`` gives for ``tool`` (``None``: none, or no list)."""
-    from ..errors import RemoteProtocolError
-
-    client.timeout = budget.left()  # list_tools waits (per page) with the client's timeout
-    try:
-        tools = client.list_tools()
-    except (RemoteProtocolError, TimeoutError):
-        return None
-    found = next((t for t in tools if isinstance(t, dict) and t.get("name") == tool), None)
-    schema = found.get("outputSchema") if found is not None else None
-    return schema if isinstance(schema, dict) else None
-
-
-def _save(console: Console, folder: str | None, blocks: Any) -> None:
+def _show(record: CallRecord | MethodRecord, args: argparse.Namespace, console: Console) -> int:
+    """Print what the call showed; the exit code: 0, or 1 for an error or a failed call."""
+    from ..mcp import CallRecord, OutcomeKind
     from .inspect import save_blocks
 
-    if folder is None:
-        return
-    for path in save_blocks(folder, blocks):
-        console.line(f"saved {path}")
-
-
-def _print_call(
-    client: Client,
-    args: argparse.Namespace,
-    params: dict[str, Any],
-    console: Console,
-    budget: _Budget,
-) -> int:
-    """``tools/call``: notifications as they arrive, then the outcome, every content block
-    and the structured-content verdict; 0 only for ok."""
-    from ..mcp import OutcomeKind
-    from ..mcp.inspection import inspect_call
-
-    schema = _output_schema(client, args.tool, budget)
-    record = inspect_call(
-        client,
-        args.tool,
-        params,
-        schema,
-        on_notification=console.notification,
-        log_level=args.log_level or "info",
-        timeout=budget.left(),
-    )
     console.end_progress()
-    console.lines(record.lines())
-    _save(console, args.save, record.blocks)
-    return 0 if record.outcome.kind is OutcomeKind.OK else 1
-
-
-def _contents(method: str, result: dict[str, Any]) -> list[dict[str, Any]] | None:
-    """The content blocks of a ``resources/read`` or ``prompts/get`` result, else ``None``."""
-    if method == "resources/read":
-        items = result.get("contents")
-        if isinstance(items, list):
-            return [{"type": "resource", "resource": c} for c in items if isinstance(c, dict)]
-    if method == "prompts/get":
-        messages = result.get("messages")
-        if isinstance(messages, list):
-            return [m["content"] for m in messages if isinstance(m, dict) and "content" in m]
-    return None
-
-
-def _print_result(
-    client: Client,
-    args: argparse.Namespace,
-    params: dict[str, Any],
-    console: Console,
-    budget: _Budget,
-) -> int:
-    """Any other method: one line per tool for ``tools/list``, the blocks of
-    ``resources/read`` and ``prompts/get``, else the result as JSON."""
-    from ..errors import RemoteProtocolError
-    from ..mcp.inspection import view_block
-
-    try:
-        result = client.request(args.method, params or None, timeout=budget.left())
-    except RemoteProtocolError as exc:
-        console.line(f"error {exc.code}: {exc.message}", "err")
+    if isinstance(record, CallRecord):
+        console.lines(record.lines())
+        blocks: Any = record.blocks
+        failed = record.outcome.kind is not OutcomeKind.OK
+    elif record.is_error:
+        console.lines(record.lines(), "err")
         return 1
-    console.end_progress()
-    blocks = _contents(args.method, result)
-    if blocks is not None:
-        views = [view_block(i, b) for i, b in enumerate(blocks)]
-        for view in views:
-            console.lines(view.lines())
-        _save(console, args.save, views)
-        return 0
-    if args.method != "tools/list":
-        print_json(result)
-        return 0
-    for tool in result.get("tools", []):
-        first = (tool.get("description") or "").splitlines()[:1]
-        console.line(f"{tool['name']}: {first[0] if first else ''}")
-    return 0
-
-
-def _set_log_level(client: Client, level: str | None, budget: _Budget) -> None:
-    """On the handshake generation, ``logging/setLevel`` when asked and the server logs."""
-    from ..errors import RemoteProtocolError
-    from ..mcp import Generation
-
-    connection = client.connection
-    if level is None or connection is None or connection.generation is not Generation.LEGACY:
-        return
-    if "logging" in connection.capabilities:
-        try:
-            client.request("logging/setLevel", {"level": level}, timeout=budget.left())
-        except RemoteProtocolError:
-            pass  # the server keeps its own level; its messages still show
+    else:
+        lines = record.lines()
+        if lines or record.blocks is not None:
+            console.lines(lines)
+        else:
+            print_json(dict(record.result or {}))
+        blocks, failed = record.blocks or (), False
+    if args.save is not None:
+        for path in save_blocks(args.save, blocks):
+            console.line(f"saved {path}")
+    return 1 if failed else 0
 
 
 def _cmd_call(args: argparse.Namespace) -> int:
     from ..mcp import TASKS_EXTENSION, Client, Method
-    from ..mcp.inspection import notification_line
+    from ..mcp.inspection import exchange, inspect, notification_line
     from .inspect import Console
 
     params = json_object(args.args, "--args")
-    budget = _Budget(args.timeout)
+    # The one deadline of the whole call, made here: connecting, discovery, the handshake,
+    # tools/list for the output schema, the call, its input rounds or task, and closing.
+    deadline = Deadline.after(args.timeout, label=f"--timeout {args.timeout:g} s")
     console = Console()
-    transport = _call_transport(args, console)
+    transport = _call_transport(args, console, deadline)
     capabilities: dict[str, Any] = {"extensions": {TASKS_EXTENSION: {}}} if args.task else {}
     handlers = {}
     if args.elicit is not None:
         answer = json_object(args.elicit, "--elicit")
         capabilities["elicitation"] = {}
         handlers[Method.ELICITATION_CREATE.value] = lambda params: answer
+    # --json: stdout holds the JSON alone, so notifications go to stderr
+    notify = (lambda n: console.line(notification_line(n), "err")) if args.json else None
     try:
-        if args.json:  # stdout holds the JSON alone: notifications go to stderr
-            client = Client(
-                transport,
-                mode=args.mode,
-                timeout=args.timeout,
-                capabilities=capabilities,
-                handlers=handlers,
-                on_notification=lambda n: console.line(notification_line(n), "err"),
-            )
-            client.connect()
-            return _print_raw(client, args, params, budget)
         client = Client(
             transport,
             mode=args.mode,
             timeout=args.timeout,
             capabilities=capabilities,
             handlers=handlers,
-            on_notification=console.notification,
+            on_notification=notify or console.notification,
         )
-        connection = client.connect()
+        connection = client.connect(deadline)
+        if args.json:
+            found, failed = exchange(
+                client,
+                args.method,
+                params,
+                tool=args.tool,
+                deadline=deadline,
+                log_level=args.log_level,
+            )
+            print_json(found)
+            return 1 if failed else 0
         info = connection.server_info
         console.line(
             f"connected: {connection.generation} {connection.version} "
             f"({info.get('name')} {info.get('version')})"
         )
-        _set_log_level(client, args.log_level, budget)
-        if args.method == "tools/call":
-            return _print_call(client, args, params, console, budget)
-        return _print_result(client, args, params, console, budget)
+        record = inspect(
+            client,
+            args.method,
+            params,
+            tool=args.tool,
+            deadline=deadline,
+            log_level=args.log_level,
+            on_notification=console.notification,
+        )
+        return _show(record, args, console)
     finally:
         console.end_progress()
         transport.close()

@@ -269,7 +269,10 @@ def _cmd_grade(args: argparse.Namespace) -> int:
         raise UsageError(f"{path}: {exc.args[0]}") from None
     except ValueError as exc:  # a malformed file, or one of another bank version
         raise UsageError(f"{path}: {exc}") from None
-    return _report(bank, items, answers, flagged, args.json, args.record, _lang(args))
+    try:
+        return _report(bank, items, answers, flagged, args.json, args.record, _lang(args))
+    except ValueError as exc:  # grade's documented refusal: an unknown or stray item id
+        raise UsageError(f"{path}: {exc}") from None
 
 
 def _load_saved(path: Path) -> Any:

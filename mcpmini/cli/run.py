@@ -8,7 +8,8 @@ import re
 import shlex
 from typing import Any
 
-from ..errors import McpminiError, TransportError, UsageError
+from ..deadline import Deadline
+from ..errors import McpminiError, UsageError
 from ..mcp import Client, StdioTransport
 from .output import echo, json_object, print_json
 
@@ -61,6 +62,14 @@ def add(sub: Any) -> None:
         help="name of the server started from the command after -- (default stdio); "
         "its tools are mcp__NAME__TOOL",
     )
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="the deadline of connecting to the server after -- and of each MCP tool call "
+        "(default 30)",
+    )
     p.add_argument("--json", action="store_true", help="print the messages as one JSON document")
     p.set_defaults(command_line=[], handler=_cmd_run)
 
@@ -74,6 +83,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         raise UsageError("--model always needs --tool")
     if args.command_line and not re.fullmatch(r"[A-Za-z0-9_-]+", args.stdio_name):
         raise UsageError(f"--stdio-name must be letters, digits, - and _, not {args.stdio_name!r}")
+    if not args.timeout > 0:
+        raise UsageError("--timeout must be a positive number of seconds")
     if args.command_line and args.stdio_name in args.server:
         raise UsageError(
             f"--stdio-name {args.stdio_name} is already taken by --server "
@@ -87,7 +98,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     )
     try:
         if args.command_line:
-            servers[args.stdio_name] = _connect(args.command_line)
+            servers[args.stdio_name] = _connect(args.command_line, args.timeout)
         options = AgentOptions(
             mcp_servers=servers,
             tools=builtin_tools(args.workspace) if args.workspace else (),
@@ -95,6 +106,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             tool_search=args.tool_search,
             permission_mode=args.permission_mode,
             cwd=args.workspace or "",
+            tool_timeout=args.timeout,
         )
         result = run(args.prompt, model, options)
     finally:
@@ -121,20 +133,23 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _connect(argv: list[str]) -> Client:
-    """Start ``argv`` as a stdio MCP server and connect to it; return the connected client.
+def _connect(argv: list[str], timeout: float) -> Client:
+    """Start ``argv`` as a stdio MCP server and connect to it within ``timeout`` seconds (one
+    deadline, the transport bound to it too); return the connected client.
 
-    Raises :class:`TransportError` naming the command (and the last line of its stderr)
-    when it cannot start or does not agree on a protocol version.
+    Raises what connecting raised — the same kind, so the same exit code (a
+    :class:`~mcpmini.errors.TimedOut`, a ``TransportError``, a ``RemoteProtocolError``) —
+    with a message naming the command and the last line of its stderr.
     """
+    deadline = Deadline.after(timeout, label=f"--timeout {timeout:g} s")
     transport = StdioTransport(argv)
-    client = Client(transport)
+    client = Client(transport, timeout=timeout)
     try:
-        client.connect()
-    except (McpminiError, TimeoutError) as exc:
+        client.connect(deadline)
+    except McpminiError as exc:  # the same kind of error (and exit code), with the context
         client.close()
         last = transport.stderr.strip().splitlines()[-1:]
-        raise TransportError(
+        raise exc.in_context(
             f"the MCP server after -- ({shlex.join(argv)}) did not connect: "
             f"{exc}" + (f"; its stderr ends with: {last[0]}" if last else "")
         ) from None

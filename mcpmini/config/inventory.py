@@ -409,10 +409,11 @@ def _probe(
         return transport[0], transport[1], [], ""
     with lock:
         started.append(transport)
-    client = Client(transport, timeout=timeout, discover_timeout=min(timeout, 2.0))
+    client = Client(transport, timeout=timeout)
+    deadline = client.deadline(timeout)  # one per server: connect and list (the client's rules)
     try:
-        connection = client.connect()
-        tools = client.list_tools()
+        connection = client.connect(deadline)
+        tools = client.list_tools(deadline=deadline)
         return ServerStatus.OK, "", tools, connection.instructions or ""
     except TimeoutError:
         if client.stray:

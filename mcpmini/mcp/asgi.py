@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import McpminiError, RemoteProtocolError
 from .context import CallContext, in_call
+from .envelope import MetaKey
 from .http import (
     Dispatch,
     HttpEndpoint,
@@ -58,7 +59,6 @@ from .jsonrpc import ErrorResponse, JsonId, Message, Notification, Request, Resp
 from .methods import Method, method_spec
 from .server import Server
 from .subscriptions import acknowledgement, ended, tagged, wants
-from .versions import META_PREFIX
 
 if TYPE_CHECKING:
     import asyncio
@@ -128,9 +128,9 @@ class McpAsgi:
         self._lock = threading.Lock()
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
         self._listeners: dict[int, _Listener] = {}
-        tasks = endpoint.server.tasks
-        if tasks.on_change is None:  # each change of a task's state: notifications/tasks
-            tasks.on_change = self._announce_task
+        # Each app hears every change of a task's state itself (notifications/tasks to its own
+        # listen streams): two apps over one server both do. Ended at lifespan shutdown.
+        self._unsubscribe = endpoint.server.tasks.subscribe(self._announce_task)
 
     def _announce_task(self, task: dict[str, Any]) -> None:
         self.announce(Notification(Method.NOTIFICATIONS_TASKS, task))
@@ -199,6 +199,7 @@ class McpAsgi:
             if message["type"] == "lifespan.startup":
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
+                self._unsubscribe()
                 for session in list(self.endpoint.sessions.values()):
                     self.endpoint.end(session)
                 for listener in list(self._listeners.values()):
@@ -248,7 +249,7 @@ class McpAsgi:
         connection = dispatch.connection
         caps = connection.client_capabilities_of(params)
         if dispatch.route is Route.STATELESS:
-            level = meta.get(META_PREFIX + "logLevel")
+            level = meta.get(MetaKey.LOG_LEVEL)
             return CallContext(params, token, level if isinstance(level, str) else None, caps, emit)
         session = dispatch.session
         asker = self._asker(session, emit) if session is not None and ask else None

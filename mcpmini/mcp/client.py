@@ -13,15 +13,18 @@ memory, :class:`~mcpmini.mcp.HttpTransport`) and waits, each wait bounded.
 * ``legacy``: the ``initialize`` handshake, then ``notifications/initialized``; a
   version the client cannot speak ends the connection.
 * ``auto`` (default): modern first; any other error, an invalid discover result or no
-  reply within ``discover_timeout`` falls back to the handshake.
+  reply within the discovery wait (:func:`discover_deadline`) falls back to the handshake.
 
 Rules of this module (the connection's invariants; ``TRANSITIONS`` is rule 1 as data):
 
-1. The state is one :class:`ClientState`: ``idle`` → ``discovering`` or ``initializing``
+1. The state is one :class:`ClientState`, and every change is one row of
+   :data:`TRANSITIONS` — ``(state, ClientEvent) → state``, the table saying the next state as
+   h11's does: ``idle`` → ``discovering`` or ``initializing``
    (:meth:`~ClientConnection.start`) → ``ready``; ``initializing`` goes back to
    ``discovering`` once, when a server refuses ``initialize`` with ``-32022`` in auto mode;
    a failed negotiation, the peer's end of stream and :meth:`~ClientConnection.close` lead
-   to ``closed``, which nothing leaves. No other change happens.
+   to ``closed``, which nothing leaves. An event a state has no row for is a bug
+   (:class:`~mcpmini.errors.LocalProtocolError`).
 2. While a negotiation runs, it alone sends requests: the caller may send in ``idle`` (the
    2026-07-28 generation needs no handshake) and ``ready``; in ``closed`` nothing is sent
    (:class:`~mcpmini.errors.TransportError` of kind ``closed``).
@@ -40,6 +43,19 @@ Requests can be pipelined: :meth:`Client.send_request` returns the id at once an
 :meth:`Client.receive_reply` matches replies in whatever order they come.
 :meth:`Client.call_tool` never raises for what the server does: it returns a
 :class:`~mcpmini.mcp.ToolOutcome` (see :mod:`.outcome`).
+
+Rules of the driver (:class:`Client`):
+
+7. Every wait asks one :class:`~mcpmini.deadline.Deadline`, made once where the call starts
+   (the caller passes it, or the public method makes it from ``timeout`` at its start) and
+   handed down to discovery, the handshake, every request, the input-required rounds and
+   the task polling; nothing restarts it. The discovery wait is the one rule
+   :func:`discover_deadline`.
+8. Failures are the library's exceptions: passing the deadline raises
+   :class:`~mcpmini.errors.TimedOut`; a transport failure a
+   :class:`~mcpmini.errors.TransportError` (one naming a ``request_id`` fails that request
+   only, raised from its wait); an error reply a
+   :class:`~mcpmini.errors.RemoteProtocolError` with the server's code.
 """
 
 from __future__ import annotations
@@ -51,14 +67,17 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from ..deadline import Clock, Deadline
 from ..errors import (
     LocalProtocolError,
     McpminiError,
     ProtocolError,
     RemoteProtocolError,
+    TimedOut,
     TransportError,
     TransportErrorKind,
 )
+from .envelope import MetaKey, envelope
 from .jsonrpc import (
     ErrorCode,
     ErrorResponse,
@@ -76,12 +95,14 @@ from .methods import Method
 from .outcome import OutcomeKind, ToolOutcome, classify, classify_task
 from .tasks import TERMINAL, TaskStatus
 from .transport import Transport
-from .versions import LEGACY, META_PREFIX, MODERN, Generation, is_modern
+from .versions import LEGACY, MODERN, Generation, is_modern
 
 __all__ = [
+    "DISCOVER_WAIT",
     "TRANSITIONS",
     "Client",
     "ClientConnection",
+    "ClientEvent",
     "ClientMode",
     "ClientState",
     "Connected",
@@ -90,8 +111,10 @@ __all__ = [
     "NotificationReceived",
     "Outgoing",
     "ReplyReceived",
+    "RequestFailed",
     "RequestReceived",
     "Stray",
+    "discover_deadline",
 ]
 
 Handler = Callable[[Mapping[str, Any]], Mapping[str, Any]]
@@ -101,14 +124,21 @@ MAX_INPUT_ROUNDS = 8
 #: The bounds (seconds) put on a task's ``pollIntervalMs`` and the interval without one.
 POLL_BOUNDS = (0.05, 5.0)
 DEFAULT_POLL = 0.5
-#: How long cancelling a task (at a timeout or Ctrl-C) may wait for the acknowledgement.
+#: How long cancelling a task (at Ctrl-C) may wait for the acknowledgement; never past the
+#: call's deadline (at the deadline itself the cancel is sent and not waited for).
 CANCEL_WAIT = 2.0
+#: The most a ``server/discover`` that can still fall back to the handshake waits (seconds).
+DISCOVER_WAIT = 5.0
 _TERMINAL = {s.value for s in TERMINAL}
-
-_DISCOVER = "server/discover"
-_INITIALIZE = "initialize"
-_INITIALIZED = "notifications/initialized"
 _HANDLER_FAILED = "the client could not answer this request"
+
+
+def discover_deadline(deadline: Deadline, cap: float = DISCOVER_WAIT) -> Deadline:
+    """How long a ``server/discover`` that can still fall back may wait: at most ``cap``
+    seconds and at most half of what is left of the call's ``deadline``, so the handshake
+    fallback always gets the other half. The one answer to "how long may discovery wait"
+    (:class:`Client`, the inventory and the agent's registry all come here)."""
+    return deadline.within(min(cap, deadline.left() / 2))
 
 
 class ClientMode(StrEnum):
@@ -129,19 +159,35 @@ class ClientState(StrEnum):
     CLOSED = "closed"  # negotiation failed, the peer ended the stream, or closed by us
 
 
-#: Every state change a connection may make (rule 1); any other raises LocalProtocolError.
-TRANSITIONS: Mapping[ClientState, frozenset[ClientState]] = {
-    ClientState.IDLE: frozenset(
-        {ClientState.DISCOVERING, ClientState.INITIALIZING, ClientState.CLOSED}
-    ),
-    ClientState.DISCOVERING: frozenset(
-        {ClientState.INITIALIZING, ClientState.READY, ClientState.CLOSED}
-    ),
-    ClientState.INITIALIZING: frozenset(
-        {ClientState.DISCOVERING, ClientState.READY, ClientState.CLOSED}
-    ),
-    ClientState.READY: frozenset({ClientState.CLOSED}),
-    ClientState.CLOSED: frozenset(),
+class ClientEvent(StrEnum):
+    """What moves a :class:`ClientConnection` (rule 1)."""
+
+    DISCOVER = "discover sent"  # a server/discover is sent (first try, -32022 retry, or again)
+    INITIALIZE = "initialize sent"  # an initialize is sent (first try, or the fallback)
+    AGREED = "agreed"  # the negotiation agreed on a version
+    FAILED = "failed"  # the negotiation cannot go on
+    CLOSE = "close"  # the peer ended its stream, or we closed
+
+
+_S, _E = ClientState, ClientEvent
+#: Every change a connection makes (rule 1): (state, event) → the next state. An event a
+#: state has no row for raises LocalProtocolError.
+TRANSITIONS: Mapping[tuple[ClientState, ClientEvent], ClientState] = {
+    (_S.IDLE, _E.DISCOVER): _S.DISCOVERING,
+    (_S.IDLE, _E.INITIALIZE): _S.INITIALIZING,
+    (_S.IDLE, _E.FAILED): _S.CLOSED,
+    (_S.IDLE, _E.CLOSE): _S.CLOSED,
+    (_S.DISCOVERING, _E.DISCOVER): _S.DISCOVERING,  # the -32022 retry with a common version
+    (_S.DISCOVERING, _E.INITIALIZE): _S.INITIALIZING,  # the fallback to the handshake
+    (_S.DISCOVERING, _E.AGREED): _S.READY,
+    (_S.DISCOVERING, _E.FAILED): _S.CLOSED,
+    (_S.DISCOVERING, _E.CLOSE): _S.CLOSED,
+    (_S.INITIALIZING, _E.DISCOVER): _S.DISCOVERING,  # initialize refused with -32022
+    (_S.INITIALIZING, _E.AGREED): _S.READY,
+    (_S.INITIALIZING, _E.FAILED): _S.CLOSED,
+    (_S.INITIALIZING, _E.CLOSE): _S.CLOSED,
+    (_S.READY, _E.CLOSE): _S.CLOSED,
+    (_S.CLOSED, _E.CLOSE): _S.CLOSED,
 }
 
 _NEGOTIATING = (ClientState.DISCOVERING, ClientState.INITIALIZING)
@@ -195,6 +241,15 @@ class Stray:
 
 
 @dataclass(frozen=True)
+class RequestFailed:
+    """A request of ours whose exchange failed in the transport (rule 8): ``error`` is what
+    its wait raises."""
+
+    request: Request
+    error: TransportError
+
+
+@dataclass(frozen=True)
 class Outgoing:
     """A message the negotiation needs sent now (a retry, the fallback, ``initialized``)."""
 
@@ -208,7 +263,15 @@ class Connected:
     connection: Connection
 
 
-Event = ReplyReceived | RequestReceived | NotificationReceived | Stray | Outgoing | Connected
+Event = (
+    ReplyReceived
+    | RequestFailed
+    | RequestReceived
+    | NotificationReceived
+    | Stray
+    | Outgoing
+    | Connected
+)
 
 
 def _poll_interval(task: Mapping[str, Any]) -> float:
@@ -273,13 +336,15 @@ class ClientConnection:
 
     # --- state ---------------------------------------------------------------------------
 
-    def _move(self, state: ClientState) -> None:
-        if state is not self.state and state not in TRANSITIONS[self.state]:
+    def _on(self, event: ClientEvent) -> None:
+        """Take the row of :data:`TRANSITIONS` for ``event`` (rule 1)."""
+        try:
+            self.state = TRANSITIONS[(self.state, event)]
+        except KeyError:
             raise LocalProtocolError(
-                f"a client connection cannot go from {self.state} to {state}",
+                f"a client connection that is {self.state} has no move on {event}",
                 ErrorCode.INVALID_REQUEST,
-            )
-        self.state = state
+            ) from None
 
     @property
     def modern(self) -> list[str]:
@@ -304,7 +369,7 @@ class ClientConnection:
     def _fail(self, error: McpminiError) -> McpminiError:
         """Close after a failed negotiation; returns ``error`` for the caller to raise."""
         self._asked = None
-        self._move(ClientState.CLOSED)
+        self._on(ClientEvent.FAILED)
         return error
 
     def _sendable(self, what: str) -> None:
@@ -320,24 +385,12 @@ class ClientConnection:
 
     # --- sending ------------------------------------------------------------------------
 
-    def _envelope(self, params: Mapping[str, Any] | None, version: str) -> dict[str, Any]:
-        out = dict(params or {})
-        meta = {
-            META_PREFIX + "protocolVersion": version,
-            META_PREFIX + "clientCapabilities": self.capabilities,
-            META_PREFIX + "clientInfo": self.client_info,
-        }
-        if out.get("_meta"):
-            meta = {**out["_meta"], **meta}
-        out["_meta"] = meta
-        return out
-
     def _request(
         self, method: str, params: Mapping[str, Any] | None, version: str | None
     ) -> Request:
         version = version or self.version
         if version is not None:
-            params = self._envelope(params, version)
+            params = envelope(params, version, self.capabilities, self.client_info)
         request = Request(
             self.pending.allocate(), method, dict(params) if params is not None else None
         )
@@ -409,7 +462,7 @@ class ClientConnection:
         retry["inputResponses"] = answers
         if "requestState" in result:
             retry["requestState"] = result["requestState"]
-        return self.send_request("tools/call", retry)
+        return self.send_request(Method.TOOLS_CALL, retry)
 
     # --- negotiating --------------------------------------------------------------------
 
@@ -431,15 +484,15 @@ class ClientConnection:
         return self._initialize()
 
     def _discover(self, version: str, fallback: bool, attempt: int) -> Request:
-        self._move(ClientState.DISCOVERING)
+        self._on(ClientEvent.DISCOVER)
         self._fallback, self._attempt, self._offer = fallback, attempt, version
-        self.steps.append(f"server/discover with {version}")
-        request = self._request(_DISCOVER, None, version)
+        self.steps.append(f"{Method.SERVER_DISCOVER} with {version}")
+        request = self._request(Method.SERVER_DISCOVER, None, version)
         self._asked = request.id
         return request
 
     def _initialize(self) -> Request:
-        self._move(ClientState.INITIALIZING)
+        self._on(ClientEvent.INITIALIZE)
         offer = self.legacy[-1]
         self.steps.append(f"initialize with {offer}")
         params = {
@@ -447,7 +500,7 @@ class ClientConnection:
             "capabilities": self.capabilities,
             "clientInfo": self.client_info,
         }
-        request = self._request(_INITIALIZE, params, None)
+        request = self._request(Method.INITIALIZE, params, None)
         self._asked = request.id
         return request
 
@@ -461,9 +514,10 @@ class ClientConnection:
         """No reply to ``request_id`` came in time: forget it (a late reply is then stray).
 
         For the awaited discover in auto mode, returns the fallback to send. Raises
-        ``TimeoutError`` (and closes) when the negotiation cannot go on without that reply.
+        :class:`~mcpmini.errors.TimedOut` (and closes) when the negotiation cannot go on
+        without that reply.
         """
-        self.pending.discard(request_id)
+        request = self.pending.discard(request_id)
         if request_id != self._asked:
             return []
         self._asked = None
@@ -471,8 +525,26 @@ class ClientConnection:
             self.steps.append("no reply in time")
             if self._fallback:
                 return [Outgoing(self._initialize())]
-        self._move(ClientState.CLOSED)
-        raise TimeoutError("no reply in time")
+        method = request.method if request is not None else "the negotiation"
+        raise self._fail(TimedOut(f"no answer to {method}", request_id))
+
+    def failed(self, error: TransportError) -> list[Event]:
+        """The exchange of the request ``error.request_id`` failed in the transport (rule 8):
+        forget it and return the :class:`RequestFailed` event. For the awaited negotiation
+        request, a timeout is :meth:`timed_out` (the fallback may follow); any other failure
+        closes and raises ``error``. A failure naming no outstanding request changes nothing.
+        """
+        request_id = error.request_id
+        if request_id is None or request_id not in self.pending:
+            return []
+        if request_id == self._asked:
+            if isinstance(error, TimedOut):
+                return self.timed_out(request_id)
+            self.pending.discard(request_id)
+            raise self._fail(error)
+        request = self.pending.discard(request_id)
+        assert request is not None
+        return [RequestFailed(request, error)]
 
     def _on_discover(self, reply: Response | ErrorResponse) -> list[Event]:
         modern = self.modern
@@ -485,32 +557,46 @@ class ClientConnection:
                     return [Outgoing(self._discover(common[-1], self._fallback, attempt=2))]
                 if supported and all(is_modern(v) for v in supported):
                     raise self._fail(
-                        McpminiError(
-                            f"no protocol version in common: client {modern}, server {supported}"
+                        RemoteProtocolError(
+                            f"no protocol version in common: client {modern}, server {supported}",
+                            ErrorCode.UNSUPPORTED_PROTOCOL_VERSION,
+                            reply.id,
                         )
                     )
             else:
                 self.steps.append(f"error {reply.code}")
-            failed = f"server/discover failed: {reply.message} ({reply.code})"
-            return self._discover_failed(McpminiError(failed))
+            failed = f"{Method.SERVER_DISCOVER} failed: {reply.message} ({reply.code})"
+            return self._discover_failed(
+                RemoteProtocolError(failed, reply.code, reply.id, reply.data)
+            )
         result = reply.result
         if not _valid_discover(result):
             self.steps.append("invalid discover result")
-            return self._discover_failed(McpminiError("server/discover returned an invalid result"))
+            return self._discover_failed(
+                RemoteProtocolError(
+                    f"{Method.SERVER_DISCOVER} returned an invalid result",
+                    ErrorCode.INVALID_REQUEST,
+                    reply.id,
+                )
+            )
         meta = result.get("_meta")
         meta = meta if isinstance(meta, dict) else {}
         version = self._offer
         if version not in result["supportedVersions"]:
             common = sorted(set(modern) & set(result["supportedVersions"]))
             if not common:
-                raise self._fail(McpminiError("no protocol version in common"))
+                raise self._fail(
+                    RemoteProtocolError(
+                        "no protocol version in common", ErrorCode.UNSUPPORTED_PROTOCOL_VERSION
+                    )
+                )
             version = common[-1]
         self.version = version
         self.steps.append(f"modern, version {version}")
         return self._ready(
             Generation.MODERN,
             version,
-            meta.get(META_PREFIX + "serverInfo", {}),
+            meta.get(MetaKey.SERVER_INFO, {}),
             result["capabilities"],
             result.get("instructions"),
         )
@@ -528,18 +614,21 @@ class ClientConnection:
                     "initialize refused with -32022: the server is stateless after all"
                 )
                 return [Outgoing(self._discover(self.modern[-1], fallback=False, attempt=1))]
-            raise self._fail(RemoteProtocolError(reply.message, reply.code, reply.id, reply.data))
+            refused = f"{Method.INITIALIZE} refused: {reply.message} ({reply.code})"
+            raise self._fail(RemoteProtocolError(refused, reply.code, reply.id, reply.data))
         answer = reply.result.get("protocolVersion")
         if answer not in self.legacy:
             self.steps.append(f"server answered {answer}: disconnect")
             raise self._fail(
-                McpminiError(
+                RemoteProtocolError(
                     f"server answered protocol version {answer!r}, "
-                    f"which this client does not speak ({self.legacy})"
+                    f"which this client does not speak ({self.legacy})",
+                    ErrorCode.UNSUPPORTED_PROTOCOL_VERSION,
+                    reply.id,
                 )
             )
         self.steps.append(f"legacy, version {answer}")
-        initialized = Outgoing(Notification(_INITIALIZED))
+        initialized = Outgoing(Notification(Method.NOTIFICATIONS_INITIALIZED))
         return [
             initialized,
             *self._ready(
@@ -560,7 +649,7 @@ class ClientConnection:
         instructions: Any,
     ) -> list[Event]:
         self._asked = None
-        self._move(ClientState.READY)
+        self._on(ClientEvent.AGREED)
         self.connection = Connection(
             generation, version, info, capabilities, instructions, tuple(self.steps)
         )
@@ -616,7 +705,7 @@ class ClientConnection:
     def peer_closed(self) -> None:
         """The peer ended its stream: the connection is ``closed`` (rule 1)."""
         self._asked = None
-        self._move(ClientState.CLOSED)
+        self._on(ClientEvent.CLOSE)
 
     def close(self) -> None:
         """Close the connection from our side; nothing is sent after this (rule 2)."""
@@ -628,8 +717,10 @@ class Client:
     :class:`ClientConnection` (``self.conn``).
 
     ``mode`` is a :class:`ClientMode` (or its value, e.g. ``"auto"``); ``versions`` are the
-    protocol versions the client speaks; ``timeout`` bounds every wait for a reply,
-    ``discover_timeout`` the wait for ``server/discover`` in auto mode. ``capabilities``
+    protocol versions the client speaks; ``timeout`` is the deadline a call gets when its
+    caller passes none (seconds from the call's start, rule 7); ``discover_timeout`` caps the
+    wait for ``server/discover`` in auto mode (:func:`discover_deadline`); ``clock`` is the
+    monotonic clock those deadlines read. ``capabilities``
     (``elicitation``, ``sampling``, ``roots`` …) are declared in both generations;
     ``handlers`` map a server request's method to the function answering it;
     ``on_notification`` (an attribute too, reassignable between calls) is called with each
@@ -645,18 +736,21 @@ class Client:
         versions: Collection[str] = (LEGACY, MODERN),
         client_info: Mapping[str, str] | None = None,
         timeout: float = 30.0,
-        discover_timeout: float = 5.0,
+        discover_timeout: float = DISCOVER_WAIT,
         capabilities: Mapping[str, Any] | None = None,
         handlers: Mapping[str, Handler] | None = None,
         on_notification: Callable[[Notification], None] | None = None,
+        clock: Clock = time.monotonic,
     ) -> None:
         self.conn = ClientConnection(mode, versions, client_info, capabilities, handlers)
         self.transport = transport
         self.on_notification = on_notification
         self.timeout = timeout
         self.discover_timeout = discover_timeout
+        self.clock = clock
         self.stray: list[bytes] = []  # lines that matched no outstanding request
         self._done: dict[JsonId, Response | ErrorResponse] = {}
+        self._failed: dict[JsonId, TransportError] = {}
         self._garbled: set[JsonId] = set()
         self._calls: dict[JsonId, dict[str, Any]] = {}  # tools/call params, for retries
 
@@ -700,6 +794,17 @@ class Client:
     def state(self) -> ClientState:
         return self.conn.state
 
+    # --- deadlines (rule 7) -------------------------------------------------------------
+
+    def deadline(self, timeout: float | None = None) -> Deadline:
+        """The deadline of a call starting now: ``timeout`` seconds (default
+        :attr:`timeout`) on this client's clock."""
+        seconds = self.timeout if timeout is None else timeout
+        return Deadline.after(seconds, self.clock, f"{seconds:g} s")
+
+    def _bound(self, timeout: float | None, deadline: Deadline | None) -> Deadline:
+        return deadline if deadline is not None else self.deadline(timeout)
+
     # --- plumbing -----------------------------------------------------------------------
 
     def _send(self, message: Message) -> None:
@@ -715,28 +820,51 @@ class Client:
                 self._send(self.conn.answer(event.request))
             elif isinstance(event, Stray):
                 self.stray.append(event.line)
-            elif isinstance(event, (ReplyReceived, Connected)):
+            elif isinstance(event, (ReplyReceived, RequestFailed, Connected)):
                 rest.append(event)
             elif isinstance(event, NotificationReceived) and self.on_notification is not None:
                 self.on_notification(event.notification)
         return rest
 
-    def _next_events(self, deadline: float) -> list[Event]:
-        """Receive one line before ``deadline`` and react to it. Raises ``TimeoutError``, or
-        :class:`TransportError` when the server closed the connection."""
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise TimeoutError("no reply in time")
+    def _keep(self, events: Iterable[Event]) -> None:
+        """Keep replies and failures for the waits that want them."""
+        for event in events:
+            if isinstance(event, ReplyReceived):
+                if event.garbled:
+                    self._garbled.add(event.request.id)
+                self._done[event.request.id] = event.reply
+            elif isinstance(event, RequestFailed):
+                self._failed[event.request.id] = event.error
+
+    def _next_events(self, deadline: Deadline, waiting_for: str) -> list[Event]:
+        """Receive one line before ``deadline`` and react to it.
+
+        Raises :class:`~mcpmini.errors.TimedOut` (naming ``waiting_for`` and the deadline),
+        or :class:`TransportError` when the server closed the connection. A transport
+        failure of one request becomes its :class:`RequestFailed` event (rule 8).
+        """
+        if deadline.expired:
+            raise deadline.error(waiting_for)
         try:
-            line = self.transport.receive(remaining)
+            line = self.transport.receive(deadline.timeout())
         except TransportError as exc:
+            if exc.request_id is not None:  # one request failed (a late one: nothing)
+                return self._react(self.conn.failed(exc))
+            if isinstance(exc, TimedOut):
+                raise deadline.error(waiting_for) from None
             if exc.kind is TransportErrorKind.CLOSED:
                 self.conn.peer_closed()
             raise
+        except TimeoutError:  # a transport of another library's making
+            raise deadline.error(waiting_for) from None
         if line is None:
             self.conn.peer_closed()
             raise TransportError("server closed the connection", TransportErrorKind.CLOSED)
         return self._react(self.conn.receive(line))
+
+    def _method_of(self, request_id: JsonId) -> str:
+        request = self.conn.pending.outstanding().get(request_id)
+        return f"the answer to {request.method}" if request is not None else "an answer"
 
     def send_request(
         self, method: str, params: Mapping[str, Any] | None = None, version: str | None = None
@@ -755,38 +883,44 @@ class Client:
         self._send(self.conn.send_notification(method, params))
 
     def receive_reply(
-        self, timeout: float | None = None
+        self, timeout: float | None = None, *, deadline: Deadline | None = None
     ) -> tuple[Request, Response | ErrorResponse]:
         """Wait for the next reply to any outstanding request; return ``(request, reply)``.
 
         Lines that are not JSON, replies to unknown ids and server-initiated messages are
-        set aside (``self.stray``) or answered. Raises :class:`TimeoutError`, or
+        set aside (``self.stray``) or answered. Raises :class:`~mcpmini.errors.TimedOut`,
+        the :class:`TransportError` of a request whose exchange failed, or a
         :class:`TransportError` when the server closed the connection.
         """
-        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
+        deadline = self._bound(timeout, deadline)
         while True:
-            for event in self._next_events(deadline):
+            for event in self._next_events(deadline, "a reply"):
                 if isinstance(event, ReplyReceived):
                     if event.garbled:
                         self._garbled.add(event.request.id)
                     return event.request, event.reply
+                if isinstance(event, RequestFailed):
+                    raise event.error
 
     def wait_for(
-        self, request_id: JsonId, timeout: float | None = None
+        self, request_id: JsonId, timeout: float | None = None, *, deadline: Deadline | None = None
     ) -> Response | ErrorResponse:
         """Wait for the reply to ``request_id``, keeping replies to others for later.
 
-        Raises :class:`TimeoutError` (the request is then forgotten, so a late reply is
-        set aside) or :class:`TransportError`.
+        Raises :class:`~mcpmini.errors.TimedOut` (the request is then forgotten, so a late
+        reply is set aside), or the :class:`TransportError` that failed it or the connection.
         """
-        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
+        deadline = self._bound(timeout, deadline)
+        waiting_for = self._method_of(request_id)
         while request_id not in self._done:
+            if request_id in self._failed:
+                raise self._failed.pop(request_id)
             try:
-                request, reply = self.receive_reply(max(0.0, deadline - time.monotonic()))
-            except TimeoutError:
+                events = self._next_events(deadline, waiting_for)
+            except TimedOut:
                 self.conn.timed_out(request_id)
                 raise
-            self._done[request.id] = reply
+            self._keep(events)
         return self._done.pop(request_id)
 
     def request(
@@ -795,60 +929,84 @@ class Client:
         params: Mapping[str, Any] | None = None,
         timeout: float | None = None,
         version: str | None = None,
+        *,
+        deadline: Deadline | None = None,
     ) -> dict[str, Any]:
-        """Send a request and wait for its result.
+        """Send a request and wait for its result (within ``deadline``, else ``timeout``
+        seconds from now).
 
         Returns the result object. Raises :class:`RemoteProtocolError` carrying the
-        server's error code, :class:`TimeoutError`, or :class:`TransportError`.
+        server's error code, :class:`~mcpmini.errors.TimedOut`, or :class:`TransportError`.
         """
-        reply = self.wait_for(self.send_request(method, params, version), timeout)
+        deadline = self._bound(timeout, deadline)
+        reply = self.wait_for(self.send_request(method, params, version), deadline=deadline)
         if isinstance(reply, ErrorResponse):
             raise RemoteProtocolError(reply.message, reply.code, reply.id, reply.data)
         return dict(reply.result)
 
     def gather(
-        self, calls: Iterable[tuple[str, Mapping[str, Any] | None]], timeout: float | None = None
+        self,
+        calls: Iterable[tuple[str, Mapping[str, Any] | None]],
+        timeout: float | None = None,
+        *,
+        deadline: Deadline | None = None,
     ) -> list[Response | ErrorResponse]:
-        """Pipeline several requests: send all, then collect the replies in request order."""
+        """Pipeline several requests: send all, then collect the replies in request order
+        (one deadline for all of them)."""
+        deadline = self._bound(timeout, deadline)
         ids = [self.send_request(method, params) for method, params in calls]
-        return [self.wait_for(i, timeout) for i in ids]
+        return [self.wait_for(i, deadline=deadline) for i in ids]
 
     # --- connecting ---------------------------------------------------------------------
 
-    def connect(self) -> Connection:
-        """Agree on a protocol version with the server (see the module docstring).
+    def connect(self, deadline: Deadline | None = None) -> Connection:
+        """Agree on a protocol version with the server (see the module docstring), all of it
+        within ``deadline`` (default :attr:`timeout` from now).
 
-        Each negotiation request waits ``discover_timeout`` when it can still fall back,
-        ``timeout`` otherwise. Returns the :class:`Connection`. Raises
-        :class:`McpminiError` when no version can be agreed, ``TimeoutError`` when the
-        server does not answer, :class:`TransportError` when it goes away.
+        A discover that can still fall back waits only :func:`discover_deadline` of it.
+        Returns the :class:`Connection`. Raises :class:`RemoteProtocolError` when the
+        server refuses or no version can be agreed, :class:`McpminiError` when this client
+        has no version its mode can use, :class:`~mcpmini.errors.TimedOut` when the server
+        does not answer in time, :class:`TransportError` when it goes away.
         """
+        deadline = self._bound(None, deadline)
         conn = self.conn
         self._send(conn.start())
         while conn.state in _NEGOTIATING:
             asked = conn.awaiting
-            wait = self.discover_timeout if conn.can_fall_back else self.timeout
-            deadline = time.monotonic() + wait
+            method = Method.SERVER_DISCOVER if conn.state is ClientState.DISCOVERING else None
+            waiting_for = f"the answer to {method or Method.INITIALIZE}"
+            wait = (
+                discover_deadline(deadline, self.discover_timeout)
+                if conn.can_fall_back
+                else deadline
+            )
             try:
                 while conn.awaiting == asked and conn.state in _NEGOTIATING:
-                    for event in self._next_events(deadline):
-                        if isinstance(event, ReplyReceived):  # a request sent before connect
-                            self._done[event.request.id] = event.reply
-            except TimeoutError:
-                if asked is None:
-                    raise
-                self._react(conn.timed_out(asked))
+                    self._keep(self._next_events(wait, waiting_for))  # requests sent before
+            except TimedOut:
+                if asked is None or conn.awaiting != asked:  # it ended (closed) on this failure
+                    if deadline.expired:
+                        raise deadline.error(waiting_for) from None
+                    raise  # a bound of the transport's own, shorter than the deadline
+                try:
+                    self._react(conn.timed_out(asked))
+                except TimedOut:
+                    raise deadline.error(waiting_for) from None
         assert conn.connection is not None
         return conn.connection
 
     # --- tools --------------------------------------------------------------------------
 
-    def list_tools(self) -> list[dict[str, Any]]:
-        """All tool definitions (follows ``nextCursor`` pages). Raises like :meth:`request`."""
+    def list_tools(self, *, deadline: Deadline | None = None) -> list[dict[str, Any]]:
+        """All tool definitions (follows ``nextCursor`` pages, every page within one
+        ``deadline``). Raises like :meth:`request`."""
+        deadline = self._bound(None, deadline)
         tools: list[dict[str, Any]] = []
         cursor = None
         while True:
-            result = self.request("tools/list", {"cursor": cursor} if cursor else None)
+            params = {"cursor": cursor} if cursor else None
+            result = self.request(Method.TOOLS_LIST, params, deadline=deadline)
             tools.extend(result.get("tools", []))
             cursor = result.get("nextCursor")
             if not cursor:
@@ -868,26 +1026,32 @@ class Client:
         params: dict[str, Any] = {"name": name, "arguments": dict(arguments or {})}
         if meta:
             params["_meta"] = dict(meta)
-        request_id = self.send_request("tools/call", params)
+        request_id = self.send_request(Method.TOOLS_CALL, params)
         self._calls[request_id] = params
         return request_id
 
     def tool_outcome(
-        self, name: str, request_id: JsonId, timeout: float | None = None
+        self,
+        name: str,
+        request_id: JsonId,
+        timeout: float | None = None,
+        *,
+        deadline: Deadline | None = None,
     ) -> ToolOutcome:
         """Wait for the reply to a ``tools/call`` and classify it; never raises for the server.
 
-        An ``input_required`` result (2026-07-28, SEP-2322) is answered through
+        One deadline (``deadline``, else ``timeout`` from now) bounds the whole call. An
+        ``input_required`` result (2026-07-28, SEP-2322) is answered through
         :attr:`handlers` and the call repeated (:meth:`ClientConnection.answer_input`), at
-        most ``MAX_INPUT_ROUNDS`` times. A task result (tasks extension) is followed to its
-        end with :meth:`follow_task`, within what is left of ``timeout`` (then cancelled:
-        no answer, ``timeout (task ID cancelled)``); ``KeyboardInterrupt`` cancels the task
-        and propagates.
+        most ``MAX_INPUT_ROUNDS`` times, every round within the same deadline. A task result
+        (tasks extension) is followed to its end with :meth:`follow_task` within what is
+        left (then cancelled: no answer, ``timeout (task ID cancelled)``);
+        ``KeyboardInterrupt`` cancels the task and propagates.
         """
+        deadline = self._bound(timeout, deadline)
         params = self._calls.pop(request_id, None)
-        started = time.monotonic()
         try:
-            reply = self.wait_for(request_id, timeout)
+            reply = self.wait_for(request_id, deadline=deadline)
             for _ in range(MAX_INPUT_ROUNDS):
                 if not (
                     isinstance(reply, Response)
@@ -903,23 +1067,22 @@ class Client:
                     )
                 self._send(retry)
                 request_id = retry.id
-                reply = self.wait_for(request_id, timeout)
+                reply = self.wait_for(request_id, deadline=deadline)
             if isinstance(reply, Response) and reply.result.get("resultType") == "task":
-                left = (self.timeout if timeout is None else timeout) - (time.monotonic() - started)
-                return self._task_outcome(name, reply.result, left)
+                return self._task_outcome(name, reply.result, deadline)
         except TimeoutError:
             return ToolOutcome(OutcomeKind.NO_ANSWER, name, reason="timeout")
         except TransportError as exc:
-            if exc.kind is TransportErrorKind.TOO_LARGE:  # the server lives on; the reply is lost
-                return ToolOutcome(OutcomeKind.NO_ANSWER, name, reason=f"too large: {exc}")
-            return ToolOutcome(OutcomeKind.NO_ANSWER, name, reason="server exited")
+            return ToolOutcome(OutcomeKind.NO_ANSWER, name, reason=_lost(exc))
         garbled = request_id in self._garbled
         self._garbled.discard(request_id)
         return classify(name, reply, garbled)
 
-    def _task_outcome(self, name: str, created: Mapping[str, Any], left: float) -> ToolOutcome:
+    def _task_outcome(
+        self, name: str, created: Mapping[str, Any], deadline: Deadline
+    ) -> ToolOutcome:
         try:
-            task = self.follow_task(created, max(left, 0.0))
+            task = self.follow_task(created, deadline=deadline)
         except TimeoutError:
             why = f"timeout (task {created.get('taskId')} cancelled)"
             return ToolOutcome(OutcomeKind.NO_ANSWER, name, reason=why)
@@ -932,7 +1095,11 @@ class Client:
     # --- the tasks extension (SEP-2663) -------------------------------------------------
 
     def follow_task(
-        self, created: Mapping[str, Any], timeout: float | None = None
+        self,
+        created: Mapping[str, Any],
+        timeout: float | None = None,
+        *,
+        deadline: Deadline | None = None,
     ) -> dict[str, Any]:
         """Follow the task ``created`` (a ``CreateTaskResult``) until it ends; return its last
         state (``completed`` / ``failed`` / ``cancelled``, as ``tasks/get`` gave it).
@@ -941,17 +1108,17 @@ class Client:
         whatever the server sends meanwhile. Input requests are answered once per key through
         :attr:`handlers` (``tasks/update``). Each change of status or ``statusMessage`` goes to
         :attr:`on_notification` as a ``notifications/tasks`` notification (the shape a server
-        pushing status sends). When ``timeout`` (default :attr:`timeout`) passes, an input
-        request no handler answers comes, or the wait is interrupted (``KeyboardInterrupt``),
-        the task is cancelled (``tasks/cancel``, best effort) before ``TimeoutError`` /
-        :class:`LocalProtocolError` (``-32601``) / ``KeyboardInterrupt`` propagates. Raises
-        :class:`RemoteProtocolError` for an error of ``tasks/get`` (an unknown or expired
-        task) and :class:`TransportError`.
+        pushing status sends). When ``deadline`` (default ``timeout`` from now) passes, an
+        input request no handler answers comes, or the wait is interrupted
+        (``KeyboardInterrupt``), the task is cancelled (``tasks/cancel``, best effort) before
+        :class:`~mcpmini.errors.TimedOut` / :class:`LocalProtocolError` (``-32601``) /
+        ``KeyboardInterrupt`` propagates. Raises :class:`RemoteProtocolError` for an error of
+        ``tasks/get`` (an unknown or expired task) and :class:`TransportError`.
         """
         task_id = created.get("taskId")
         if not isinstance(task_id, str):
             raise LocalProtocolError("the task result has no taskId", ErrorCode.INVALID_PARAMS)
-        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
+        deadline = self._bound(timeout, deadline)
         task = {k: v for k, v in created.items() if k not in ("resultType", "_meta")}
         answered: set[str] = set()
         shown: tuple[Any, Any] | None = None
@@ -964,31 +1131,32 @@ class Client:
                     return task
                 if not self._answer_task(task_id, task, answered, deadline):
                     self._idle(_poll_interval(task), deadline)
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise TimeoutError(f"task {task_id} did not end in time")
-                task = self.request(Method.TASKS_GET, {"taskId": task_id}, timeout=left)
+                deadline.check(f"the end of task {task_id}")
+                task = self.request(Method.TASKS_GET, {"taskId": task_id}, deadline=deadline)
                 task.pop("resultType", None)
                 task.pop("_meta", None)
         except (TimeoutError, LocalProtocolError, KeyboardInterrupt):
-            self.cancel_task(task_id)
+            self.cancel_task(task_id, deadline=deadline)
             raise
 
-    def cancel_task(self, task_id: str) -> bool:
-        """Send ``tasks/cancel`` and wait briefly (:data:`CANCEL_WAIT`) for the
-        acknowledgement; return whether it came. Never raises for the server."""
+    def cancel_task(self, task_id: str, *, deadline: Deadline | None = None) -> bool:
+        """Send ``tasks/cancel`` and wait briefly (:data:`CANCEL_WAIT`, never past
+        ``deadline``) for the acknowledgement; return whether it came. Never raises for the
+        server. At a passed deadline the cancel is sent and not waited for."""
+        wait = (deadline or Deadline.never(self.clock)).within(CANCEL_WAIT)
         try:
-            self.request(Method.TASKS_CANCEL, {"taskId": task_id}, timeout=CANCEL_WAIT)
+            request_id = self.send_request(Method.TASKS_CANCEL, {"taskId": task_id})
+            reply = self.wait_for(request_id, deadline=wait)
         except (McpminiError, TimeoutError):
             return False
-        return True
+        return isinstance(reply, Response)
 
     def _tell_task(self, task: Mapping[str, Any]) -> None:
         if self.on_notification is not None:
             self.on_notification(Notification(Method.NOTIFICATIONS_TASKS, dict(task)))
 
     def _answer_task(
-        self, task_id: str, task: Mapping[str, Any], answered: set[str], deadline: float
+        self, task_id: str, task: Mapping[str, Any], answered: set[str], deadline: Deadline
     ) -> bool:
         """Answer the input requests of ``task`` not answered yet; return whether it sent any.
         Raises :class:`LocalProtocolError` (``-32601``) for one no handler answers."""
@@ -1009,32 +1177,38 @@ class Client:
             answers[key] = dict(handler(asked.get("params") or {}))
         if not answers:
             return False
-        left = max(deadline - time.monotonic(), 0.0)
-        self.request(Method.TASKS_UPDATE, {"taskId": task_id, "inputResponses": answers}, left)
+        params = {"taskId": task_id, "inputResponses": answers}
+        self.request(Method.TASKS_UPDATE, params, deadline=deadline)
         answered.update(answers)
         return True
 
-    def _idle(self, seconds: float, deadline: float) -> None:
+    def _idle(self, seconds: float, deadline: Deadline) -> None:
         """Read what the server sends for ``seconds`` (at most until ``deadline``): its
         notifications are passed on, replies kept for their waiters."""
-        until = min(time.monotonic() + seconds, deadline)
+        until = deadline.within(seconds)
         try:
-            while time.monotonic() < until:
-                for event in self._next_events(until):
-                    if isinstance(event, ReplyReceived):
-                        self._done[event.request.id] = event.reply
+            while not until.expired:
+                self._keep(self._next_events(until, "the next poll"))
         except TimeoutError:  # a transport that cannot wait (in memory) gives up at once
-            time.sleep(max(until - time.monotonic(), 0.0))
+            time.sleep(until.left())
 
     def call_tool(
-        self, name: str, arguments: Mapping[str, Any] | None = None, timeout: float | None = None
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        timeout: float | None = None,
+        *,
+        deadline: Deadline | None = None,
     ) -> ToolOutcome:
-        """Call a tool and return its :class:`ToolOutcome` (never raises for the server)."""
+        """Call a tool and return its :class:`ToolOutcome` (never raises for the server);
+        the whole call — every input-required round, a task to its end — within
+        ``deadline`` (default ``timeout`` from now)."""
+        deadline = self._bound(timeout, deadline)
         try:
             request_id = self.send_tool_call(name, arguments)
-        except TransportError:
-            return ToolOutcome(OutcomeKind.NO_ANSWER, name, reason="server exited")
-        return self.tool_outcome(name, request_id, timeout)
+        except TransportError as exc:
+            return ToolOutcome(OutcomeKind.NO_ANSWER, name, reason=_lost(exc))
+        return self.tool_outcome(name, request_id, deadline=deadline)
 
     def close(self) -> int | None:
         """Close the connection and the transport (for a subprocess: end it and its children).
@@ -1049,3 +1223,12 @@ class Client:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+def _lost(exc: TransportError) -> str:
+    """The ``no_answer`` reason of a call whose transport failed (rule 8)."""
+    if exc.kind is TransportErrorKind.TOO_LARGE:  # the server lives on; the reply is lost
+        return f"too large: {exc}"
+    if exc.kind is TransportErrorKind.UNREACHABLE:
+        return f"unreachable: {exc}"
+    return "server exited"

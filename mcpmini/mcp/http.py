@@ -63,6 +63,7 @@ from urllib.parse import urlsplit
 import orjson
 
 from ..errors import ProtocolError, RemoteProtocolError
+from .envelope import is_enveloped, version_of
 from .jsonrpc import (
     ErrorCode,
     ErrorResponse,
@@ -76,7 +77,7 @@ from .jsonrpc import (
     to_dict,
 )
 from .methods import Method, Target, method_spec
-from .server import VERSION_KEY, Server, ServerConnection
+from .server import Server, ServerConnection
 from .versions import KNOWN_VERSIONS, Generation, is_modern
 
 __all__ = [
@@ -95,6 +96,7 @@ __all__ = [
     "encode_header_value",
     "request_headers",
     "sse_event",
+    "target_name",
 ]
 
 #: Bodies larger than this are refused with 413.
@@ -380,6 +382,20 @@ def decode_header_value(value: str) -> str:
     return value
 
 
+def target_name(message: Message) -> str | None:
+    """What ``Mcp-Name`` says for ``message``: the param its method's row names as the target
+    (the tool or prompt name, the resource URI, the task id) when it is a string, else
+    ``None`` (no header). The one rule both sides read: :func:`request_headers` writes the
+    header from it, the stateless route checks the header against it."""
+    if not isinstance(message, (Request, Notification)):
+        return None
+    spec = method_spec(message.method)
+    if spec is None or spec.target is None:
+        return None
+    name = (message.params or {}).get(spec.target.param)
+    return name if isinstance(name, str) else None
+
+
 def request_headers(
     message: Message, version: str | None = None, session_id: str | None = None
 ) -> dict[str, str]:
@@ -396,9 +412,8 @@ def request_headers(
         headers["mcp-session-id"] = session_id
     if isinstance(message, (Request, Notification)) and version is not None and is_modern(version):
         headers["mcp-method"] = message.method
-        spec = method_spec(message.method)
-        name = (message.params or {}).get(spec.target.param) if spec and spec.target else None
-        if isinstance(name, str):
+        name = target_name(message)
+        if name is not None:
             headers["mcp-name"] = encode_header_value(name) or ""
     return headers
 
@@ -640,24 +655,21 @@ class HttpEndpoint:
         header_version = headers.get("mcp-protocol-version")
         sid = headers.get("mcp-session-id")
         params = message.params if isinstance(message, (Request, Notification)) else None
-        meta = (params or {}).get("_meta")
-        enveloped = isinstance(meta, dict) and VERSION_KEY in meta
+        enveloped = is_enveloped(params)
         stateless = enveloped or (
             sid is None
             and header_version is not None
             and header_version not in STATEFUL_HEADER_VERSIONS
         )
         if stateless or not self.stateful:
-            return self._stateless(message, headers, meta)
+            return self._stateless(message, headers)
         return self._stateful(message, headers, header_version, sid, sse)
 
-    def _stateless(
-        self, message: Message, headers: Mapping[str, str], meta: Any
-    ) -> HttpReply | Dispatch:
+    def _stateless(self, message: Message, headers: Mapping[str, str]) -> HttpReply | Dispatch:
         if not isinstance(message, Request):
             return HttpReply(202)  # notifications and stray replies: nothing to answer
         header_version = headers.get("mcp-protocol-version")
-        body_version = meta.get(VERSION_KEY) if isinstance(meta, dict) else None
+        body_version = version_of(message.params)
         if (
             header_version is not None
             and body_version is not None
@@ -703,11 +715,14 @@ class HttpEndpoint:
             return "Header mismatch: the Mcp-Method header is required"
         params = message.params or {}
         spec = method_spec(message.method)
-        target = spec.target if spec is not None else None
-        if target is None:
+        if spec is None or spec.target is None:
             return None
-        expected = params.get(target.param)
+        expected = target_name(message)
         name = headers.get("mcp-name")
+        if expected is None:  # the body names no target: the handler answers -32602
+            if name is not None:
+                return f"Header mismatch: Mcp-Name {name!r} but the body names no {spec.target}"
+            return None
         if name is None:
             return "Header mismatch: the Mcp-Name header is required"
         try:
@@ -716,7 +731,7 @@ class HttpEndpoint:
             return "Header mismatch: Mcp-Name is not valid base64"
         if decoded != expected:
             return f"Header mismatch: Mcp-Name {name!r} but the body names {expected!r}"
-        if target is Target.TOOL:
+        if spec.target is Target.TOOL:
             return self._check_param_headers(params, headers)
         return None
 

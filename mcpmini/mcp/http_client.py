@@ -15,30 +15,43 @@ with the same auto / modern / legacy logic. Underneath:
 * after ``notifications/initialized`` the standalone ``GET`` stream is opened (a ``405`` means
   the server offers none); an event stream cut before the reply is resumed with ``GET`` and
   ``Last-Event-ID`` after the server's ``retry`` delay;
-* an HTTP error without a JSON-RPC body becomes an error reply to the request, so the client
-  sees an answer, never a hang. Every wait is bounded by ``timeout``;
+* an HTTP status without a JSON-RPC body (``404``, ``500`` …) is the server's answer: it
+  becomes an error reply to the request (the server error kind of the failure contract);
+* an exchange that fails on the way (the server cannot be reached, does not answer in time,
+  cuts the stream, sends a reply past the size cap) fails its request with the library's
+  exception, as the stdio transport does: ``receive`` raises a
+  :class:`~mcpmini.errors.TransportError` naming the ``request_id`` — :class:`TimedOut`,
+  or kind ``unreachable``, ``closed``, ``too large`` — and the client fails that request
+  alone; every wait is bounded by ``timeout`` and by the call's ``deadline``, and the
+  exchanges run on daemon threads, so a server that trickles bytes never holds the process;
 * a reply has the stdio transport's size cap (``max_reply``, default
   :data:`~mcpmini.mcp.transport.MAX_LINE`), enforced while the body or the event stream is
-  read — a JSON body, an event-stream line or one event's data past it is dropped at that
-  point and the request gets an error reply saying so (never read whole into memory);
-* what cannot be an error reply (a notification that cannot be delivered, a send after
-  :meth:`~HttpTransport.close`) raises :class:`~mcpmini.errors.TransportError` with its kind:
-  ``unreachable``, ``timed out`` or ``closed``.
+  read — never read whole into memory;
+* what belongs to no request (a notification that cannot be delivered, a send after
+  :meth:`~HttpTransport.close`) raises :class:`~mcpmini.errors.TransportError` from ``send``
+  with its kind: ``unreachable``, ``timed out`` or ``closed``.
 """
 
 from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Iterator, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import orjson
 
-from ..errors import McpminiError, RemoteProtocolError, TransportError, TransportErrorKind
+from ..deadline import Deadline
+from ..errors import (
+    McpminiError,
+    RemoteProtocolError,
+    TimedOut,
+    TransportError,
+    TransportErrorKind,
+)
+from .envelope import version_of
 from .http import encode_header_value, request_headers
 from .jsonrpc import (
     ErrorCode,
@@ -51,8 +64,8 @@ from .jsonrpc import (
     encode,
     parse_line,
 )
+from .methods import Method, Target, method_spec
 from .transport import MAX_LINE, LineBuffer
-from .versions import META_PREFIX
 
 if TYPE_CHECKING:
     import httpx
@@ -63,7 +76,6 @@ __all__ = [
 ]
 
 _CLOSED = object()
-_VERSION_KEY = META_PREFIX + "protocolVersion"  # where a 2026-07-28 request names its version
 
 
 @dataclass(frozen=True)
@@ -96,6 +108,14 @@ class _TooLarge(Exception):
     """A reply passed the cap while it was read."""
 
 
+def _bounded(chunks: Iterator[bytes], deadline: Deadline, what: str) -> Iterator[bytes]:
+    """``chunks`` until ``deadline`` passes (then :class:`TimedOut`): a server trickling bytes
+    cannot stretch a read past the call's deadline, whatever the per-read timeout."""
+    for chunk in chunks:
+        deadline.check(what)
+        yield chunk
+
+
 def _capped_lines(chunks: Iterator[bytes], cap: int) -> Iterator[str]:
     """The lines of a byte stream (without the newline); raises :class:`_TooLarge` as soon as
     one line passes ``cap`` bytes."""
@@ -116,14 +136,14 @@ def _capped_lines(chunks: Iterator[bytes], cap: int) -> Iterator[str]:
         yield line.decode("utf-8", "replace")
 
 
-def _capped_body(response: httpx.Response, cap: int) -> bytes:
+def _capped_body(response: httpx.Response, cap: int, deadline: Deadline) -> bytes:
     """The whole body, read in chunks; raises :class:`_TooLarge` past ``cap`` bytes (at once
-    when ``Content-Length`` says so)."""
+    when ``Content-Length`` says so), :class:`TimedOut` past ``deadline``."""
     length = response.headers.get("content-length", "")
     if length.isdigit() and int(length) > cap:
         raise _TooLarge
     chunks, size = [], 0
-    for chunk in response.iter_bytes():
+    for chunk in _bounded(response.iter_bytes(), deadline, "the reply body"):
         size += len(chunk)
         if size > cap:
             raise _TooLarge
@@ -175,8 +195,10 @@ class HttpTransport:
     """A :class:`~mcpmini.mcp.Transport` over Streamable HTTP to ``url``.
 
     ``headers`` are sent on every request; ``timeout`` bounds each HTTP exchange and each
-    ``receive`` without its own timeout; ``open_stream=False`` skips the standalone GET
-    stream; ``record=True`` keeps every POST and DELETE as an :class:`HttpExchange` in
+    ``receive`` without its own timeout; ``deadline`` is the call's (a transport made for one
+    call, as ``mcpmini call`` makes it): no exchange, read or close goes past it;
+    ``open_stream=False`` skips the standalone GET stream; ``max_workers`` exchanges run at
+    once; ``record=True`` keeps every POST and DELETE as an :class:`HttpExchange` in
     ``exchanges``; ``auth`` (e.g. :class:`~mcpmini.mcp.auth.OAuth`) authorizes every
     request — an authorization that fails becomes the request's error reply, whose message
     is the :class:`~mcpmini.mcp.auth.AuthError`'s one line (kept in :attr:`auth_error`).
@@ -195,8 +217,10 @@ class HttpTransport:
         record: bool = False,
         max_reply: int = MAX_LINE,
         auth: httpx.Auth | None = None,
+        deadline: Deadline | None = None,
     ) -> None:
         self.url = url
+        self.deadline = deadline or Deadline.never()
         self.max_reply = max_reply
         self.headers = {k.lower(): v for k, v in (headers or {}).items()}
         self.timeout = timeout
@@ -212,7 +236,9 @@ class HttpTransport:
         self._httpx = httpx
         self.auth = auth
         self._http = httpx.Client(timeout=httpx.Timeout(timeout), http2=False, auth=auth)
-        self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="mcp-http")
+        # Exchanges run on daemon threads (at most max_workers at once): a pool's threads are
+        # joined at exit, so one exchange a server keeps trickling would hold the process.
+        self._slots = threading.BoundedSemaphore(max_workers)
         self._inbox: queue.Queue[Any] = queue.Queue()
         self._initialize_ids: set[JsonId] = set()
         self._closed = threading.Event()
@@ -229,32 +255,43 @@ class HttpTransport:
         message = parse_line(line)
         version = self.version
         if isinstance(message, (Request, Notification)):
-            meta = (message.params or {}).get("_meta")
-            if isinstance(meta, dict) and isinstance(meta.get(_VERSION_KEY), str):
-                version = meta[_VERSION_KEY]
-            if isinstance(message, Request) and message.method == "initialize":
+            version = version_of(message.params) or version
+            if isinstance(message, Request) and message.method == Method.INITIALIZE:
                 self._initialize_ids.add(message.id)
         headers = {**request_headers(message, version, self.session_id), **self.headers}
         headers.update(self._param_headers(message, version))
         if isinstance(message, Request):
-            self._pool.submit(self._exchange, message, line, headers)
+            self._spawn(self._exchange, message, line, headers)
             return
         self._post_quietly(message, line, headers)
-        if isinstance(message, Notification) and message.method == "notifications/initialized":
+        if isinstance(message, Notification) and message.method == Method.NOTIFICATIONS_INITIALIZED:
             self._start_stream()
+
+    def _spawn(self, work: Callable[..., None], *args: Any) -> None:
+        def run() -> None:
+            with self._slots:
+                if not self._closed.is_set():
+                    work(*args)
+
+        threading.Thread(target=run, name="mcp-http", daemon=True).start()
 
     def receive(self, timeout: float | None = None) -> bytes | None:
         """The next message line from the server; ``None`` after :meth:`close`.
 
-        Raises ``TimeoutError`` when nothing arrives within ``timeout`` seconds.
+        Raises :class:`~mcpmini.errors.TimedOut` when nothing arrives within ``timeout``
+        seconds (never past the deadline), and the :class:`TransportError` of a request whose
+        exchange failed (it names the ``request_id``).
         """
+        wait = min(self.timeout if timeout is None else max(0.0, timeout), self.deadline.left())
         try:
-            item = self._inbox.get(timeout=self.timeout if timeout is None else max(0.0, timeout))
+            item = self._inbox.get(timeout=wait)
         except queue.Empty:
-            raise TimeoutError("no message from the HTTP server in time") from None
+            raise TimedOut("no message from the HTTP server in time") from None
         if item is _CLOSED:
             self._inbox.put(_CLOSED)
             return None
+        if isinstance(item, TransportError):
+            raise item
         assert isinstance(item, bytes)
         return item
 
@@ -263,14 +300,14 @@ class HttpTransport:
         if self._closed.is_set():
             return
         self._closed.set()
-        if self.session_id is not None:
+        wait = self.deadline.within(min(self.timeout, 5.0)).left()
+        if self.session_id is not None and wait > 0:  # a passed deadline leaves it to expire
             headers = {**self._base_headers(), "mcp-session-id": self.session_id}
             try:
-                reply = self._http.delete(self.url, headers=headers, timeout=min(self.timeout, 5.0))
+                reply = self._http.delete(self.url, headers=headers, timeout=wait)
                 self._remember("DELETE", headers, b"", reply, reply.content)
             except (self._httpx.HTTPError, McpminiError):
                 pass
-        self._pool.shutdown(wait=False, cancel_futures=True)
         self._http.close()
         self._inbox.put(_CLOSED)
 
@@ -290,17 +327,16 @@ class HttpTransport:
 
     def _param_headers(self, message: Message, version: str | None) -> dict[str, str]:
         """``Mcp-Param-*`` headers for arguments whose schema names an ``x-mcp-header``."""
-        if (
-            not isinstance(message, Request)
-            or message.method != "tools/call"
-            or not self.tool_headers
-        ):
+        if not isinstance(message, Request) or not self.tool_headers:
+            return {}
+        spec = method_spec(message.method)
+        if spec is None or spec.target is not Target.TOOL:
             return {}
         params = message.params or {}
-        spec = self.tool_headers.get(str(params.get("name")), {})
+        learnt = self.tool_headers.get(str(params.get("name")), {})
         arguments = params.get("arguments") or {}
         out: dict[str, str] = {}
-        for prop, header in spec.items():
+        for prop, header in learnt.items():
             if isinstance(arguments, dict) and prop in arguments:
                 value = encode_header_value(arguments[prop])
                 if value is not None:
@@ -320,7 +356,7 @@ class HttpTransport:
                 agreed = message.result.get("protocolVersion")
                 if isinstance(agreed, str):
                     self.version = agreed
-            if request is not None and request.method == "tools/list":
+            if request is not None and request.method == Method.TOOLS_LIST:
                 self._learn_tool_headers(message.result)
         self._inbox.put(data.rstrip(b"\n"))
 
@@ -363,50 +399,74 @@ class HttpTransport:
             )
 
     def _fail(self, request: Request, code: int, text: str) -> None:
+        """The server's answer without a JSON-RPC body, as an error reply to ``request``."""
         self._inbox.put(encode(ErrorResponse(request.id, code, text)).rstrip(b"\n"))
+
+    def _lost(self, error: TransportError) -> None:
+        """A request's exchange failed on the way: ``receive`` raises ``error``."""
+        self._inbox.put(error)
+
+    def _timeout(self) -> httpx.Timeout:
+        """httpx's bounds for one exchange: ``timeout``, cut to what is left of the deadline."""
+        return self._httpx.Timeout(min(self.timeout, self.deadline.left()))
+
+    def failure(self, exc: Exception, request_id: JsonId | None = None) -> TransportError:
+        """An httpx failure as the library's exception (the failure contract)."""
+        if isinstance(exc, (self._httpx.TimeoutException, TimedOut)):
+            bound = min(self.timeout, self.deadline.left() or self.timeout)
+            return TimedOut(f"no answer from {self.url} within {bound:g} s", request_id)
+        if isinstance(exc, (self._httpx.RemoteProtocolError, self._httpx.ReadError)):
+            return TransportError(
+                f"{self.url} closed the connection: {exc}",
+                TransportErrorKind.CLOSED,
+                request_id=request_id,
+            )
+        return TransportError(
+            f"cannot reach {self.url}: {exc}", TransportErrorKind.UNREACHABLE, request_id=request_id
+        )
 
     def _post_quietly(self, message: Message, line: bytes, headers: Mapping[str, str]) -> None:
         try:
-            response = self._http.post(self.url, content=line, headers=dict(headers))
-        except self._httpx.TimeoutException:
-            raise TransportError(
-                f"no answer from {self.url} within {self.timeout} s", TransportErrorKind.TIMED_OUT
-            ) from None
+            response = self._http.post(
+                self.url, content=line, headers=dict(headers), timeout=self._timeout()
+            )
         except self._httpx.HTTPError as exc:
-            raise TransportError(
-                f"cannot reach {self.url}: {exc}", TransportErrorKind.UNREACHABLE
-            ) from None
+            raise self.failure(exc, None) from None
         self.statuses.append((getattr(message, "method", "reply"), response.status_code))
         self._remember("POST", headers, line, response, response.content)
 
     def _exchange(self, request: Request, line: bytes, headers: Mapping[str, str]) -> None:
         try:
             with self._http.stream(
-                "POST", self.url, content=line, headers=dict(headers)
+                "POST", self.url, content=line, headers=dict(headers), timeout=self._timeout()
             ) as response:
                 self.statuses.append((request.method, response.status_code))
                 sid = response.headers.get("mcp-session-id")
-                if sid and request.method == "initialize":
+                if sid and request.method == Method.INITIALIZE:
                     self.session_id = sid
                 sink: list[str] | None = [] if self.record else None
                 self._read_reply(request, response, sink)
                 if sink is not None:
                     self._remember("POST", headers, line, response, "\n".join(sink).encode())
         except _TooLarge:
-            self._fail(
-                request,
-                ErrorCode.INTERNAL_ERROR,
-                f"reply larger than {self.max_reply} bytes (the reply cap); dropped",
+            self._lost(
+                TransportError(
+                    f"reply larger than {self.max_reply} bytes (the reply cap); dropped",
+                    TransportErrorKind.TOO_LARGE,
+                    request_id=request.id,
+                )
             )
+        except TimedOut as exc:  # the call's deadline passed while the reply trickled in
+            self._lost(self.failure(exc, request.id))
+        except TransportError as exc:
+            self._lost(exc)
         except McpminiError as exc:  # an authorization that could not be completed
             self.auth_error = exc
             self._fail(request, ErrorCode.INTERNAL_ERROR, f"authorization failed: {exc}")
-        except self._httpx.TimeoutException:
-            self._fail(request, ErrorCode.INTERNAL_ERROR, f"HTTP timeout after {self.timeout} s")
         except self._httpx.HTTPError as exc:
-            self._fail(
-                request, ErrorCode.INTERNAL_ERROR, f"HTTP error: {type(exc).__name__}: {exc}"
-            )
+            self._lost(self.failure(exc, request.id))
+        except RuntimeError:  # httpx refuses a client closed meanwhile: the transport is closed
+            return
 
     def _read_reply(
         self, request: Request, response: httpx.Response, sink: list[str] | None
@@ -415,7 +475,7 @@ class HttpTransport:
         if kind == "text/event-stream":
             self._read_stream(request, response, sink)
             return
-        body = _capped_body(response, self.max_reply)
+        body = _capped_body(response, self.max_reply, self.deadline)
         if sink is not None:
             sink.append(body.decode(errors="replace"))
         if kind == "application/json" and body.strip():
@@ -445,7 +505,8 @@ class HttpTransport:
     ) -> None:
         last_id, retry, answered = None, None, False
         cap = self.max_reply
-        lines = _capped_lines(response.iter_bytes(), cap)
+        what = f"the answer to {request.method}"
+        lines = _capped_lines(_bounded(response.iter_bytes(), self.deadline, what), cap)
         for event_id, data, event_retry in _sse_events(_tap(lines, sink), cap):
             last_id = event_id or last_id
             retry = event_retry if event_retry is not None else retry
@@ -463,10 +524,12 @@ class HttpTransport:
             }
             if self.session_id is not None:
                 headers["mcp-session-id"] = self.session_id
-            with self._http.stream("GET", self.url, headers=headers) as again:
+            with self._http.stream(
+                "GET", self.url, headers=headers, timeout=self._timeout()
+            ) as again:
                 if again.status_code != 200:
                     break
-                again_lines = _capped_lines(again.iter_bytes(), cap)
+                again_lines = _capped_lines(_bounded(again.iter_bytes(), self.deadline, what), cap)
                 for event_id, data, event_retry in _sse_events(again_lines, cap):
                     last_id = event_id or last_id
                     retry = event_retry if event_retry is not None else retry
@@ -475,7 +538,13 @@ class HttpTransport:
                     if answered:
                         break  # a resumed stream may stay open: the reply is all we waited for
         if not answered:
-            self._fail(request, ErrorCode.INTERNAL_ERROR, "the event stream ended without a reply")
+            self._lost(
+                TransportError(
+                    "the event stream ended without a reply",
+                    TransportErrorKind.CLOSED,
+                    request_id=request.id,
+                )
+            )
 
     def _deliver_event(self, data: str, request: Request) -> bool:
         raw = data.encode()

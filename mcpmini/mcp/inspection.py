@@ -7,8 +7,12 @@ name, a text preview and the decoded bytes of binary data. :func:`check_structur
 ``structuredContent`` against the tool's ``outputSchema`` (:class:`StructuredVerdict`).
 :func:`notification_line` and :func:`progress_of` read the notifications a call received
 while it ran, and :func:`progress_bar` draws one progress notification as text.
-:func:`inspect_call` is the one driver here: it runs a call on a :class:`~.client.Client`,
-hands each notification to a callback as it arrives, and returns a :class:`CallRecord`.
+:func:`inspect_call` runs a call on a :class:`~.client.Client`, hands each notification to a
+callback as it arrives, and returns a :class:`CallRecord`; :func:`inspect` is the one driver of
+``mcpmini call`` after it connected — the log level, the tool's output schema, the call or any
+other method, every wait within the one :class:`~mcpmini.deadline.Deadline` of the call —
+returning a :class:`CallRecord` or a :class:`MethodRecord` for the caller to show;
+:func:`exchange` is the same for the exact JSON of ``--json``.
 
 Rules of this module:
 
@@ -32,12 +36,13 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from ..errors import TransportError
-from .jsonrpc import Notification
+from ..deadline import Deadline
+from ..errors import RemoteProtocolError, TransportError
+from .envelope import MetaKey
+from .jsonrpc import ErrorResponse, Notification
 from .methods import Method
 from .outcome import OutcomeKind, ToolOutcome
 from .schema import Validator
-from .versions import META_PREFIX
 
 if TYPE_CHECKING:
     from .client import Client
@@ -45,17 +50,21 @@ if TYPE_CHECKING:
 __all__ = [
     "BlockView",
     "CallRecord",
+    "MethodRecord",
     "Progress",
     "StructuredCheck",
     "StructuredVerdict",
     "call_meta",
     "check_structured",
+    "exchange",
     "extension_for",
+    "inspect",
     "inspect_call",
     "notification_line",
     "progress_bar",
     "progress_of",
     "record_call",
+    "result_blocks",
     "view_block",
 ]
 
@@ -497,7 +506,7 @@ def call_meta(client: Client, log_level: str | None = "info") -> dict[str, Any]:
     2026-07-28 generation (whose log level travels in each request) ``log_level``."""
     meta: dict[str, Any] = {"progressToken": f"inspect-{next(_TOKENS)}"}
     if log_level is not None and client.conn.version is not None:
-        meta[META_PREFIX + "logLevel"] = log_level
+        meta[MetaKey.LOG_LEVEL.value] = log_level
     return meta
 
 
@@ -509,6 +518,8 @@ def inspect_call(
     on_notification: Callable[[Notification], None] | None = None,
     log_level: str | None = "info",
     timeout: float | None = None,
+    *,
+    deadline: Deadline | None = None,
 ) -> CallRecord:
     """Call ``tool`` on a connected ``client`` and return its :class:`CallRecord`.
 
@@ -516,8 +527,9 @@ def inspect_call(
     (``log_level``; ``None`` asks for no log messages) in ``_meta``. Each notification that
     arrives while the call is pending goes to ``on_notification`` at once and into the
     record. When ``client.transport`` is a :class:`~.trace.Traced`, the record holds the
-    wire lines of this call. Never raises for what the server does (see
-    :meth:`~.client.Client.tool_outcome`); an exception of ``on_notification`` propagates.
+    wire lines of this call. The call ends by ``deadline`` (default ``timeout`` from now).
+    Never raises for what the server does (see :meth:`~.client.Client.tool_outcome`); an
+    exception of ``on_notification`` propagates.
     """
     arguments = dict(arguments or {})
     received: list[Notification] = []
@@ -538,8 +550,162 @@ def inspect_call(
         except TransportError as exc:  # the server is gone before the call
             outcome = ToolOutcome(OutcomeKind.NO_ANSWER, tool, reason=f"server exited ({exc})")
         else:
-            outcome = client.tool_outcome(tool, request_id, timeout)
+            outcome = client.tool_outcome(tool, request_id, timeout, deadline=deadline)
     finally:
         client.on_notification = before
     wire = tuple(trace.lines()[start:]) if trace is not None else ()
     return record_call(tool, arguments, outcome, output_schema, received, wire)
+
+
+# --- the whole inspection (``mcpmini call``) ---------------------------------------------
+
+
+@dataclass(frozen=True)
+class MethodRecord:
+    """Any method but ``tools/call`` as the inspector shows it: the ``result`` object, or the
+    server's error (``code``, ``message``); ``blocks`` the contents of a ``resources/read``
+    or ``prompts/get`` result as block views (``None`` for other methods)."""
+
+    method: str
+    result: Mapping[str, Any] | None = None
+    code: int | None = None
+    message: str = ""
+    blocks: tuple[BlockView, ...] | None = None
+
+    @property
+    def is_error(self) -> bool:
+        """Whether the server answered with an error."""
+        return self.code is not None
+
+    def lines(self) -> list[str]:
+        """The error line, the blocks, or for ``tools/list`` one line per tool (``name:
+        first line of its description``); empty for a result shown as JSON."""
+        if self.code is not None:
+            return [f"error {self.code}: {_one_line(self.message)}"]
+        if self.blocks is not None:
+            return [line for block in self.blocks for line in block.lines()]
+        if self.method != Method.TOOLS_LIST or self.result is None:
+            return []
+        out = []
+        for tool in self.result.get("tools") or []:
+            if isinstance(tool, Mapping):
+                first = str(tool.get("description") or "").splitlines()[:1]
+                out.append(_one_line(f"{tool.get('name')}: {first[0] if first else ''}"))
+        return out
+
+
+def result_blocks(method: str, result: Mapping[str, Any]) -> tuple[BlockView, ...] | None:
+    """The contents of a ``resources/read`` or ``prompts/get`` result as block views, else
+    ``None``."""
+    if method == Method.RESOURCES_READ:
+        items = result.get("contents")
+        if isinstance(items, list):
+            blocks = [{"type": "resource", "resource": c} for c in items if isinstance(c, dict)]
+            return tuple(view_block(i, b) for i, b in enumerate(blocks))
+    if method == Method.PROMPTS_GET:
+        messages = result.get("messages")
+        if isinstance(messages, list):
+            contents = [m["content"] for m in messages if isinstance(m, dict) and "content" in m]
+            return tuple(view_block(i, b) for i, b in enumerate(contents))
+    return None
+
+
+def _set_log_level(client: Client, level: str | None, deadline: Deadline) -> None:
+    """On the handshake generation, ``logging/setLevel`` when asked and the server logs (on
+    2026-07-28 the level travels in each request's ``_meta``)."""
+    from .versions import Generation
+
+    connection = client.connection
+    if level is None or connection is None or connection.generation is not Generation.LEGACY:
+        return
+    if "logging" in connection.capabilities:
+        try:
+            client.request(Method.LOGGING_SET_LEVEL, {"level": level}, deadline=deadline)
+        except RemoteProtocolError:
+            pass  # the server keeps its own level; its messages still show
+
+
+def _output_schema(client: Client, tool: str, deadline: Deadline) -> Mapping[str, Any] | None:
+    """The ``outputSchema`` ``tools/list`` gives for ``tool`` (``None``: none, or no list)."""
+    try:
+        tools = client.list_tools(deadline=deadline)
+    except RemoteProtocolError:
+        return None
+    found = next((t for t in tools if isinstance(t, dict) and t.get("name") == tool), None)
+    schema = found.get("outputSchema") if found is not None else None
+    return schema if isinstance(schema, dict) else None
+
+
+def inspect(
+    client: Client,
+    method: str,
+    params: Mapping[str, Any] | None = None,
+    *,
+    tool: str | None = None,
+    deadline: Deadline,
+    log_level: str | None = None,
+    on_notification: Callable[[Notification], None] | None = None,
+) -> CallRecord | MethodRecord:
+    """Run ``method`` on a connected ``client`` as ``mcpmini call`` shows it, every wait
+    within ``deadline``.
+
+    ``tools/call`` (``tool`` names it, ``params`` are its arguments): the tool's output
+    schema from ``tools/list``, then :func:`inspect_call` — a :class:`CallRecord`. Any other
+    method: a :class:`MethodRecord` (the server's error is data there). ``log_level`` is
+    asked for first on the handshake generation (``logging/setLevel``) and sent with the
+    call on 2026-07-28. Raises :class:`~mcpmini.errors.TimedOut` and
+    :class:`~mcpmini.errors.TransportError` for a wait that cannot end in an answer (a
+    ``tools/call`` never raises: its outcome says it), ``ValueError`` for ``tools/call``
+    without a ``tool``.
+    """
+    _set_log_level(client, log_level, deadline)
+    if method == Method.TOOLS_CALL:
+        if tool is None:
+            raise ValueError("tools/call needs a tool name")
+        schema = _output_schema(client, tool, deadline)
+        return inspect_call(
+            client,
+            tool,
+            params,
+            schema,
+            on_notification=on_notification,
+            log_level=log_level or "info",
+            deadline=deadline,
+        )
+    try:
+        result = client.request(method, params or None, deadline=deadline)
+    except RemoteProtocolError as exc:
+        return MethodRecord(method, code=exc.code, message=exc.message)
+    return MethodRecord(method, result, blocks=result_blocks(method, result))
+
+
+def exchange(
+    client: Client,
+    method: str,
+    params: Mapping[str, Any] | None = None,
+    *,
+    tool: str | None = None,
+    deadline: Deadline,
+    log_level: str | None = None,
+) -> tuple[dict[str, Any], bool]:
+    """The exact answer ``mcpmini call --json`` prints, and whether it is an error: the result
+    object, ``{"error": {code, message, data}}``, or for a task the task's final state as
+    ``tasks/get`` gave it (followed within ``deadline``, cancelled when it passes: then
+    :class:`~mcpmini.errors.TimedOut` propagates). Raises ``ValueError`` for ``tools/call``
+    without a ``tool``."""
+    if method == Method.TOOLS_CALL:
+        if tool is None:
+            raise ValueError("tools/call needs a tool name")
+        request_id = client.send_tool_call(tool, params, call_meta(client, log_level or "info"))
+    else:
+        request_id = client.send_request(method, params or None)
+    reply = client.wait_for(request_id, deadline=deadline)
+    if isinstance(reply, ErrorResponse):
+        error = {"code": reply.code, "message": reply.message, "data": reply.data}
+        return {"error": error}, True
+    result = dict(reply.result)
+    if result.get("resultType") == "task":
+        task = client.follow_task(result, deadline=deadline)
+        inner = task.get("result")
+        return task, not (isinstance(inner, dict) and inner.get("isError") is not True)
+    return result, result.get("isError") is True

@@ -7,19 +7,22 @@ accepts, and one ``on_<method>`` handler per method it answers. A
 capabilities, log level, subscriptions — and owns ``handle()`` (one parsed message in, the
 reply or ``None`` out) and ``handle_line()`` (one wire line in, every problem answered as a
 JSON-RPC error so a malformed line never stops the server). ``server.connection()`` makes a
-fresh one; ``server.handle()`` / ``server.handle_line()`` use the server's own
-:attr:`Server.default_connection` (one in-process peer: ``memory_pair``, ``serve_stdio``).
+fresh one for each peer (``memory_pair`` for each client, ``serve_stdio`` for its stream, the
+HTTP endpoint for each session and each stateless request); ``server.handle()`` /
+``server.handle_line()`` answer one message on a connection of its own, which suits the
+stateless generation (each request carries its context) and nothing that needs a handshake.
 The transports (:mod:`mcpmini.mcp.transport`, :mod:`mcpmini.mcp.asgi`) only move lines.
 
 Rules of this module:
 
 * Connection state lives only in :class:`ServerConnection` (one dataclass; a server with
   more per-connection state subclasses it and names it in ``Server.connection_class``).
-  The ``Server`` holds nothing that one connection may change, so connections never see
-  each other's state — with one stated exception: ``Server.tasks``, the tasks extension's
-  table (:mod:`.tasks`), which every connection shares because a task outlives the request
-  that created it. Its task ids are unguessable handles (there is no ``tasks/list``); the
-  table lives in one process, so ``serve --workers N`` cannot follow a task across workers.
+  The ``Server`` holds no connection — not even a default one — and nothing that one
+  connection may change, so connections never see each other's state — with one stated
+  exception: ``Server.tasks``, the tasks extension's table (:mod:`.tasks`), which every
+  connection shares because a task outlives the request that created it. Its task ids are
+  unguessable handles (there is no ``tasks/list``); the table lives in one process, so
+  ``serve --workers N`` cannot follow a task across workers.
 * The first request fixes a connection's generation (as the official SDK server does): a
   request with the 2026-07-28 ``_meta`` envelope makes it *modern* (stateless,
   ``server/discover``, ``UNSUPPORTED_PROTOCOL_VERSION`` on an unknown version,
@@ -50,6 +53,7 @@ import orjson
 
 from ..errors import RemoteProtocolError
 from .context import CallContext, in_call
+from .envelope import TASKS_EXTENSION, MetaKey, is_enveloped, meta_of, server_meta
 from .jsonrpc import (
     ErrorCode,
     Message,
@@ -63,14 +67,13 @@ from .jsonrpc import (
 from .methods import Method, method_spec
 from .schema import Validator, check_schema, docstring_parts, schema_from_function
 from .tasks import (
-    TASKS_EXTENSION,
     TaskCancelled,
     TaskSupport,
     TaskTable,
     UnknownTask,
     declares_tasks,
 )
-from .versions import LEGACY, META_PREFIX, MODERN, Generation, is_modern
+from .versions import LEGACY, MODERN, Generation, is_modern
 
 __all__ = [
     "Prompt",
@@ -81,10 +84,6 @@ __all__ = [
     "runs_as_task",
 ]
 
-VERSION_KEY = META_PREFIX + "protocolVersion"
-CAPABILITIES_KEY = META_PREFIX + "clientCapabilities"
-CLIENT_INFO_KEY = META_PREFIX + "clientInfo"
-SERVER_INFO_KEY = META_PREFIX + "serverInfo"
 _F = TypeVar("_F", bound=Callable[..., object])  # a tool function, returned unchanged
 #: A method handler: (connection, request, params) → the result object.
 Handler = Callable[["ServerConnection", Request, dict[str, Any]], dict[str, Any]]
@@ -262,8 +261,7 @@ class ServerConnection:
         """The client capabilities in force for a request with ``params``: on 2026-07-28
         those of its ``_meta`` envelope, on the handshake what ``initialize`` declared."""
         if self.generation is Generation.MODERN:
-            meta = params.get("_meta")
-            caps = meta.get(CAPABILITIES_KEY) if isinstance(meta, dict) else None
+            caps = meta_of(params).get(MetaKey.CLIENT_CAPABILITIES)
             return caps if isinstance(caps, dict) else {}
         return self.client_capabilities
 
@@ -301,7 +299,7 @@ class ServerConnection:
     def _request(self, req: Request) -> Message:
         params = dict(req.params or {})
         meta = params.get("_meta")
-        enveloped = isinstance(meta, dict) and VERSION_KEY in meta
+        enveloped = is_enveloped(params)
         server = self.server
         if self.generation is None:
             if req.method == Method.INITIALIZE and server.legacy_versions:
@@ -364,19 +362,26 @@ class ServerConnection:
     def _check_envelope(self, req: Request, meta: object) -> None:
         if not isinstance(meta, dict):
             raise _invalid("Invalid params: missing params._meta envelope (2026-07-28)", req)
-        version = meta.get(VERSION_KEY)
+        version = meta.get(MetaKey.PROTOCOL_VERSION)
         if not isinstance(version, str):
-            raise _invalid(f"Invalid params: _meta[{VERSION_KEY!r}] must be a string", req)
-        if not isinstance(meta.get(CAPABILITIES_KEY), dict):
-            raise _invalid(f"Invalid params: _meta[{CAPABILITIES_KEY!r}] must be an object", req)
-        info = meta.get(CLIENT_INFO_KEY)
+            raise _invalid(
+                f"Invalid params: _meta[{MetaKey.PROTOCOL_VERSION.value!r}] must be a string", req
+            )
+        if not isinstance(meta.get(MetaKey.CLIENT_CAPABILITIES), dict):
+            raise _invalid(
+                f"Invalid params: _meta[{MetaKey.CLIENT_CAPABILITIES.value!r}] must be an object",
+                req,
+            )
+        info = meta.get(MetaKey.CLIENT_INFO)
         if info is not None and not (
             isinstance(info, dict)
             and isinstance(info.get("name"), str)
             and isinstance(info.get("version"), str)
         ):
             raise _invalid(
-                f"Invalid params: _meta[{CLIENT_INFO_KEY!r}] needs string name and version", req
+                f"Invalid params: _meta[{MetaKey.CLIENT_INFO.value!r}] needs string name and "
+                "version",
+                req,
             )
         supported = self.server.modern_versions
         if version not in supported:
@@ -401,7 +406,7 @@ class ServerConnection:
             if spec.cached:
                 result.setdefault("ttlMs", self.server.list_ttl_ms)
                 result.setdefault("cacheScope", self.server.cache_scope)
-            result["_meta"] = {SERVER_INFO_KEY: self.server.server_info()}
+            result["_meta"] = server_meta(self.server.server_info())
         return Response(req.id, result)
 
 
@@ -446,8 +451,6 @@ class Server:
         self.tasks = tasks if tasks is not None else TaskTable()
         #: Starts a task's work off the caller's thread (a daemon thread by default).
         self.run_task = run_task
-        #: The connection ``handle()`` / ``handle_line()`` use: one in-process peer.
-        self.default_connection = self.connection()
 
     def connection(self, generation: Generation | None = None) -> ServerConnection:
         """A fresh connection to this server: the same tools, resources and prompts, its own
@@ -455,12 +458,16 @@ class Server:
         return self.connection_class(self, generation)
 
     def handle(self, message: Message) -> Message | None:
-        """``default_connection.handle(message)`` (see :meth:`ServerConnection.handle`)."""
-        return self.default_connection.handle(message)
+        """Answer ``message`` on a connection of its own (``connection().handle(message)``).
+
+        Right for a stateless 2026-07-28 request, which carries its context; a handshake
+        needs one connection for all its messages — use :meth:`connection`.
+        """
+        return self.connection().handle(message)
 
     def handle_line(self, line: bytes | str) -> bytes | None:
-        """``default_connection.handle_line(line)`` (see :meth:`ServerConnection.handle_line`)."""
-        return self.default_connection.handle_line(line)
+        """Answer one wire line on a connection of its own (see :meth:`handle`)."""
+        return self.connection().handle_line(line)
 
     # --- registration -------------------------------------------------------------------
 
@@ -816,16 +823,28 @@ class Server:
     def on_prompts_get(
         self, conn: ServerConnection, req: Request, params: dict[str, Any]
     ) -> dict[str, Any]:
-        """``prompts/get``: the rendered prompt (missing arguments are ``INVALID_PARAMS``)."""
+        """``prompts/get``: the rendered prompt. Arguments that are not an object of strings,
+        missing required ones and names the prompt does not declare are ``INVALID_PARAMS``
+        (the template never sees them)."""
         name = params.get("name")
         prompt = self.prompts.get(name) if isinstance(name, str) else None
         if prompt is None:
             raise _invalid(f"Unknown prompt: {name}", req)
-        arguments = params.get("arguments") or {}
+        arguments = params.get("arguments")
+        if arguments is None:
+            arguments = {}
+        if not isinstance(arguments, dict) or not all(
+            isinstance(v, str) for v in arguments.values()
+        ):
+            raise _invalid("Invalid params: prompt arguments must be an object of strings", req)
+        declared = [a["name"] for a in prompt.arguments]
+        unknown = sorted(set(arguments) - set(declared))
+        if unknown:
+            raise _invalid(f"Invalid params: unknown prompt arguments {unknown}", req)
         missing = [
             a["name"] for a in prompt.arguments if a["required"] and a["name"] not in arguments
         ]
-        if not isinstance(arguments, dict) or missing:
+        if missing:
             raise _invalid(f"Invalid params: missing prompt arguments {missing}", req)
         text = prompt.fn(**arguments)
         return {

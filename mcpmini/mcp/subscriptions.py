@@ -22,10 +22,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .envelope import TASKS_EXTENSION, MetaKey
 from .jsonrpc import JsonId, Notification, Response
 from .methods import Method, method_spec
-from .tasks import TASKS_EXTENSION
-from .versions import META_PREFIX
 
 __all__ = [
     "SUBSCRIPTION_KEY",
@@ -36,8 +35,9 @@ __all__ = [
     "wants",
 ]
 
-SUBSCRIPTION_KEY = META_PREFIX + "subscriptionId"
-_SERVER_INFO_KEY = META_PREFIX + "serverInfo"
+#: Where a listen notification names its subscription (a row of the envelope catalogue).
+SUBSCRIPTION_KEY = MetaKey.SUBSCRIPTION_ID.value
+_SERVER_INFO_KEY = MetaKey.SERVER_INFO.value
 
 
 def agreed_filter(requested: Mapping[str, Any], capabilities: Mapping[str, Any]) -> dict[str, Any]:

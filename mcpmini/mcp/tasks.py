@@ -40,7 +40,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
-from .versions import META_PREFIX
+from .envelope import TASKS_EXTENSION
 
 __all__ = [
     "TASKS_EXTENSION",
@@ -56,9 +56,6 @@ __all__ = [
     "declares_tasks",
     "next_status",
 ]
-
-#: The extension identifier, in ``capabilities.extensions`` of both sides.
-TASKS_EXTENSION = META_PREFIX + "tasks"
 
 
 class TaskStatus(StrEnum):
@@ -174,8 +171,9 @@ class TaskTable:
 
     ``ttl_ms`` each task's time to live, ``poll_ms`` the polling interval suggested to
     clients, ``max_tasks`` the most live tasks at once, ``clock`` the wall clock in seconds.
-    ``on_change`` (optional) is called with a task's wire state after every change, outside
-    the lock (status notifications). Every method is thread-safe.
+    Every callback :meth:`subscribe` registered (``on_change`` is a first one) is called with
+    a task's wire state after every change, outside the lock (status notifications): each
+    HTTP app serving the server subscribes itself. Every method is thread-safe.
     """
 
     def __init__(
@@ -192,9 +190,24 @@ class TaskTable:
         self.poll_ms = poll_ms
         self.max_tasks = max_tasks
         self.clock = clock
-        self.on_change = on_change
+        self._watchers: list[Callable[[dict[str, Any]], None]] = []
+        if on_change is not None:
+            self._watchers.append(on_change)
         self._tasks: dict[str, _Task] = {}
         self._changed = threading.Condition()
+
+    def subscribe(self, callback: Callable[[dict[str, Any]], None]) -> Callable[[], None]:
+        """Call ``callback`` with a task's wire state after each change; return the function
+        that ends the subscription."""
+        with self._changed:
+            self._watchers.append(callback)
+
+        def unsubscribe() -> None:
+            with self._changed:
+                if callback in self._watchers:
+                    self._watchers.remove(callback)
+
+        return unsubscribe
 
     def __len__(self) -> int:
         with self._changed:
@@ -254,10 +267,15 @@ class TaskTable:
         return True
 
     def _changed_to(self, task: _Task | None) -> None:
-        if task is not None and self.on_change is not None:
-            with self._changed:
-                wire = self._wire(task)
-            self.on_change(wire)
+        if task is None:
+            return
+        with self._changed:
+            if not self._watchers:
+                return
+            wire = self._wire(task)
+            watchers = list(self._watchers)
+        for watcher in watchers:
+            watcher(dict(wire))
 
     # --- what the server's handlers call ------------------------------------------------
 

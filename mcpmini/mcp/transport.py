@@ -4,12 +4,16 @@ A transport has three methods: ``send(line)``, ``receive(timeout) -> line | None
 ``close()``. Nothing here understands JSON: :class:`~mcpmini.mcp.Server` and
 :class:`~mcpmini.mcp.Client` do.
 
-Rules of this module (what every transport promises its client):
+Rules of this module (what every transport promises its client — the failure contract):
 
-* a wait that passes its timeout raises :class:`TimeoutError`, nothing else;
+* a wait that passes its timeout raises :class:`~mcpmini.errors.TimedOut` (a
+  ``TimeoutError``), nothing else;
 * every other failure raises :class:`~mcpmini.errors.TransportError` with its ``kind``
   (:class:`~mcpmini.errors.TransportErrorKind`): the command did not start, the stream is
-  closed, a message was too large, the server was unreachable;
+  closed, a message was too large, the server was unreachable; a failure that belongs to one
+  request only names it (``request_id``), so the client fails that request alone;
+* a transport given the call's :class:`~mcpmini.deadline.Deadline` never waits past it, not
+  even to close (a grace it would give the server is cut to what is left);
 * the end of the peer's stream is ``None`` from ``receive`` — or, from a transport that
   knows why (a process: its exit code and the tail of its stderr), a ``TransportError`` of
   kind ``closed`` carrying ``returncode`` and ``stderr_tail``.
@@ -19,10 +23,12 @@ Rules of this module (what every transport promises its client):
   size cap (``max_line``), the last 64 KiB of stderr are kept, the server's exit raises a
   ``TransportError`` carrying its exit code and stderr tail, and ``close()`` ends the
   server and everything it started.
-* :class:`MemoryTransport` calls a line handler in-process (``server.handle_line``);
+* :class:`MemoryTransport` calls a line handler in-process; :func:`memory_pair` gives it a
+  connection of the server's own for each client (``server.connection().handle_line``);
   with a seed it delivers queued replies in shuffled order, for Proposition 3.3.
-* :func:`serve_stdio` is the server side: it reads stdin in chunks, answers every
-  complete line, writes all replies of a chunk with one flush, and returns on EOF.
+* :func:`serve_stdio` is the server side: one connection for the one peer on stdin; it reads
+  stdin in chunks, answers every complete line, writes all replies of a chunk with one
+  flush, and returns on EOF.
 """
 
 from __future__ import annotations
@@ -36,12 +42,13 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import IO, TYPE_CHECKING, Any, Protocol
 
-from ..errors import TransportError, TransportErrorKind
+from ..deadline import Deadline
+from ..errors import TimedOut, TransportError, TransportErrorKind
 from ..process import Process
 from .methods import Method
 
 if TYPE_CHECKING:  # the server's type only; importing it would load the schema validator
-    from .server import Server
+    from .server import Server, ServerConnection
 
 __all__ = [
     "MAX_LINE",
@@ -121,8 +128,10 @@ class StdioTransport:
     :class:`mcpmini.process.Process` (so closing ends it and everything it started).
     ``max_line`` caps one reply (a longer one raises :class:`TransportError` of kind
     ``too large`` and is skipped); ``write_timeout`` bounds a write that the server does
-    not read. Raises :class:`TransportError` of kind ``not started`` when the command
-    cannot be started. Use as a context manager, or call :meth:`close`.
+    not read. ``deadline`` is the call's (a transport made for one call, as ``mcpmini
+    call`` makes it): no wait of this transport — a write, the grace at close, the wait for
+    an exit code — goes past it. Raises :class:`TransportError` of kind ``not started``
+    when the command cannot be started. Use as a context manager, or call :meth:`close`.
     """
 
     def __init__(
@@ -133,6 +142,7 @@ class StdioTransport:
         close_grace: float = 2.0,
         max_line: int = MAX_LINE,
         write_timeout: float = 30.0,
+        deadline: Deadline | None = None,
     ) -> None:
         if not argv:
             raise TransportError("no server command given", TransportErrorKind.NOT_STARTED)
@@ -140,6 +150,7 @@ class StdioTransport:
         self.close_grace = close_grace
         self.max_line = max_line
         self.write_timeout = write_timeout
+        self.deadline = deadline or Deadline.never()
         try:
             self._proc = Process(self.argv, env=env, cwd=cwd, new_session=True, reaper=True)
         except OSError as exc:
@@ -174,12 +185,20 @@ class StdioTransport:
         """The last 64 KiB the server wrote to stderr, decoded leniently."""
         return bytes(self._stderr).decode("utf-8", "replace")
 
+    def _until(self, seconds: float, deadline: float | None = None) -> float:
+        """A ``time.monotonic()`` instant ``seconds`` from now, cut to ``deadline`` and to the
+        call's deadline (rule: never past it)."""
+        until = time.monotonic() + seconds
+        for bound in (deadline, self.deadline.monotonic()):
+            if bound is not None:
+                until = min(until, bound)
+        return until
+
     def _exited(self, doing: str, deadline: float | None) -> TransportError:
         """The error for a server that ended its stream: its exit code once it has exited
         (waiting at most ``close_grace`` seconds, and not past ``deadline``) and the last
         lines of its stderr."""
-        until = time.monotonic() + self.close_grace
-        code = self._proc.wait(until if deadline is None else min(until, deadline))
+        code = self._proc.wait(self._until(self.close_grace, deadline))
         if code is not None:  # stderr ends with the process, unless a child still holds it
             self._stderr_thread.join(timeout=min(0.5, self.close_grace))
         tail = "\n".join(self.stderr.strip().splitlines()[-_TAIL_LINES:])
@@ -230,8 +249,7 @@ class StdioTransport:
             self._unsent_size += len(chunk)
             self._outgoing.clear()
             self._outgoing_size = 0
-        if deadline is None:
-            deadline = time.monotonic() + self.write_timeout
+        deadline = self._until(self.write_timeout, deadline)
         while self._unsent:
             data = self._unsent[0]
             try:
@@ -243,21 +261,22 @@ class StdioTransport:
             self._unsent_size -= written
             if written < len(data):
                 self._unsent[0] = data[written:]
-                raise TimeoutError(f"the server did not read {self._unsent_size} bytes in time")
+                raise TimedOut(f"the server did not read {self._unsent_size} bytes in time")
             self._unsent.popleft()
 
     def receive(self, timeout: float | None = None) -> bytes | None:
         """The next line from the server.
 
         One deadline bounds the whole call — writing what is queued, then reading however
-        the bytes trickle in: :class:`TimeoutError` when no complete line arrives within
-        ``timeout`` seconds (``None`` waits for ever). A line longer than ``max_line``
+        the bytes trickle in: :class:`~mcpmini.errors.TimedOut` when no complete line
+        arrives within ``timeout`` seconds (``None``: until the transport's own deadline, if
+        any, else for ever). A line longer than ``max_line``
         raises :class:`TransportError` of kind ``too large`` (the rest of it is skipped).
         When the server has closed its output and every line is read, raises
         :class:`TransportError` of kind ``closed`` with its exit code and stderr tail.
         """
-        deadline = None if timeout is None else time.monotonic() + timeout
-        self.flush(deadline if deadline is not None else time.monotonic() + self.write_timeout)
+        deadline = self.deadline.monotonic() if timeout is None else self._until(timeout)
+        self.flush(deadline)
         while not self._buffer.lines:
             if self._eof:
                 self._buffer.flush_tail()
@@ -265,11 +284,11 @@ class StdioTransport:
                     break
                 raise self._exited("(end of its output)", deadline)
             if deadline is not None and time.monotonic() >= deadline:
-                raise TimeoutError(f"no complete reply from the server within {timeout} s")
+                raise TimedOut(f"no complete reply from the server within {timeout} s")
             try:
                 chunk = self._proc.read(deadline)
             except TimeoutError:
-                raise TimeoutError(f"no reply from the server within {timeout} s") from None
+                raise TimedOut(f"no reply from the server within {timeout} s") from None
             except (OSError, ValueError):
                 chunk = b""
             if not chunk:
@@ -297,21 +316,21 @@ class StdioTransport:
 
     def close(self) -> int | None:
         """Close stdin, give the server ``close_grace`` seconds to exit (none when it stopped
-        reading: a write is left half done), then end it and everything it started
-        (:class:`~mcpmini.process.Process`).
+        reading: a write is left half done; never past the call's deadline), then end it and
+        everything it started (:class:`~mcpmini.process.Process`).
 
         Returns the exit code (negative for a signal). Never leaves a zombie.
         """
         if self.process.poll() is None:
             reading = not self._unsent  # a write left half done: the server stopped reading
             if reading:
-                try:
-                    self.flush(time.monotonic() + min(self.close_grace, 1.0))
+                try:  # what is queued goes out (a passed deadline still tries once)
+                    self.flush(self._until(min(self.close_grace, 1.0)))
                 except (TransportError, TimeoutError):
                     reading = False
             self._proc.close_stdin()
             if reading:
-                self._proc.wait(time.monotonic() + self.close_grace)
+                self._proc.wait(self._until(self.close_grace))
         code = self._proc.terminate(0.5)
         self._stderr_thread.join(timeout=1.0)
         self._proc.close()
@@ -348,13 +367,14 @@ class MemoryTransport:
             self._replies.append(reply.rstrip(b"\n"))
 
     def receive(self, timeout: float | None = None) -> bytes | None:
-        """Next queued reply. Raises TimeoutError when none is queued; ``None`` once closed."""
+        """Next queued reply. Raises :class:`~mcpmini.errors.TimedOut` when none is queued;
+        ``None`` once closed."""
         if self._replies:
             index = self._rng.randrange(len(self._replies)) if self._rng else 0
             return self._replies.pop(index)
         if self.closed:
             return None
-        raise TimeoutError("no reply queued (in-memory transport)")
+        raise TimedOut("no reply queued (in-memory transport)")
 
     def close(self) -> None:
         """Close the transport; later sends raise, receives return ``None``."""
@@ -362,15 +382,17 @@ class MemoryTransport:
 
 
 def memory_pair(server: Server, seed: int | None = None) -> MemoryTransport:
-    """A :class:`MemoryTransport` connected to ``server.handle_line``."""
-    return MemoryTransport(server.handle_line, seed)
+    """A :class:`MemoryTransport` to a connection of ``server``'s own: each call makes a
+    fresh :meth:`~mcpmini.mcp.Server.connection`, so two clients share the server's tools and
+    never each other's state (generation, capabilities, log level, subscriptions)."""
+    return MemoryTransport(server.connection().handle_line, seed)
 
 
-def _answer(server: Any, line: bytes) -> bytes | None:
-    """``server``'s reply line to ``line``; a ``subscriptions/listen`` result becomes the
+def _answer(connection: ServerConnection, line: bytes) -> bytes | None:
+    """The connection's reply line to ``line``; a ``subscriptions/listen`` result becomes the
     stream's acknowledgement (on stdio the subscription shares the one channel; the result
     would mean it ended)."""
-    reply: bytes | None = server.handle_line(line)
+    reply: bytes | None = connection.handle_line(line)
     if reply is None or _LISTEN not in line:
         return reply
     from ..errors import RemoteProtocolError
@@ -391,9 +413,10 @@ def _answer(server: Any, line: bytes) -> bytes | None:
 
 
 def serve_stdio(
-    server: Any, rfile: IO[bytes] | None = None, wfile: IO[bytes] | None = None
+    server: Server, rfile: IO[bytes] | None = None, wfile: IO[bytes] | None = None
 ) -> None:
-    """Serve ``server`` over stdin/stdout until stdin reaches EOF.
+    """Serve ``server`` over stdin/stdout until stdin reaches EOF: one peer, so one
+    connection (:meth:`~mcpmini.mcp.Server.connection`) for the whole stream.
 
     While serving, ``sys.stdout`` is pointed at stderr so a stray ``print`` in a tool
     cannot corrupt the protocol stream. A line longer than :data:`MAX_LINE` is
@@ -406,6 +429,7 @@ def serve_stdio(
     wfile = wfile if wfile is not None else sys.stdout.buffer
     saved_stdout, sys.stdout = sys.stdout, sys.stderr
     read = getattr(rfile, "read1", rfile.read)
+    connection = server.connection()
     buffer = LineBuffer()
     skipping = False
     try:
@@ -421,7 +445,7 @@ def serve_stdio(
                 if skipping:  # the rest of an oversized line
                     skipping = False
                     continue
-                reply = _answer(server, line)
+                reply = _answer(connection, line)
                 if reply is not None:
                     out.append(reply)
             if buffer.tail_size > MAX_LINE:

@@ -100,38 +100,28 @@ def listening_socket() -> socket.socket:
 def http_server(name: str, *extra: str) -> Iterator[str]:
     """Run ``mcpmini serve NAME --http`` on a pre-bound socket; yield its URL.
 
-    The socket listens before the process starts, so the URL works at once (no polling).
+    The socket listens before the process starts, so the URL works at once (no polling). The
+    server runs under :class:`mcpmini.process.Process` with its sub-reaper, so the fixture
+    ends it and everything it started when it ends (a long-lived fixture leaves nothing).
     """
+    from mcpmini.process import Process
+
     sock = listening_socket()
     port = sock.getsockname()[1]
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "mcpmini",
-            "serve",
-            name,
-            "--http",
-            "--fd",
-            str(sock.fileno()),
-            *extra,
-        ],
+    command = [sys.executable, "-m", "mcpmini", "serve", name, "--http"]
+    proc = Process(
+        [*command, "--fd", str(sock.fileno()), *extra],
+        stdin=False,
+        stdout=False,
+        stderr=False,
         pass_fds=[sock.fileno()],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        reaper=True,
     )
     sock.close()
     try:
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
-        if proc.stderr is not None:
-            proc.stderr.close()
+        proc.close(grace=10)
 
 
 @dataclass(frozen=True)

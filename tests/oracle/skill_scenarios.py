@@ -44,6 +44,8 @@ class SkillScenario:
     model: str | None = None
     context_window: int = 1_000_000
     bundled: bool = False
+    #: ``skillListingBudgetFraction`` in the project's settings (``None``: not set)
+    fraction: float | None = None
 
 
 _SIZES = (50, 300, 20, 400, 30, 10, 200, 60)
@@ -161,6 +163,17 @@ SCENARIOS: tuple[SkillScenario, ...] = (
         _BUDGETED,
         env={"SLASH_COMMAND_TOOL_CHAR_BUDGET": "900"},
         usage={"k03": (10, 0.0), "k10": (1, 30.0), "k06": (2, 3.0)},
+    ),
+    # the documented setting skillListingBudgetFraction (default 0.01) scales the budget
+    # (observed in 2.1.328: 0.0003 of a 1M-token window at 3 characters a token, about 900
+    # characters, drops the same descriptions as SLASH_COMMAND_TOOL_CHAR_BUDGET=900); and
+    # SLASH_COMMAND_TOOL_CHAR_BUDGET wins over it when both are set
+    SkillScenario("the-budget-fraction-setting-scales-the-budget", _BUDGETED, fraction=0.0003),
+    SkillScenario(
+        "the-budget-variable-wins-over-the-fraction-setting",
+        _BUDGETED,
+        env={"SLASH_COMMAND_TOOL_CHAR_BUDGET": "900"},
+        fraction=0.0001,
     ),
     SkillScenario("many-skills-default-model-budget", _MANY),
     SkillScenario(

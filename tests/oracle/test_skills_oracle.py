@@ -62,10 +62,13 @@ def oracle_case(s: SkillScenario) -> Case:
     env = dict(s.env)
     if s.bundled:
         env["CLAUDE_CODE_DISABLE_BUNDLED_SKILLS"] = "0"
+    project: dict[str, Any] = {"skillOverrides": dict(s.overrides)} if s.overrides else {}
+    if s.fraction is not None:
+        project["skillListingBudgetFraction"] = s.fraction
     return Case(
         s.name,
         files=_files(s),
-        settings={Scope.PROJECT: {"skillOverrides": dict(s.overrides)}} if s.overrides else {},
+        settings={Scope.PROJECT: project} if project else {},
         plugin_dirs=tuple(f"{{home}}/plugins/{p}" for p in s.plugins),
         env=env,
         args=("--model", s.model) if s.model else (),
@@ -103,6 +106,7 @@ def _options(s: SkillScenario, found: Any, claude_block: str, full_block: str) -
     options: dict[str, Any] = {
         "context_window_tokens": s.context_window,
         "budget_chars": int(budget) if budget else None,
+        "fraction": s.fraction if s.fraction is not None else 0.01,
         # scored now, from the timestamps written, as Claude Code scores at its start
         "usage": usage_scores(
             {

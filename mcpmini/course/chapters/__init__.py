@@ -7,7 +7,9 @@ version sets and over every pair (notebook 03); :mod:`.costs` holds Propositions
 and 7.1 (notebooks 06, 09, 11); :mod:`.precedence` the whole-entry and field-merge readings
 (notebook 10); :mod:`.hooklab` and :mod:`.hooks` the hook simulations, the gate lab and
 their figures (notebooks 07, 07b, 08); :mod:`.attacks` the permission attack and bypass table
-(notebook 07b); :mod:`.tables` the labelled tables the chapters display; :mod:`.claude_code`
+(notebook 07b); :mod:`.skills` chapter 09's tables; :mod:`.sdk` the loop's events and
+options (notebooks 08, 11); :mod:`.summary` the §8 table built by experiment (notebook 12);
+:mod:`.tables` the labelled tables the chapters display; :mod:`.claude_code`
 runs the notebooks' examples through the real Claude Code (or shows the result recorded from
 it); :mod:`.exercises` and :mod:`.extensions` exercises 9.1–9.4; :mod:`.scaleout` real
 backends behind nginx and wrk runs (notebook 02b); :mod:`.inspector` the notebook's MCP
@@ -119,8 +121,16 @@ from .negotiation import (
     set_pairs,
 )
 from .precedence import (
+    check_prop_6_2,
+    combinations_line,
+    manifest_table,
+    precedence_table,
+    prop_6_2_rows,
+    prop_6_2_table,
     resolution_lines,
+    resolution_report,
     resolution_switch,
+    superset_table,
 )
 from .scaleout import (
     Backend,
@@ -132,6 +142,23 @@ from .scaleout import (
     post_calls,
     wrk,
 )
+from .sdk import (
+    OPTION_ROLES,
+    events_table,
+    input_rows,
+    input_table,
+    limit_table,
+    options_table,
+    undescribed_options,
+)
+from .skills import (
+    budget_table,
+    front_matter_table,
+    listing_lines,
+    listing_size_table,
+    pair_lines,
+    reattach_table,
+)
 from .start import (
     NO_SECTION,
     SECTION_KEY,
@@ -139,6 +166,15 @@ from .start import (
     chapter_rows,
     chapter_table,
     section_of,
+)
+from .summary import (
+    experiment,
+    findings,
+    findings_lines,
+    observation_table,
+    summary_display,
+    summary_rows,
+    summary_table,
 )
 from .versions import (
     GridCell,
@@ -158,6 +194,7 @@ __all__ = [
     "MECHANISMS",
     "MISSING",
     "NO_SECTION",
+    "OPTION_ROLES",
     "OTHER_DECISIONS",
     "PERMISSION_CASES",
     "PROP_4_5_GROUPS",
@@ -189,6 +226,7 @@ __all__ = [
     "attack_rows",
     "backends",
     "balancer",
+    "budget_table",
     "case_rows",
     "case_summary",
     "case_table",
@@ -196,6 +234,8 @@ __all__ = [
     "chapter_table",
     "check_prop_4_3",
     "check_prop_4_5",
+    "check_prop_6_2",
+    "combinations_line",
     "compare_versions",
     "comparison_summary",
     "comparison_table",
@@ -203,15 +243,26 @@ __all__ = [
     "context_cost_explorer",
     "context_cost_lines",
     "event_table",
+    "events_table",
+    "experiment",
     "explain_matcher",
+    "findings",
+    "findings_lines",
     "form_arguments",
     "form_spec",
+    "front_matter_table",
     "guard_table",
     "hook_gate_lab",
     "id_violations",
+    "input_rows",
+    "input_table",
     "inspector",
     "is_interval",
     "large_result_rows",
+    "limit_table",
+    "listing_lines",
+    "listing_size_table",
+    "manifest_table",
     "matcher_playground",
     "mcp_tool_rows",
     "measured_layer_rows",
@@ -225,7 +276,10 @@ __all__ = [
     "nginx_conf",
     "non_empty_subsets",
     "note_4_4_table",
+    "observation_table",
+    "options_table",
     "outstanding_is_injective",
+    "pair_lines",
     "plot_context_cost",
     "plot_gate_path",
     "plot_measured_layer",
@@ -236,16 +290,21 @@ __all__ = [
     "plugin_rows",
     "post_calls",
     "post_failure_table",
+    "precedence_table",
     "prop_4_3_rows",
     "prop_4_3_table",
     "prop_4_5_constant",
     "prop_4_5_table",
     "prop_4_5_trial",
+    "prop_6_2_rows",
+    "prop_6_2_table",
     "reattach_curve",
     "reattach_explorer",
     "reattach_lines",
+    "reattach_table",
     "record_text",
     "resolution_lines",
+    "resolution_report",
     "resolution_switch",
     "run_case",
     "section_of",
@@ -255,9 +314,14 @@ __all__ = [
     "skill_listing_pair",
     "step_name",
     "step_names",
+    "summary_display",
+    "summary_rows",
+    "summary_table",
+    "superset_table",
     "through_claude_code",
     "timeline",
     "turns_curve",
+    "undescribed_options",
     "version_picker",
     "wrk",
 ]

@@ -318,6 +318,35 @@ _NOTES_JA: dict[str, str] = {
     "observed in 2.1.328: the deny still wins over a broad allow": (
         "2.1.328 で観察: 広い allow があっても deny が勝つ"
     ),
+    # the rows of issue 29 (the gate that approves only what it fully understands)
+    "[[ ]] evaluates the quoted subscript as arithmetic": (
+        "[[ ]] は引用符の中の添字も算術式として評価する"
+    ),
+    "-v evaluates a subscript": "-v は添字を評価する",
+    "printf -v assigns": "printf -v は代入する",
+    "re-points PATH: a planted ./ls runs": "PATH を向け直す: 置かれた ./ls が走る",
+    "-o with its value attached": "値をくっつけた -o",
+    "getopt_long takes a shortened --output": "getopt_long は短くした --output も受け付ける",
+    "-C writes m.mgc": "-C は m.mgc を書く",
+    "--no-index reads a file outside": "--no-index は外のファイルを読む",
+    "a file named -i would make it edit every file": (
+        "-i という名前のファイルがあると、すべてのファイルを書き換える"
+    ),
+    "-R follows symbolic links out of the folder": (
+        "-R はシンボリックリンクをたどってフォルダの外へ出る"
+    ),
+    "what xargs runs reads a file outside": "xargs が走らせるコマンドが外のファイルを読む",
+    "~user is another home": "~user は別の利用者のホーム",
+    "-t with its value attached": "値をくっつけた -t",
+    "observed in 2.1.328: cp with any option asks": (
+        "2.1.328 で観察: オプション付きの cp はどれも確認"
+    ),
+    "observed in 2.1.328: its deny check sees this layer; mcpmini peels it too": (
+        "2.1.328 で観察: deny の検査はこの層を見通す。mcpmini も剥がす"
+    ),
+    "observed in 2.1.328: runs; mcpmini keeps that verdict and warns of the layer": (
+        "2.1.328 で観察: そのまま走る。mcpmini も同じ判定にして、この層を警告する"
+    ),
 }
 #: Every note of :data:`PERMISSION_CASES` in both languages (``Text(ja, en)``).
 NOTES: dict[str, Text] = {en: Text(ja, en) for en, ja in _NOTES_JA.items()}
@@ -339,6 +368,8 @@ BYPASS_WORDS: dict[str, Text] = {
     "line continuation": Text("行の継続", "line continuation"),
     "ANSI-C quoting": Text("ANSI-C の引用符", "ANSI-C quoting"),
     "brace expansion": Text("波括弧の展開", "brace expansion"),
+    "a shell reading its input": Text("入力を読むシェル", "a shell reading its input"),
+    "computed command word": Text("計算で作られるコマンド名", "computed command word"),
 }
 
 #: The columns and fixed texts of chapter 07b's tables.

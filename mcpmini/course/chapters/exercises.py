@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 
 from ...mcp import LEGACY, MODERN, PendingTable, Request, Response
 from ..grading import Exercise, Part
+from ..language import Words
 from .extensions import TITLES as EXTENSION_TITLES
 from .extensions import build_9_3, build_9_4, practice_9_3, practice_9_4
 from .ids import id_violations, outstanding_is_injective
@@ -29,7 +30,7 @@ from .negotiation import is_interval, negotiate_handshake, negotiate_per_request
 __all__ = ["BUILDERS", "EXERCISE_IDS", "PRACTICE_BUILDERS", "TITLES"]
 
 EXERCISE_IDS = ("9.1", "9.2", "9.3", "9.4")
-TITLES = {
+TITLES: dict[str, Words] = {
     "9.1": "版の取り決め",
     "9.2": "要求の id",
     **EXTENSION_TITLES,

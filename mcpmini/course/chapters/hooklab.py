@@ -1051,7 +1051,7 @@ def prop_4_5_constant(
 
 def check_prop_4_5(
     trials: Sequence[Trial],
-    constant: Trial,
+    constant: Trial | None = None,
     *,
     guarded: Sequence[Trial] = (),
     instruction: str = INSTRUCTION,
@@ -1062,7 +1062,7 @@ def check_prop_4_5(
     each executed call was seen by the matching hook first, and no ``guarded`` trial wrote
     ``.env``; 4.5.2: ``constant`` (:func:`prop_4_5_constant` without a hook) was shown
     ``instruction`` at every model call and still wrote ``.env``: a model that does not
-    follow the instruction exists.
+    follow the instruction exists (left out of the result when ``constant`` is ``None``).
     """
     every = [*trials, *guarded]
     part1 = (
@@ -1071,6 +1071,8 @@ def check_prop_4_5(
         and all(t.violations == 0 for t in every)
         and all(t.env_writes == 0 for t in guarded)
     )
+    if constant is None:
+        return {"4.5.1": part1}
     part2 = (
         bool(constant.shown)
         and all(instruction in shown for shown in constant.shown)

@@ -21,7 +21,11 @@ What happens on a request:
 Rules of this module: per request at most one authorization for a ``401``, one step-up for a
 ``403`` and one nonce retry; a fresh token refused again is an :class:`AuthError` of kind
 ``refused``; every state change happens under one lock and is saved to the store; nothing
-here prints a token, a secret, a code or a verifier.
+here prints a token, a secret, a code or a verifier. Every request the flow makes itself
+(metadata, registration, token) ends by the call's
+:class:`~mcpmini.deadline.Deadline` (``deadline``): httpx's timeouts are cut to what is left of
+it and a body that trickles in is abandoned when it passes
+(:class:`~mcpmini.errors.TimedOut`), so discovery never outlasts the call that needed it.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 import httpx
 import orjson
 
+from ...deadline import Deadline
 from .agent import UserAgent
 from .challenge import Challenge, parse_challenges
 from .discovery import origin, resource_metadata_urls, server_metadata_urls
@@ -69,10 +74,11 @@ def _challenge(response: httpx.Response) -> Challenge:
     return found[0] if found else Challenge("")
 
 
-def _read_json(response: httpx.Response) -> Any:
+def _read_json(response: httpx.Response, deadline: Deadline | None = None) -> Any:
     """The JSON body (capped at :data:`MAX_DOCUMENT`), or ``None`` when it is not JSON.
 
-    The body is kept on the response (httpx reads it again after the flow step).
+    The body is kept on the response (httpx reads it again after the flow step). Raises
+    :class:`~mcpmini.errors.TimedOut` when ``deadline`` passes while it trickles in.
     """
     length = response.headers.get("content-length", "")
     if length.isdigit() and int(length) > MAX_DOCUMENT:
@@ -82,6 +88,8 @@ def _read_json(response: httpx.Response) -> Any:
         )
     body, size = [], 0
     for chunk in response.iter_bytes():
+        if deadline is not None:
+            deadline.check(f"the answer of {response.request.url}")
         size += len(chunk)
         if size > MAX_DOCUMENT:
             raise AuthError(
@@ -107,7 +115,8 @@ class OAuth(httpx.Auth):
 
     ``store`` keeps the record between runs (default: memory only), ``agent`` opens the
     authorization URL (``None``: a grant that needs a person raises an :class:`AuthError` of
-    kind ``login required``), ``clock`` gives the time in seconds.
+    kind ``login required``), ``clock`` gives the time in seconds, ``deadline`` (the call's;
+    default none) bounds every request the flow makes itself.
     """
 
     requires_request_body = True
@@ -119,8 +128,10 @@ class OAuth(httpx.Auth):
         store: TokenStore | None = None,
         agent: UserAgent | None = None,
         clock: Callable[[], float] = time.time,
+        deadline: Deadline | None = None,
     ) -> None:
         self.server_url = server_url
+        self.deadline = deadline or Deadline.never()
         self.options = options or OAuthOptions()
         self.store: TokenStore = store if store is not None else MemoryStore()
         self.agent = agent
@@ -229,12 +240,26 @@ class OAuth(httpx.Auth):
         self.record = record
         self.store.save(record)
 
+    # --- the flow's own requests ----------------------------------------------------------
+
+    def _request(self, method: str, url: str, **kwargs: Any) -> httpx.Request:
+        """A request of the flow, its timeouts cut to what is left of the deadline."""
+        request = httpx.Request(method, url, **kwargs)
+        if self.deadline.finite:
+            self.deadline.check(f"the authorization ({method} {url})")
+            left = self.deadline.left()
+            request.extensions["timeout"] = {k: left for k in ("connect", "read", "write", "pool")}
+        return request
+
+    def _json(self, response: httpx.Response) -> Any:
+        return _read_json(response, self.deadline)
+
     # --- discovery ---------------------------------------------------------------------------
 
     def _get(self, url: str) -> Generator[httpx.Request, httpx.Response, tuple[int, Any]]:
-        response = yield httpx.Request("GET", url, headers={"accept": "application/json"})
+        response = yield self._request("GET", url, headers={"accept": "application/json"})
         status = response.status_code
-        return status, (_read_json(response) if status == 200 else None)
+        return status, (self._json(response) if status == 200 else None)
 
     def _discover(self, challenge: Challenge) -> _Flow:
         """Find the PRM and the authorization server metadata; rebind on an issuer change."""
@@ -379,10 +404,10 @@ class OAuth(httpx.Auth):
         if options.idp_client_id:
             form["client_id"] = options.idp_client_id
         url = options.idp_token_endpoint
-        response = yield httpx.Request(
+        response = yield self._request(
             "POST", url, data=form, headers={"accept": "application/json"}
         )
-        doc = _read_json(response)
+        doc = self._json(response)
         self.steps.append(f"token-exchange {response.status_code} {url}")
         if response.status_code != 200 or not isinstance(doc, dict):
             raise AuthError(
@@ -439,10 +464,10 @@ class OAuth(httpx.Auth):
             raise self._login_required()
         body = registration_body(options, asm, redirect, scopes)
         url = asm.registration_endpoint
-        response = yield httpx.Request(
+        response = yield self._request(
             "POST", url, json=body, headers={"accept": "application/json"}
         )
-        doc = _read_json(response)
+        doc = self._json(response)
         self.steps.append(f"register {response.status_code} {url}")
         if response.status_code not in (200, 201):
             raise AuthError(
@@ -553,9 +578,9 @@ class OAuth(httpx.Auth):
             if dpop:
                 nonce = self._nonces.get(origin(url))
                 headers["dpop"] = self._dpop_key().proof("POST", url, nonce=nonce)
-            response = yield httpx.Request("POST", url, data=data, headers=headers)
+            response = yield self._request("POST", url, data=data, headers=headers)
             self._learn_nonce(response)
-            doc = _read_json(response)
+            doc = self._json(response)
             self.steps.append(f"token {grant['grant_type']} {response.status_code}")
             nonce_asked = isinstance(doc, dict) and doc.get("error") == "use_dpop_nonce"
             if dpop and attempt == 0 and response.status_code == 400 and nonce_asked:
@@ -592,11 +617,13 @@ def oauth_for(
     environ: Mapping[str, str],
     agent: UserAgent | None = None,
     options: OAuthOptions | None = None,
+    deadline: Deadline | None = None,
 ) -> OAuth:
     """The OAuth of ``server_url`` over the user's token store (:func:`~.store.tokens_dir` of
     ``environ``). Without ``agent`` a needed login is an :class:`AuthError` of kind
     ``login required`` naming ``mcpmini auth login``; stored tokens are used and refreshed,
-    and a stored ``client_credentials`` login gets a new token by itself."""
+    and a stored ``client_credentials`` login gets a new token by itself. ``deadline`` is
+    the call's (:class:`OAuth`)."""
     store = FileStore(tokens_dir(environ))
     if options is None:
         record = store.load(server_url)
@@ -607,4 +634,4 @@ def oauth_for(
                 client_id=client.client_id,
                 client_secret=client.client_secret,
             )
-    return OAuth(server_url, options, store, agent)
+    return OAuth(server_url, options, store, agent, deadline=deadline)
