@@ -6,6 +6,7 @@ and progress (skipped where jupyterhub or the npm proxy is missing, failed under
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import shutil
@@ -28,6 +29,7 @@ from mcpmini.course.classroom.hub import (
     START_TIMEOUT,
     HubError,
     account_name,
+    hub_log_excerpt,
     main,
     prepare_hub,
     remove_accounts,
@@ -36,6 +38,10 @@ from mcpmini.course.classroom.hub import (
 )
 
 ROOT = Path(__file__).resolve().parents[1]
+#: Seconds the hub fixture waits for the hub to answer; the module's test timeout (pytest's
+#: default, 210 s, counts the fixture's wait in its first test) leaves room for it and the spawns.
+HUB_WAIT = 300
+pytestmark = pytest.mark.timeout(1200)
 
 
 SCRATCH_PARTS = ("notebooks", "examples", "exercises", "solutions")
@@ -225,6 +231,28 @@ def test_outside_a_hub_everything_is_allowed_and_a_broken_switch_file_allows_not
         write_switches(path, {"answers": True})
 
 
+def test_the_log_excerpt_keeps_the_hubs_error_and_drops_the_proxys_lines_about_polls():
+    hub_lines = [f"[I 2026-12-02 00:00:{i:02} JupyterHub app:1] step {i}" for i in range(60)]
+    error = [
+        "[E 2026-12-02 00:01:00 JupyterHub app:3912] Failed to bind hub to http://127.0.0.1:8001",
+        "Traceback (most recent call last):",
+        "OSError: [Errno 98] Address already in use",
+    ]
+    poll = [
+        "00:01:02.003 [ConfigProxy] error: 404 GET /hub/api ",
+        "00:01:02.004 [ConfigProxy] error: Failed to get custom error page: Error: connect "
+        "ECONNREFUSED 127.0.0.1:8001",
+    ]
+    routed = "00:00:59.000 [ConfigProxy] info: Proxying http://127.0.0.1:8000 to (no default)"
+    text = "\n".join([*hub_lines, routed, *error, *poll * 400])
+    excerpt = hub_log_excerpt(text, limit=400)
+    assert "Address already in use" in excerpt and error[0] in excerpt
+    assert "404 GET" not in excerpt and "custom error page" not in excerpt
+    assert excerpt.endswith("(800 lines of the proxy about requests it could not route left out)")
+    whole = hub_log_excerpt("\n".join([*hub_lines[:3], routed]))
+    assert whole == "\n".join([*hub_lines[:3], routed])  # nothing to cut, nothing dropped
+
+
 def _hub_tools() -> tuple[Path, Path]:
     """The Python that serves the learners (with jupyterhub beside it) and the npm proxy, or
     a reasoned skip."""
@@ -245,11 +273,20 @@ def _hub_tools() -> tuple[Path, Path]:
 
 
 def _free_port() -> int:
+    """A port free on loopback with the next two (the hub listens on it, its API on the next,
+    the proxy's API on the one after: any of them taken and the hub cannot start)."""
     while True:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        if port < 65000:
+        with contextlib.ExitStack() as stack:
+            first = stack.enter_context(socket.socket())
+            first.bind(("127.0.0.1", 0))
+            port = first.getsockname()[1]
+            if port >= 65000:
+                continue
+            try:
+                for extra in (port + 1, port + 2):
+                    stack.enter_context(socket.socket()).bind(("127.0.0.1", extra))
+            except OSError:
+                continue
             return port
 
 
@@ -261,6 +298,35 @@ def _wait(check, seconds: float, what: str):
             return value
         time.sleep(0.25)  # polling a server we do not control: bounded by the deadline
     raise AssertionError(f"timed out waiting for {what}")
+
+
+class HubDown(AssertionError):
+    """The hub exited or did not answer; the message holds its own log lines."""
+
+
+def _await_hub(proc: subprocess.Popen, base: str, log: Path) -> None:
+    """Wait until the hub started as ``proc`` answers at ``base``; :class:`HubDown` with why
+    (its log, without the proxy's lines about our polls) when it exits or does not answer."""
+    import httpx
+
+    def why() -> str:
+        return hub_log_excerpt(log.read_text(errors="replace"))
+
+    def up() -> bool:
+        # First whether the hub is alive: its proxy outlives it and answers 404 to every poll
+        if proc.poll() is not None:
+            raise HubDown(f"the hub exited with {proc.returncode} before answering:\n{why()}")
+        try:
+            return httpx.get(f"{base}/hub/api", timeout=2).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    try:
+        _wait(up, HUB_WAIT, "the hub")
+    except HubDown:
+        raise
+    except AssertionError:
+        raise HubDown(f"the hub did not answer within {HUB_WAIT} s:\n{why()}") from None
 
 
 def _learner_uids(plan) -> set[int]:
@@ -277,8 +343,6 @@ def _learner_uids(plan) -> set[int]:
 
 @pytest.fixture(scope="module")
 def hub():
-    import httpx
-    import psutil
 
     python, proxy = _hub_tools()
     as_root = os.geteuid() == 0
@@ -297,53 +361,89 @@ def hub():
     proc = start_hub(plan, cwd=root, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     base = plan.url.rstrip("/")
 
-    def up():
-        try:
-            return httpx.get(f"{base}/hub/api", timeout=2).status_code == 200
-        except httpx.HTTPError:
-            return proc.poll() is not None and pytest.fail((root / "hub.log").read_text())
-
     try:
         try:
-            _wait(up, 300, "the hub")
-        except AssertionError:
-            pytest.fail("the hub did not answer:\n" + (root / "hub.log").read_text()[-3000:])
+            _await_hub(proc, base, root / "hub.log")
+        except HubDown as exc:
+            pytest.fail(str(exc))
         yield base, dict(plan.accounts), root, plan, proc.pid, course
     finally:
-        try:  # the hub may already have exited (it failed to start): nothing of it to list
-            kids = [p.pid for p in psutil.Process(proc.pid).children(recursive=True)]
-        except psutil.NoSuchProcess:
-            kids = []
-        group = [proc.pid, *kids]
-        proc.terminate()
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        for pid in group:
-            try:
-                psutil.Process(pid).kill()
-            except psutil.Error:
-                pass
         log.close()
-        # a proxy the hub started just before it was stopped may not have been its child yet
-        for stray in psutil.process_iter(["cmdline"]):
-            if any(str(root) in arg for arg in stray.info["cmdline"] or []):
-                group.append(stray.pid)
-                try:
-                    stray.kill()
-                except psutil.Error:
-                    pass
-        psutil.wait_procs([p for p in map(_process, group) if p is not None], timeout=10)
-        left = [pid for pid in group if _process(pid) is not None]
-        removed = remove_accounts(root) if plan.os_accounts else []
-        by_learners = [p.pid for p in psutil.process_iter(["uids"]) if p.info["uids"].real in uids]
-        gone = sorted(account for _, account in plan.os_accounts if _account_gone(account))
+        left, by_learners, removed, gone = _stop_hub(proc, root, plan, uids)
         if as_root:
             shutil.rmtree(root, ignore_errors=True)
             shutil.rmtree(course, ignore_errors=True)
         assert left == [] and by_learners == []  # nothing of the hub is left running
         assert sorted(removed) == gone == sorted(a for _, a in plan.os_accounts)
+
+
+def _stop_hub(proc: subprocess.Popen, root: Path, plan, uids: set[int]):
+    """Stop the hub ``proc`` of folder ``root`` and what it started, remove its OS accounts:
+    the pids still running, the learners' processes left, the accounts removed and gone."""
+    import psutil
+
+    try:  # the hub may already have exited (it failed to start): nothing of it to list
+        kids = [p.pid for p in psutil.Process(proc.pid).children(recursive=True)]
+    except psutil.NoSuchProcess:
+        kids = []
+    group = [proc.pid, *kids]
+    proc.terminate()
+    try:
+        proc.wait(30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    for pid in group:
+        try:
+            psutil.Process(pid).kill()
+        except psutil.Error:
+            pass
+    # a proxy the hub started just before it was stopped (or outliving a hub that died) may
+    # not be its child: found by the hub folder in its command line
+    for stray in psutil.process_iter(["cmdline"]):
+        if any(str(root) in arg for arg in stray.info["cmdline"] or []):
+            group.append(stray.pid)
+            try:
+                stray.kill()
+            except psutil.Error:
+                pass
+    psutil.wait_procs([p for p in map(_process, group) if p is not None], timeout=10)
+    left = [pid for pid in group if _process(pid) is not None]
+    removed = remove_accounts(root) if plan.os_accounts else []
+    by_learners = [p.pid for p in psutil.process_iter(["uids"]) if p.info["uids"].real in uids]
+    gone = sorted(account for _, account in plan.os_accounts if _account_gone(account))
+    return left, by_learners, removed, gone
+
+
+def test_a_hub_that_cannot_start_says_why_from_its_own_log_not_the_proxys(course):
+    """The hub's API port is taken: the hub exits after starting its proxy, which answers 404
+    to every poll; the failure names the hub's own error, not a timeout over proxy lines."""
+    python, proxy = _hub_tools()
+    root = _open_root("mcpmini-hub-")
+    (root / "node_modules").symlink_to(proxy.parents[1], target_is_directory=True)
+    port = _free_port()
+    plan = prepare_hub("ada\n", course=course, root=root, port=port, python=python)
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", port + 1))  # the hub's own API port
+    taken.listen()
+    try:
+        with (root / "hub.log").open("wb") as log:
+            proc = start_hub(
+                plan, cwd=root, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            )
+            try:
+                with pytest.raises(HubDown) as failed:
+                    _await_hub(proc, plan.url.rstrip("/"), root / "hub.log")
+            finally:
+                left, by_learners, removed, gone = _stop_hub(proc, root, plan, _learner_uids(plan))
+        message = str(failed.value)
+        assert "exited with" in message, message
+        assert f"{port + 1}" in message and "404 GET" not in message
+        assert left == [] and by_learners == []
+        assert sorted(removed) == gone == sorted(a for _, a in plan.os_accounts)
+    finally:
+        taken.close()
+        shutil.rmtree(root, ignore_errors=True)
+        shutil.rmtree(course, ignore_errors=True)
 
 
 def _process(pid: int):

@@ -46,6 +46,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -69,6 +70,7 @@ __all__ = [
     "HubError",
     "HubPlan",
     "account_name",
+    "hub_log_excerpt",
     "lock_solutions",
     "prepare_hub",
     "remove_accounts",
@@ -647,6 +649,38 @@ def start_hub(plan: HubPlan, **popen: Any) -> subprocess.Popen[bytes]:
         with contextlib.suppress(OSError):
             os.chmod(plan.root / name, 0o600)
     return subprocess.Popen([str(hub), "-f", str(plan.config)], umask=0o077, **popen)
+
+
+#: A line of the proxy about one request it could not route: while the hub is not (or no
+#: longer) listening, every poll of its URL adds two of them, burying why the hub did not start.
+_PROXY_NOISE = re.compile(
+    r"\[ConfigProxy\] \w+: (?:\d{3} [A-Z]+ /|Failed to get custom error page|Requesting custom)"
+)
+
+
+#: The proxy colours its log levels (``\x1b[31merror\x1b[39m``).
+_COLOUR = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def hub_log_excerpt(text: str, limit: int = 4000) -> str:
+    """Why a hub did not start, from its log ``text``: its lines without the proxy's lines
+    about requests it could not route (:data:`_PROXY_NOISE`, counted in one line), the
+    when it is longer than ``limit``, from a little before the first error line (``[E``,
+    ``[C``, a traceback) on, its start and its end; colour codes removed."""
+    lines = _COLOUR.sub("", text).splitlines()
+    kept = [line for line in lines if not _PROXY_NOISE.search(line)]
+    dropped = len(lines) - len(kept)
+    body = "\n".join(kept)
+    if len(body) > limit:
+        errors = [i for i, line in enumerate(kept) if line.startswith(("[E ", "[C ", "Traceback"))]
+        if errors:  # from a little before the first error; its start and its end kept
+            body = "\n".join(kept[max(0, errors[0] - 5) :])
+            if len(body) > limit:
+                body = body[: limit // 2] + "\n[...]\n" + body[-limit // 2 :]
+        else:
+            body = body[-limit:]
+    note = f"\n({dropped} lines of the proxy about requests it could not route left out)"
+    return body + (note if dropped else "")
 
 
 def _run_hub(plan: HubPlan) -> int:
