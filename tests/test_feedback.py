@@ -234,3 +234,39 @@ def test_an_english_page_of_an_english_exercise_holds_no_japanese():
     with use("en"):
         page = render_page(row)
     assert japanese_chars(page) == 0 and "·" in page
+
+
+def test_a_c1_page_shows_what_counted_for_each_routing_part_never_not_answered():
+    """C.1's routing parts have no key of their own in the answer (it holds two descriptions
+    and a .mcp.json): the page shows the tool the router chose over the learner's
+    descriptions, or that none was chosen, not "(not answered)"."""
+    ex = get_exercise("C.1")
+    key = ex.answer_key()
+    rows = {p.key: i for i, p in enumerate(ex.parts)}
+    routing = [k for k in rows if k.startswith("routing.")]
+    assert len(routing) == 10
+    for lang, blank in (("ja", "（未回答）"), ("en", "(not answered)")):
+        with use(lang):
+            page = render_page(_row("ada", key, ex.max_score, "C.1", notebook="C_1"))
+        assert blank not in page
+        cells = {k: _answer_cell(page, k) for k in rows}
+        assert {cells[k] for k in routing} == {
+            "<code>&quot;get_weather&quot;</code>",
+            "<code>&quot;get_weather_history&quot;</code>",
+        }
+        assert "Not for past days" in cells["get_weather.boundary"]
+        assert "WEATHER_API_KEY" in cells["mcp_json.secret"]
+    vague = {**key, "get_weather": "Weather.", "get_weather_history": "Weather."}
+    page = render_page(_row("ben", vague, 0, "C.1", notebook="C_1"))
+    chosen = [_answer_cell(page, k) for k in routing]
+    # "weather" alone: a tie goes to the tool listed first; "snowing … right now" none
+    assert set(chosen) == {"<code>&quot;get_weather&quot;</code>", "（どのツールも選ばれない）"}
+    with use("en"):
+        empty = render_page(_row("cy", ex.template(), 0, "C.1", notebook="C_1"))
+    assert {_answer_cell(empty, k) for k in routing} == {"(not answered)"}
+
+
+def _answer_cell(page: str, key: str) -> str:
+    """The "your answer" cell of the row of part ``key`` on a feedback page."""
+    row = page.split(f"<code>{key}</code>", 1)[1].split("</tr>", 1)[0]
+    return row.split("<td>")[1].removesuffix("</td>")

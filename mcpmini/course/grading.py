@@ -277,6 +277,12 @@ class Part:
             return _w("then", first=found, second=say(self.otherwise)).strip()
         return say(self.otherwise) or _w("wrong")
 
+    def given(self, answer: Any) -> tuple[bool, Any]:
+        """What ``answer`` gives for this part, as a report shows it: ``(found, value)``, the
+        value at the part's dotted key. A part graded on the whole answer says what of it
+        counted instead (see ``ccaf.exercises``). Never raises."""
+        return _lookup(answer, self.key)
+
     def grade(self, answer: Any) -> PartResult:
         """Grade this part of ``answer``; never raises."""
         try:

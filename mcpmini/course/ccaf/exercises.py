@@ -79,6 +79,25 @@ class _Judged(Part):
     """
 
     judge: Callable[[Any], Verdict] = field(default=lambda _a: None)
+    #: What of the answer counted for this part (``given``): ``None`` for the answer's value
+    #: under the key's first step (the description or the ``.mcp.json`` judged).
+    shows: Callable[[Any], Any] | None = None
+
+    def given(self, answer: Any) -> tuple[bool, Any]:
+        """The value a report shows for this part: what :attr:`shows` reads from the answer
+        (the tool the router chose for a routing part), else the answer's value under the
+        key's first step; ``(False, None)`` when the part is not attempted or unreadable."""
+        try:
+            if self.judge(answer) is None:
+                return False, None
+            if self.shows is not None:
+                return True, self.shows(answer)
+        except Exception:  # an unreadable answer: its message is the part's grade
+            return False, None
+        head = self.key.split(".", 1)[0]
+        if isinstance(answer, Mapping) and head in answer:
+            return True, answer[head]
+        return False, None
 
     def grade(self, answer: Any) -> PartResult:
         try:
@@ -101,8 +120,27 @@ class _Judged(Part):
         return PartResult(self.key, Status.INCORRECT, say(message), 0, self.points)
 
 
-def _judged(key: str, prompt: Words, judge: Callable[[Any], Verdict]) -> Part:
-    return _Judged(key, prompt, Kind.NAMES, None, judge=judge)
+def _judged(
+    key: str,
+    prompt: Words,
+    judge: Callable[[Any], Verdict],
+    shows: Callable[[Any], Any] | None = None,
+) -> Part:
+    return _Judged(key, prompt, Kind.NAMES, None, judge=judge, shows=shows)
+
+
+#: What a report shows for a request no tool's description overlaps.
+_NO_TOOL = Text("（どのツールも選ばれない）", "(no tool chosen)")
+
+
+def _routed(request: str) -> Callable[[Any], Any]:
+    """The tool the router chooses for ``request`` over the answer's descriptions (or
+    :data:`_NO_TOOL`): what a routing part's answer is."""
+
+    def shows(answer: Any) -> Any:
+        return route(request, listed_tools(answer)).tool or _NO_TOOL
+
+    return shows
 
 
 def _routing_judge(request: str, expected: str) -> Callable[[Any], Verdict]:
@@ -260,7 +298,7 @@ def _secret_judge(answer: Any) -> Verdict:
 
 def _routing_parts(requests: Sequence[tuple[str, str]]) -> list[Part]:
     return [
-        _judged(f"routing.{i:02d}", f"{text!r} → {tool}", _routing_judge(text, tool))
+        _judged(f"routing.{i:02d}", f"{text!r} → {tool}", _routing_judge(text, tool), _routed(text))
         for i, (text, tool) in enumerate(requests, start=1)
     ]
 

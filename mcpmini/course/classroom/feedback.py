@@ -34,7 +34,7 @@ import os
 import re
 import secrets
 import shutil
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -109,15 +109,6 @@ def _e(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
 
-def _lookup(answer: Any, key: str) -> tuple[bool, Any]:
-    node = answer
-    for step in key.split("."):
-        if not isinstance(node, Mapping) or step not in node:
-            return False, None
-        node = node[step]
-    return True, node
-
-
 def _document(title: str, body: str) -> str:
     return (
         f'<!DOCTYPE html>\n<html lang="{current().value}"><head><meta charset="utf-8">\n'
@@ -160,13 +151,20 @@ def render_page(row: GradeRow) -> str:
     ]
     hint = say(ex.hints[0]) if ex.hints else ""
     for part, result in zip(ex.parts, report.results, strict=True):
-        found, value = _lookup(row.answer, part.key)
-        shown = json.dumps(value, ensure_ascii=False) if found and value is not None else None
+        found, value = part.given(row.answer)  # a routing part: the tool chosen, not a key
+        shown: str | None = None
+        if isinstance(value, Text):  # words of the exercise (no tool chosen), not a value
+            shown = say(value)
+        elif found and value is not None:
+            shown = json.dumps(value, ensure_ascii=False)
         status = result.status.value
         note = _e(result.message) if status != "correct" else _e(WORDS["correct"])
         if status != "correct" and hint:
             note += f"<br><small>{_e(WORDS['hint'])}: {_e(hint)}</small>"
-        answer = f"<code>{_e(shown)}</code>" if shown is not None else _e(WORDS["blank"])
+        if shown is None:
+            answer = _e(WORDS["blank"])
+        else:
+            answer = _e(shown) if isinstance(value, Text) else f"<code>{_e(shown)}</code>"
         lines.append(
             f'<tr class="{status}"><td>{_MARK[status]}</td><td><code>{_e(part.key)}</code>'
             f" {_e(say(part.prompt))}</td><td>{answer}</td><td>{note}</td></tr>"
