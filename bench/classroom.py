@@ -23,7 +23,6 @@ import argparse
 import json
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -46,12 +45,6 @@ def _python() -> Path:
             raise SystemExit("as root with this Python closed to other users: run make hub first")
         return venv
     return Path(sys.executable)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _login_and_spawn(base: str, name: str, token: str, start: threading.Event) -> float:
@@ -87,9 +80,11 @@ def _login_and_spawn(base: str, name: str, token: str, start: threading.Event) -
 def spawn(learners: int) -> dict[str, Any]:
     from mcpmini.course.classroom.hub import (
         START_TIMEOUT,
+        free_port,
         prepare_hub,
         remove_accounts,
         start_hub,
+        wait_for_hub,
     )
 
     scratch = Path(tempfile.mkdtemp(prefix="mcpmini-bench-hub-"))
@@ -102,23 +97,15 @@ def spawn(learners: int) -> dict[str, Any]:
     (root / "node_modules").symlink_to(ROOT / ".hub" / "node_modules", target_is_directory=True)
     names = [f"l{i:02d}" for i in range(learners)]
     plan = prepare_hub(
-        "\n".join(names) + "\n", course=course, root=root, port=_free_port(), python=_python()
+        "\n".join(names) + "\n", course=course, root=root, port=free_port(), python=_python()
     )
     tokens = dict(plan.accounts)
     log = (root / "hub.log").open("wb")
     proc = start_hub(plan, cwd=root, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     times: dict[str, float] = {}
     try:
-        import httpx
-
         base = plan.url.rstrip("/")
-        for _ in range(240):
-            try:
-                if httpx.get(f"{base}/hub/api", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.5)  # the hub's own start, bounded
+        wait_for_hub(plan, proc, root / "hub.log")  # a hub that cannot start says why
         start = threading.Event()
 
         def one(name: str) -> None:

@@ -6,7 +6,6 @@ and progress (skipped where jupyterhub or the npm proxy is missing, failed under
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
 import shutil
@@ -29,12 +28,14 @@ from mcpmini.course.classroom.hub import (
     START_TIMEOUT,
     HubError,
     account_name,
+    free_port,
     hub_log_excerpt,
     main,
     prepare_hub,
     remove_accounts,
     set_switches,
     start_hub,
+    wait_for_hub,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -85,6 +86,24 @@ def _open_root(prefix: str) -> Path:
     root = Path(tempfile.mkdtemp(prefix=prefix))
     os.chmod(root, 0o755)
     return root
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _one_hub_test_run_at_a_time():
+    """As root these tests make OS accounts named after the learners (``mcpmini-ada``): a
+    second run on the same machine (another checkout's suite) would find them with another
+    home and fail. Runs wait for each other on one machine-wide lock instead."""
+    if os.geteuid() != 0:
+        yield
+        return
+    import fcntl
+
+    with open(os.path.join(tempfile.gettempdir(), "mcpmini-hub-tests.lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # bounded by the test timeout
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 @pytest.fixture
@@ -272,24 +291,6 @@ def _hub_tools() -> tuple[Path, Path]:
     return python, proxy
 
 
-def _free_port() -> int:
-    """A port free on loopback with the next two (the hub listens on it, its API on the next,
-    the proxy's API on the one after: any of them taken and the hub cannot start)."""
-    while True:
-        with contextlib.ExitStack() as stack:
-            first = stack.enter_context(socket.socket())
-            first.bind(("127.0.0.1", 0))
-            port = first.getsockname()[1]
-            if port >= 65000:
-                continue
-            try:
-                for extra in (port + 1, port + 2):
-                    stack.enter_context(socket.socket()).bind(("127.0.0.1", extra))
-            except OSError:
-                continue
-            return port
-
-
 def _wait(check, seconds: float, what: str):
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -298,35 +299,6 @@ def _wait(check, seconds: float, what: str):
             return value
         time.sleep(0.25)  # polling a server we do not control: bounded by the deadline
     raise AssertionError(f"timed out waiting for {what}")
-
-
-class HubDown(AssertionError):
-    """The hub exited or did not answer; the message holds its own log lines."""
-
-
-def _await_hub(proc: subprocess.Popen, base: str, log: Path) -> None:
-    """Wait until the hub started as ``proc`` answers at ``base``; :class:`HubDown` with why
-    (its log, without the proxy's lines about our polls) when it exits or does not answer."""
-    import httpx
-
-    def why() -> str:
-        return hub_log_excerpt(log.read_text(errors="replace"))
-
-    def up() -> bool:
-        # First whether the hub is alive: its proxy outlives it and answers 404 to every poll
-        if proc.poll() is not None:
-            raise HubDown(f"the hub exited with {proc.returncode} before answering:\n{why()}")
-        try:
-            return httpx.get(f"{base}/hub/api", timeout=2).status_code == 200
-        except httpx.HTTPError:
-            return False
-
-    try:
-        _wait(up, HUB_WAIT, "the hub")
-    except HubDown:
-        raise
-    except AssertionError:
-        raise HubDown(f"the hub did not answer within {HUB_WAIT} s:\n{why()}") from None
 
 
 def _learner_uids(plan) -> set[int]:
@@ -349,7 +321,7 @@ def hub():
     root = _open_root("mcpmini-hub-")
     course = _scratch_course(_open_root("mcpmini-course-"))
     (root / "node_modules").symlink_to(proxy.parents[1], target_is_directory=True)
-    port = _free_port()
+    port = free_port()
     plan = prepare_hub(
         "ada\nben\ncy\n", course=course, root=root, port=port, start_timeout=300, python=python
     )
@@ -363,8 +335,8 @@ def hub():
 
     try:
         try:
-            _await_hub(proc, base, root / "hub.log")
-        except HubDown as exc:
+            wait_for_hub(plan, proc, root / "hub.log", HUB_WAIT)
+        except HubError as exc:
             pytest.fail(str(exc))
         yield base, dict(plan.accounts), root, plan, proc.pid, course
     finally:
@@ -420,7 +392,7 @@ def test_a_hub_that_cannot_start_says_why_from_its_own_log_not_the_proxys(course
     python, proxy = _hub_tools()
     root = _open_root("mcpmini-hub-")
     (root / "node_modules").symlink_to(proxy.parents[1], target_is_directory=True)
-    port = _free_port()
+    port = free_port()
     plan = prepare_hub("ada\n", course=course, root=root, port=port, python=python)
     taken = socket.socket()
     taken.bind(("127.0.0.1", port + 1))  # the hub's own API port
@@ -431,8 +403,8 @@ def test_a_hub_that_cannot_start_says_why_from_its_own_log_not_the_proxys(course
                 plan, cwd=root, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
             )
             try:
-                with pytest.raises(HubDown) as failed:
-                    _await_hub(proc, plan.url.rstrip("/"), root / "hub.log")
+                with pytest.raises(HubError) as failed:
+                    wait_for_hub(plan, proc, root / "hub.log", HUB_WAIT)
             finally:
                 left, by_learners, removed, gone = _stop_hub(proc, root, plan, _learner_uids(plan))
         message = str(failed.value)

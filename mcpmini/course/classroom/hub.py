@@ -70,12 +70,14 @@ __all__ = [
     "HubError",
     "HubPlan",
     "account_name",
+    "free_port",
     "hub_log_excerpt",
     "lock_solutions",
     "prepare_hub",
     "remove_accounts",
     "set_switches",
     "start_hub",
+    "wait_for_hub",
 ]
 
 #: The prefix of every OS account the hub makes (``mcpmini-ada``).
@@ -579,6 +581,27 @@ def prepare_hub(
     )
 
 
+def free_port(ip: str = "127.0.0.1") -> int:
+    """A port on ``ip`` free with the next two: the hub's plan uses ``port`` (the proxy),
+    ``port + 1`` (the hub's API) and ``port + 2`` (the proxy's API), and any of them taken
+    stops the hub after it started its proxy."""
+    import socket
+
+    while True:
+        with contextlib.ExitStack() as stack:
+            first = stack.enter_context(socket.socket())
+            first.bind((ip, 0))
+            port = int(first.getsockname()[1])
+            if port > 65000:
+                continue
+            try:
+                for extra in (port + 1, port + 2):
+                    stack.enter_context(socket.socket()).bind((ip, extra))
+            except OSError:
+                continue
+            return port
+
+
 def set_switches(root: Path, course: Path, **switches: bool) -> dict[str, bool]:
     """Turn class switches of the hub in ``root`` (see :mod:`mcpmini.course.policy`): written
     at once (running servers read it at each call) and, as root, the solution files locked or
@@ -681,6 +704,40 @@ def hub_log_excerpt(text: str, limit: int = 4000) -> str:
             body = body[-limit:]
     note = f"\n({dropped} lines of the proxy about requests it could not route left out)"
     return body + (note if dropped else "")
+
+
+def wait_for_hub(
+    plan: HubPlan, proc: subprocess.Popen[bytes], log: Path, timeout: float = START_TIMEOUT
+) -> float:
+    """Wait until the hub started as ``proc`` (its output in ``log``) answers at the plan's
+    URL; the seconds it took. Raises :class:`HubError` with why — the hub's exit code and
+    :func:`hub_log_excerpt` of ``log`` — as soon as the hub exits, or when ``timeout`` seconds
+    pass. The process is checked first: its proxy outlives it and answers every request with
+    404, so the URL alone cannot tell a dead hub from a slow one."""
+    import time
+    import urllib.error
+    import urllib.request
+
+    def why() -> str:
+        try:
+            return hub_log_excerpt(log.read_text(encoding="utf-8", errors="replace"))
+        except OSError as exc:
+            return f"(its log {log} cannot be read: {exc.strerror})"
+
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback, direct
+    began = time.monotonic()
+    while True:
+        if proc.poll() is not None:
+            raise HubError(f"the hub exited with {proc.returncode} before answering:\n{why()}")
+        try:
+            with opener.open(plan.url + "hub/api", timeout=2) as reply:
+                if reply.status == 200:
+                    return time.monotonic() - began
+        except (OSError, ValueError):  # refused, 404 from the proxy alone, a reset: not up
+            pass
+        if time.monotonic() - began > timeout:
+            raise HubError(f"the hub did not answer within {timeout:g} s:\n{why()}")
+        time.sleep(0.25)  # polling a server that is starting: bounded by the timeout
 
 
 def _run_hub(plan: HubPlan) -> int:
