@@ -150,3 +150,65 @@ def test_the_cost_report_speaks_the_learners_language_with_the_same_figures() ->
     digits = [[w for w in line.split() if any(c.isdigit() for c in w)] for line in english]
     assert digits == [[w for w in line.split() if any(c.isdigit() for c in w)] for line in japanese]
     assert not any(ord(c) > 0x3000 for line in english for c in line)
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+def test_chapter_06_tables_speak_one_language_and_carry_the_runtimes_figures(lang) -> None:
+    from mcpmini.agent import AgentOptions, ScriptedModel, run
+    from mcpmini.config.inventory import DESCRIPTION_CAP
+    from mcpmini.course import use
+    from mcpmini.course.chapters import (
+        bridge_table,
+        cache_table,
+        cost_table,
+        description_cap_line,
+        measured_layer_lines,
+        measured_layer_table,
+        request_sizes,
+    )
+    from mcpmini.mcp import add_server
+    from mcpmini.oracle.binary import PIN
+
+    script = [
+        [{"type": "tool_use", "id": "s1", "name": "mcp__calc__add", "input": {"a": 1, "b": 2}}],
+        "3",
+    ]
+    runs = {
+        mode: run(
+            "add",
+            ScriptedModel(list(script)),
+            AgentOptions(
+                mcp_servers={"calc": add_server()},
+                allowed_tools=["mcp__calc__add"],
+                tool_search=mode == "deferred",
+            ),
+        )
+        for mode in ("upfront", "deferred")
+    }
+    rows = [(10, 760, 40), (200, 15_400, 980)]
+    answer_rows = [{"ENABLE_TOOL_SEARCH": "(unset)", "tool": "t", "chars sent": 0, "x": "sent"}]
+    with use(lang):
+        shown = [
+            request_sizes(runs).to_string(),
+            cost_table(200, 300, 10, (3, 194)).to_string(),
+            measured_layer_table(rows).to_string(),
+            "\n".join(measured_layer_lines(rows)),
+            cache_table([[False, False], [True, True, False]]).to_string(),
+            bridge_table(answer_rows).to_string(),
+            description_cap_line(),
+        ]
+    for text in shown:
+        assert any("\u3040" <= ch <= "\u9fff" for ch in text) == (lang == "ja"), text
+    assert f"{DESCRIPTION_CAP:,}" in shown[-1] and PIN in shown[-1]
+    assert "60200" in shown[1] and "77.0" in shown[3]
+    assert len(cost_table(200, 300, 10, (0, 1, 2))) == 3
+
+
+def test_the_bridge_table_leaves_names_and_unknown_values_as_they_are() -> None:
+    from mcpmini.course import Lang, use
+    from mcpmini.course.chapters import bridge_table
+
+    with use(Lang.EN):
+        table = bridge_table([{"tool": "mcp__a__b", "Claude Code 9.9.9": "whole", "n": 3}])
+    assert list(table.columns) == ["tool", "Claude Code 9.9.9", "n"]
+    assert table.iloc[0].tolist() == ["mcp__a__b", "whole", 3]

@@ -37,7 +37,10 @@ def test_a_recorded_answer_says_so_in_one_line() -> None:
     answer = bridge.through_claude_code("skill_listing", live=False)
     assert not answer.live
     assert answer.version == PIN
-    assert "recorded" in answer.line and "\n" not in answer.line
+    from mcpmini.course import Lang, use
+
+    with use(Lang.EN):
+        assert "recorded" in answer.line and "\n" not in answer.line
 
 
 def test_an_unknown_example_is_a_key_error() -> None:
@@ -95,3 +98,15 @@ def test_an_unset_variable_reaches_the_server_as_written() -> None:
     received = bridge.recorded("unset_var").value["received"]
     assert received["args"] == ["${COURSE_UNSET}"]
     assert received["env"] == {"COURSE_VALUE": "${COURSE_UNSET}", "COURSE_DEFAULTED": "d"}
+
+
+def test_the_answer_says_where_its_figures_come_from_in_the_learners_language() -> None:
+    from mcpmini.course import Lang, use
+
+    live = bridge.Answer("x", None, "9.9.9", live=True)
+    kept = bridge.Answer("x", None, "9.9.9", live=False, reason="no bubblewrap")
+    with use(Lang.EN):
+        assert live.line == "Claude Code 9.9.9: run live (offline, in bubblewrap)"
+        assert kept.line.startswith("Claude Code 9.9.9: recorded result (no bubblewrap;")
+    with use(Lang.JA):
+        assert "いま実行した結果" in live.line and "記録した結果" in kept.line

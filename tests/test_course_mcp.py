@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from mcpmini.course import Lang, use
 from mcpmini.course.chapters import (
     GridCell,
     compare_versions,
@@ -14,6 +15,7 @@ from mcpmini.course.chapters import (
     set_pairs,
     version_picker,
 )
+from mcpmini.course.chapters.versions import dated_rows, dated_table
 from mcpmini.mcp import KNOWN_VERSIONS
 
 A, B, C, D = "2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"
@@ -28,10 +30,15 @@ def test_compare_versions_reports_the_part_2_counterexample():
 
 
 def test_negotiation_lines_show_the_offer_the_answer_and_the_disconnect():
-    lines = negotiation_lines(compare_versions([A, C], [A, B]).handshake)
+    with use(Lang.EN):
+        lines = negotiation_lines(compare_versions([A, C], [A, B]).handshake)
     assert lines[0].startswith("C→S #1 initialize") and C in lines[0]
     assert lines[1].startswith("S→C #1 result") and B in lines[1]
-    assert lines[2].startswith("C ✕ disconnect")
+    assert lines[2] == f"C ✕ disconnect: {B} is not supported by the client"
+    with use(Lang.JA):
+        assert negotiation_lines(compare_versions([A, C], [A, B]).handshake)[2].startswith(
+            "C ✕ 切断: " + B
+        )
 
 
 def test_negotiation_lines_show_the_minus_32022_retry():
@@ -56,7 +63,9 @@ def test_version_picker_report_follows_the_ticked_boxes():
         box.value = box.description == C
     assert picker.ticked() == ([A, C], [C])
     assert picker.report() == compare_versions([A, C], [C]).text()
-    assert "agreed on " + C in picker.widget.children[1].value
+    assert C + " で合意" in picker.widget.children[1].value
+    with use(Lang.EN):
+        assert "agreed on " + C in picker.report()
 
 
 def test_version_picker_with_an_empty_side_says_so_instead_of_raising():
@@ -64,7 +73,8 @@ def test_version_picker_with_an_empty_side_says_so_instead_of_raising():
     for box in picker.client_boxes:
         box.value = False
     assert picker.ticked()[0] == []
-    assert "must not be empty" in picker.report()
+    with use(Lang.EN):
+        assert "must not be empty" in picker.report()
 
 
 def test_version_picker_refuses_initial_versions_outside_the_universe():
@@ -127,4 +137,33 @@ def test_negotiation_lines_end_with_a_disconnect_when_the_sets_are_disjoint():
     assert not comparison.handshake.ok and not comparison.per_request.ok
     assert comparison.per_request.requests == 1
     for run in (comparison.handshake, comparison.per_request):
-        assert negotiation_lines(run)[-1].startswith("C ✕ disconnect")
+        with use(Lang.EN):
+            assert negotiation_lines(run)[-1].startswith("C ✕ disconnect")
+        with use(Lang.JA):
+            assert negotiation_lines(run)[-1].startswith("C ✕ 切断")
+
+
+def test_dated_versions_straddling_the_generations_part_the_model_from_the_real_peers():
+    """Note 3.5: with dated versions the model's answers are not what real peers do."""
+    rows = {r["way"]: r for r in dated_rows((A, "2026-07-28"), (A, B))}
+    assert not rows["model_handshake"]["ok"]
+    assert rows["model_per_request"]["version"] == A  # per request on a 2024 version: impossible
+    assert not rows["real_modern"]["ok"]  # the handshake-only server refuses the envelope
+    assert rows["real_auto"] == {
+        "way": "real_auto", "ok": True, "generation": "legacy", "version": A, "requests": 2
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("lang", [Lang.JA, Lang.EN])
+def test_the_reports_and_the_figure_speak_one_language(lang):
+    import matplotlib.pyplot as plt
+
+    with use(lang):
+        text = compare_versions([A, C], [A, B]).text()
+        table = dated_table((A, "2026-07-28"), (A, B)).to_string()
+        fig = plot_negotiation_grid(negotiation_grid([A, B]))
+        legend = " ".join(t.get_text() for t in fig.axes[0].get_legend().get_texts())
+        words = fig.axes[0].get_title() + fig.axes[0].get_xlabel() + legend
+    plt.close(fig)
+    for shown in (text, table, words):
+        assert any("\u3040" <= ch <= "\u9fff" for ch in shown) == (lang is Lang.JA), shown

@@ -158,3 +158,36 @@ def test_the_fixture_class_copies_are_the_current_notebooks():
     exercise_91 = _code(ROOT / "exercises" / f"{SLUGS['9.1']}.ipynb")
     assert _code(fixtures / "ben" / f"{SLUGS['9.1']}.ipynb") == exercise_91
     assert _code(fixtures / "lea" / f"{SLUGS['9.1']}-Copy1.ipynb") == exercise_91
+
+
+@pytest.mark.parametrize("exercise_id", ["9.1", "9.2"])
+def test_the_protocol_exercises_speak_each_language_whole(exercise_id):
+    """Statement, prompts, choices, messages, hints and solution of 9.1 and 9.2 are Text
+    pairs: in English no Japanese is left, in Japanese every text is Japanese."""
+    import random
+
+    from mcpmini.course import Lang, say, use
+    from mcpmini.course.chapters.exercises import BUILDERS, PRACTICE_BUILDERS
+
+    def texts(ex):
+        found = [ex.title, ex.statement, ex.solution_text, *ex.hints]
+        for part in ex.parts:
+            found.append(part.prompt)
+            found.extend(why for _, why in part.mistakes)
+            found.append(getattr(part, "otherwise", ""))
+            for choice in getattr(part, "choices", ()) or ():
+                found.extend([choice.text, choice.why])
+        return [t for t in found if t]
+
+    def japanese(text: str) -> bool:
+        return any("\u3040" <= ch <= "\u9fff" for ch in text)
+
+    for ex in (BUILDERS[exercise_id](), PRACTICE_BUILDERS[exercise_id](random.Random(3))):
+        found = texts(ex)
+        assert found
+        for text in found:
+            assert not japanese(say(text, Lang.EN)), say(text, Lang.EN)
+            assert japanese(say(text, Lang.JA)), say(text, Lang.JA)
+        with use(Lang.EN):
+            report = str(ex.check({}, record=False))
+        assert not japanese(report)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from mcpmini.course import Lang, use
 from mcpmini.course.chapters import (
     FieldKind,
     InspectorSession,
@@ -16,6 +17,7 @@ from mcpmini.course.chapters import (
     inspector,
     record_text,
 )
+from mcpmini.course.chapters.inspector import COMMAND
 from mcpmini.course.report import report_text
 from mcpmini.mcp import StructuredVerdict
 
@@ -54,7 +56,12 @@ def test_the_form_has_one_control_per_property_of_the_kind_its_schema_asks_for()
     unit = fields[4]
     assert city.required and not days.required and days.default == 3
     assert unit.choices == ("c", "f") and unit.default == "c"
-    assert city.line() == "city: text | required | a city"
+    with use(Lang.EN):
+        assert city.line() == "city: text | required | a city"
+        assert unit.line() == 'unit: choice | optional | default "c" | one of "c", "f"'
+    with use(Lang.JA):
+        assert city.line() == "city: text | 必須 | a city"
+        assert unit.line() == 'unit: choice | 省略可 | 既定 "c" | "c", "f" のどれか'
 
 
 def test_a_schema_without_properties_gives_an_empty_form():
@@ -142,14 +149,23 @@ def test_the_widget_connects_builds_the_form_and_records_a_call_beside_its_wire(
         state.close()
 
 
-def test_the_widget_shows_live_progress_and_reports_a_bad_command_without_raising():
-    state = inspector("conformance", tool="test_tool_with_progress")
+@pytest.mark.parametrize(
+    "lang,label,refusal",
+    [(Lang.EN, "command…", "cannot connect"), (Lang.JA, "コマンド…", "接続できません")],
+)
+def test_the_widget_shows_live_progress_and_reports_a_bad_command_without_raising(
+    lang, label, refusal
+):
+    with use(lang):
+        state = inspector("conformance", tool="test_tool_with_progress")
     try:
-        state.controls["call"].click()
-        assert state.controls["progress"].value == 1.0
-        state.controls["server"].value = "command…"
-        state.controls["command"].value = "/nonexistent/server"
-        state.controls["connect"].click()
-        assert state.session is None and "cannot connect" in state.controls["live"].value
+        assert (label, COMMAND) in state.controls["server"].options
+        with use(lang):
+            state.controls["call"].click()
+            assert state.controls["progress"].value == 1.0
+            state.controls["server"].value = COMMAND
+            state.controls["command"].value = "/nonexistent/server"
+            state.controls["connect"].click()
+        assert state.session is None and refusal in state.controls["live"].value
     finally:
         state.close()

@@ -8,6 +8,15 @@ Code ran it, asked or denied it and by what, with the text the model got back (h
 included), and what the model was shown (tools, deferred tools, skill listing, sizes).
 ``--compare`` puts mcpmini's own verdict beside each call.
 
+``--session`` is the kind of Claude Code session the run stands for, as for ``mcpmini tools``
+and ``config resolve``: the binary always runs as ``claude -p`` (the oracle drives no
+terminal), so ``interactive`` (the default) answers every permission prompt through the
+oracle's ``--permission-prompt-tool``, which stands in for the user (the call is reported as
+asked), and ``print`` runs a plain ``claude -p``: a prompt is refused headlessly and
+PermissionRequest hooks answer it. A project ``.mcp.json`` server the case never approved is
+named in a warning either way: ``claude -p`` (this run) starts it, an interactive session asks
+first; mcpmini itself never starts one.
+
 Exit codes: 0 the run finished (with ``--compare``: and every verdict agreed), 1 a verdict
 differed under ``--compare``, 2 no Claude Code, no bubblewrap, a bad case, or a Claude Code that
 hung, crashed or asked for a login (one line on stderr).
@@ -20,8 +29,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..config.trust import SessionKind
 from ..errors import UsageError
-from .output import json_object, print_json
+from .output import echo, json_object, print_json
 
 __all__ = ["add"]
 
@@ -47,6 +57,14 @@ def add(sub: Any) -> None:
             + (" (passed with --settings)" if scope == "flag" else ""),
         )
     p.add_argument("--mode", help="the permission mode (default, acceptEdits, plan, ...)")
+    p.add_argument(
+        "--session",
+        choices=[k.value for k in SessionKind],
+        help="the session the run stands for: interactive (the oracle's prompt tool answers "
+        "each prompt, as the user would be asked) or print (a plain claude -p: a prompt is "
+        "refused headlessly, PermissionRequest hooks answer). Default: the case file's "
+        "prompt_tool, else interactive",
+    )
     p.add_argument(
         "--untrusted", action="store_true", help="do not accept the workspace's trust dialog"
     )
@@ -124,6 +142,8 @@ def _case_data(args: argparse.Namespace) -> dict[str, Any]:
         data["settings"] = settings
     if args.mode:
         data["mode"] = args.mode
+    if args.session:
+        data["prompt_tool"] = SessionKind(args.session) is SessionKind.INTERACTIVE
     if args.untrusted:
         data["trusted"] = False
     if args.no_tool_search:
@@ -175,6 +195,33 @@ def _table(rows: list[dict[str, Any]], compare: bool) -> None:
             print(f"  [{r['index']}] then: {_short(text, 140)}")
 
 
+def _pending_servers(tree: Any) -> list[str]:
+    """The project ``.mcp.json`` servers of the laid-out case that were never approved (read
+    as :mod:`mcpmini.config.trust` reads them; nothing is started or expanded)."""
+    from ..config import load_held_sources
+    from ..config.trust import pending_names, read_record
+
+    project = tree.ws / ".mcp.json"
+    if not project.is_file():
+        return []
+    sources, _, plugins = load_held_sources(
+        {"project": project, "user": None, "local": None},
+        environ={},
+        project_dir=tree.ws,
+    )
+    record = read_record(tree.ws, home=tree.home, managed_dir=tree.root / "managed")
+    return pending_names(sources, record, plugins)
+
+
+def _pending_lines(names: list[str], session: SessionKind) -> list[str]:
+    asks = session is SessionKind.INTERACTIVE
+    return [
+        f"warning: project server {n!r} was never approved: claude -p (this run) started it"
+        + ("; an interactive session asks first" if asks else "")
+        for n in names
+    ]
+
+
 def _cmd_claude_code(args: argparse.Namespace) -> int:
     import os
 
@@ -202,7 +249,9 @@ def _cmd_claude_code(args: argparse.Namespace) -> int:
     if not case.calls:
         raise UsageError("no tool calls: give --bash, --call or a case file with calls")
     version = binary_version(binary)
+    kind = SessionKind.INTERACTIVE if case.prompt_tool else SessionKind.PRINT
     with lay_out(case) as tree:
+        pending = _pending_servers(tree)
         judged = judge(tree) if args.compare else None
         session = run_tree(tree, binary, timeout=args.timeout)
     rows = (
@@ -213,7 +262,13 @@ def _cmd_claude_code(args: argparse.Namespace) -> int:
     differ = any(not r.get("agree", True) for r in rows)
     if args.json:
         out = session.to_dict()
-        out.update(claude_code=version, pinned=PIN, calls=rows)
+        out.update(
+            claude_code=version,
+            pinned=PIN,
+            session=kind.value,
+            pending_project_servers=pending,
+            calls=rows,
+        )
         if args.shown:
             out["shown"]["system_messages"] = list(session.shown.system_messages)
         print_json(out)
@@ -224,8 +279,10 @@ def _cmd_claude_code(args: argparse.Namespace) -> int:
         f"Claude Code {version}{pinned}: {len(session.shown.tools)} tools "
         f"({sizes['tools']['tokens']} tokens), {len(session.shown.deferred)} deferred, "
         f"system {sizes['system']['tokens']} tokens, skill listing "
-        f"{sizes['skill_listing']['tokens']} tokens"
+        f"{sizes['skill_listing']['tokens']} tokens; session: {kind.value}"
     )
+    for line in _pending_lines(pending, kind):
+        echo(line, err=True)
     _table(rows, args.compare)
     if args.shown:
         print("tools: " + ", ".join(session.shown.tools))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -68,6 +69,33 @@ def test_compare_exits_1_when_the_verdicts_differ(
     assert code == 1
     assert "DIFFERS" in out
     assert "hook" in out
+
+
+def test_a_print_session_is_a_plain_claude_p_that_starts_a_pending_project_server(
+    claude_binary: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    monkeypatch.setenv("MCPMINI_CLAUDE_CODE", str(claude_binary))
+    server = {"command": sys.executable, "args": ["-I", "-m", "mcpmini.oracle.probe", "tools"]}
+    case = {
+        "files": {".mcp.json": json.dumps({"mcpServers": {"extra": server}})},
+        "calls": [{"bash": "touch y"}],
+    }
+    path = tmp_path / "case.json"
+    path.write_text(json.dumps(case))
+    code = main(["claude-code", "--case", str(path), "--session", "print", "--compare", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert out["session"] == "print"
+    assert out["pending_project_servers"] == ["extra"]
+    # claude -p started the never-approved server: its tools are listed behind ToolSearch
+    assert any(name.startswith("mcp__extra__") for name in out["shown"]["deferred"])
+    # no prompt tool: the ask is Claude Code's headless refusal, and mcpmini asks too
+    [call] = out["calls"]
+    assert (call["verdict"], call["cause"], call["mcpmini"]) == ("ask", "prompt", "ask")
+    assert "requested permissions" in call["text"] or "approval" in call["text"]
 
 
 def test_a_claude_subcommand_runs_in_the_same_sandbox(claude_binary: Path) -> None:

@@ -15,7 +15,7 @@ come out in the learner's language; numbers and formulas are the same in both.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..language import Text
@@ -24,10 +24,16 @@ from ..report import live_html
 
 __all__ = [
     "WORDS",
+    "bridge_table",
+    "cache_table",
     "context_cost_curve",
     "context_cost_explorer",
     "context_cost_lines",
+    "cost_table",
+    "description_cap_line",
+    "measured_layer_lines",
     "measured_layer_rows",
+    "measured_layer_table",
     "plot_context_cost",
     "plot_measured_layer",
     "plot_reattach_curve",
@@ -35,6 +41,8 @@ __all__ = [
     "reattach_curve",
     "reattach_explorer",
     "reattach_lines",
+    "request_sizes",
+    "tool_layer_lines",
     "turns_curve",
 ]
 
@@ -80,6 +88,65 @@ WORDS: dict[str, Text] = {
     ),
     "measured_x": Text("サーバのツールの数 N", "tools on the server, N"),
     "measured_y": Text("推定トークン数", "estimated tokens"),
+    # notebook 06's tables
+    "mode": Text("方式", "mode"),
+    "request": Text("要求", "request"),
+    "system": Text("システム", "system"),
+    "tools": Text("ツール層", "tools"),
+    "messages": Text("メッセージ", "messages"),
+    "total_tokens": Text("合計", "total"),
+    "u_deferred": Text("遅延読み込み", "deferred"),
+    "u_upfront": Text("前もって全部", "up front"),
+    "definitions": Text("定義すべて", "definitions"),
+    "names": Text("名前だけ", "names"),
+    "d_per_tool": Text("1 つあたりの d", "d per tool"),
+    "m_per_tool": Text("1 つあたりの m", "m per tool"),
+    "measured_dm": Text(
+        "実測の d = {d:.1f}、m = {m:.1f} トークン", "measured d = {d:.1f}, m = {m:.1f} tokens"
+    ),
+    "measured_costs": Text(
+        "N = {n}、u = {u}: 前もって全部 {upfront:,.0f}、遅延読み込み {deferred:,.0f}、"
+        "u* = {star:.1f}",
+        "N = {n}, u = {u}: up front {upfront:,.0f}, deferred {deferred:,.0f}, u* = {star:.1f}",
+    ),
+    "msg": Text("メッセージ {n}", "msg{n}"),
+    "request_n": Text("要求 {n}", "request {n}"),
+    "layer_unchanged": Text("ツール層は変わらない", "tool layer unchanged"),
+    "layer_changed": Text("ツール層が変わる", "tool layer changed"),
+    "prop_3_8": Text(
+        "命題 3.8: 1〜3 を長さの違う {general} 通り、長さが一定の {uniform} 通り、"
+        "4 を会話 {conversations} 通りで確かめました",
+        "Proposition 3.8: parts 1–3 checked on {general} cases of unequal sizes and "
+        "{uniform} of uniform sizes, part 4 on {conversations} conversations",
+    ),
+    # the real Claude Code beside mcpmini (chapter 06's bridge tables)
+    "ENABLE_TOOL_SEARCH": Text("ENABLE_TOOL_SEARCH", "ENABLE_TOOL_SEARCH"),
+    "tool": Text("ツール", "tool"),
+    "chars sent": Text("送られた文字数", "chars sent"),
+    "result chars": Text("結果の文字数", "result chars"),
+    "chars shown to the model": Text("モデルに見せた文字数", "chars shown to the model"),
+    "(unset)": Text("（未設定）", "(unset)"),
+    "deferred_value": Text("遅延", "deferred"),
+    "sent": Text("送る", "sent"),
+    "absent": Text("無い", "absent"),
+    "saved": Text("保存して下見", "saved"),
+    "refused": Text("拒否", "refused"),
+    "layer_line": Text(
+        "{label} 送った道具 {sent:>2}（MCP {mcp}）  遅延 {deferred:>2}  "
+        "ツール層 {chars:>7,} 文字 ≈ {tokens:>6,} トークン",
+        "{label} tools sent {sent:>2} (MCP {mcp})  deferred {deferred:>2}  "
+        "tool layer {chars:>7,} chars ~ {tokens:>6,} tokens",
+    ),
+    "default_setting": Text("既定", "default"),
+    "upfront_setting": Text("false", "false"),
+    "sent_by_default": Text("既定で送られた道具: {names}", "sent by default: {names}"),
+    # the description cap (notebooks 04, 06)
+    "description_cap": Text(
+        "文書: ツールの説明文はそれぞれ 2 KB で切られる。Claude Code {pin} で観察したこと: "
+        "{cap:,} 文字を超えた分が切られ、末尾に「{mark}」が付く",
+        "documented: each tool description is cut at 2 KB; observed in Claude Code {pin}: "
+        "cut after {cap:,} characters, ending in '{mark}'",
+    ),
     # Proposition 5.2
     "reattach_item": Text(
         "{name:<8} {status} {tokens:>6} / {original:>6} トークン",
@@ -187,6 +254,156 @@ def context_cost_explorer(n: int = 200, u: int = 3, d: int = 300, m: int = 10) -
         w.observe(refresh, names="value")
     refresh()
     return widgets.VBox([widgets.HBox([widgets.VBox([sn, su, sd, sm]), text]), figure])
+
+
+def cost_table(n: int, d: float, m: float, us: Sequence[int]) -> Any:
+    """Proposition 3.8 for each u of ``us``: both costs (a ``pandas.DataFrame``, columns in
+    the learner's language), from :func:`mcpmini.agent.uniform_costs`."""
+    import pandas as pd
+
+    from ...agent import uniform_costs
+
+    rows = []
+    for u in us:
+        c = uniform_costs(n, u, d, m)
+        rows.append({"u": u, _w("u_deferred"): c.deferred, _w("u_upfront"): c.upfront})
+    return pd.DataFrame(rows).set_index("u")
+
+
+def request_sizes(runs: Mapping[str, Any]) -> Any:
+    """The size of every model request of each run (``mode`` → a
+    :class:`~mcpmini.agent.RunResult`; ``upfront`` / ``deferred`` named in the learner's
+    language) as a ``pandas.DataFrame``: system, tool layer, messages and total tokens."""
+    import pandas as pd
+
+    return pd.DataFrame(
+        [
+            {
+                _w("mode"): _w(mode),
+                _w("request"): q.index,
+                _w("system"): q.system_tokens,
+                _w("tools"): q.tools_tokens,
+                _w("messages"): q.messages_tokens,
+                _w("total_tokens"): q.total_tokens,
+            }
+            for mode, r in runs.items()
+            for q in r.requests
+        ]
+    )
+
+
+def measured_layer_table(rows: Sequence[tuple[int, int, int]]) -> Any:
+    """:func:`measured_layer_rows` as a ``pandas.DataFrame`` with the sizes per tool."""
+    import pandas as pd
+
+    return pd.DataFrame(
+        [
+            {
+                "N": n,
+                _w("definitions"): defs,
+                _w("names"): names,
+                _w("d_per_tool"): round(defs / n, 1),
+                _w("m_per_tool"): round(names / n, 1),
+            }
+            for n, defs, names in rows
+        ]
+    )
+
+
+def measured_layer_lines(
+    rows: Sequence[tuple[int, int, int]], n: int = 200, u: int = 3
+) -> list[str]:
+    """The measured d and m at N = ``n`` (a row of ``rows``) put into Proposition 3.8 with
+    ``u`` tools used: two lines. Raises ``StopIteration`` when no row has N = ``n``."""
+    from ...agent import break_even, uniform_costs
+
+    defs, names = next((r[1], r[2]) for r in rows if r[0] == n)
+    d, m = defs / n, names / n
+    c = uniform_costs(n, u, d, m)
+    return [
+        _w("measured_dm", d=d, m=m),
+        _w(
+            "measured_costs",
+            n=n,
+            u=u,
+            upfront=c.upfront,
+            deferred=c.deferred,
+            star=break_even(n, d, m),
+        ),
+    ]
+
+
+def cache_table(hits: Sequence[Sequence[bool]]) -> Any:
+    """Which cache breakpoints hit, per request (:func:`mcpmini.agent.cache_hits`): ✓ or ✗
+    under the tool layer, the system prompt and each message, in the learner's language."""
+    import pandas as pd
+
+    width = max(len(h) for h in hits)
+    labels = [_w("tools"), _w("system")] + [_w("msg", n=i) for i in range(1, width - 1)]
+    return pd.DataFrame(
+        [[("✓" if h[i] else "✗") if i < len(h) else "" for i in range(width)] for h in hits],
+        columns=labels[:width],
+        index=[_w("request_n", n=k + 1) for k in range(len(hits))],
+    )
+
+
+def bridge_table(rows: Sequence[Mapping[str, Any]]) -> Any:
+    """Rows of :func:`~mcpmini.course.chapters.claude_code.mcp_tool_rows` or
+    ``large_result_rows`` as a ``pandas.DataFrame``: the column names and the values that are
+    words (sent, deferred, saved…) in the learner's language; names, numbers and the
+    ``mcpmini`` / ``Claude Code`` columns' identifiers as they are."""
+    import pandas as pd
+
+    values = {
+        "deferred": "deferred_value",
+        "sent": "sent",
+        "absent": "absent",
+        "saved": "saved",
+        "refused": "refused",
+        "whole": "whole",
+        "(unset)": "(unset)",
+    }
+
+    def cell(value: Any) -> Any:
+        return _w(values[value]) if isinstance(value, str) and value in values else value
+
+    return pd.DataFrame(
+        [{(_w(k) if k in WORDS else k): cell(v) for k, v in row.items()} for row in rows]
+    )
+
+
+def tool_layer_lines(answer: Any) -> list[str]:
+    """The first request's tool layer as Claude Code sent it, for ``ENABLE_TOOL_SEARCH`` unset
+    and ``false`` (the ``mcp_tools`` example's :class:`~.claude_code.Answer`): how many tools,
+    how many of them MCP tools, how many deferred, and the layer's size (4 characters ≈ 1
+    token); then the tools sent by default."""
+    lines = []
+    for key, label in (("default", "default_setting"), ("upfront", "upfront_setting")):
+        seen = answer.value[key]
+        chars = sum(seen["tool_chars"].values())
+        lines.append(
+            _w(
+                "layer_line",
+                label=_pad(_w(label), 8),
+                sent=len(seen["tools"]),
+                mcp=sum(1 for t in seen["tools"] if t.startswith("mcp__")),
+                deferred=len(seen["deferred"]),
+                chars=chars,
+                tokens=chars // 4,
+            )
+        )
+    lines.append(_w("sent_by_default", names=", ".join(answer.value["default"]["tools"])))
+    return lines
+
+
+def description_cap_line() -> str:
+    """What happens to a long tool description, documented and observed, in one line: the
+    cap is the runtime's (:data:`mcpmini.config.DESCRIPTION_CAP`, checked against the pinned
+    Claude Code :data:`mcpmini.oracle.binary.PIN`), never typed here."""
+    from ...config.inventory import DESCRIPTION_CAP, DESCRIPTION_CUT_MARK
+    from ...oracle.binary import PIN
+
+    return _w("description_cap", pin=PIN, cap=DESCRIPTION_CAP, mark=DESCRIPTION_CUT_MARK)
 
 
 # --- notebook 06: tool definitions up front vs deferred (Proposition 3.8, Example 3.9) ----

@@ -13,6 +13,10 @@ around them (``ipywidgets`` imported inside it only).
 Rules of this module: everything the server sent is shown through :func:`_visible` (control
 and bidi characters escaped) and then HTML-escaped by :func:`~mcpmini.course.report.live_html`;
 a session ends every process and server thread it started in :meth:`InspectorSession.close`.
+The inspector's own words (form lines, the widget's labels and report) are rows of
+:data:`WORDS` in the learner's language; a result's lines are the runtime's
+(:meth:`~mcpmini.mcp.CallRecord.lines`, the same as ``mcpmini call`` prints), English by the
+project's convention for runtime output.
 """
 
 from __future__ import annotations
@@ -40,9 +44,12 @@ from ...mcp import (
     serve_http,
 )
 from ...terminal import terminal_safe
+from ..language import Text
 from ..report import live_html
 
 __all__ = [
+    "COMMAND",
+    "WORDS",
     "FieldKind",
     "FormField",
     "InspectorSession",
@@ -52,6 +59,33 @@ __all__ = [
     "inspector",
     "record_text",
 ]
+
+
+#: The inspector's own words (``{name}`` fields are formatted in).
+WORDS: dict[str, Text] = {
+    "required": Text("必須", "required"),
+    "optional": Text("省略可", "optional"),
+    "default": Text("既定 {value}", "default {value}"),
+    "one_of": Text("{values} のどれか", "one of {values}"),
+    "server": Text("サーバ", "server"),
+    "command": Text("コマンド", "cmd"),
+    "command_choice": Text("コマンド…", "command…"),
+    "connect": Text("接続", "Connect"),
+    "tool": Text("ツール", "tool"),
+    "call": Text("呼び出す", "Call"),
+    "progress": Text("進捗", "progress"),
+    "not_connected": Text(
+        "未接続: 見本のサーバを選ぶか、コマンドを書いてから「接続」を押します",
+        "not connected: pick a sample server or type a command, then Connect",
+    ),
+    "connected": Text("{name} に接続: ツール {n} 個", "connected to {name}: {n} tools"),
+    "no_call": Text("（まだ呼び出していません）", "(no call yet)"),
+    "cannot_connect": Text("接続できません: {error}", "cannot connect: {error}"),
+}
+
+
+def _w(row: str, /, **fields: Any) -> str:
+    return WORDS[row].lang().format(**fields)
 
 
 def _visible(text: str) -> str:
@@ -88,11 +122,11 @@ class FormField:
 
     def line(self) -> str:
         """The field in one line: name, kind, required, default, choices, description."""
-        parts = [f"{self.name}: {self.kind.value}", "required" if self.required else "optional"]
+        parts = [f"{self.name}: {self.kind.value}", _w("required" if self.required else "optional")]
         if self.default is not None:
-            parts.append(f"default {json.dumps(self.default, ensure_ascii=False)}")
+            parts.append(_w("default", value=json.dumps(self.default, ensure_ascii=False)))
         if self.choices:
-            parts.append("one of " + ", ".join(json.dumps(c) for c in self.choices))
+            parts.append(_w("one_of", values=", ".join(json.dumps(c) for c in self.choices)))
         if self.description:
             parts.append(self.description.splitlines()[0])
         return " | ".join(parts)
@@ -285,6 +319,9 @@ class InspectorSession:
 
 # --- the widget ---------------------------------------------------------------------------
 
+#: The server dropdown's value for "a command typed in the text box" (its label is a word).
+COMMAND = "command…"
+
 
 @dataclass
 class InspectorWidget:
@@ -300,9 +337,9 @@ class InspectorWidget:
     def report(self) -> str:
         """The call history and the last record, as the live report shows them."""
         if self.session is None:
-            return "not connected: pick a sample server or type a command, then Connect"
-        lines = [f"connected to {self.session.name}: {len(self.session.tools)} tools"]
-        lines.extend(self.session.history_lines() or ["(no call yet)"])
+            return _w("not_connected")
+        lines = [_w("connected", name=self.session.name, n=len(self.session.tools))]
+        lines.extend(self.session.history_lines() or [_w("no_call")])
         return "\n".join(lines)
 
     def close(self) -> None:
@@ -338,14 +375,19 @@ def inspector(server: str = "conformance", tool: str | None = None) -> Inspector
     Call its ``close()`` when done."""
     import ipywidgets as widgets
 
-    choices = [*sorted(SAMPLES), "command…"]
-    pick = widgets.Dropdown(options=choices, value=server or choices[0], description="server")
-    command = widgets.Text(placeholder=f"{sys.executable} -m mcpmini serve add", description="cmd")
-    connect = widgets.Button(description="Connect")
-    tools = widgets.Dropdown(options=[], description="tool")
+    other = _w("command_choice")
+    choices = [(name, name) for name in sorted(SAMPLES)] + [(other, COMMAND)]
+    pick = widgets.Dropdown(
+        options=choices, value=server or choices[0][1], description=_w("server")
+    )
+    command = widgets.Text(
+        placeholder=f"{sys.executable} -m mcpmini serve add", description=_w("command")
+    )
+    connect = widgets.Button(description=_w("connect"))
+    tools = widgets.Dropdown(options=[], description=_w("tool"))
     form = widgets.VBox([])
-    run = widgets.Button(description="Call", button_style="primary")
-    progress = widgets.FloatProgress(value=0, min=0, max=1, description="progress")
+    run = widgets.Button(description=_w("call"), button_style="primary")
+    progress = widgets.FloatProgress(value=0, min=0, max=1, description=_w("progress"))
     live = widgets.HTML()
     report = widgets.HTML()
     history = widgets.VBox([])
@@ -387,12 +429,12 @@ def inspector(server: str = "conformance", tool: str | None = None) -> Inspector
     def do_connect(_: Any = None) -> None:
         state.close()
         target: str | list[str] = pick.value
-        if pick.value == "command…":
+        if pick.value == COMMAND:
             target = command.value.split()
         try:
             state.session = InspectorSession.open(target)
         except Exception as exc:  # shown, not raised: a widget callback has nowhere to raise to
-            live.value = live_html(f"cannot connect: {_visible(str(exc))}")
+            live.value = live_html(_w("cannot_connect", error=_visible(str(exc))))
             refresh()
             return
         names = [str(t.get("name")) for t in state.session.tools]

@@ -115,7 +115,17 @@ def negotiate_handshake(
         messages.append(("client", {"jsonrpc": "2.0", "method": "notifications/initialized"}))
         agreed: str | None = answer
     else:
-        messages.append(("client", {"disconnect": f"{answer} is not supported by the client"}))
+        # "reason" and "version" let a report say it in the learner's language
+        messages.append(
+            (
+                "client",
+                {
+                    "disconnect": f"{answer} is not supported by the client",
+                    "reason": "unsupported",
+                    "version": answer,
+                },
+            )
+        )
         agreed = None
     return Negotiation("handshake", c, s, agreed, 1, tuple(messages))
 
@@ -179,7 +189,7 @@ def negotiate_per_request(
     )
     common = sorted(set(c) & set(s))
     if not common:
-        messages.append(("client", {"disconnect": "no version in common"}))
+        messages.append(("client", {"disconnect": "no version in common", "reason": "no_common"}))
         return Negotiation("per-request", c, s, None, 1, tuple(messages))
     retry = choose(common)
     messages.append(("client", request(2, retry)))

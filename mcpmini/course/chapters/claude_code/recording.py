@@ -1,7 +1,8 @@
 """Live or recorded: :func:`through_claude_code` runs an example live when the pinned binary
 and bubblewrap work here, else returns the result :func:`record` wrote to :data:`RECORDED`
 (``python -m mcpmini.course.chapters.claude_code --record``), which carries the version it
-came from; :attr:`Answer.line` says which, in one line."""
+came from; :attr:`Answer.line` says which, in one line in the learner's language
+(:data:`SOURCE_LINES`)."""
 
 from __future__ import annotations
 
@@ -13,11 +14,20 @@ from pathlib import Path
 from typing import Any
 
 from ....oracle import PIN, ClaudeCodeMissing
+from ...language import Text
 from .availability import live_reason
 from .examples import EXAMPLES
 from .fixtures import HEAVY
 
-__all__ = ["RECORDED", "RECORD_COMMAND", "Answer", "record", "recorded", "through_claude_code"]
+__all__ = [
+    "RECORDED",
+    "RECORD_COMMAND",
+    "SOURCE_LINES",
+    "Answer",
+    "record",
+    "recorded",
+    "through_claude_code",
+]
 
 RECORDED = Path(__file__).parents[1] / "data" / "claude_code" / f"examples_{PIN}.json"
 RECORD_COMMAND = "python -m mcpmini.course.chapters.claude_code --record"
@@ -36,13 +46,27 @@ class Answer:
 
     @property
     def line(self) -> str:
-        """One line saying where the figures come from."""
+        """One line saying where the figures come from, in the learner's language."""
         if self.live:
-            return f"Claude Code {self.version}: run live (offline, in bubblewrap)"
-        return (
-            f"Claude Code {self.version}: recorded result ({self.reason}; "
-            f"recorded by `{RECORD_COMMAND}`)"
+            return str(SOURCE_LINES["live"].format(version=self.version))
+        return str(
+            SOURCE_LINES["recorded"].format(
+                version=self.version, reason=self.reason, command=RECORD_COMMAND
+            )
         )
+
+
+#: Where an :class:`Answer`'s figures come from, said in one line (``Answer.line``).
+SOURCE_LINES: dict[str, Text] = {
+    "live": Text(
+        "Claude Code {version}: いま実行した結果（オフライン、bubblewrap の中）",
+        "Claude Code {version}: run live (offline, in bubblewrap)",
+    ),
+    "recorded": Text(
+        "Claude Code {version}: 記録した結果（{reason}。`{command}` で記録）",
+        "Claude Code {version}: recorded result ({reason}; recorded by `{command}`)",
+    ),
+}
 
 
 def recorded(name: str, reason: str = "") -> Answer:
