@@ -83,10 +83,12 @@ def test_of_two_notebooks_for_one_exercise_the_latest_is_kept(homes, tmp_path):
     assert kept.status is CollectStatus.COLLECTED
     assert by["ada", SOLVED.name].status is CollectStatus.SUPERSEDED
     folder = tmp_path / "course" / "submitted" / "ada" / "exercises"
-    assert sorted(p.name for p in folder.glob("*.ipynb")) == [
-        "9_1_version_negotiation-Copy1.ipynb",
-        BLANK.name,
-    ]
+    # the copy is kept under the release notebook's name (the one nbgrader grades)
+    assert sorted(p.name for p in folder.glob("*.ipynb")) == [SOLVED.name, BLANK.name]
+    assert kept.target == folder / SOLVED.name
+    assert (folder / SOLVED.name).read_bytes() == (
+        ada / "9_1_version_negotiation-Copy1.ipynb"
+    ).read_bytes()
 
 
 def test_every_link_bad_file_and_bad_name_is_reported_never_copied(homes, tmp_path):
@@ -228,7 +230,8 @@ def test_a_moodle_flat_download_and_a_resubmission_keep_the_latest(tmp_path):
         by["Ada Lovelace_1203_assignsubmission_file_9_1_version_negotiation.ipynb"]
         is CollectStatus.SUPERSEDED
     )
-    kept = out / "submitted" / "ada" / "exercises" / "9_1_version_negotiation__1_.ipynb"
+    # kept under the release notebook's name, which nbgrader's autograde looks for
+    kept = out / "submitted" / "ada" / "exercises" / "9_1_version_negotiation.ipynb"
     assert kept.read_bytes() == solved
     assert len(_files(out)) == 2
 
@@ -260,6 +263,8 @@ def test_a_canvas_download_with_late_and_anonymous_names(tmp_path):
     assert by["LATE_anon_x7Kq2_5003_9_2_request_ids.ipynb"].learner == "dora"
     assert by["chen_7781_5004_9_2_request_ids.ipynb"].learner == "chen"  # the id maps, too
     assert by["readme.txt"].status is CollectStatus.BAD_NAME
+    ada = out / "submitted" / "ada" / "exercises"
+    assert (ada / "9_1_version_negotiation.ipynb").read_bytes() == solved  # not "…-1.ipynb"
     assert (out / "submitted" / "ben" / "exercises" / "late.txt").is_file()
     assert not (out / "submitted" / "ada" / "exercises" / "late.txt").exists()
     assert len(_files(out)) == 4

@@ -25,7 +25,9 @@ or a whole home) is reported and not copied; files are opened with ``O_NOFOLLOW`
 entry's path is never used as a path (no ``..`` escape), its size is checked before it is
 read and the read is capped; a learner name must pass
 :func:`~mcpmini.course.classroom.roster.is_learner_name` (whole-string). A copied file is a
-valid notebook (nbformat), written under a name of our own making. Resubmissions: of several
+valid notebook (nbformat), written under its exercise's release notebook name
+(:data:`~.assignments.NOTEBOOKS`: what nbgrader's ``autograde`` and ``release_feedback`` look
+for, whatever the LMS or the learner called the file). Resubmissions: of several
 notebooks a learner handed in for one exercise only the latest is copied (by time, then by the
 LMS's attempt number), the others are reported ``superseded``. Nothing is half-written: the
 copies are made in a staging folder inside ``out`` and moved into ``submitted/`` only once the
@@ -53,7 +55,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from .assignments import DEFAULT_ASSIGNMENT, LATE_FILE, is_assignment_name
+from .assignments import DEFAULT_ASSIGNMENT, LATE_FILE, NOTEBOOKS, is_assignment_name
 from .execution import MAX_NOTEBOOK_BYTES, SymlinkRefused, identify_exercise, read_submission
 from .roster import is_learner_name
 
@@ -212,7 +214,11 @@ class _Sink:
             group.sort(key=lambda c: c.order)
             latest = group[-1]
             folder = staging / learner
-            safe = _SAFE_FILE.sub("_", latest.name.removesuffix(".ipynb"))[:80] or "notebook"
+            # the release notebook's name (one kept per exercise): "… (1).ipynb" from Moodle
+            # or "…-1.ipynb" from Canvas would be a notebook nbgrader does not know
+            safe = NOTEBOOKS.get(exercise) or (
+                _SAFE_FILE.sub("_", latest.name.removesuffix(".ipynb"))[:80] or "notebook"
+            )
             target = folder / f"{safe}.ipynb"
             n = 1
             while target.exists():
