@@ -26,6 +26,7 @@ class Knobs:
     expires_in: int = 3600
     scopes_supported: list[str] | None = None
     prm_path: str = "/.well-known/oauth-protected-resource/mcp"  # named in the 401's challenge
+    trickle: bool = False  # the PRM is sent one byte every half second (a minute's worth)
 
 
 @dataclass
@@ -51,12 +52,14 @@ class FakeServer:
         self.base = f"http://127.0.0.1:{self._httpd.server_address[1]}"
         self.mcp_url = self.base + "/mcp"
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self.stopping = threading.Event()  # a trickling answer ends when the server does
 
     def __enter__(self) -> FakeServer:
         self._thread.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.stopping.set()
         self._httpd.shutdown()
         self._httpd.server_close()
         self._thread.join(10)
@@ -202,6 +205,9 @@ class FakeServer:
                 parts = urlsplit(self.path)
                 query = {k: v[0] for k, v in parse_qs(parts.query).items()}
                 fake.log.requests.append(("GET", parts.path, dict(self.headers)))
+                if fake.knobs.trickle and parts.path == fake.knobs.prm_path:
+                    _trickle(self, fake.stopping)
+                    return
                 self._send(*fake.get(parts.path, query))
 
             def do_DELETE(self) -> None:
@@ -235,3 +241,19 @@ class FakeServer:
                     self._send(404)
 
         return Handler
+
+
+def _trickle(handler: BaseHTTPRequestHandler, stopping: threading.Event) -> None:
+    """A 200 whose body comes one byte every half second: never a whole document in time."""
+    handler.send_response(200)
+    handler.send_header("content-type", "application/json")
+    handler.send_header("content-length", "120")
+    handler.end_headers()
+    try:
+        for _ in range(120):
+            if stopping.wait(0.5):
+                return
+            handler.wfile.write(b" ")
+            handler.wfile.flush()
+    except OSError:
+        return

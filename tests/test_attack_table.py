@@ -73,3 +73,22 @@ def test_the_comparison_table_maps_agreement_and_claude_codes_own_words():
     assert table[column].tolist()[1] == "ツールが無い (no such tool)"
     assert table["一致"].tolist() == ["はい", "いいえ", "—"]
     assert summary == "本物に送った 2 行のうち 1 行で一致"
+
+
+def test_the_comparison_table_names_groups_and_the_case_not_sent_in_each_language():
+    from mcpmini.course.chapters.attacks import GROUP_WORDS, VERDICT_WORDS
+    from mcpmini.course.chapters.claude_code import NOT_RUN
+
+    assert set(NOT_RUN.values()) <= set(VERDICT_WORDS)
+    assert {c.group for c in PERMISSION_CASES} <= set(GROUP_WORDS)
+    [not_run] = NOT_RUN.values()
+    version = "9.9.9"
+    column = f"Claude Code {version}"
+    row = next(r for r in case_rows("control"))
+    rows = [{**row, column: not_run, "agree": "—"}]
+    with use(Lang.JA):
+        japanese = comparison_table(rows, version)
+    with use(Lang.EN):
+        english = comparison_table(rows, version)
+    assert japanese["組"].tolist() == ["対照"] and english["group"].tolist() == ["control"]
+    assert japanese_chars(japanese[column][0]) and english[column][0] == not_run

@@ -81,11 +81,6 @@ def test_echoed_unusual_words_and_absolutes_are_measured() -> None:
 BANK = load_bank()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 28: the items are being rewritten until the linter passes; the table shows "
-    "where the bank stands (strict: this marker must go the day it passes)",
-)
 @pytest.mark.parametrize("lang", [Lang.JA, Lang.EN], ids=["ja", "en"])
 def test_no_surface_cue_and_no_test_wise_guesser_beats_the_bank(lang: Lang) -> None:
     (report,) = lint(BANK, [lang])

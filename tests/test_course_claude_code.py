@@ -110,3 +110,16 @@ def test_the_answer_says_where_its_figures_come_from_in_the_learners_language() 
         assert kept.line.startswith("Claude Code 9.9.9: recorded result (no bubblewrap;")
     with use(Lang.JA):
         assert "いま実行した結果" in live.line and "記録した結果" in kept.line
+
+
+def test_the_course_own_reasons_for_a_recorded_answer_follow_the_language() -> None:
+    from mcpmini.course import Lang, use
+    from mcpmini.course.edition import japanese_chars
+
+    with use(Lang.JA):
+        japanese = bridge.through_claude_code("skill_listing", live=False)
+    with use(Lang.EN):
+        english = bridge.through_claude_code("skill_listing", live=False)
+    assert japanese_chars(japanese.reason) and english.reason == "asked for"
+    with use(Lang.JA):
+        assert japanese.reason in japanese.line

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import html
+import json
 import os
 import stat
 from pathlib import Path
@@ -260,7 +261,10 @@ def test_a_c1_page_shows_what_counted_for_each_routing_part_never_not_answered()
     page = render_page(_row("ben", vague, 0, "C.1", notebook="C_1"))
     chosen = [_answer_cell(page, k) for k in routing]
     # "weather" alone: a tie goes to the tool listed first; "snowing … right now" none
-    assert set(chosen) == {"<code>&quot;get_weather&quot;</code>", "（どのツールも選ばれない）"}
+    assert set(chosen) == {
+        "<code>&quot;get_weather&quot;</code>",
+        "<code>&quot;（どのツールも選ばれない）&quot;</code>",
+    }
     with use("en"):
         empty = render_page(_row("cy", ex.template(), 0, "C.1", notebook="C_1"))
     assert {_answer_cell(empty, k) for k in routing} == {"(not answered)"}
@@ -270,3 +274,22 @@ def _answer_cell(page: str, key: str) -> str:
     """The "your answer" cell of the row of part ``key`` on a feedback page."""
     row = page.split(f"<code>{key}</code>", 1)[1].split("</tr>", 1)[0]
     return row.split("<td>")[1].removesuffix("</td>")
+
+
+def test_c1_pages_show_what_each_part_judged_not_unanswered():
+    # Bug (issue 28): C.1's answer is two docstrings and a .mcp.json, not one value per part,
+    # so every row of its page read 「（未回答）」 although the grade was right.
+    ex = get_exercise("C.1")
+    key = ex.answer_key()
+    page = render_page(_row("ada", key, ex.max_score, "C.1", notebook="C_1"))
+    assert "未回答" not in page
+    assert page.count("<code>&quot;get_weather_history&quot;</code>") == 5
+    assert html.escape(json.dumps(key["get_weather"], ensure_ascii=False), quote=True) in page
+    assert "<code>{&quot;WEATHER_API_KEY&quot;: &quot;${WEATHER_API_KEY}&quot;}</code>" in page
+
+    page = render_page(_row("ben", {**key, "mcp_json": None}, 0, "C.1", notebook="C_1"))
+    rows = [r for r in page.split("<tr") if "未回答" in r]
+    assert [r.split("<code>")[1].split("</code>")[0] for r in rows] == [
+        "mcp_json.server",
+        "mcp_json.secret",
+    ]

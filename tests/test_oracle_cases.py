@@ -24,6 +24,10 @@ CATEGORIES = {
     "webfetch",
     "mcp",
     "hooks",
+    # issue 29
+    "runners",
+    "builtins",
+    "options",
     # issue 32
     "settings_keys",
     "case",

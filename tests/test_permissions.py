@@ -485,6 +485,41 @@ def test_the_read_only_set_of_claude_code_2_1_328(command, final):
     assert gate("Bash", {"command": command}, cwd="/w", home="/h").final == final
 
 
+@pytest.mark.parametrize(
+    ("command", "final"),
+    [
+        ('cat <<< "$((x))"', "ask"),  # x may hold "a[$(cmd)]": arithmetic runs it
+        ('cat <<< "${a[x]}"', "ask"),  # so may a subscript
+        ('cat <<< "$((1+2))"', "ask"),
+        ('cat <<< "${a[1]}"', "ask"),
+        ('cat <<< "$X"', "ask"),
+        ('cat <<< "${HOME}"', "ask"),
+        ("cat <<EOF\n$HOME\nEOF", "ask"),
+        ("cat <<EOF\n${a[x]}\nEOF", "ask"),
+        ("cat <<'EOF'\n${a[x]}\nEOF", "allow"),  # a quoted here-doc expands nothing
+        ('cat <<< "$HOME"', "allow"),
+        ('grep a <<< "a $HOME b"', "allow"),
+    ],
+)
+def test_an_input_that_expands_when_it_runs_asks_but_home(command, final):
+    # observed in 2.1.328 (mcpmini/oracle/data/permissions/builtins.yaml, inputs-that-evaluate
+    # and inputs-that-expand), but for the here-doc of ${a[x]}, which follows the same rule
+    assert gate("Bash", {"command": command}, cwd="/w", home="/h").final == final
+
+
+@pytest.mark.parametrize(
+    "command", ["wc --files0-from=list", "du --files0-from list", "sort --files0-from=l"]
+)
+def test_a_read_of_the_files_a_list_names_asks(command):
+    # observed in 2.1.328: wc and du run and read ../outside.txt when the list names it
+    # (mcpmini/oracle/data/permissions/options.yaml); the gate cannot know the list's names
+    assert gate("Bash", {"command": command}, cwd="/w", home="/h").final == "ask"
+    assert (
+        gate("Bash", {"command": command.split()[0] + " a.txt"}, cwd="/w", home="/h").final
+        == "allow"
+    )
+
+
 def test_deny_path_rules_bind_what_bash_reads_and_changes_and_ask_rules_do_not(tmp_path):
     # found by the fuzzer, observed in 2.1.328
     where = str(tmp_path)

@@ -6,7 +6,10 @@ one ``0600`` file per server in a ``0700`` folder (:class:`mcpmini.mcp.auth.File
 
 Rules of this module: no token, secret or code is ever printed; ``login`` shows the
 authorization URL and waits, bounded by ``--timeout``, on a loopback port for the browser's
-redirect (``--headless`` follows an authorization server that redirects without a person).
+redirect (``--headless`` follows an authorization server that redirects without a person). A
+client secret need not be an argument (every local user can read a process's arguments): it
+is read from ``--client-secret-file`` or ``$MCPMINI_CLIENT_SECRET`` (an option beats the
+environment; the two options together are refused).
 """
 
 from __future__ import annotations
@@ -22,6 +25,9 @@ from .output import echo, print_json
 
 __all__ = ["add"]
 
+#: The environment variable a client secret may come from instead of an argument.
+SECRET_ENV = "MCPMINI_CLIENT_SECRET"
+
 
 def add(sub: Any) -> None:
     p = sub.add_parser("auth", help="log in to remote MCP servers (OAuth 2.1)")
@@ -34,7 +40,16 @@ def add(sub: Any) -> None:
     )
     login.add_argument("url", help="the MCP server, e.g. https://example.com/mcp")
     login.add_argument("--client-id", help="a pre-registered client id (no registration then)")
-    login.add_argument("--client-secret", help="the pre-registered client's secret")
+    login.add_argument(
+        "--client-secret",
+        help="the pre-registered client's secret (visible in the process list: prefer "
+        f"--client-secret-file or ${SECRET_ENV})",
+    )
+    login.add_argument(
+        "--client-secret-file",
+        metavar="FILE",
+        help="read the client's secret from FILE (its first line)",
+    )
     login.add_argument("--scope", help="the scopes to ask for (space-separated)")
     login.add_argument(
         "--grant",
@@ -85,13 +100,17 @@ def _cmd_login(args: argparse.Namespace) -> int:
 
     if not args.url.startswith(("http://", "https://")):
         raise UsageError(f"{args.url!r} is not an http:// or https:// URL")
+    secret = _client_secret(args)
     machine = args.grant == "client_credentials"
-    if machine and not (args.client_id and args.client_secret):
-        raise UsageError("--grant client_credentials needs --client-id and --client-secret")
+    if machine and not (args.client_id and secret):
+        raise UsageError(
+            "--grant client_credentials needs --client-id and a client secret "
+            f"(--client-secret-file FILE, ${SECRET_ENV} or --client-secret)"
+        )
     options = OAuthOptions(
         grant=Grant(args.grant),
         client_id=args.client_id,
-        client_secret=args.client_secret,
+        client_secret=secret,
         scope=args.scope,
     )
     store = _store()
@@ -140,6 +159,35 @@ def _cmd_login(args: argparse.Namespace) -> int:
     scopes = " ".join(record.token.scopes) or "(none)"
     echo(f"logged in to {args.url} (issuer {record.issuer}, scopes {scopes})")
     return 0
+
+
+def _client_secret(args: argparse.Namespace) -> str | None:
+    """The client secret from ``--client-secret-file`` or ``--client-secret`` (at most one of
+    them), else ``$MCPMINI_CLIENT_SECRET`` (an option given beats the environment, as usual);
+    ``None``: none given. Raises ``UsageError`` for both options or a file that cannot be read
+    or is empty."""
+    given = [
+        name
+        for name, value in (
+            ("--client-secret-file", args.client_secret_file),
+            ("--client-secret", args.client_secret),
+        )
+        if value is not None
+    ]
+    if len(given) > 1:
+        raise UsageError("give the client secret once: --client-secret-file or --client-secret")
+    if args.client_secret_file is not None:
+        try:
+            with open(args.client_secret_file, encoding="utf-8") as fh:
+                secret = fh.readline().strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"--client-secret-file {args.client_secret_file}: {exc}") from None
+        if not secret:
+            raise UsageError(f"--client-secret-file {args.client_secret_file} is empty")
+        return secret
+    if args.client_secret is not None:
+        return str(args.client_secret)
+    return os.environ.get(SECRET_ENV) or None
 
 
 def _cmd_logout(args: argparse.Namespace) -> int:

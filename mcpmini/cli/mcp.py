@@ -79,6 +79,41 @@ _LIMIT_FLAGS = (
         int,
         "events kept per session for Last-Event-ID resumption",
     ),
+    (
+        "--max-calls-per-session",
+        "max_calls_per_session",
+        int,
+        "calls of one session (one address, stateless) running at once, below "
+        "--worker-threads; the next is refused with 429",
+    ),
+    (
+        "--max-calls-per-address",
+        "max_calls_per_address",
+        int,
+        "calls of all sessions of one client address running at once, below "
+        "--worker-threads (behind a reverse proxy every client has its address); "
+        "the next is refused with 429",
+    ),
+    (
+        "--resume-wait",
+        "resume_wait",
+        float,
+        "seconds a call whose client hung up on its event stream waits for a Last-Event-ID "
+        "resumption before it is cancelled",
+    ),
+    (
+        "--session-keep",
+        "session_keep",
+        float,
+        "seconds after its last use during which a session is never evicted to make room "
+        "(a flood of new sessions gets 503 instead)",
+    ),
+    (
+        "--sessions-per-minute",
+        "sessions_per_minute",
+        int,
+        "new sessions one client address may open per minute (429 past it)",
+    ),
 )
 
 

@@ -277,12 +277,6 @@ class Part:
             return _w("then", first=found, second=say(self.otherwise)).strip()
         return say(self.otherwise) or _w("wrong")
 
-    def given(self, answer: Any) -> tuple[bool, Any]:
-        """What ``answer`` gives for this part, as a report shows it: ``(found, value)``, the
-        value at the part's dotted key. A part graded on the whole answer says what of it
-        counted instead (see ``ccaf.exercises``). Never raises."""
-        return _lookup(answer, self.key)
-
     def grade(self, answer: Any) -> PartResult:
         """Grade this part of ``answer``; never raises."""
         try:
@@ -441,6 +435,12 @@ class Exercise:
     @property
     def max_score(self) -> int:
         return sum(p.points for p in self.parts)
+
+    def shown(self, part: Part, answer: Any) -> tuple[bool, Any]:
+        """``(found, value)``: what of ``answer`` a feedback page shows beside ``part`` — here
+        the value at the part's dotted key. An exercise whose answer is not one value per part
+        says instead which value each part judged."""
+        return _lookup(answer, part.key)
 
     def template(self) -> dict[str, Any]:
         """The empty answer dict (every part ``None``), nested by the parts' dotted keys."""

@@ -24,19 +24,32 @@ made by :class:`~mcpmini.mcp.http.HttpEndpoint`; this module only moves bytes:
 
 Rules of this module (the bounds are :class:`~mcpmini.mcp.http.HttpLimits`):
 
-* calls run on a pool of ``worker_threads`` threads of the app's own; at most
-  ``max_waiting`` of them (``max_waiting_per_session`` per session) may wait on the client
-  at once — a further request to the client fails at once in the tool (an ``isError``
-  result), so waiting calls never hold every thread and another session's plain call runs;
+* calls run on a pool of ``worker_threads`` threads of the app's own; a session (a
+  stateless client: its address) runs at most ``max_calls_per_session`` of them at once, the
+  sessions of one address ``max_calls_per_address`` together (the next is refused at once,
+  ``429``), and at most ``max_waiting`` of them
+  (``max_waiting_per_session`` per session) may wait on the client at once — a further
+  request to the client fails at once in the tool (an ``isError`` result) — so one session
+  never holds every thread and another session's plain call runs;
+* a call whose client hangs up before its answer is cancelled: its context's ``cancelled``
+  is set (a tool waits on it instead of sleeping), its waits on the client end, and nothing is
+  written; the thread is counted against its session until the tool returns (a session's
+  event stream that sent events with ids is the exception: it can be resumed, so the call
+  goes on until it ends or its session does, as the specification asks — unless no
+  connection carries that stream for ``resume_wait`` seconds: then it is cancelled too);
+* each event stream is carried by one connection at a time: a resumption
+  (``Last-Event-ID``) takes it over and the connection that carried it ends;
 * every error reply this module writes comes from ``jsonrpc.error_reply``.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import contextvars
 import socket
 import threading
+import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping, MutableMapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -91,6 +104,36 @@ class _Final:
 
 def _encode_headers(headers: tuple[tuple[str, str], ...]) -> list[tuple[bytes, bytes]]:
     return [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers]
+
+
+async def _watch_disconnect(receive: Receive, gone: asyncio.Event) -> None:
+    """Set ``gone`` when the client hangs up (the request body was read already, so the next
+    message is the disconnect)."""
+    while True:
+        message = await receive()
+        if message.get("type") == "http.disconnect":
+            gone.set()
+            return
+
+
+async def _next(
+    queue: asyncio.Queue[Message | _Final], *stops: asyncio.Event
+) -> Message | _Final | None:
+    """The call's next item, or ``None`` once one of ``stops`` is set (its client hung up,
+    or a resumption took its stream over)."""
+    import asyncio
+
+    if any(stop.is_set() for stop in stops):
+        return None
+    item = asyncio.ensure_future(queue.get())
+    waits = [asyncio.ensure_future(stop.wait()) for stop in stops]
+    await asyncio.wait({item, *waits}, return_when=asyncio.FIRST_COMPLETED)
+    for wait in waits:
+        wait.cancel()
+    if item.done():
+        return item.result()
+    item.cancel()
+    return None
 
 
 class _Listener:
@@ -171,7 +214,9 @@ class McpAsgi:
         headers = {
             k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])
         }
-        request = HttpRequest(scope["method"], headers, body, scope.get("path", "/"))
+        peer = scope.get("client")
+        client = str(peer[0]) if peer else None
+        request = HttpRequest(scope["method"], headers, body, scope.get("path", "/"), client)
         decision = self.endpoint.receive(request, too_big=too_big)
         if isinstance(decision, HttpReply):
             await self._write(send, decision)
@@ -238,25 +283,32 @@ class McpAsgi:
         await send({"type": "http.response.body", "body": reply.body})
 
     def _context(
-        self, dispatch: Dispatch, emit: Callable[[Message], None], ask: bool = True
+        self,
+        dispatch: Dispatch,
+        emit: Callable[[Message], None],
+        ask: bool = True,
+        cancelled: threading.Event | None = None,
     ) -> CallContext:
         """The call's context; ``ask=False`` for a call that must not wait on the client (an
-        inline tool on the event loop: a request to the client would block the loop)."""
+        inline tool on the event loop: a request to the client would block the loop);
+        ``cancelled`` is set when the client hangs up or cancels the call."""
         params = dispatch.message.params or {}
         meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
         assert isinstance(meta, dict)
         token = meta.get("progressToken")
         connection = dispatch.connection
         caps = connection.client_capabilities_of(params)
+        stop = cancelled if cancelled is not None else threading.Event()
         if dispatch.route is Route.STATELESS:
             level = meta.get(MetaKey.LOG_LEVEL)
-            return CallContext(params, token, level if isinstance(level, str) else None, caps, emit)
+            level = level if isinstance(level, str) else None
+            return CallContext(params, token, level, caps, emit, None, stop)
         session = dispatch.session
-        asker = self._asker(session, emit) if session is not None and ask else None
-        return CallContext(params, token, connection.log_level, caps, emit, asker)
+        asker = self._asker(session, emit, stop) if session is not None and ask else None
+        return CallContext(params, token, connection.log_level, caps, emit, asker, stop)
 
     def _asker(
-        self, session: Session, emit: Callable[[Message], None]
+        self, session: Session, emit: Callable[[Message], None], stop: threading.Event
     ) -> Callable[[str, Mapping[str, Any], float], Mapping[str, Any]]:
         limits = self.endpoint.limits
 
@@ -275,7 +327,7 @@ class McpAsgi:
                 session.asking += 1
                 self.waiting += 1
             try:
-                return self._wait_for_client(session, emit, method, params, timeout)
+                return self._wait_for_client(session, emit, method, params, timeout, stop)
             finally:
                 with self._lock:
                     session.asking -= 1
@@ -290,17 +342,24 @@ class McpAsgi:
         method: str,
         params: Mapping[str, Any],
         timeout: float,
+        stop: threading.Event,
     ) -> Mapping[str, Any]:
-        """Send one request to the client and wait (bounded) for its reply."""
+        """Send one request to the client and wait (bounded) for its reply; the wait ends
+        when the call is cancelled (``stop``: its client hung up)."""
         rid = session.new_request_id()
         future: concurrent.futures.Future[Message] = concurrent.futures.Future()
         session.waiting[rid] = future.set_result
         emit(Request(rid, method, dict(params)))
-        try:
-            reply = future.result(min(timeout, self.ask_timeout))
-        except concurrent.futures.TimeoutError:
-            session.waiting.pop(rid, None)
-            raise TimeoutError(f"no reply to {method} within {timeout} s") from None
+        limit = time.monotonic() + min(timeout, self.ask_timeout)
+        while not future.done():
+            left = limit - time.monotonic()
+            if left <= 0 or stop.is_set():
+                session.waiting.pop(rid, None)
+                if stop.is_set():
+                    raise McpminiError(f"{method}: the call was cancelled (its client went away)")
+                raise TimeoutError(f"no reply to {method} within {timeout} s")
+            stop.wait(min(left, 0.05))  # woken early by a cancel; the reply sets the future
+        reply = future.result()
         if isinstance(reply, ErrorResponse):
             raise RemoteProtocolError(reply.message, reply.code, rid, reply.data)
         assert isinstance(reply, Response)
@@ -321,13 +380,21 @@ class McpAsgi:
         if self._inline(dispatch):
             await self._run_inline(dispatch, send)
             return
+        refused = self.endpoint.reserve(dispatch)  # the per-session cap of running calls
+        if refused is not None:
+            await self._write(send, refused)
+            return
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[Message | _Final] = asyncio.Queue()
+        cancelled = threading.Event()
+        session = dispatch.session
+        if session is not None and message.id is not None:
+            session.cancels[message.id] = cancelled  # notifications/cancelled names it
 
         def emit(item: Message) -> None:
             loop.call_soon_threadsafe(queue.put_nowait, item)
 
-        context = self._context(dispatch, emit)
+        context = self._context(dispatch, emit, cancelled=cancelled)
 
         def work() -> None:
             reply: Message | None
@@ -336,16 +403,38 @@ class McpAsgi:
                     reply = connection.handle(message)
             except BaseException as exc:  # handle() answers every Exception; be total anyway
                 reply = error_reply(exc, message.id)
+            finally:
+                with contextlib.suppress(RuntimeError):  # the loop is gone: nothing to count
+                    loop.call_soon_threadsafe(self.endpoint.release, dispatch)
             loop.call_soon_threadsafe(queue.put_nowait, _Final(reply))
 
         loop.run_in_executor(self.pool, contextvars.copy_context().run, work)
-        first = await queue.get()
-        if isinstance(first, _Final) or not dispatch.sse:
-            while not isinstance(first, _Final):  # a client that refuses SSE loses the extras
-                first = await queue.get()
-            await self._write(send, self.endpoint.reply(dispatch, first.reply))
-            return
-        await self._stream(dispatch, first, queue, send)
+        gone = asyncio.Event()
+        watcher = asyncio.ensure_future(_watch_disconnect(receive, gone))
+        # A client that hangs up before any event of the call reached it can never get the
+        # answer (there is no event id to resume from): the call is cancelled. Once events
+        # with ids went out, a stateful stream can be resumed (Last-Event-ID), and the call
+        # goes on until it ends, its session does or nobody resumed it for resume_wait
+        # seconds (the specification: a disconnection is not a cancellation).
+        resumable = False
+        try:
+            first = await _next(queue, gone)
+            if first is None:
+                return
+            if isinstance(first, _Final) or not dispatch.sse:
+                while not isinstance(first, _Final):  # a client that refuses SSE loses extras
+                    first = await _next(queue, gone)
+                    if first is None:
+                        return
+                await self._write(send, self.endpoint.reply(dispatch, first.reply))
+                return
+            resumable = await self._stream(dispatch, first, queue, send, gone)
+        finally:
+            watcher.cancel()
+            if gone.is_set() and not resumable:
+                cancelled.set()  # the client hung up and cannot get the answer: stop the tool
+            if session is not None and message.id is not None:
+                session.cancels.pop(message.id, None)
 
     async def _stream(
         self,
@@ -353,13 +442,23 @@ class McpAsgi:
         first: Message,
         queue: asyncio.Queue[Message | _Final],
         send: Send,
-    ) -> None:
+        gone: asyncio.Event,
+    ) -> bool:
         """Write a call's messages then its reply as an event stream; a session's events are
-        recorded with ids first, so a cut stream can be resumed (``Last-Event-ID``)."""
+        recorded with ids first, so a cut stream can be resumed (``Last-Event-ID``). Returns
+        whether the call goes on: ``False`` when its client hung up and nobody can resume
+        the stream (stateless)."""
+        import asyncio
+
+        loop = asyncio.get_running_loop()
         status, headers = self.endpoint.finish(dispatch, None)
         session = dispatch.session
         log = session.log if session is not None else None
         stream = log.open() if log is not None else ""
+        taken = asyncio.Event()  # a Last-Event-ID resumption took the stream over
+        let_go = taken.set  # one object: detach() knows this connection by it
+        if session is not None:
+            self.endpoint.attach(session, stream, let_go)
 
         def event(message: Message) -> bytes:
             return log.record(stream, message) if log is not None else sse_event(message)
@@ -372,27 +471,65 @@ class McpAsgi:
             }
         )
         try:
-            item: Message | _Final = first
+            item: Message | _Final | None = first
             while not isinstance(item, _Final):
+                if item is None:  # the client hung up mid-stream, or a resumption took over
+                    if session is None or log is None:
+                        return False  # stateless: nobody can resume it, the call is cancelled
+                    self.endpoint.detach(session, stream, let_go)
+                    if not gone.is_set():  # taken over: this response ends here
+                        await send({"type": "http.response.body", "body": b""})
+                    # it may come back with Last-Event-ID: the rest goes into the session's
+                    # log. Cancelled when the session ends, or when no connection has carried
+                    # the stream for resume_wait seconds (nobody came back for it).
+                    wait = self.endpoint.limits.resume_wait
+                    given_up = loop.time() + wait
+                    while True:
+                        try:
+                            rest = await asyncio.wait_for(queue.get(), 0.5)
+                        except TimeoutError:
+                            if stream in session.attached:
+                                given_up = loop.time() + wait
+                            elif loop.time() > given_up:
+                                return False
+                            continue
+                        if not isinstance(rest, _Final):
+                            event(rest)
+                            continue
+                        if rest.reply is not None:
+                            event(rest.reply)
+                        return True
                 await send({"type": "http.response.body", "body": event(item), "more_body": True})
-                item = await queue.get()
+                item = await _next(queue, gone, taken)
             body = event(item.reply) if item.reply is not None else b""
         finally:
             if log is not None:
                 log.close(stream)
+            if session is not None:
+                self.endpoint.detach(session, stream, let_go)
         await send({"type": "http.response.body", "body": body})
+        return True
 
     async def _resume(self, resume: Resume, receive: Receive, send: Send) -> None:
         """Replay the kept events of ``resume.stream`` after ``resume.seq``, then forward its
-        live ones until it finishes, the session ends or the client goes away."""
+        live ones until it finishes, the session ends, the client goes away or a later
+        resumption takes the stream over."""
         import asyncio
 
         loop = asyncio.get_running_loop()
         session, log = resume.session, resume.session.log
         changed = asyncio.Event()
+        taken = False
 
         def wake() -> None:
             loop.call_soon_threadsafe(changed.set)
+
+        def let_go() -> None:  # called on the loop (HttpEndpoint.attach of a later GET)
+            nonlocal taken
+            taken = True
+            changed.set()
+
+        self.endpoint.attach(session, resume.stream, let_go)
 
         log.on_record.append(wake)
         session.on_close.append(wake)
@@ -411,7 +548,7 @@ class McpAsgi:
                 for number, event in log.after(resume.stream, seq):
                     await send({"type": "http.response.body", "body": event, "more_body": True})
                     seq = number
-                if not log.live(resume.stream) or session.closed.is_set():
+                if taken or not log.live(resume.stream) or session.closed.is_set():
                     break
                 waiter = asyncio.ensure_future(changed.wait())
                 await asyncio.wait({gone, waiter}, return_when=asyncio.FIRST_COMPLETED)
@@ -420,6 +557,7 @@ class McpAsgi:
                     break
         finally:
             gone.cancel()
+            self.endpoint.detach(session, resume.stream, let_go)
             if wake in log.on_record:
                 log.on_record.remove(wake)
             if wake in session.on_close:
@@ -550,13 +688,16 @@ def asgi_app(
     stateful: bool = True,
     max_body: int | None = None,
     limits: HttpLimits | None = None,
+    identify: Callable[[HttpRequest], str | None] | None = None,
 ) -> McpAsgi:
     """An ASGI application serving ``server`` over Streamable HTTP (both generations).
 
     ``path`` limits the endpoint to one URL path (``None``: every path). ``stateful=False``
     serves only the stateless generation (no sessions: several workers can share one URL).
     ``limits`` (:class:`~mcpmini.mcp.http.HttpLimits`) holds every bound; ``max_body``
-    overrides its field. See :class:`~mcpmini.mcp.http.HttpEndpoint` for the other options.
+    overrides its field; ``identify`` names the authenticated caller of a request (a task
+    counts against its caller). See :class:`~mcpmini.mcp.http.HttpEndpoint` for the other
+    options.
     """
     endpoint = HttpEndpoint(
         server,
@@ -565,6 +706,7 @@ def asgi_app(
         stateful=stateful,
         max_body=max_body,
         limits=limits,
+        identify=identify,
     )
     return McpAsgi(endpoint, path)
 

@@ -770,7 +770,7 @@ class ConformanceServer(Server):
         if content is None:
             return self._input_required({"user_name": _ELICIT_NAME})
         greeting = {"content": _text(f"Hello, {content['name']}!"), "isError": False}
-        return self.start_task(req, lambda: greeting)
+        return self.start_task(req, lambda: greeting, owner=conn.caller)
 
     # --- input required (SEP-2322) ------------------------------------------------------
 

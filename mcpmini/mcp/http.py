@@ -35,9 +35,21 @@ Rules of this module:
 * Every limit is a field of one :class:`HttpLimits`: the session table is bounded and kept in
   least-recently-used order (a request naming a session, and the end of each of its calls,
   make it the most recent); a session idle for ``session_idle`` seconds (no request, no call
-  in flight) is ended, and when the table is full the least recently used session without a
-  call in flight makes room (none free: ``503``). A session has at most one standalone
-  ``GET`` stream (the next gets ``409``, as the official SDK answers).
+  in flight) is ended, and when the table is full the least recently used session that has no
+  call in flight and was not used within ``session_keep`` seconds makes room — a session used
+  a moment ago is never evicted: a flood of ``initialize`` is refused instead (``503``), and
+  each client address may open at most ``sessions_per_minute`` sessions (``429``). A session
+  has at most one standalone ``GET`` stream (the next gets ``409``, as the official SDK
+  answers), and each of its event streams goes to one connection at a time: a ``GET`` with
+  ``Last-Event-ID`` takes the stream over from the connection still carrying it (its ``POST``
+  or an earlier resumption, which then ends — a client that reconnects is often ahead of the
+  server noticing the old connection is gone), so resumptions never multiply its streams.
+* A session (a stateless client: its address) runs at most ``max_calls_per_session`` calls
+  of user code at once, and the sessions of one client address ``max_calls_per_address``
+  together (:meth:`HttpEndpoint.reserve`; the next is refused at once with ``429``), below
+  ``worker_threads``, so another client's call always finds a thread; a
+  running call is cancelled (its context's ``cancelled`` set) when its client hangs up or
+  sends ``notifications/cancelled`` naming it.
 * Every event of a stateful event stream carries an id ``<stream>.<n>`` and is kept in the
   session's bounded :class:`EventLog`, so a ``GET`` with ``Last-Event-ID`` resumes that stream
   (:class:`Resume`): the events after the id, then the live ones.
@@ -49,6 +61,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 import functools
 import secrets
 import threading
@@ -107,6 +120,7 @@ LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "[::1]", "::1"})
 STATEFUL_HEADER_VERSIONS = frozenset(v for v in KNOWN_VERSIONS if not is_modern(v))
 
 _JSON = (("content-type", "application/json"),)
+_ADDRESSES = 4096  # client addresses the new-session rate limit remembers (the oldest go)
 
 
 @dataclass(frozen=True)
@@ -120,7 +134,16 @@ class HttpLimits:
     may wait on the client (sampling, elicitation) at once, and ``max_waiting_per_session``
     per session — both below ``worker_threads``, so waiting calls never take every thread and
     another session's plain call still runs; ``ask_timeout`` seconds bound one such wait;
-    ``replay_events`` events per session are kept for ``Last-Event-ID`` resumption.
+    ``replay_events`` events per session are kept for ``Last-Event-ID`` resumption;
+    ``max_calls_per_session`` calls of one session (of one address, stateless) run user code
+    at once, and ``max_calls_per_address`` calls of one client address over all its sessions
+    (both below ``worker_threads``; the next: ``429``) — so neither one session nor a client
+    that opens many can take every thread (behind a reverse proxy every client has the
+    proxy's address: raise it there); a call whose client hung up on its event stream goes on
+    while a connection carries the stream again within ``resume_wait`` seconds (a
+    ``Last-Event-ID`` resumption), else it is cancelled; a session used within
+    ``session_keep`` seconds is never evicted to make room (``503`` instead); one client
+    address opens at most ``sessions_per_minute`` sessions a minute (``429``).
     """
 
     max_sessions: int = 1000
@@ -131,13 +154,34 @@ class HttpLimits:
     max_waiting_per_session: int = 4
     ask_timeout: float = 60.0
     replay_events: int = 256
+    max_calls_per_session: int = 8
+    max_calls_per_address: int = 16
+    resume_wait: float = 60.0
+    session_keep: float = 60.0
+    sessions_per_minute: int = 600
 
     def __post_init__(self) -> None:
-        for name in ("max_sessions", "max_body", "worker_threads", "replay_events"):
+        for name in (
+            "max_sessions",
+            "max_body",
+            "worker_threads",
+            "replay_events",
+            "max_calls_per_session",
+            "sessions_per_minute",
+        ):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1")
         if self.session_idle <= 0 or self.ask_timeout <= 0:
             raise ValueError("session_idle and ask_timeout must be positive")
+        if self.resume_wait <= 0:
+            raise ValueError("resume_wait must be positive")
+        if not self.max_calls_per_session <= self.max_calls_per_address < self.worker_threads:
+            raise ValueError(
+                "max_calls_per_session must be at most max_calls_per_address, and that below "
+                "worker_threads (another client's call must always find a thread)"
+            )
+        if not 0 <= self.session_keep <= self.session_idle:
+            raise ValueError("session_keep must be between 0 and session_idle")
         if not 0 <= self.max_waiting < self.worker_threads:
             raise ValueError("max_waiting must be at least 0 and below worker_threads")
         if not 0 <= self.max_waiting_per_session <= max(self.max_waiting, 0):
@@ -208,12 +252,14 @@ class Route(StrEnum):
 
 @dataclass(frozen=True)
 class HttpRequest:
-    """One HTTP request: ``headers`` maps lower-case names to values."""
+    """One HTTP request: ``headers`` maps lower-case names to values; ``client`` is the
+    peer's address (``None``: unknown), which the per-address limits count by."""
 
     method: str
     headers: Mapping[str, str]
     body: bytes = b""
     path: str = "/"
+    client: str | None = None
 
     @classmethod
     def build(
@@ -222,10 +268,11 @@ class HttpRequest:
         headers: Iterable[tuple[str, str]] | Mapping[str, str],
         body: bytes = b"",
         path: str = "/",
+        client: str | None = None,
     ) -> HttpRequest:
         """A request with header names folded to lower case (the last of a repeated name wins)."""
         pairs = headers.items() if isinstance(headers, Mapping) else headers
-        return cls(method.upper(), {k.lower(): v for k, v in pairs}, body, path)
+        return cls(method.upper(), {k.lower(): v for k, v in pairs}, body, path, client)
 
 
 @dataclass(frozen=True)
@@ -247,8 +294,10 @@ class Session:
 
     ``last_used`` is the ``time.monotonic()`` of its latest request or finished call,
     ``calls`` its requests in flight, ``asking`` its calls waiting on the client now,
-    ``stream_open`` whether its standalone ``GET`` stream is open, ``log`` its
-    :class:`EventLog`.
+    ``stream_open`` whether its standalone ``GET`` stream is open, ``attached`` the event
+    streams a connection carries now (a ``POST``'s or a resumption's), each with the callback
+    that makes that connection let go, ``log`` its :class:`EventLog`, ``cancels`` the cancel
+    event of each running call by request id.
     """
 
     id: str
@@ -262,7 +311,9 @@ class Session:
     calls: int = 0
     asking: int = 0
     stream_open: bool = False
+    attached: dict[str, Callable[[], None]] = field(default_factory=dict)
     log: EventLog = field(default_factory=lambda: EventLog(HttpLimits.replay_events))
+    cancels: dict[JsonId, threading.Event] = field(default_factory=dict)
     _next: int = 0
 
     @property
@@ -302,6 +353,15 @@ class Dispatch:
     version: str
     sse: bool
     headers: tuple[tuple[str, str], ...] = ()
+    client: str | None = None
+
+    @property
+    def caller(self) -> str:
+        """Whom the per-session call cap counts this request against: its session, or (on
+        the stateless route) its client's address."""
+        if self.session is not None:
+            return "session " + self.session.id
+        return "address " + (self.client or "unknown")
 
     @property
     def server(self) -> ServerConnection:
@@ -426,7 +486,12 @@ class HttpEndpoint:
     check off (for a server behind a reverse proxy that checks hosts itself).
     ``limits`` (:class:`HttpLimits`) bounds sessions, bodies, waiting calls and the replay
     log; ``max_body`` / ``max_sessions`` override those two fields. ``clock`` is the
-    monotonic clock the idle timeout reads (a test passes its own).
+    monotonic clock the idle timeout reads (a test passes its own). ``identify`` says who is
+    calling — an authenticated identity from a credential the deployment checked (the subject
+    of a verified bearer token), ``None`` for anonymous; mcpmini checks no credential
+    itself. The connection carries it (``ServerConnection.caller``): a task counts against
+    its caller (:class:`~mcpmini.mcp.tasks.TaskTable`), and a session belongs to the caller
+    that opened it (another caller naming it gets ``404``).
     """
 
     def __init__(
@@ -440,6 +505,7 @@ class HttpEndpoint:
         stateful: bool = True,
         limits: HttpLimits | None = None,
         clock: Callable[[], float] = time.monotonic,
+        identify: Callable[[HttpRequest], str | None] | None = None,
     ) -> None:
         limits = limits or HttpLimits()
         if max_body is not None or max_sessions is not None:
@@ -458,8 +524,14 @@ class HttpEndpoint:
         self.max_sessions = limits.max_sessions
         self.stateful = stateful
         self.clock = clock
+        self.identify = identify
         #: least recently used first
         self.sessions: OrderedDict[str, Session] = OrderedDict()
+        #: calls running user code now, by caller (a session, or a stateless client address)
+        self.running: dict[str, int] = {}
+        #: when each client address opened its recent sessions (the last minute), least
+        #: recently seen address first; at most _ADDRESSES addresses are remembered
+        self._opened: OrderedDict[str, deque[float]] = OrderedDict()
 
     # --- helpers ------------------------------------------------------------------------
 
@@ -497,18 +569,21 @@ class HttpEndpoint:
             return _refuse(
                 _bad(403, ErrorCode.INVALID_REQUEST, "Forbidden: invalid Host or Origin header")
             )
+        caller = self.identify(request) if self.identify is not None else None
         if request.method == "POST":
-            return self._post(request, too_big)
+            return self._post(request, too_big, caller)
         if request.method == "GET":
-            return self._get(headers)
+            return self._get(headers, caller)
         if request.method == "DELETE":
-            return self._delete(headers)
+            return self._delete(headers, caller)
         return _refuse(
             _bad(405, ErrorCode.INVALID_REQUEST, f"Method not allowed: {request.method}"),
             (("allow", "GET, POST, DELETE"),),
         )
 
-    def _session(self, headers: Mapping[str, str]) -> Session | HttpReply:
+    def _session(
+        self, headers: Mapping[str, str], caller: str | None = None
+    ) -> Session | HttpReply:
         sid = headers.get("mcp-session-id")
         if sid is None:
             return _refuse(
@@ -516,6 +591,8 @@ class HttpEndpoint:
             )
         self.sweep()
         session = self.sessions.get(sid.strip())
+        if session is not None and session.connection.caller != caller:
+            session = None  # another caller's session: as unknown to this one as any other
         if session is None:
             return _refuse(
                 _bad(404, ErrorCode.INVALID_REQUEST, "Session not found (unknown or ended)")
@@ -544,22 +621,111 @@ class HttpEndpoint:
         return len(idle)
 
     def _make_room(self) -> bool:
-        """Free a slot for a new session: the least recently used one without a call in
-        flight is ended. False when every session has a call in flight."""
+        """Free a slot for a new session: the least recently used one that has no call in
+        flight and was not used within ``limits.session_keep`` seconds is ended. False when
+        no session may go (a flood of new sessions is then refused; a session used a moment
+        ago is never evicted)."""
         self.sweep()
         if len(self.sessions) < self.max_sessions:
             return True
-        victim = next((s for s in self.sessions.values() if s.calls == 0), None)
+        recent = self.clock() - self.limits.session_keep
+        victim = next(
+            (s for s in self.sessions.values() if s.calls == 0 and s.last_used <= recent), None
+        )
         if victim is None:
             return False
         self.end(victim)
         return True
 
+    def _recent_sessions(self, client: str | None) -> deque[float]:
+        """When ``client``'s address opened its sessions of the last minute (the address
+        becomes the most recently seen; the table stays bounded)."""
+        address = client or "unknown"
+        now = self.clock()
+        opened = self._opened.pop(address, None) or deque()
+        while opened and opened[0] <= now - 60.0:
+            opened.popleft()
+        self._opened[address] = opened
+        while len(self._opened) > _ADDRESSES:
+            self._opened.popitem(last=False)
+        return opened
+
+    def _session_wait(self, client: str | None) -> float | None:
+        """``None`` when ``client``'s address may open a session now, else the seconds until
+        it may (``limits.sessions_per_minute`` per address)."""
+        opened = self._recent_sessions(client)
+        if len(opened) < self.limits.sessions_per_minute:
+            return None
+        return max(1.0, opened[0] + 60.0 - self.clock())
+
+    # --- calls that run user code --------------------------------------------------------
+
+    def _counted(self, dispatch: Dispatch) -> tuple[tuple[str, int, str], ...]:
+        """What a call counts against: ``(key, limit, who)`` for its caller (a session, or a
+        stateless client's address) and, for a session's call, its client's address too."""
+        caller = (
+            dispatch.caller,
+            self.limits.max_calls_per_session,
+            "session" if dispatch.session is not None else "client",
+        )
+        if dispatch.session is None:
+            return (caller,)
+        address = "sessions of " + (dispatch.client or "unknown")
+        return caller, (address, self.limits.max_calls_per_address, "client address")
+
+    def reserve(self, dispatch: Dispatch) -> HttpReply | None:
+        r"""Count a call that runs user code against its caller and its client's address
+        (:meth:`_counted`); the ``429`` refusal when either already runs its limit
+        (``limits.max_calls_per_session`` / ``max_calls_per_address``). Every reserved call
+        is :meth:`release`\ d when its work ends (not when its client goes: a thread still
+        runs until the tool returns)."""
+        counted = self._counted(dispatch)
+        for key, limit, who in counted:
+            running = self.running.get(key, 0)
+            if running >= limit:
+                return _refuse(
+                    _bad(
+                        429,
+                        ErrorCode.INTERNAL_ERROR,
+                        f"Too Many Requests: {running} calls of this {who} are running "
+                        f"(limit {limit}); try again when one has ended",
+                        dispatch.message.id,
+                    ),
+                    (("retry-after", "1"),),
+                )
+        for key, _, _ in counted:
+            self.running[key] = self.running.get(key, 0) + 1
+        return None
+
+    def release(self, dispatch: Dispatch) -> None:
+        """A reserved call's work ended."""
+        for key, _, _ in self._counted(dispatch):
+            left = self.running.get(key, 0) - 1
+            if left > 0:
+                self.running[key] = left
+            else:
+                self.running.pop(key, None)
+
     def stream_closed(self, session: Session) -> None:
         """The transport closed ``session``'s standalone GET stream (another may open)."""
         session.stream_open = False
 
-    def _get(self, headers: Mapping[str, str]) -> HttpReply | Session | Resume:
+    def attach(self, session: Session, stream: str, let_go: Callable[[], None]) -> None:
+        """A connection carries ``stream`` of ``session`` now; ``let_go`` makes it stop (the
+        connection that carried the stream before is told to let go first)."""
+        before = session.attached.pop(stream, None)
+        if before is not None:
+            before()
+        session.attached[stream] = let_go
+
+    def detach(self, session: Session, stream: str, let_go: Callable[[], None]) -> None:
+        """The connection of ``let_go`` no longer carries ``stream`` (a later one may)."""
+        if session.attached.get(stream) is let_go:
+            del session.attached[stream]
+
+    def _get(
+        self, headers: Mapping[str, str], caller: str | None = None
+    ) -> HttpReply | Session | Resume:
         if not self.stateful or "mcp-session-id" not in headers:
             return _refuse(
                 _bad(
@@ -577,7 +743,7 @@ class HttpEndpoint:
                     "Not Acceptable: GET needs Accept: text/event-stream",
                 )
             )
-        session = self._session(headers)
+        session = self._session(headers, caller)
         if isinstance(session, HttpReply):
             return session
         last = headers.get("last-event-id")
@@ -595,13 +761,13 @@ class HttpEndpoint:
         session.stream_open = True
         return session
 
-    def _delete(self, headers: Mapping[str, str]) -> HttpReply:
+    def _delete(self, headers: Mapping[str, str], caller: str | None = None) -> HttpReply:
         if not self.stateful:
             return _refuse(
                 _bad(405, ErrorCode.INVALID_REQUEST, "Method not allowed: no sessions here"),
                 (("allow", "POST"),),
             )
-        session = self._session(headers)
+        session = self._session(headers, caller)
         if isinstance(session, HttpReply):
             return session
         self.end(session)
@@ -611,6 +777,8 @@ class HttpEndpoint:
         """End ``session``: later requests naming it get 404; waiting tools are released."""
         self.sessions.pop(session.id, None)
         session.closed.set()
+        for cancel in list(session.cancels.values()):
+            cancel.set()  # its running calls are told to stop
         for waiter in list(session.waiting.values()):
             waiter(ErrorResponse(None, ErrorCode.INVALID_REQUEST, "session ended"))
         session.waiting.clear()
@@ -618,7 +786,9 @@ class HttpEndpoint:
             callback()
         session.on_close.clear()
 
-    def _post(self, request: HttpRequest, too_big: bool) -> HttpReply | Dispatch:
+    def _post(
+        self, request: HttpRequest, too_big: bool, caller: str | None = None
+    ) -> HttpReply | Dispatch:
         headers = request.headers
         if "application/json" not in _media_types(headers.get("content-type", "")):
             return _refuse(
@@ -662,8 +832,17 @@ class HttpEndpoint:
             and header_version not in STATEFUL_HEADER_VERSIONS
         )
         if stateless or not self.stateful:
-            return self._stateless(message, headers)
-        return self._stateful(message, headers, header_version, sid, sse)
+            decision = self._stateless(message, headers)
+        else:
+            decision = self._stateful(
+                message, headers, header_version, sid, sse, request.client, caller
+            )
+        if isinstance(decision, Dispatch):
+            if decision.session is None:  # a fresh connection: this request's caller
+                decision.connection.caller = caller
+            if request.client is not None:
+                decision = dataclasses.replace(decision, client=request.client)
+        return decision
 
     def _stateless(self, message: Message, headers: Mapping[str, str]) -> HttpReply | Dispatch:
         if not isinstance(message, Request):
@@ -770,6 +949,8 @@ class HttpEndpoint:
         header_version: str | None,
         sid: str | None,
         sse: bool,
+        client: str | None = None,
+        caller: str | None = None,
     ) -> HttpReply | Dispatch:
         if header_version is not None and header_version not in STATEFUL_HEADER_VERSIONS:
             return _refuse(
@@ -791,19 +972,32 @@ class HttpEndpoint:
                         message.id,
                     )
                 )
+            wait = self._session_wait(client)
+            if wait is not None:
+                return _refuse(
+                    _bad(
+                        429,
+                        ErrorCode.INTERNAL_ERROR,
+                        f"Too Many Requests: this address opened "
+                        f"{self.limits.sessions_per_minute} sessions in the last minute",
+                        message.id,
+                    ),
+                    (("retry-after", str(int(wait + 0.999))),),
+                )
             if not self._make_room():
                 return _refuse(
                     _bad(
                         503,
                         ErrorCode.INTERNAL_ERROR,
-                        f"Service Unavailable: all {self.max_sessions} sessions are busy",
+                        f"Service Unavailable: all {self.max_sessions} sessions are in use",
                         message.id,
                     ),
                     (("retry-after", "1"),),
                 )
+            self._recent_sessions(client).append(self.clock())  # counted once admitted
             connection = self.server.connection()
             return Dispatch(message, Route.STATEFUL, connection, None, header_version or "", sse)
-        session = self._session(headers)
+        session = self._session(headers, caller)
         if isinstance(session, HttpReply):
             return session
         if isinstance(message, (Response, ErrorResponse)):
@@ -812,6 +1006,11 @@ class HttpEndpoint:
                 waiter(message)
             return HttpReply(202)
         if isinstance(message, Notification):
+            if message.method == Method.NOTIFICATIONS_CANCELLED:
+                named = (message.params or {}).get("requestId")
+                cancel = session.cancels.get(named) if isinstance(named, (str, int)) else None
+                if cancel is not None:
+                    cancel.set()  # the running call it names is told to stop
             session.connection.handle(message)
             return HttpReply(202)
         return Dispatch(

@@ -247,7 +247,8 @@ class ServerConnection:
     version (handshake) or the version of the latest request (2026-07-28);
     ``client_capabilities`` what ``initialize`` declared; ``log_level`` the least severe
     level the client wants (``logging/setLevel``); ``subscriptions`` the resource URIs it
-    subscribed to.
+    subscribed to; ``caller`` who the transport says the peer is (an authenticated identity;
+    ``None``: anonymous) — its tasks count against it (:mod:`.tasks`).
     """
 
     server: Server
@@ -256,6 +257,7 @@ class ServerConnection:
     client_capabilities: Mapping[str, Any] = field(default_factory=dict)
     log_level: str = "info"
     subscriptions: set[str] = field(default_factory=set)
+    caller: str | None = None
 
     def client_capabilities_of(self, params: Mapping[str, Any]) -> Mapping[str, Any]:
         """The client capabilities in force for a request with ``params``: on 2026-07-28
@@ -417,7 +419,10 @@ class Server:
     (before 2026-07-28) through ``initialize``, per-request versions through the
     ``_meta`` envelope. ``list_ttl_ms`` and ``cache_scope`` go into modern results the
     method table marks as cached. ``connection_class`` is the state of one connection.
-    ``tasks`` is the table of the tasks extension (its TTL, polling interval and bound),
+    ``tasks`` is the table of the tasks extension (its TTL, polling interval and bounds —
+    by default at most 256 live tasks of anonymous callers together and 64 of each
+    authenticated caller, counted against that caller only; a flood of anonymous tasks can
+    fill the anonymous pool for a TTL (5 minutes), never an authenticated caller's),
     ``run_task`` what starts a task's work (a daemon thread by default; a test passes one
     that runs it at once or keeps it).
     """
@@ -674,6 +679,7 @@ class Server:
             lambda: self.call_tool(tool, arguments, (RemoteProtocolError, TaskCancelled)),
             params,
             conn.client_capabilities_of(params),
+            owner=conn.caller,
         )
 
     # --- the tasks extension (SEP-2663) -----------------------------------------------
@@ -684,8 +690,11 @@ class Server:
         work: Callable[[], Mapping[str, Any]],
         params: Mapping[str, Any] | None = None,
         capabilities: Mapping[str, Any] | None = None,
+        *,
+        owner: str | None = None,
     ) -> dict[str, Any]:
-        """Create a task running ``work`` off this thread; return the ``CreateTaskResult``.
+        """Create a task of ``owner`` (the connection's authenticated caller, ``None``:
+        anonymous) running ``work`` off this thread; return the ``CreateTaskResult``.
 
         ``work`` runs with a :class:`~mcpmini.mcp.context.CallContext` (the request's
         ``params`` and client ``capabilities``) whose ``request`` becomes the task's input
@@ -695,11 +704,12 @@ class Server:
         for tasks). Its result completes the task; a
         :class:`~mcpmini.errors.RemoteProtocolError` fails it with that error, any other
         exception with ``INTERNAL_ERROR``. The task exists before this returns (a
-        ``tasks/get`` right after resolves). Raises ``INTERNAL_ERROR`` when the table is full.
+        ``tasks/get`` right after resolves). Raises ``INTERNAL_ERROR`` when the owner's pool
+        of the table is full (the limits: :class:`~mcpmini.mcp.tasks.TaskTable`).
         """
         table = self.tasks
         try:
-            created = table.create()
+            created = table.create(owner)
         except OverflowError as exc:
             raise RemoteProtocolError(str(exc), ErrorCode.INTERNAL_ERROR, req.id) from None
         task_id = created["taskId"]
@@ -759,7 +769,7 @@ class Server:
         """``tasks/get``: the task's state, its result or error inlined once it ended."""
         task_id = self._task_params(conn, req, params)
         try:
-            return self.tasks.get(task_id)
+            return self.tasks.get(task_id, conn.caller)
         except UnknownTask as exc:
             raise _invalid(f"Failed to retrieve task: {exc}", req) from None
 
@@ -772,7 +782,7 @@ class Server:
         if not isinstance(responses, dict):
             raise _invalid("Invalid params: tasks/update needs an inputResponses object", req)
         try:
-            self.tasks.update(task_id, responses)
+            self.tasks.update(task_id, responses, conn.caller)
         except UnknownTask as exc:
             raise _invalid(f"Failed to update task: {exc}", req) from None
         return {}
@@ -784,7 +794,7 @@ class Server:
         acknowledgement."""
         task_id = self._task_params(conn, req, params)
         try:
-            self.tasks.cancel(task_id)
+            self.tasks.cancel(task_id, conn.caller)
         except UnknownTask as exc:
             raise _invalid(f"Failed to cancel task: {exc}", req) from None
         return {}

@@ -21,8 +21,14 @@ Rules of this module (stated here, enforced by the code below, as h11's ``_state
 * Input request keys are minted here, unique over a task's lifetime; an answer to a key that
   is not outstanding (never issued, already answered) is ignored.
 * A task lives ``ttl_ms`` from its creation. Past that it is gone: ``get`` / ``update`` /
-  ``cancel`` raise :class:`UnknownTask` (``expired``) and its work is told to stop. A table
-  holds at most ``max_tasks`` live tasks.
+  ``cancel`` raise :class:`UnknownTask` (``expired``) and its work is told to stop.
+* The limit, stated (it is what a flood of anonymous tasks can exhaust): at most ``max_tasks``
+  live tasks of anonymous callers (256 by default) — all of them share that pool, so they can
+  lock each other out for a TTL — and at most ``max_tasks_per_caller`` (64) live tasks of each
+  authenticated caller, counted against that caller only: no one else's flood keeps them
+  from new tasks. A task of an authenticated caller is that caller's: to anyone else it is
+  ``not found``. Who is authenticated is the HTTP layer's to say
+  (:class:`~mcpmini.mcp.http.HttpEndpoint`'s ``identify``); this module only counts.
 * Time comes from the ``clock`` passed in; the table never sleeps. The only wait is
   :meth:`TaskTable.wait_answer`, the work's own wait for an answer, bounded by the task's
   end of life and woken by a cancel.
@@ -153,6 +159,7 @@ class _Task:
     created: float
     updated: float
     ttl_ms: int
+    owner: str | None = None  # the authenticated caller, None: anonymous
     status: TaskStatus = TaskStatus.WORKING
     message: str | None = None
     result: dict[str, Any] | None = None
@@ -170,7 +177,9 @@ class TaskTable:
     """The tasks of one server, shared by all its connections (a task outlives its request).
 
     ``ttl_ms`` each task's time to live, ``poll_ms`` the polling interval suggested to
-    clients, ``max_tasks`` the most live tasks at once, ``clock`` the wall clock in seconds.
+    clients, ``max_tasks`` the most live tasks of anonymous callers at once,
+    ``max_tasks_per_caller`` the most of one authenticated caller (see the module rules),
+    ``clock`` the wall clock in seconds.
     Every callback :meth:`subscribe` registered (``on_change`` is a first one) is called with
     a task's wire state after every change, outside the lock (status notifications): each
     HTTP app serving the server subscribes itself. Every method is thread-safe.
@@ -183,12 +192,14 @@ class TaskTable:
         max_tasks: int = 256,
         clock: Callable[[], float] = time.time,
         on_change: Callable[[dict[str, Any]], None] | None = None,
+        max_tasks_per_caller: int = 64,
     ) -> None:
-        if ttl_ms <= 0 or poll_ms <= 0 or max_tasks <= 0:
-            raise ValueError("ttl_ms, poll_ms and max_tasks must be positive")
+        if ttl_ms <= 0 or poll_ms <= 0 or max_tasks <= 0 or max_tasks_per_caller <= 0:
+            raise ValueError("ttl_ms, poll_ms, max_tasks and max_tasks_per_caller must be positive")
         self.ttl_ms = ttl_ms
         self.poll_ms = poll_ms
         self.max_tasks = max_tasks
+        self.max_tasks_per_caller = max_tasks_per_caller
         self.clock = clock
         self._watchers: list[Callable[[dict[str, Any]], None]] = []
         if on_change is not None:
@@ -242,12 +253,12 @@ class TaskTable:
         for task_id in [t for t, task in self._tasks.items() if task.expires() <= now]:
             self._tasks.pop(task_id).stop.set()
 
-    def _find(self, task_id: object) -> _Task:
+    def _find(self, task_id: object, owner: str | None = None) -> _Task:
         if not isinstance(task_id, str):
             raise UnknownTask(str(task_id))
         task = self._tasks.get(task_id)
-        if task is None:
-            raise UnknownTask(task_id)
+        if task is None or (task.owner is not None and task.owner != owner):
+            raise UnknownTask(task_id)  # another caller's task is not there for this one
         if task.expires() <= self.clock():
             del self._tasks[task_id]
             task.stop.set()
@@ -279,30 +290,44 @@ class TaskTable:
 
     # --- what the server's handlers call ------------------------------------------------
 
-    def create(self) -> dict[str, Any]:
-        """A new ``working`` task; return its wire state (the ``CreateTaskResult`` fields).
+    def create(self, owner: str | None = None) -> dict[str, Any]:
+        """A new ``working`` task of ``owner`` (an authenticated caller; ``None``: anonymous);
+        return its wire state (the ``CreateTaskResult`` fields).
 
-        Raises ``OverflowError`` when ``max_tasks`` tasks are live.
+        Raises ``OverflowError`` when that caller's pool is full: ``max_tasks`` live
+        anonymous tasks, or ``max_tasks_per_caller`` live tasks of ``owner``.
         """
         with self._changed:
             self._sweep()
-            if len(self._tasks) >= self.max_tasks:
-                raise OverflowError(f"too many tasks (at most {self.max_tasks} at once)")
+            mine = sum(1 for t in self._tasks.values() if t.owner == owner)
+            if owner is None and mine >= self.max_tasks:
+                raise OverflowError(
+                    f"too many tasks: {self.max_tasks} anonymous tasks are live (the limit of "
+                    "unauthenticated callers together); try again when one has ended"
+                )
+            if owner is not None and mine >= self.max_tasks_per_caller:
+                raise OverflowError(
+                    f"too many tasks: this caller has {mine} live tasks "
+                    f"(the limit is {self.max_tasks_per_caller} per caller)"
+                )
             now = self.clock()
-            task = _Task(secrets.token_urlsafe(16), now, now, self.ttl_ms)
+            task = _Task(secrets.token_urlsafe(16), now, now, self.ttl_ms, owner)
             self._tasks[task.task_id] = task
             return self._wire(task)
 
-    def get(self, task_id: object) -> dict[str, Any]:
-        """The wire state of a live task (``tasks/get``). Raises :class:`UnknownTask`."""
+    def get(self, task_id: object, owner: str | None = None) -> dict[str, Any]:
+        """The wire state of a live task (``tasks/get``) as ``owner`` sees it. Raises
+        :class:`UnknownTask` (also for another caller's task)."""
         with self._changed:
-            return self._wire(self._find(task_id))
+            return self._wire(self._find(task_id, owner))
 
-    def update(self, task_id: object, responses: Mapping[str, Any]) -> None:
+    def update(
+        self, task_id: object, responses: Mapping[str, Any], owner: str | None = None
+    ) -> None:
         """Deliver ``responses`` (``tasks/update``): each key that is outstanding is answered,
         every other key is ignored. Raises :class:`UnknownTask`."""
         with self._changed:
-            task = self._find(task_id)
+            task = self._find(task_id, owner)
             for key, answer in responses.items():
                 if key in task.pending:
                     del task.pending[key]
@@ -313,11 +338,11 @@ class TaskTable:
                 self._step(task, TaskEvent.ANSWERED)
         self._changed_to(task if moved else None)
 
-    def cancel(self, task_id: object) -> None:
+    def cancel(self, task_id: object, owner: str | None = None) -> None:
         """Cancel a task (``tasks/cancel``); a terminal task stays as it is. Raises
         :class:`UnknownTask`."""
         with self._changed:
-            task = self._find(task_id)
+            task = self._find(task_id, owner)
             moved = self._step(task, TaskEvent.CANCEL)
         self._changed_to(task if moved else None)
 
@@ -327,7 +352,10 @@ class TaskTable:
         """The event set when the task ends, is cancelled or expires (a running tool waits on
         it instead of sleeping). Raises :class:`UnknownTask`."""
         with self._changed:
-            return self._find(task_id).stop
+            task = self._tasks.get(task_id)
+            if task is None:
+                raise UnknownTask(task_id)
+            return task.stop
 
     def complete(self, task_id: str, result: Mapping[str, Any]) -> None:
         """The work returned ``result``; dropped when the task is already terminal or gone."""

@@ -10,11 +10,19 @@ Rules of this module:
   (the temporary home) and ``{root}`` (the case folder); :meth:`Case.bind` replaces them
   everywhere once the temporary tree exists, so mcpmini and Claude Code see the same paths.
 - ``SCOPE_FILES`` is the one table of where each scope's settings file lives.
+- Every path a case writes stays inside the case's temporary tree: a ``files`` key is a
+  relative path under the workspace or ``~/`` and the home, never absolute, never climbing
+  out of the case folder with ``..``, never holding a placeholder; a ``copies`` destination
+  starts with a placeholder and never climbs out. Anything else is refused with one
+  ``ConfigError`` when the case is read (:meth:`Case.from_dict`) and again when it is bound
+  (:meth:`Case.bind`, before :func:`~.run.lay_out` writes anything): :func:`confined_key`,
+  :func:`confined_copy`.
 """
 
 from __future__ import annotations
 
 import json
+import posixpath
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
@@ -23,7 +31,16 @@ from typing import Any
 from ..errors import ConfigError
 from ..permissions import MODES
 
-__all__ = ["SCOPE_FILES", "SHORTHAND", "Call", "Case", "Scope", "bind_text"]
+__all__ = [
+    "SCOPE_FILES",
+    "SHORTHAND",
+    "Call",
+    "Case",
+    "Scope",
+    "bind_text",
+    "confined_copy",
+    "confined_key",
+]
 
 
 class Scope(StrEnum):
@@ -59,6 +76,68 @@ def bind_text(value: Any, places: Mapping[str, str]) -> Any:
     if isinstance(value, list | tuple):
         return type(value)(bind_text(v, places) for v in value)
     return value
+
+
+_PLACEHOLDERS = ("{ws}", "{home}", "{root}")
+
+
+def _outside(anchor: str, rel: str, *, folder: bool = False) -> str | None:
+    """Why ``rel``, taken from the tree's folder ``anchor`` (``ws``, ``home`` or ``""`` for the
+    case folder itself), leaves the case folder or names no file (``None``: it stays
+    inside); ``folder``: naming a folder is fine (a copy's destination)."""
+    if not rel and not folder:
+        return "an empty path"
+    if rel.startswith("/"):
+        return "an absolute path"
+    if "\0" in rel:
+        return "a path holding a NUL byte"
+    joined = posixpath.normpath(posixpath.join(anchor or ".", rel))
+    if joined == ".." or joined.startswith("../"):
+        return "a path climbing out with .."
+    if not folder and (joined == "." or rel.endswith(("/", "/.")) or rel == "."):
+        return "a folder, not a file"
+    return None
+
+
+def confined_key(key: str, source: str | None = None) -> str:
+    """``key`` (a ``files:`` entry) when it names a file inside the case folder: relative to
+    the workspace, or ``~/…`` relative to the home (``../x`` is the case folder's own ``x``;
+    ``~user/x`` a workspace file of that name). Raises ``ConfigError`` naming the key for an
+    absolute path (``~//etc/x`` too), one climbing out of the case folder, a placeholder, or
+    a folder."""
+    if any(p in key for p in _PLACEHOLDERS):
+        raise ConfigError(
+            "a case file holds a placeholder: name it relative to the workspace or ~/",
+            source,
+            f"files.{key}",
+        )
+    home = key.startswith("~/")
+    why = _outside("home" if home else "ws", key[2:] if home else key)
+    if why:
+        raise ConfigError(
+            f"a case file must name a file inside the case folder, not {why}: "
+            "give a path relative to the workspace or ~/",
+            source,
+            f"files.{key}",
+        )
+    return key
+
+
+def confined_copy(dest: str, source: str | None = None) -> str:
+    """``dest`` (a ``copies:`` destination) when it starts with ``{root}``, ``{ws}`` or
+    ``{home}`` and stays inside the case folder; raises ``ConfigError`` naming it otherwise."""
+    head = next((p for p in _PLACEHOLDERS if dest.startswith(p)), None)
+    rest = dest[len(head) :] if head else dest
+    anchor = (head or "").strip("{}").replace("root", "")
+    bad = rest != "" and (not rest.startswith("/") or _outside(anchor, rest[1:], folder=True))
+    if head is None or bad or any(p in rest for p in _PLACEHOLDERS):
+        raise ConfigError(
+            "a copy would land outside the case folder: start its destination with "
+            "{root}, {ws} or {home} and do not climb out of it",
+            source,
+            f"copies.{dest}",
+        )
+    return dest
 
 
 @dataclass(frozen=True)
@@ -114,8 +193,21 @@ class Case:
     disallowed_tools: tuple[str, ...] = ()
     prompt: str = "Run the scripted calls."
 
+    def confine(self, source: str | None = None) -> Case:
+        """This case, once every path it writes is known to stay inside its tree (module
+        doc). Raises ``ConfigError`` naming the first one that does not (``source``: the
+        case file, for the message)."""
+        for key in self.files:
+            confined_key(key, source)
+        for dest in self.copies:
+            confined_copy(dest, source)
+        return self
+
     def bind(self, places: Mapping[str, str]) -> Case:
-        """This case with every placeholder replaced (see the module doc)."""
+        """This case with every placeholder replaced (see the module doc), after
+        :meth:`confine`: an unconfined path raises ``ConfigError`` before anything is bound
+        or written."""
+        self.confine()
         return replace(
             self,
             calls=tuple(
@@ -123,7 +215,7 @@ class Case:
                 for c in self.calls
             ),
             settings={s: bind_text(dict(v), places) for s, v in self.settings.items()},
-            files={bind_text(k, places): bind_text(v, places) for k, v in self.files.items()},
+            files={k: bind_text(v, places) for k, v in self.files.items()},
             copies={bind_text(k, places): v for k, v in self.copies.items()},
             mcp_servers=bind_text(dict(self.mcp_servers), places),
             user_mcp_servers=bind_text(dict(self.user_mcp_servers), places),
@@ -168,7 +260,7 @@ class Case:
             allowed_tools=tuple(str(a) for a in _list(data, "allowed_tools", source)),
             disallowed_tools=tuple(str(a) for a in _list(data, "disallowed_tools", source)),
             prompt=str(data.get("prompt", cls.prompt)),
-        )
+        ).confine(source)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON shape :meth:`from_dict` reads."""

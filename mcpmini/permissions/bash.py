@@ -7,59 +7,86 @@ returns a :class:`CommandAnalysis`:
 * every simple command, at any depth: the parts of ``&& || ; | |& &`` and newlines, and
   also the commands inside ``$( )``, backticks, ``<( )`` / ``>( )``, subshells, loops,
   functions and here-doc bodies (:class:`Subcommand`, ``nested=True`` inside a substitution);
-* the wrappers Claude Code strips (``timeout time nice nohup stdbuf command builtin noglob``,
-  bare ``xargs``) and leading ``VAR=`` assignments, kept apart from the command words;
+* the wrappers Claude Code strips (:func:`~.programs.claude_strip`: ``timeout``, ``nohup``,
+  ``nice`` … in the spellings it strips them) and leading ``VAR=`` assignments, kept apart
+  from the command words; what the command reads on its input (a here-string or here-doc);
 * redirect targets (:class:`Redirect`), which the gate judges as file writes / reads;
 * what cannot be verified statically (:attr:`Subcommand.unverifiable`): a command word or an
   argument produced by a substitution, a variable in command position, ``eval``, a quoted
   string that the grammar cannot close. Such a command is never auto-approved.
 
-:func:`bypass_forms` lists the forms a Bash deny rule does **not** see (``sudo rm``,
-``env rm``, ``bash -c 'rm …'``, ``/bin/rm``, quoting, exec wrappers, ``xargs -0 rm``): the
-gate keeps Claude Code's verdict and reports them as :class:`BypassWarning` values.
+Whether a simple command is a read is :func:`~.commands.not_a_read`'s answer: the read-only
+set is an allowlist of options per command (:mod:`.commands`, :mod:`.options`), and a
+``[[ ]]`` is checked here, on its syntax tree (an arithmetic operand that is not a number,
+``-v`` on a subscript, a glob pattern: asked, quoted or not).
+
+:func:`deny_forms` lists the texts Claude Code's deny and ask check matches (the command
+behind the runners it sees through, :func:`~.programs.claude_sees`); :func:`bypass_forms`
+lists every layer mcpmini peels (:func:`~.programs.peel`: ``sudo``, ``env -S``, ``su -c``,
+``find -exec``, a shell's ``-c``, a here-string fed to a shell, a computed command word
+evaluated with its defaults); the gate keeps Claude Code's verdict and reports the layers it
+misses as :class:`BypassWarning` values, and :func:`hidden_forms` the ones nobody can read
+before they run (a shell reading a pipe, a command word only known when it runs).
 
 Rules of this module:
 
 * tree-sitter-bash is the only tokenizer: every function that reads a command
-  (:func:`split_command`, :func:`strip_wrappers`, ``bash -c`` and ``eval`` bodies) goes
-  through :func:`analyze`; the source text travels with the walk, nothing is shared between
-  threads.
-* :data:`WRAPPER_TABLE` is the one list of wrappers; stripping, exec-wrapper prompts and
-  bypass forms all read it.
+  (:func:`split_command`, :func:`strip_wrappers`, ``bash -c``, ``env -S`` and ``eval``
+  bodies) goes through :func:`analyze`; the source text travels with the walk, nothing is
+  shared between threads.
+* :data:`~.programs.RUNNERS` is the one list of programs that run their arguments and
+  :data:`~.options.GRAMMARS` the one option table; this module holds neither.
 * What cannot be verified statically is reported, never guessed: it fails closed.
 """
 
 from __future__ import annotations
 
 import codecs
-import enum
+import glob
+import os
 import re
-from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
 import tree_sitter
 import tree_sitter_bash
 
+from .commands import (
+    ARITHMETIC_TESTS,
+    NAME_TESTS,
+    READ_ONLY_GIT,
+    READERS,
+    XARGS_TARGETS,
+    not_a_read,
+    sed_writes_or_runs,
+)
+from .commands import read_paths as _read_paths
+from .programs import (
+    EXEC_WRAPPERS,
+    RUNNERS,
+    SHELLS,
+    BypassKind,
+    claude_sees,
+    claude_strip,
+    peel,
+)
+
 __all__ = [
     "EXEC_WRAPPERS",
     "READ_ONLY_COMMANDS",
     "READ_ONLY_GIT",
     "SAFE_ENV_VARS",
-    "WRAPPERS",
-    "WRAPPER_TABLE",
     "XARGS_TARGETS",
     "BypassKind",
     "BypassWarning",
     "CommandAnalysis",
     "Redirect",
-    "Strip",
     "Subcommand",
-    "Wrapper",
     "analyze",
     "bypass_forms",
     "command_forms",
     "deny_forms",
+    "hidden_forms",
     "is_read_only_command",
     "is_read_only_words",
     "read_paths",
@@ -68,57 +95,6 @@ __all__ = [
     "split_command",
     "strip_wrappers",
 ]
-
-
-class BypassKind(enum.StrEnum):
-    """A form that sidesteps a Bash deny rule because Claude Code does not strip it."""
-
-    SUDO = "sudo"
-    ENV = "env"
-    SHELL_C = "shell -c"
-    EVAL = "eval"
-    PATH = "program path"
-    QUOTING = "quoting"
-    EXEC_WRAPPER = "exec wrapper"
-    XARGS = "xargs with flags"
-    FILE_BY_BASH = "file named to a Bash command"
-    LINE_CONTINUATION = "line continuation"
-    ANSI_C = "ANSI-C quoting"
-    BRACE_EXPANSION = "brace expansion"
-
-
-class Strip(enum.StrEnum):
-    """When Claude Code strips a wrapper before matching a rule."""
-
-    ALWAYS = "always"  # "nohup cmd", "time cmd"
-    BARE = "bare"  # only when a command follows directly, with no option ("xargs rm")
-    OPTIONS = "with its options"  # its options (and a leading operand) go too ("nice -n 3")
-    NEVER = "never"  # it stays the command word: a deny rule on the inner command misses it
-
-
-@dataclass(frozen=True)
-class Wrapper:
-    """A program that runs another one: how Claude Code treats it, and how to find the inner
-    command. ``value_options`` take the next word as their value; ``operand`` matches a
-    leading operand before the inner command (``timeout 5``, ``flock LOCKFILE``);
-    ``flags`` are stripped with the wrapper (``time -p``); ``exec``: it always prompts and
-    only an exact rule approves it; ``bypass``: the kind of sidestep when it is not stripped;
-    ``assignments``: ``VAR=value`` words come before the inner command (``env``);
-    ``deny_sees``: a deny or ask rule on the inner command still matches through it
-    (documented: these forms sidestep a deny rule; observed in Claude Code 2.1.328: ``sudo``,
-    ``env``, ``exec`` and ``setsid`` do not — ``sudo rm -rf /`` is denied by ``Bash(rm:*)``,
-    in bypassPermissions too)."""
-
-    name: str
-    strip: Strip
-    value_options: frozenset[str] = frozenset()
-    operand: str | None = None
-    flags: frozenset[str] = frozenset()
-    exec: bool = False
-    bypass: BypassKind | None = None
-    assignments: bool = False
-    deny_sees: bool = False
-
 
 #: Variables whose leading ``VAR=value`` Claude Code 2.1.328 strips before matching an allow
 #: rule (the docs say only "certain safe" ones): build and locale settings, colours, CI flags.
@@ -178,127 +154,12 @@ def safe_assignment(text: str) -> bool:
     return name not in _LOCALE_VARS or _LOCALE.fullmatch(value) is not None
 
 
-def _wrappers(*rows: Wrapper) -> dict[str, Wrapper]:
-    return {w.name: w for w in rows}
-
-
-#: Every wrapper the analysis knows, one row each (reference §2.1).
-WRAPPER_TABLE: Mapping[str, Wrapper] = _wrappers(
-    Wrapper(
-        "timeout",
-        Strip.OPTIONS,
-        frozenset({"-s", "--signal", "-k", "--kill-after"}),
-        operand=r"[\d.]+[smhd]?",
-    ),
-    Wrapper("time", Strip.ALWAYS, flags=frozenset({"-p"})),
-    Wrapper("nice", Strip.OPTIONS, frozenset({"-n", "--adjustment"})),
-    Wrapper("nohup", Strip.ALWAYS),
-    Wrapper("stdbuf", Strip.OPTIONS, frozenset({"-i", "-o", "-e"})),
-    Wrapper("command", Strip.BARE, flags=frozenset({"-p"})),
-    Wrapper("builtin", Strip.BARE),
-    Wrapper("noglob", Strip.ALWAYS),
-    Wrapper(
-        "xargs",
-        Strip.BARE,
-        frozenset({"-I", "-n", "-P", "-L", "-d", "-E", "-s", "-a"}),
-        bypass=BypassKind.XARGS,
-    ),
-    Wrapper(
-        "sudo",
-        Strip.NEVER,
-        frozenset({"-u", "-g", "-h", "-p", "-U", "-C", "-D", "-r", "-t"}),
-        bypass=BypassKind.SUDO,
-        deny_sees=True,
-    ),
-    Wrapper("doas", Strip.NEVER, bypass=BypassKind.SUDO),
-    Wrapper(
-        "env",
-        Strip.NEVER,
-        frozenset({"-u", "--unset", "-C", "--chdir", "-S", "--split-string"}),
-        bypass=BypassKind.ENV,
-        assignments=True,
-        deny_sees=True,
-    ),
-    Wrapper("exec", Strip.NEVER, frozenset({"-a"}), bypass=BypassKind.EXEC_WRAPPER, deny_sees=True),
-    Wrapper("coproc", Strip.NEVER, bypass=BypassKind.EXEC_WRAPPER),
-    Wrapper(
-        "watch",
-        Strip.NEVER,
-        frozenset({"-n", "--interval", "-d"}),
-        exec=True,
-        bypass=BypassKind.EXEC_WRAPPER,
-    ),
-    Wrapper("setsid", Strip.NEVER, exec=True, bypass=BypassKind.EXEC_WRAPPER, deny_sees=True),
-    Wrapper(
-        "ionice",
-        Strip.NEVER,
-        frozenset({"-c", "-n", "-p", "-P", "-u"}),
-        exec=True,
-        bypass=BypassKind.EXEC_WRAPPER,
-    ),
-    Wrapper(
-        "flock",
-        Strip.NEVER,
-        frozenset({"-w", "-E", "--timeout"}),
-        operand=r".*",
-        exec=True,
-        bypass=BypassKind.EXEC_WRAPPER,
-    ),
-)
-#: Wrappers Claude Code strips before matching (``xargs`` only when bare, with no flags).
-WRAPPERS = frozenset(n for n, w in WRAPPER_TABLE.items() if w.strip is not Strip.NEVER)
-#: Wrappers that run another program and always prompt; only an exact rule approves them.
-EXEC_WRAPPERS = frozenset(n for n, w in WRAPPER_TABLE.items() if w.exec)
-#: The built-in read-only set that never prompts (reference §2.1); each entry is checked
-#: further by :func:`is_read_only_words` (``find -delete``, ``sed … w``, ``--output=``).
-READ_ONLY_COMMANDS = frozenset(
-    {
-        "ls",
-        "cat",
-        "echo",
-        "pwd",
-        "head",
-        "tail",
-        "grep",
-        "find",
-        "wc",
-        "which",
-        "diff",
-        "stat",
-        "du",
-        "cd",
-        "sed",
-        "test",
-        "[",
-        "[[",
-        "printf",
-        "true",
-        "false",
-        # observed in Claude Code 2.1.328 (each with option checks below)
-        "sort",
-        "cut",
-        "tr",
-        "file",
-        "date",
-        "id",
-        "uname",
-        "whoami",
-        "hostname",
-        "basename",
-        "dirname",
-        "realpath",
-        "readlink",
-        "od",
-        "strings",
-        "jq",
-    }
-)
-#: The commands ``xargs`` may feed and still count as a read (observed in Claude Code 2.1.328:
-#: ``xargs cat``, ``xargs ls``, ``xargs stat`` ask; ``xargs grep``, ``xargs wc`` do not).
-XARGS_TARGETS = frozenset({"echo", "printf", "wc", "grep", "egrep", "fgrep", "head", "tail"})
-#: The xargs options that keep it a read (each takes a value), and its value-less flags.
-_XARGS_VALUE_OPTIONS = frozenset({"-I", "-n", "-P", "-L", "-s", "-E", "-d"})
-_XARGS_SAFE_FLAGS = frozenset({"-0", "-t", "-r", "-x"})
+#: The built-in read-only set that never prompts (reference §2.1): the rows of
+#: :data:`~.commands.READERS`, each with its allowlist of options, and ``[[ ]]``.
+READ_ONLY_COMMANDS = frozenset({*READERS, "[["})
+#: Wrappers a read-only command stays a read behind (observed in 2.1.328: ``timeout 5 ls``
+#: and ``command ls`` run, ``nice cat``, ``time pwd`` ask; the others were not observed).
+_READ_WRAPPERS = frozenset({"timeout", "command", "xargs"})
 #: Constructs Claude Code 2.1.328 never approves without asking, whatever they hold.
 _OPAQUE = {
     "subshell": "a subshell ( … ) can't be checked before it runs",
@@ -312,16 +173,16 @@ _ARITHMETIC_NAMES = frozenset(
 _EXPANSIONS = frozenset(
     {"command_substitution", "process_substitution", "simple_expansion", "expansion"}
 )
-#: ``git`` subcommands that only read (``--output`` and global options disqualify them).
-READ_ONLY_GIT = frozenset(
-    {"status", "log", "diff", "show", "branch", "rev-parse", "ls-files", "blame"}
+#: The expansions that make a here-string or here-doc ask (``simple_expansion``: see
+#: :meth:`_Reader.computes`).
+_INPUT_EXPANSIONS = frozenset(
+    {"arithmetic_expansion", "expansion", "command_substitution", "process_substitution"}
 )
-
-_FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-delete"})
-_FIND_WRITES = frozenset({"-fprint", "-fprint0", "-fprintf", "-fls"})
 _CHANGES_DIR = frozenset({"cd", "pushd", "popd"})
-_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
 _SUBSTITUTIONS = frozenset({"command_substitution", "process_substitution"})
+_FIND_ALWAYS_ASKS = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-delete"})
+_GLOB_CHAR = re.compile(r"(?<!\\)[*?[]")
+_BRACE_WORD = re.compile(r"(?<![$\\])\{[^{}\s]*(?:,|\.\.)[^{}\s]*\}")
 
 
 @dataclass(frozen=True)
@@ -373,6 +234,13 @@ class Subcommand:
     quotes kept); ``plain`` the same words unquoted; ``assignments`` the leading
     ``VAR=value`` words; ``wrappers`` what was stripped; ``unverifiable`` why the command
     cannot be checked statically (empty when it can); ``nested``: inside a substitution.
+    ``written``: every word before stripping, quotes removed (what Claude Code's deny check
+    peels); ``globs``: which of ``plain`` hold
+    an unquoted glob; ``feed``: the text of a here-string or here-doc on its input (``None``:
+    none, or not known before it runs); ``piped``: its input is another command's output;
+    ``refused``: why the walk found it is not a read (a ``[[ ]]`` that evaluates);
+    ``braces``: a word holds a brace expansion, which bash makes several words;
+    ``dollars``: which of ``plain`` are written with a ``$`` or a backtick, quoted or not.
     """
 
     words: tuple[str, ...]
@@ -381,6 +249,13 @@ class Subcommand:
     wrappers: tuple[str, ...] = ()
     unverifiable: str = ""
     nested: bool = False
+    written: tuple[str | None, ...] = ()
+    globs: tuple[bool, ...] = ()
+    feed: str | None = None
+    piped: bool = False
+    refused: str = ""
+    braces: bool = False
+    dollars: tuple[bool, ...] = ()
 
     @property
     def text(self) -> str:
@@ -407,26 +282,46 @@ class Subcommand:
         return self.plain[0] or "" if self.plain else ""
 
     @property
-    def read_only(self) -> bool:
-        """In the read-only set (:func:`is_read_only_words`), verifiable, and with no
-        leading assignment but safe ones (``LANG=C ls`` reads; ``GIT_EXTERNAL_DIFF=x git
-        diff`` runs ``x``); a bare ``xargs``
-        only in front of one of :data:`XARGS_TARGETS`; no other wrapper."""
+    def why_not_read(self) -> str:
+        """Why this command is not a read (empty: it is one): not verifiable, an unsafe
+        leading assignment (``GIT_EXTERNAL_DIFF=x git diff`` runs ``x``), a wrapper a read
+        does not stay a read behind (``nice cat`` asks in 2.1.328; ``timeout``, ``command``
+        and a bare ``xargs`` in front of one of :data:`XARGS_TARGETS` are fine), or the
+        answer of :func:`~.commands.not_a_read`."""
+        if self.unverifiable:
+            return self.unverifiable
+        if self.refused:
+            return self.refused
+        if self.braces:
+            return "a brace expansion makes words that are not checked (asked in 2.1.328)"
+        if not all(safe_assignment(a) for a in self.assignments):
+            return "a leading assignment can change what the command runs"
         if "xargs" in self.wrappers and self.program not in XARGS_TARGETS:
-            return False
+            return f"xargs feeds {self.program}, which it may not feed as a read"
         if any(w not in _READ_WRAPPERS for w in self.wrappers):
-            return False  # observed in 2.1.328: "nice cat a.txt", "time pwd" ask
-        return (
-            all(safe_assignment(a) for a in self.assignments)
-            and not self.unverifiable
-            and is_read_only_words(self.plain)
-        )
+            return "a wrapper in front of a read asks (observed in 2.1.328)"
+        if self.program == "[[":
+            return ""  # checked on its syntax tree by the walk (``refused``)
+        reader = READERS.get(self.program)
+        if reader is not None and reader.plain_name:
+            quoted = [
+                w for w, p in zip(self.words, self.plain, strict=False)
+                if w != p and (p == self.program or (p or "").startswith("-"))
+            ]  # fmt: skip
+            if quoted:
+                return f"{quoted[0]} written with quotes (asked in 2.1.328)"
+        return not_a_read(self.plain, self.globs, self.dollars)
+
+    @property
+    def read_only(self) -> bool:
+        """In the read-only set and a read as written (:attr:`why_not_read` is empty)."""
+        return not self.why_not_read
 
     @property
     def exec_wrapper(self) -> bool:
         """True for ``watch``/``setsid``/``ionice``/``flock`` and ``find -exec``/``-delete``."""
         return self.program in EXEC_WRAPPERS or (
-            self.program == "find" and any(w in _FIND_EXEC for w in self.plain[1:])
+            self.program == "find" and any(w in _FIND_ALWAYS_ASKS for w in self.plain[1:])
         )
 
 
@@ -502,45 +397,31 @@ def _unescape(word: str) -> str:
     return re.sub(r"\\(.)", r"\1", word, flags=re.DOTALL)
 
 
-_Word = tuple[str, str | None]  # (source text, text after quote removal or None)
+def _globs(node: tree_sitter.Node, source: str) -> bool:
+    """The word holds a glob character bash expands (outside quotes, not escaped)."""
+    if node.type == "word":
+        return _GLOB_CHAR.search(source[node.start_byte : node.end_byte]) is not None
+    if node.type in ("concatenation", "command_name"):
+        return any(_globs(c, source) for c in node.children)
+    return False
 
 
-def _bare(words: list[_Word]) -> bool:
-    """The wrapper at ``words[0]`` is followed by a command, not by an option."""
-    return len(words) > 1 and not (words[1][1] or "-").startswith("-")
+def _unquoted(node: tree_sitter.Node, source: str) -> str:
+    """The parts of a word outside quotes, in order (quoted parts as a space)."""
+    if node.type in ("word", "number"):
+        return source[node.start_byte : node.end_byte]
+    if node.type in ("concatenation", "command_name", "brace_expression"):
+        return "".join(_unquoted(c, source) for c in node.children)
+    if not node.children and not node.is_named:
+        return source[node.start_byte : node.end_byte]
+    return " "
 
 
-def _skip_wrapper_options(wrapper: Wrapper, rest: list[_Word]) -> list[_Word]:
-    """``rest`` after the wrapper's options, a ``--`` and its leading operand."""
-    while rest and (rest[0][1] or "").startswith("-") and rest[0][1] != "--":
-        takes = rest[0][1] in wrapper.value_options and len(rest) > 1
-        rest = rest[2:] if takes else rest[1:]
-    if rest and rest[0][1] == "--":
-        rest = rest[1:]
-    if wrapper.operand and rest and re.fullmatch(wrapper.operand, rest[0][1] or ""):
-        rest = rest[1:]
-    return rest
-
-
-def _strip(words: list[_Word]) -> tuple[list[_Word], list[str]]:
-    """Remove the wrappers Claude Code strips (:data:`WRAPPER_TABLE`); return the rest and
-    what was removed."""
-    removed: list[str] = []
-    while words:
-        wrapper = WRAPPER_TABLE.get(words[0][1] or "")
-        if wrapper is None or wrapper.strip is Strip.NEVER:
-            break
-        if len(words) > 2 and words[1][1] in wrapper.flags:
-            rest = words[2:]  # "time -p" reports POSIX times; "command -p" runs
-        elif wrapper.strip is Strip.ALWAYS or (wrapper.strip is Strip.BARE and _bare(words)):
-            rest = words[1:]
-        elif wrapper.strip is Strip.OPTIONS:
-            rest = _skip_wrapper_options(wrapper, words[1:])
-        else:
-            break
-        removed.append(words[0][0])
-        words = rest
-    return words, removed
+def _brace_word(node: tree_sitter.Node, source: str) -> bool:
+    """The word holds a brace expansion (``{a,b}``, ``{1..3}``): bash makes it several words."""
+    return (
+        node.type == "brace_expression" or _BRACE_WORD.search(_unquoted(node, source)) is not None
+    )
 
 
 def _misplaced_words(node: tree_sitter.Node) -> bool:
@@ -554,6 +435,10 @@ def _misplaced_words(node: tree_sitter.Node) -> bool:
             for r in node.children_by_field_name("redirect")
         )
     )
+
+
+def _number_literal(node: tree_sitter.Node, text: str) -> bool:
+    return node.type == "number" or re.fullmatch(r"[-+]?\d+", text) is not None
 
 
 class _Reader:
@@ -577,6 +462,8 @@ class _Reader:
             return None if any(p is None for p in pieces) else "".join(p or "" for p in pieces)
         if kind in ("word", "number"):
             return _unescape(self.text(node))
+        if not node.is_named and not node.children:
+            return self.text(node)  # "test a == b": the grammar makes "==" a token of its own
         if kind == "raw_string":
             return self.text(node)[1:-1]
         if kind == "string":
@@ -595,6 +482,22 @@ class _Reader:
             return None if any(p is None for p in pieces) else "".join(p or "" for p in pieces)
         return None
 
+    def computes(self, redirect: tree_sitter.Node) -> bool:
+        """Whether a here-string or here-doc ``redirect`` expands anything when it runs but
+        ``$HOME`` in a here-string (observed in 2.1.328: ``cat <<< "$HOME"`` runs while
+        ``cat <<< "$X"``, ``"${HOME}"``, ``$((x))`` and a here-doc holding ``$HOME`` ask; an
+        arithmetic operand or a subscript runs what a variable holds)."""
+        here_doc = redirect.type == "heredoc_redirect"
+        stack = [redirect]
+        while stack:
+            at = stack.pop()
+            if at.type in _INPUT_EXPANSIONS:
+                return True
+            if at.type == "simple_expansion" and (here_doc or self.text(at) != "$HOME"):
+                return True
+            stack.extend(at.children)
+        return False
+
     def walk(self, node: tree_sitter.Node, nested: bool) -> None:
         kind = node.type
         if kind == "command":
@@ -604,16 +507,18 @@ class _Reader:
         if kind in _OPAQUE:
             self.opaque.append(_OPAQUE[kind])
         if kind == "test_command":
-            if _has(node, _EXPANSIONS):
-                self.opaque.append("a [[ ]] / [ ] operand is computed when it runs")
-            opener = self.text(node.children[0]) if node.children else "[["
-            self.subs.append(Subcommand((self.text(node),), (opener,), nested=nested))
+            self.conditional(node, nested)
         elif kind in ("declaration_command", "unset_command"):
             words = [
                 (self.text(c), self.plain(c) if c.is_named else self.text(c)) for c in node.children
             ]
             self.subs.append(
-                Subcommand(tuple(w for w, _ in words), tuple(p for _, p in words), nested=nested)
+                Subcommand(
+                    tuple(w for w, _ in words),
+                    tuple(p for _, p in words),
+                    nested=nested,
+                    written=tuple(p for _, p in words),
+                )
             )
         elif kind == "redirected_statement" and _misplaced_words(node):
             # "ls && ls 2>/dev/null <(ls)": the grammar hangs the last command's words on a
@@ -627,7 +532,7 @@ class _Reader:
                 for c in r.children_by_field_name("destination")[1:]
             ]
             if extra:
-                self.subs.append(self.simple([], extra, nested))
+                self.subs.append(self.simple([], extra, nested, node))
         elif kind == "variable_assignment" and parent not in ("command", "declaration_command"):
             # "PATH=/tmp/evil; ls" changes what a later command runs: not a read
             self.subs.append(Subcommand((), (), (self.text(node),), nested=nested))
@@ -638,16 +543,88 @@ class _Reader:
         for child in node.children:
             self.walk(child, nested or kind in _SUBSTITUTIONS)
 
+    def conditional(self, node: tree_sitter.Node, nested: bool) -> None:
+        """A ``[[ … ]]``: computed operands make it opaque (as in 2.1.328); an operand bash
+        evaluates (arithmetic that is not a number, ``-v`` on more than a name) or a glob
+        pattern makes it no read."""
+        if _has(node, _EXPANSIONS):
+            self.opaque.append("a [[ ]] / [ ] operand is computed when it runs")
+        opener = self.text(node.children[0]) if node.children else "[["
+        if opener == "[":  # the test builtin: its words, checked as ``test`` is
+            leaves = self.leaves(node)
+            words = tuple(w for w, _ in leaves)
+            dollars = tuple("$" in t or "`" in t for _, t in leaves)
+            self.subs.append(
+                Subcommand((self.text(node),), words, nested=nested, written=words, dollars=dollars)
+            )
+            return
+        self.subs.append(
+            Subcommand(
+                (self.text(node),),
+                (opener,),
+                nested=nested,
+                written=(opener,),
+                refused=self.evaluates(node),
+            )
+        )
+
+    def leaves(self, node: tree_sitter.Node) -> list[tuple[str | None, str]]:
+        """The words of a ``[ … ]`` in order: quotes removed (``None``: computed), and as
+        written."""
+        if node.type in ("word", "string", "raw_string", "number", "concatenation"):
+            return [(self.plain(node), self.text(node))]
+        if not node.children:
+            return [(self.text(node), self.text(node))]
+        return [w for child in node.children for w in self.leaves(child)]
+
+    def evaluates(self, node: tree_sitter.Node) -> str:
+        """Why the ``[[ ]]`` under ``node`` evaluates or matches more than literal text."""
+        for child in node.children:
+            why = self.evaluates(child)
+            if why:
+                return why
+        if node.type not in ("binary_expression", "unary_expression"):
+            return ""
+        operator = node.child_by_field_name("operator")
+        op = self.text(operator) if operator is not None else ""
+        operands = [c for c in node.children if c.is_named and c != operator]
+        if op in ARITHMETIC_TESTS and not all(_number_literal(c, self.text(c)) for c in operands):
+            return f"[[ {op} ]] evaluates an operand that is not a number as arithmetic"
+        if op in NAME_TESTS and not all(
+            re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", self.plain(c) or "") for c in operands
+        ):
+            return f"[[ {op} ]] evaluates the subscript of its operand"
+        if op in ("==", "=", "!=", "=~") and any(
+            (c.type in ("extglob_pattern", "regex") and _GLOB_CHAR.search(self.text(c)))
+            or _GLOB_CHAR.search(_unquoted(c, self.source))
+            for c in operands[1:]
+        ):
+            return "[[ ]] matches a glob pattern (observed in 2.1.328: asked)"
+        return ""
+
     def redirect(self, node: tree_sitter.Node) -> None:
         operator = next((self.text(c) for c in node.children if not c.is_named), "")
         targets = node.children_by_field_name("destination")
         if targets:
             self.redirects.append(Redirect(operator, self.plain(targets[0])))
 
+    def feed(self, redirects: list[tree_sitter.Node]) -> str | None:
+        """The text a here-string or here-doc gives the command's input (``None``: none, or
+        one computed when it runs)."""
+        for r in redirects:
+            if r.type == "herestring_redirect":
+                value = [c for c in r.children if c.is_named]
+                return self.plain(value[-1]) if value else None
+            if r.type == "heredoc_redirect":
+                body = next((c for c in r.children if c.type == "heredoc_body"), None)
+                return self.text(body) if body is not None else ""
+        return None
+
     def command(self, node: tree_sitter.Node, nested: bool) -> None:
         assignments: list[str] = []
         name: list[tree_sitter.Node] = []
         rest: list[tree_sitter.Node] = []
+        inputs: list[tree_sitter.Node] = []
         for i, child in enumerate(node.children):
             field = node.field_name_for_child(i)
             if child.type == "variable_assignment":
@@ -658,18 +635,31 @@ class _Reader:
                 rest.append(child)
             elif child.type == "file_redirect":  # "cmd > f x": x is an argument for bash
                 rest += child.children_by_field_name("destination")[1:]
+            elif child.type in ("herestring_redirect", "heredoc_redirect"):
+                inputs.append(child)
+                rest += child.children_by_field_name("argument")
             self.walk(child, nested)
         parent = node.parent
         if parent is not None and parent.type == "redirected_statement":
             for extra in parent.children_by_field_name("redirect"):
                 rest += extra.children_by_field_name("destination")[1:]
-        self.subs.append(self.simple(assignments, name + rest, nested))
+                if extra.type == "heredoc_redirect":
+                    inputs.append(extra)
+                    rest += extra.children_by_field_name("argument")
+        self.subs.append(self.simple(assignments, name + rest, nested, node, inputs))
 
     def simple(
-        self, assignments: list[str], nodes: list[tree_sitter.Node], nested: bool
+        self,
+        assignments: list[str],
+        nodes: list[tree_sitter.Node],
+        nested: bool,
+        at: tree_sitter.Node,
+        inputs: list[tree_sitter.Node] | None = None,
     ) -> Subcommand:
         """A simple command from its word nodes (the first is the command word)."""
         why = ""
+        if any(self.computes(r) for r in inputs or []):
+            why = "its here-string or here-doc expands something when it runs"
         for i, child in enumerate(nodes):
             if self.plain(child) is None and _has(child, _SUBSTITUTIONS):
                 why = why or (
@@ -679,24 +669,62 @@ class _Reader:
                 )
             elif self.plain(child) is None and i == 0:
                 why = why or "a variable in command position"
-        words = [(self.text(c), self.plain(c)) for c in nodes]
-        return _finish(assignments, words, why, nested)
+        words = [
+            _Word(self.text(c), self.plain(c), _globs(c, self.source), _brace_word(c, self.source))
+            for c in nodes
+        ]
+        piped = (
+            at.parent is not None and at.parent.type == "pipeline" and (at.prev_sibling is not None)
+        )
+        return _finish(assignments, words, why, nested, self.feed(inputs or []), piped)
 
 
-def _finish(assignments: list[str], words: list[_Word], why: str, nested: bool) -> Subcommand:
-    rest, removed = _strip(words)
-    if rest and rest[0][1] in ("eval", "exec", "source", "."):
-        why = why or f"{rest[0][1]} runs a command that is only known at run time"
-    if rest and rest[0][1] in _SHELLS and any(p == "-c" for _, p in rest[1:]):
+@dataclass(frozen=True)
+class _Word:
+    source: str
+    plain: str | None
+    glob: bool = False
+    brace: bool = False
+
+    @property
+    def dollar(self) -> bool:
+        """Written with a ``$`` or a backtick, quoted or not."""
+        return "$" in self.source or "`" in self.source
+
+
+def _finish(
+    assignments: list[str],
+    words: list[_Word],
+    why: str,
+    nested: bool,
+    feed: str | None = None,
+    piped: bool = False,
+) -> Subcommand:
+    written = [w.plain for w in words]
+    count = 0
+    removed: list[str] = []
+    if None not in written:
+        count, removed = claude_strip([w for w in written if w is not None])
+    rest = words[count:]
+    program = rest[0].plain if rest else None
+    if program in ("eval", "exec", "source", "."):
+        why = why or f"{program} runs a command that is only known at run time"
+    if program in SHELLS and any(w.plain == "-c" for w in rest[1:]):
         # observed in 2.1.328: "bash -c 'rm x'" asks even under a bare Bash allow rule
-        why = why or f"{rest[0][1]} -c runs a command string that is not verified"
+        why = why or f"{program} -c runs a command string that is not verified"
     return Subcommand(
-        tuple(w for w, _ in rest),
-        tuple(p for _, p in rest),
+        tuple(w.source for w in rest),
+        tuple(w.plain for w in rest),
         tuple(assignments),
         tuple(removed),
         why,
         nested,
+        tuple(written),
+        tuple(w.glob for w in rest),
+        feed,
+        piped,
+        braces=any(w.brace for w in rest),
+        dollars=tuple(w.dollar for w in rest),
     )
 
 
@@ -743,280 +771,29 @@ def strip_wrappers(sub: str, *, assignments: bool) -> str:
     return only.text if assignments else only.full_text
 
 
-#: sed options that keep it a read (observed in Claude Code 2.1.328); ``-e``, ``-f``, ``-i``,
-#: ``-s`` / ``--separate`` and every other option make it a command that may change files.
-_SED_FLAGS = frozenset(
-    {
-        "-n",
-        "--quiet",
-        "--silent",
-        "-E",
-        "-r",
-        "--regexp-extended",
-        "--posix",
-        "-z",
-        "--zero-terminated",
-        "-u",
-        "--unbuffered",
-        "--debug",
-    }
-)
-_SED_PRINT = re.compile(r"(?:\d+(?:,\d+)?)?p")
-_SED_SUBSTITUTE = re.compile(
-    r"s(?P<d>[^\w\s\\])(?:(?!(?P=d))[^\\]|\\.)*(?P=d)(?:(?!(?P=d))[^\\]|\\.)*(?P=d)[gpiI0-9]*"
-)
-
-
-def _sed_reads_only(args: tuple[str | None, ...]) -> bool:
-    """Observed in Claude Code 2.1.328 (the docs name ``sed`` in the read-only set without
-    conditions): a read is ``sed -n`` whose script only prints numbered lines (``1,5p``), with
-    or without files, or a ``s///`` (or print) script reading standard input only. Only
-    the flags of ``_SED_FLAGS`` (short ones combined, ``-nE``) are allowed; ``-e``, ``-l``, long
-    option prefixes (``--qui``), ``$`` or ``/re/`` addresses, ``d``, ``y``, ``l`` ask."""
-    quiet = False
-    positional: list[str] = []
-    for arg in args:
-        if arg is None or "$" in arg:
-            return False
-        if arg.startswith("--") or (arg.startswith("-") and len(arg) == 2):
-            if arg not in _SED_FLAGS:
-                return False
-            quiet = quiet or arg in ("-n", "--quiet", "--silent")
-        elif arg.startswith("-") and len(arg) > 2:
-            if any(f"-{c}" not in _SED_FLAGS for c in arg[1:]):
-                return False
-            quiet = quiet or "n" in arg
-        else:
-            positional.append(arg)
-    if not positional:
-        return False
-    pieces = [piece.strip() for piece in re.split(r"[;\n]", positional[0])]
-    if any(not piece for piece in pieces):
-        return False
-    if quiet and all(_SED_PRINT.fullmatch(piece) for piece in pieces):
-        return True
-    return len(positional) == 1 and all(
-        _SED_PRINT.fullmatch(piece) or _SED_SUBSTITUTE.fullmatch(piece) for piece in pieces
-    )
-
-
-#: Wrappers a read-only command stays a read behind (observed in 2.1.328: ``timeout 5 ls``
-#: and ``command ls`` run, ``nice cat``, ``time pwd`` ask; the others were not observed).
-_READ_WRAPPERS = frozenset({"timeout", "command", "xargs"})
-#: Read-only commands that set something when given an operand.
-_NO_OPERANDS = frozenset({"date", "hostname", "id", "uname", "whoami"})
-#: Options that make a read-only command write or run something.
-_REFUSED_OPTIONS: dict[str, frozenset[str]] = {
-    "sort": frozenset({"-o", "--output", "--compress-program"}),
-    "date": frozenset({"-s", "--set", "-f", "--file"}),
-    "hostname": frozenset({"-F", "--file", "-b", "--boot"}),
-    "jq": frozenset({"-f", "--from-file", "-L"}),
-}
-
-
-def _xargs_reads_only(args: tuple[str | None, ...]) -> bool:
-    """``xargs`` with only its safe options in front of one of :data:`XARGS_TARGETS`, which
-    must itself be a read (observed in Claude Code 2.1.328; the docs strip a bare ``xargs``
-    and say nothing of its target). A bare ``xargs`` runs ``echo``."""
-    rest = list(args)
-    while rest and (rest[0] or "").startswith("-"):
-        flag = rest.pop(0)
-        if flag == "--":
-            break
-        if flag in _XARGS_VALUE_OPTIONS and rest:
-            value = rest.pop(0)
-            if flag == "-I" and value != "{}":
-                return False
-        elif flag not in _XARGS_SAFE_FLAGS:
-            return False
-    if not rest:
-        return True
-    return rest[0] in XARGS_TARGETS and is_read_only_words(tuple(rest))
-
-
-_GIT_BRANCH_CHANGES = frozenset(
-    {
-        "-d",
-        "-D",
-        "-m",
-        "-M",
-        "-c",
-        "-C",
-        "--delete",
-        "--move",
-        "--copy",
-        "-u",
-        "--set-upstream-to",
-        "--unset-upstream",
-        "-f",
-        "--force",
-        "--edit-description",
-    }
-)
-
-
-def _git_reads_only(args: tuple[str | None, ...]) -> bool:
-    listing = {  # observed in 2.1.328: these list, with no further operand
-        ("config", "--get"),
-        ("remote",),
-        ("remote", "-v"),
-        ("stash", "list"),
-        ("tag",),
-        ("tag", "-l"),
-        ("tag", "--list"),
-    }
-    if tuple(args) in listing or (len(args) == 3 and tuple(args[:2]) == ("config", "--get")):
-        return True
-    if not args or args[0] not in READ_ONLY_GIT:
-        return False
-    if args[0] == "branch":  # "--set-upstream-to=origin/main" changes config too
-        return all(
-            (a or "").startswith("-") and (a or "").split("=", 1)[0] not in _GIT_BRANCH_CHANGES
-            for a in args[1:]
-        )
-    return not any(a in ("--ext-diff", "--textconv") for a in args)
-
-
 def is_read_only_words(words: tuple[str | None, ...]) -> bool:
-    """Whether one stripped simple command is in the read-only set and stays a read.
-
-    ``find`` with ``-exec``/``-delete``/``-fprint``, ``git`` with global options, a
-    non-reading subcommand or ``--output``, ``git branch`` with a name or an option that
-    changes it, ``sed`` beyond :func:`_sed_reads_only`, ``xargs`` beyond
-    :func:`_xargs_reads_only`, and any argument holding a brace expansion (``{a,b}``) are not
-    reads.
-    """
-    if not words or any(w is None for w in words):
-        return False
-    program, args = words[0], words[1:]
-    if any((a or "").startswith("--output") for a in args):
-        return False
-    if any("{" in (a or "") and ("," in (a or "") or ".." in (a or "")) for a in args):
-        return False
-    if program == "git":
-        return _git_reads_only(args)
-    if program == "find":
-        return not any(a in _FIND_EXEC or a in _FIND_WRITES for a in args)
-    if program == "sed":
-        return _sed_reads_only(args)
-    if program == "xargs":
-        return _xargs_reads_only(args)
-    if program in _NO_OPERANDS and any(not (a or "").startswith(("-", "+")) for a in args):
-        return False  # "hostname NAME" and "date MMDDhhmm" set them
-    if program in _REFUSED_OPTIONS and any(
-        (a or "").split("=", 1)[0] in _REFUSED_OPTIONS[program] for a in args
-    ):
-        return False
-    if program in ("python3", "python", "node"):
-        return list(args) in (["--version"], ["-V"])
-    return program in READ_ONLY_COMMANDS
+    """Whether one stripped simple command (program first, quotes removed) is in the
+    read-only set and stays a read (:func:`~.commands.not_a_read`)."""
+    return not not_a_read(words)
 
 
-_SED_ADDRESS = re.compile(r"(?:\d+|\$|/(?:[^/\\]|\\.)*/)(?:,(?:\d+|\$|/(?:[^/\\]|\\.)*/))?!?\s*")
-_SED_FLAGS_OF_S = re.compile(
-    r"s(?P<d>[^\w\s\\])(?:(?!(?P=d))[^\\]|\\.)*(?P=d)(?:(?!(?P=d))[^\\]|\\.)*(?P=d)(?P<f>\S*)"
-)
-
-
-def sed_writes_or_runs(words: tuple[str | None, ...]) -> bool:
-    """Whether a ``sed`` command's script writes a file or runs one (``w``, ``W``, ``e``,
-    ``r``, ``R`` commands, ``s///w`` / ``s///e``) or comes from a file (``-f``): such a sed is
-    never approved by ``acceptEdits`` (observed in Claude Code 2.1.328)."""
-    scripts: list[str] = []
-    expect = False
-    positional: list[str] = []
-    for arg in words[1:]:
-        if arg is None:
-            return True
-        if expect:
-            scripts.append(arg)
-            expect = False
-        elif arg in ("-e", "--expression"):
-            expect = True
-        elif arg.startswith("--expression="):
-            scripts.append(arg.split("=", 1)[1])
-        elif arg.startswith(("-f", "--file")):
-            return True
-        elif not arg.startswith("-"):
-            positional.append(arg)
-    if not scripts and positional:
-        scripts.append(positional[0])
-    for script in scripts:
-        for piece in re.split(r"[;\n]", script):
-            body = piece.strip()
-            address = _SED_ADDRESS.match(body)
-            body = body[address.end() :] if address else body
-            flags = _SED_FLAGS_OF_S.match(body)
-            if body[:1] in ("w", "W", "e", "r", "R") or (
-                flags and any(c in flags["f"] for c in "we")
-            ):
-                return True
-    return False
-
-
-#: Read-only commands whose operands are files: (positional operands before the files, the
-#: options that take a value). ``grep`` and ``sed`` take a pattern or script first unless
-#: ``-e``/``-f`` gives it.
-_READS_FILES: dict[str, tuple[int, frozenset[str]]] = {
-    "cat": (0, frozenset()),
-    "head": (0, frozenset({"-n", "-c", "--lines", "--bytes"})),
-    "tail": (0, frozenset({"-n", "-c", "--lines", "--bytes"})),
-    "wc": (0, frozenset()),
-    "stat": (0, frozenset({"-c", "--format", "--printf"})),
-    "du": (0, frozenset({"-d", "--max-depth", "-B", "--block-size", "--exclude"})),
-    "diff": (0, frozenset({"-U", "-C", "--label", "-x", "-X"})),
-    "ls": (0, frozenset({"-I", "--ignore", "-w", "--width", "-T", "--tabsize"})),
-    "cd": (0, frozenset()),
-    "grep": (1, frozenset({"-e", "-f", "-m", "-A", "-B", "-C", "--regexp", "--file"})),
-    "egrep": (1, frozenset({"-e", "-f", "-m", "-A", "-B", "-C", "--regexp", "--file"})),
-    "fgrep": (1, frozenset({"-e", "-f", "-m", "-A", "-B", "-C", "--regexp", "--file"})),
-    "sed": (1, frozenset({"-e", "-f", "-l", "--expression", "--file"})),
-    "sort": (0, frozenset({"-k", "--key", "-t", "--field-separator", "-S", "-T"})),
-    "cut": (0, frozenset({"-c", "-f", "-d", "-b", "--delimiter", "--fields"})),
-    "file": (0, frozenset({"-m", "-f"})),
-    "od": (0, frozenset({"-t", "-N", "-j", "-A", "-w"})),
-    "strings": (0, frozenset({"-n", "-t"})),
-    "jq": (1, frozenset({"--arg", "--argjson", "--indent"})),
-    "realpath": (0, frozenset()),
-    "readlink": (0, frozenset()),
-}
-
-
-def read_paths(sub: Subcommand) -> tuple[str, ...]:
-    """The files and folders a read-only command reads, as written (``find``'s starting
-    points; ``cat``'s, ``grep``'s, ``ls``'s … file operands). A command fed by ``xargs``
-    reads what arrives on its input: only its own operands count."""
-    words = [w or "" for w in sub.plain]
-    if not words:
-        return ()
-    program, args = words[0], words[1:]
-    if program == "find":
-        starts = []
-        for arg in args:
-            if arg.startswith(("-", "(", "!")):
-                break
-            starts.append(arg)
-        return tuple(starts)
-    if program not in _READS_FILES:
-        return ()
-    skip, takes_value = _READS_FILES[program]
-    operands: list[str] = []
-    options_done = False
-    expect_value = False
-    for arg in args:
-        if expect_value:
-            expect_value = False
-        elif options_done or arg == "-" or not arg.startswith("-"):
-            operands.append(arg)
-        elif arg == "--":
-            options_done = True
-        elif arg in takes_value:
-            expect_value = True
-            if arg in ("-e", "-f", "--regexp", "--file", "--expression"):
-                skip = 0
-        elif arg.startswith(("--regexp=", "--file=", "--expression=")):
-            skip = 0
-    return tuple(o for o in operands[skip:] if o != "-")
+def read_paths(sub: Subcommand, cwd: str | None = None) -> tuple[str, ...]:
+    """The files and folders a read-only command reads (``find``'s starting points;
+    ``cat``'s, ``grep``'s, ``ls``'s … file operands; ``grep -f FILE``), as written, and —
+    with ``cwd`` — each glob operand also as every path it matches there (``cat */secret``
+    reads through a symbolic link in the folder). A command fed by ``xargs`` reads what
+    arrives on its input: only its own operands count."""
+    named = _read_paths(sub.plain)
+    if cwd is None:
+        return named
+    globbed = {p for p, g in zip(sub.plain, sub.globs, strict=False) if g and p}
+    found: list[str] = []
+    for path in named:
+        found.append(path)
+        if path in globbed:
+            base = os.path.expanduser(path) if path.startswith("~/") else path
+            found += glob.glob(base, root_dir=cwd if not base.startswith("/") else None)
+    return tuple(found)
 
 
 def is_read_only_command(command: str) -> bool:
@@ -1030,55 +807,6 @@ def is_read_only_command(command: str) -> bool:
         and bool(found.subcommands)
         and all(s.read_only for s in found.subcommands)
     )
-
-
-def _skip_options(words: list[str], wrapper: Wrapper) -> list[str]:
-    """The inner command behind ``wrapper``: its options, ``VAR=`` words (``env``) and leading
-    operand skipped."""
-    rest = words[1:]
-    while rest and (rest[0].startswith("-") or (wrapper.assignments and "=" in rest[0])):
-        rest = rest[2:] if rest[0] in wrapper.value_options and len(rest) > 1 else rest[1:]
-    if wrapper.operand and rest and re.fullmatch(wrapper.operand, rest[0]):
-        rest = rest[1:]
-    return rest
-
-
-def _unwrap(plain: list[str], depth: int) -> Iterator[tuple[BypassKind, list[str]]]:
-    """The commands hidden behind ``plain`` that a deny rule would not see."""
-    if not plain or depth > 4:
-        return
-    program = plain[0]
-    wrapper = WRAPPER_TABLE.get(program)
-    kind: BypassKind | None = None
-    inner: list[str] = []
-    if wrapper is not None and wrapper.bypass is not None:
-        kind, inner = wrapper.bypass, _skip_options(plain, wrapper)
-    elif program in _SHELLS and "-c" in plain[1:]:
-        i = plain.index("-c")
-        for sub in analyze(plain[i + 1]).subcommands if i + 1 < len(plain) else ():
-            words = [p for p in sub.plain if p is not None]
-            yield BypassKind.SHELL_C, words
-            yield from _unwrap(words, depth + 1)
-        return
-    elif program == "eval":
-        for sub in analyze(" ".join(plain[1:])).subcommands:
-            words = [p for p in sub.plain if p is not None]
-            yield BypassKind.EVAL, words
-            yield from _unwrap(words, depth + 1)
-        return
-    elif "/" in program:
-        kind, inner = BypassKind.PATH, [program.rsplit("/", 1)[1], *plain[1:]]
-    elif program == "find":
-        for i, word in enumerate(plain):
-            if word in ("-exec", "-execdir", "-ok", "-okdir"):
-                end = next(
-                    (j for j in range(i + 1, len(plain)) if plain[j] in (";", "+")), len(plain)
-                )
-                yield BypassKind.EXEC_WRAPPER, plain[i + 1 : end]
-        return
-    if kind is not None and inner:
-        yield kind, inner
-        yield from _unwrap(inner, depth + 1)
 
 
 _ANSI_C = re.compile(r"\$'((?:[^'\\]|\\.)*)'", re.DOTALL)
@@ -1118,44 +846,103 @@ def command_forms(command: str) -> list[tuple[BypassKind, str]]:
     return forms
 
 
-def deny_forms(sub: Subcommand) -> list[str]:
+def _unpathed(words: list[str]) -> list[str]:
+    """``/bin/rm x`` → ``rm x``: bash runs the same program."""
+    head = words[0].rsplit("/", 1)[-1] if "/" in words[0] else words[0]
+    return [head, *words[1:]] if head else words
+
+
+def deny_forms(sub: Subcommand, *, _depth: int = 0) -> list[str]:
     """The other texts of ``sub`` a deny or ask rule matches in Claude Code 2.1.328 (an allow
     rule never does): the command unquoted (``"rm" x``, ``\\rm x``), its program without a
-    path (``/bin/rm x``) and the command behind a :attr:`Wrapper.deny_sees` wrapper
-    (``sudo``, ``env``, ``exec``, ``setsid``), each of these in turn. Documented: these
-    forms sidestep a deny rule; observed: they do not."""
+    path (``/bin/rm x``), and the command behind each runner its check sees through
+    (:func:`~.programs.claude_sees`: ``sudo``, ``env``, ``exec``, ``nohup --`` …, and the
+    command lines of ``env -S`` / ``script -c`` / ``flock -c``), each of these in turn.
+    Documented: these forms sidestep a deny rule; observed: they do not."""
     plain = [p for p in sub.plain if p is not None]
-    if not plain or len(plain) != len(sub.plain):
+    written = [w for w in sub.written if w is not None]
+    if not plain or len(plain) != len(sub.plain) or len(written) != len(sub.written):
         return []
-    forms: list[str] = []
-    todo: list[list[str]] = [plain]
-    seen: set[str] = set()
-    while todo:
-        words = todo.pop()
-        text = " ".join(words)
-        if text in seen or len(seen) > 8:
+    forms = [" ".join(plain)]
+    exact = "xargs" in sub.wrappers and bool(sub.wrappers) and sub.wrappers[-1] == "xargs"
+    if not exact:
+        forms.append(" ".join(_unpathed(plain)))
+    for kind, seen in claude_sees(written):
+        if isinstance(seen, str):
+            if _depth < 4:
+                for inner in analyze(seen).subcommands:
+                    if inner.words:
+                        forms += [inner.text, *deny_forms(inner, _depth=_depth + 1)]
             continue
-        seen.add(text)
-        forms.append(text)
-        program = words[0]
-        wrapper = WRAPPER_TABLE.get(program)
-        if wrapper is not None and wrapper.deny_sees:
-            inner = _skip_options(words, wrapper)
-            if inner:
-                todo.append(inner)
-        elif "/" in program and program.rsplit("/", 1)[1]:
-            todo.append([program.rsplit("/", 1)[1], *words[1:]])
-    return forms
+        words = [_unescape(w) for w in seen]
+        if words:
+            forms.append(" ".join(words))
+            if kind != "exact":
+                forms.append(" ".join(_unpathed(words)))
+    return list(dict.fromkeys(forms))
 
 
-def bypass_forms(sub: Subcommand) -> list[tuple[BypassKind, str]]:
-    """The forms of ``sub`` a deny rule would have to see to catch it: the command behind
-    ``sudo``/``env``/``bash -c``/``eval``/an exec wrapper/``xargs`` with flags, the program
-    without its path, and the command unquoted. Each is ``(kind, text)``."""
+_DEFAULT = re.compile(r"\$\{(\w+):?[-=]([^{}]*)\}")
+_IFS = re.compile(r"\$\{IFS\}|\$IFS\b")
+
+
+def _evaluated(text: str) -> str | None:
+    """``text`` with the expansions bash would give with an empty environment written out:
+    ``${X:-rm}`` → ``rm``, ``$IFS`` → a space (``None``: nothing to write out)."""
+    done = _IFS.sub(" ", _DEFAULT.sub(lambda m: m[2], text))
+    return done if done != text else None
+
+
+def bypass_forms(sub: Subcommand, *, _depth: int = 0) -> list[tuple[BypassKind, str]]:
+    """Every layer of ``sub`` mcpmini peels, for a deny rule to be checked against: the
+    command unquoted, without its program's path, behind each runner of
+    :data:`~.programs.RUNNERS` (``sudo``, ``env -S``, ``su -c``, ``find -exec``, a shell's
+    ``-c``, ``xargs`` with flags …), a here-string or here-doc fed to a shell, and a computed
+    command word with the defaults it falls back to (``${X:-rm}``, ``rm${IFS}-rf``). Each is
+    ``(kind, text)``."""
     plain = [p for p in sub.plain if p is not None]
     forms: list[tuple[BypassKind, str]] = []
     if plain and len(plain) == len(sub.plain) and list(sub.words) != plain:
         forms.append((BypassKind.QUOTING, " ".join(plain)))
-    for kind, words in _unwrap(plain, 0):
-        forms.append((kind, " ".join(words)))
-    return forms
+    if plain and len(plain) == len(sub.plain) and "/" in plain[0]:
+        forms.append((BypassKind.PATH, " ".join(_unpathed(plain))))
+    if sub.unverifiable and _depth < 4:
+        evaluated = _evaluated(sub.full_text)
+        for inner in analyze(evaluated).subcommands if evaluated else ():
+            if inner.words:
+                forms.append((BypassKind.COMPUTED, inner.text))
+                forms += bypass_forms(inner, _depth=_depth + 1)
+    if len(plain) != len(sub.plain):
+        return forms
+    for layer in peel(plain):
+        kind = RUNNERS[layer.runner].kind if layer.runner in RUNNERS else BypassKind.EXEC_WRAPPER
+        if layer.words:
+            forms.append((kind, " ".join(layer.words)))
+            if "/" in layer.words[0]:
+                forms.append((BypassKind.PATH, " ".join(_unpathed(list(layer.words)))))
+        text = layer.line if layer.line is not None else sub.feed if layer.stdin else None
+        if layer.stdin:
+            kind = BypassKind.SHELL_INPUT
+        if text is not None and _depth < 4:
+            for inner in analyze(text).subcommands:
+                if inner.words:
+                    forms.append((kind, inner.text))
+                    forms += bypass_forms(inner, _depth=_depth + 1)
+    return list(dict.fromkeys(forms))
+
+
+def hidden_forms(sub: Subcommand) -> list[BypassKind]:
+    """What of ``sub`` no deny rule can be checked against before it runs: a command word
+    computed when it runs that does not fall back to a known word, a shell (or ``su``,
+    ``script`` …) reading commands from a pipe or a terminal. Each kind once."""
+    hidden: list[BypassKind] = []
+    word = sub.words[0] if sub.words else ""
+    expands = re.search(r"\$[{(\w@*#?$!-]|`", _ANSI_C.sub("", word)) is not None
+    if sub.plain and sub.plain[0] is None and expands and _evaluated(sub.full_text) is None:
+        hidden.append(BypassKind.COMPUTED)  # ANSI-C quoting alone is command_forms' case
+    plain = [p for p in sub.plain if p is not None]
+    if len(plain) == len(sub.plain):
+        for layer in peel(plain):
+            if layer.stdin and sub.feed is None:
+                hidden.append(BypassKind.SHELL_INPUT)
+    return list(dict.fromkeys(hidden))

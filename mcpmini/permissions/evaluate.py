@@ -44,6 +44,7 @@ from .bash import (
     bypass_forms,
     command_forms,
     deny_forms,
+    hidden_forms,
     read_paths,
 )
 from .modes import (
@@ -403,6 +404,9 @@ def _bypass_warnings(
                 if pattern.fullmatch(text):
                     found.append(BypassWarning(rule.text, kind, sub.text))
                     break
+            # what nobody can read before it runs (a shell reading a pipe, a command word
+            # only known when it runs): no deny rule can be checked against it
+            found += [BypassWarning(rule.text, kind, sub.text) for kind in hidden_forms(sub)]
     return tuple(dict.fromkeys(found))
 
 

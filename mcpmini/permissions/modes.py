@@ -24,6 +24,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from .bash import CommandAnalysis, Subcommand, read_paths, sed_writes_or_runs
+from .commands import edit_paths, touched_paths
 from .paths import absolute, call_paths, inside, is_protected_path
 from .tools import EDIT_TOOLS, READ_TOOLS
 
@@ -250,25 +251,9 @@ def approves_protected(spec: ModeSpec) -> bool:
 
 
 def _path_args(sub: Subcommand) -> list[str] | None:
-    """The path arguments of an acceptEdits command (``None``: one is not static)."""
-    args: list[str] = []
-    script_seen = sub.program != "sed" or any(
-        a in ("-e", "--expression") or (a or "").startswith("--expression=") for a in sub.plain
-    )
-    options_done = False
-    for arg in sub.plain[1:]:
-        if arg is None:
-            return None
-        if not options_done and arg == "--":
-            options_done = True
-        elif not options_done and arg.startswith("-"):
-            if "=" in arg and arg.startswith("--"):
-                args.append(arg.split("=", 1)[1])
-        elif not script_seen:
-            script_seen = True
-        else:
-            args.append(arg)
-    return args
+    """The path arguments of an acceptEdits command (``None``: one is not static, or an
+    option ``acceptEdits`` does not approve: :func:`~.commands.edit_paths`)."""
+    return edit_paths(sub.plain)
 
 
 def changed_paths(analysis: CommandAnalysis) -> list[str | None]:
@@ -278,8 +263,7 @@ def changed_paths(analysis: CommandAnalysis) -> list[str | None]:
     found: list[str | None] = list(analysis.writes)
     for sub in analysis.subcommands:
         if sub.program in ACCEPT_EDITS_COMMANDS and not sub.read_only:  # not "sed -n 1p f"
-            args = _path_args(sub)
-            found.extend([None] if args is None else args)
+            found.extend(touched_paths(sub.plain))
     return found
 
 
@@ -338,7 +322,8 @@ def _reads_outside(
     analysis: CommandAnalysis, cwd: str, home: str, dirs: Sequence[str]
 ) -> list[str]:
     """The files a read-only command reads outside the working directories."""
-    named = [p for sub in analysis.subcommands for p in read_paths(sub)] + list(analysis.reads)
+    named = [p for sub in analysis.subcommands for p in read_paths(sub, cwd)]
+    named += list(analysis.reads)
     return [
         p
         for p in named

@@ -79,25 +79,6 @@ class _Judged(Part):
     """
 
     judge: Callable[[Any], Verdict] = field(default=lambda _a: None)
-    #: What of the answer counted for this part (``given``): ``None`` for the answer's value
-    #: under the key's first step (the description or the ``.mcp.json`` judged).
-    shows: Callable[[Any], Any] | None = None
-
-    def given(self, answer: Any) -> tuple[bool, Any]:
-        """The value a report shows for this part: what :attr:`shows` reads from the answer
-        (the tool the router chose for a routing part), else the answer's value under the
-        key's first step; ``(False, None)`` when the part is not attempted or unreadable."""
-        try:
-            if self.judge(answer) is None:
-                return False, None
-            if self.shows is not None:
-                return True, self.shows(answer)
-        except Exception:  # an unreadable answer: its message is the part's grade
-            return False, None
-        head = self.key.split(".", 1)[0]
-        if isinstance(answer, Mapping) and head in answer:
-            return True, answer[head]
-        return False, None
 
     def grade(self, answer: Any) -> PartResult:
         try:
@@ -120,27 +101,8 @@ class _Judged(Part):
         return PartResult(self.key, Status.INCORRECT, say(message), 0, self.points)
 
 
-def _judged(
-    key: str,
-    prompt: Words,
-    judge: Callable[[Any], Verdict],
-    shows: Callable[[Any], Any] | None = None,
-) -> Part:
-    return _Judged(key, prompt, Kind.NAMES, None, judge=judge, shows=shows)
-
-
-#: What a report shows for a request no tool's description overlaps.
-_NO_TOOL = Text("（どのツールも選ばれない）", "(no tool chosen)")
-
-
-def _routed(request: str) -> Callable[[Any], Any]:
-    """The tool the router chooses for ``request`` over the answer's descriptions (or
-    :data:`_NO_TOOL`): what a routing part's answer is."""
-
-    def shows(answer: Any) -> Any:
-        return route(request, listed_tools(answer)).tool or _NO_TOOL
-
-    return shows
+def _judged(key: str, prompt: Words, judge: Callable[[Any], Verdict]) -> Part:
+    return _Judged(key, prompt, Kind.NAMES, None, judge=judge)
 
 
 def _routing_judge(request: str, expected: str) -> Callable[[Any], Verdict]:
@@ -298,7 +260,7 @@ def _secret_judge(answer: Any) -> Verdict:
 
 def _routing_parts(requests: Sequence[tuple[str, str]]) -> list[Part]:
     return [
-        _judged(f"routing.{i:02d}", f"{text!r} → {tool}", _routing_judge(text, tool), _routed(text))
+        _judged(f"routing.{i:02d}", f"{text!r} → {tool}", _routing_judge(text, tool))
         for i, (text, tool) in enumerate(requests, start=1)
     ]
 
@@ -315,6 +277,34 @@ class RoutingExercise(Exercise):
 
     def answer_key(self) -> dict[str, Any]:
         return dict(self.key_answer)
+
+    def shown(self, part: Part, answer: Any) -> tuple[bool, Any]:
+        """What each part judged (no part has a value of its own in this answer): the tool's
+        docstring for its boundary and inputs parts, the tool the router chose for a routing
+        part, the ``weather`` entry of the ``.mcp.json`` (its ``env`` for the secret part)."""
+        if not isinstance(answer, Mapping):
+            return False, None
+        head, _, tail = part.key.partition(".")
+        if head in TOOLS:
+            value = answer.get(head)
+            return not blank(value), value
+        if head == "routing":
+            request, _tool = self.data["requests"][int(tail) - 1]
+            try:
+                if all(description(answer, t) is None for t in TOOLS):
+                    return False, None
+                chosen = route(request, listed_tools(answer)).tool
+            except Unreadable:
+                return False, None
+            return True, chosen or say(Text("（どのツールも選ばれない）", "(no tool chosen)"))
+        config = answer.get("mcp_json")
+        if blank(config):
+            return False, None
+        servers = config.get("mcpServers") if isinstance(config, Mapping) else None
+        entry = servers.get(SERVER) if isinstance(servers, Mapping) else None
+        if not isinstance(entry, Mapping):
+            return True, config
+        return True, entry.get("env", entry) if tail == "secret" else entry
 
     def describe(self) -> None:
         head = Text(

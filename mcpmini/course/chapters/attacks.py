@@ -24,10 +24,12 @@ from ..language import Text
 __all__ = [
     "BYPASS_WORDS",
     "CASE_WORDS",
+    "GROUP_WORDS",
     "HOME",
     "NOTES",
     "PERMISSION_CASES",
     "PROJECT",
+    "VERDICT_WORDS",
     "PermissionCase",
     "case_rows",
     "case_summary",
@@ -41,14 +43,22 @@ HOME = "/home/alice"
 PROJECT = "/home/alice/proj"
 _RM = ("Bash(rm:*)",)
 SEEN = "observed in 2.1.328: the deny rule sees through it (documented: a sidestep)"
+SEEN_29 = "observed in 2.1.328: its deny check sees this layer; mcpmini peels it too"
+MISSED_29 = "observed in 2.1.328: runs; mcpmini keeps that verdict and warns of the layer"
+_RM_SPACE = ("Bash(rm *)",)
+_ALL = ("Bash",)
+_BYPASS = "bypassPermissions"
 
 
 @dataclass(frozen=True)
 class PermissionCase:
     """One call through the gate and the outcome it must have.
 
-    ``group`` is ``"attack"`` (issue 14: must not be auto-approved) or ``"bypass"`` (a
-    deny rule does not see the form; Claude Code's verdict is kept, with a warning).
+    ``group`` is ``"attack"`` (issues 14 and 29: must not be auto-approved), ``"bypass"`` (a
+    deny rule does not see the form; Claude Code's verdict is kept, with a warning) or
+    ``"layers"`` (issue 29: a program that runs its arguments, under a deny rule in
+    bypassPermissions — denied where Claude Code's check sees the layer, run with a warning
+    where it does not).
     """
 
     group: str
@@ -178,6 +188,46 @@ PERMISSION_CASES: tuple[PermissionCase, ...] = (
         deny=("Read(./secrets/**)",),
         note="absolute path, same file",
     ),
+    # --- issue 29: words the gate took for data that bash runs, options in spellings a word
+    # match misses, builtin forms that assign or evaluate (observed in 2.1.328: each asked)
+    _bash(
+        "attack",
+        "ls && [[ 'a[$(touch P)]' -eq 0 ]]",
+        "ask",
+        note="[[ ]] evaluates the quoted subscript as arithmetic",
+    ),
+    _bash("attack", "cat f && [[ -v 'a[$(touch P)]' ]]", "ask", note="-v evaluates a subscript"),
+    _bash("attack", "test -v 'a[$(touch P)]'", "ask"),
+    _bash("attack", "[ -v 'a[$(touch P)]' ]", "ask"),
+    _bash("attack", "printf -v 'a[$(touch P)]' x", "ask", note="printf -v assigns"),
+    _bash("attack", "printf -v PATH %s . && ls", "ask", note="re-points PATH: a planted ./ls runs"),
+    _bash("attack", "sort -oFILE f", "ask", note="-o with its value attached"),
+    _bash("attack", "sort --outp=FILE f", "ask", note="getopt_long takes a shortened --output"),
+    _bash("attack", f"sort -o{HOME}/FILE f", "ask"),
+    _bash("attack", "file -C -m m", "ask", note="-C writes m.mgc"),
+    _bash(
+        "attack",
+        f"git diff --no-index f {HOME}/secret",
+        "ask",
+        note="--no-index reads a file outside",
+    ),
+    _bash("attack", "sed -n 1p *", "ask", note="a file named -i would make it edit every file"),
+    _bash("attack", "grep -R key .", "ask", note="-R follows symbolic links out of the folder"),
+    _bash(
+        "attack",
+        "echo f | xargs -0 grep -f /etc/shadow",
+        "ask",
+        note="what xargs runs reads a file outside",
+    ),
+    _bash("attack", "cat ~root/.bashrc", "ask", note="~user is another home"),
+    _bash("attack", "cp -t/etc f", "ask", mode="acceptEdits", note="-t with its value attached"),
+    _bash(
+        "attack",
+        "cp -v f g",
+        "ask",
+        mode="acceptEdits",
+        note="observed in 2.1.328: cp with any option asks",
+    ),
     # --- what must still pass
     _bash("control", "ls -la && git status", "allow"),
     _bash("control", "sed -n 1p f", "allow"),
@@ -234,6 +284,53 @@ PERMISSION_CASES: tuple[PermissionCase, ...] = (
         deny=_RM,
         allow=("Bash(sudo:*)",),
         note="observed in 2.1.328: the deny still wins over a broad allow",
+    ),
+    # --- issue 29, in bypassPermissions (it runs what no deny rule catches): layers Claude
+    # Code 2.1.328 sees through are denied; the ones it misses keep its verdict, warned
+    *(
+        _bash("layers", command, "deny", allow=_ALL, deny=_RM_SPACE, mode=_BYPASS, note=SEEN_29)
+        for command in (
+            "sudo -nu root rm x",
+            "sudo -iu bob rm x",
+            "sudo nohup rm x",
+            "sudo timeout 5 rm x",
+            "env nohup rm x",
+            "env -S 'rm x'",
+            "nohup -- rm x",
+            "command -- rm x",
+            "time -- rm x",
+            "chrt 1 rm x",
+            "taskset 1 rm x",
+            "ionice -c3 rm x",
+            "strace rm x",
+            "script -c 'rm x'",
+        )
+    ),
+    *(
+        _bash(
+            "layers",
+            command,
+            "allow",
+            allow=_ALL,
+            deny=_RM_SPACE,
+            mode=_BYPASS,
+            warnings=(kind,),
+            note=MISSED_29,
+        )
+        for command, kind in (
+            ("numactl rm x", BypassKind.EXEC_WRAPPER),
+            ("unbuffer rm x", BypassKind.EXEC_WRAPPER),
+            ("fakeroot rm x", BypassKind.EXEC_WRAPPER),
+            ("chroot / rm x", BypassKind.EXEC_WRAPPER),
+            ("runuser -u bob rm x", BypassKind.EXEC_WRAPPER),
+            ("parallel rm ::: x", BypassKind.EXEC_WRAPPER),
+            ("su -c 'rm x'", BypassKind.SUDO),
+            ("nice sudo rm x", BypassKind.SUDO),
+            ("bash <<< 'rm x'", BypassKind.SHELL_INPUT),
+            ("echo 'rm x' | bash", BypassKind.SHELL_INPUT),
+            ("${X:-rm} x", BypassKind.COMPUTED),
+            ("rm${IFS}-rf x", BypassKind.COMPUTED),
+        )
     ),
 )
 
@@ -341,12 +438,8 @@ _NOTES_JA: dict[str, str] = {
     "observed in 2.1.328: cp with any option asks": (
         "2.1.328 で観察: オプション付きの cp はどれも確認"
     ),
-    "observed in 2.1.328: its deny check sees this layer; mcpmini peels it too": (
-        "2.1.328 で観察: deny の検査はこの層を見通す。mcpmini も剥がす"
-    ),
-    "observed in 2.1.328: runs; mcpmini keeps that verdict and warns of the layer": (
-        "2.1.328 で観察: そのまま走る。mcpmini も同じ判定にして、この層を警告する"
-    ),
+    SEEN_29: "2.1.328 で観察: deny の検査はこの層を見通す。mcpmini も剥がす",
+    MISSED_29: "2.1.328 で観察: そのまま走る。mcpmini も同じ判定にして、この層を警告する",
 }
 #: Every note of :data:`PERMISSION_CASES` in both languages (``Text(ja, en)``).
 NOTES: dict[str, Text] = {en: Text(ja, en) for en, ja in _NOTES_JA.items()}
@@ -384,7 +477,6 @@ CASE_WORDS: dict[str, Text] = {
     "warnings": Text("警告", "warnings"),
     "note": Text("注", "note"),
     "agree": Text("一致", "agree"),
-    "no such tool": Text("ツールが無い (no such tool)", "no such tool"),
     "yes": Text("はい", "yes"),
     "no": Text("いいえ", "no"),
     "summary": Text(
@@ -394,6 +486,23 @@ CASE_WORDS: dict[str, Text] = {
     "agreement": Text(
         "本物に送った {n} 行のうち {k} 行で一致", "agree on {k} of the {n} rows sent to it"
     ),
+}
+
+#: Claude Code's column where it holds words, not a verdict: a tool the binary lacks, and
+#: the case not sent to it (``claude_code.NOT_RUN``, kept in the recording as written).
+VERDICT_WORDS: dict[str, Text] = {
+    "no such tool": Text("ツールが無い (no such tool)", "no such tool"),
+    "not run: allowed, it never ends": Text(
+        "送っていない（許可されると終わらない）", "not run: allowed, it never ends"
+    ),
+}
+
+#: The groups of :data:`PERMISSION_CASES`, as the comparison table names them.
+GROUP_WORDS: dict[str, Text] = {
+    "attack": Text("攻撃", "attack"),
+    "control": Text("対照", "control"),
+    "bypass": Text("すり抜け", "bypass"),
+    "layers": Text("層", "layers"),
 }
 
 _STATION_WORDS: dict[str, Text] = {
@@ -457,8 +566,9 @@ def comparison_table(
     for row in rows:
         agree = {"yes": CASE_WORDS["yes"], "NO": CASE_WORDS["no"]}.get(row["agree"], row["agree"])
         verdict = row[claude]
-        word = CASE_WORDS["no such tool"] if verdict == "no such tool" else verdict
-        shown.append({**_shown(row), claude: word, "agree": agree})
+        word = VERDICT_WORDS.get(verdict, verdict)
+        group = GROUP_WORDS.get(row["group"], row["group"])
+        shown.append({**_shown(row), "group": group, claude: word, "agree": agree})
     labels: dict[str, Text | str] = {key: CASE_WORDS[key] for key in columns}
     labels[claude] = claude
     labels["agree"] = CASE_WORDS["agree"]

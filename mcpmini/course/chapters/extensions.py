@@ -242,8 +242,8 @@ def build_9_3() -> Exercise:
                     Text(
                         "既定の continue では、スクリプトのパスを 1 つ間違えただけで、"
                         "保護が何も言わずに無くなるから（fail-open）。",
-                        "Under the default continue, 1 wrong script path silently removes the "
-                        "protection (fail-open).",
+                        "Under the default continue, a single wrong script path silently removes "
+                        "the protection (fail-open).",
                     ),
                     fates["continue"] is Fate.PROCEEDS and fates["block"] is Fate.BLOCKED,
                     "",

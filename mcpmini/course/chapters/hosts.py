@@ -24,6 +24,7 @@ __all__ = [
     "WORDS",
     "client_rows",
     "client_table",
+    "limits_table",
     "plot_host",
     "session_table",
     "worker_table",
@@ -63,6 +64,36 @@ WORDS: dict[str, Text] = {
     "worker": Text("台", "worker"),
     "stateless": Text("状態なし {version}", "stateless {version}"),
     "handshake": Text("握手 {version}", "handshake {version}"),
+    "bound": Text("上限", "bound"),
+    "field": Text("設定", "setting"),
+    "default": Text("既定値", "default"),
+    "past_it": Text("超えたとき", "past it"),
+    "max_sessions": Text(
+        "セッションの数（直前に使われたセッションは追い出さない）",
+        "sessions (one used a moment ago is never evicted)",
+    ),
+    "sessions_per_minute": Text(
+        "1 つの送り元アドレスが 1 分間に開くセッション",
+        "sessions one client address opens a minute",
+    ),
+    "max_calls_per_session": Text(
+        "1 つのセッションで同時に動く呼び出し", "calls of one session running at once"
+    ),
+    "max_calls_per_address": Text(
+        "1 つの送り元アドレスの全セッションで同時に動く呼び出し",
+        "calls of all sessions of one client address running at once",
+    ),
+    "worker_threads": Text("呼び出しを動かすスレッド", "threads running the calls"),
+    "max_tasks": Text(
+        "匿名の呼び出し元が合わせて持てる生きたタスク（生存 {ttl} 分）",
+        "live tasks of all anonymous callers together (each lives {ttl} min)",
+    ),
+    "max_tasks_per_caller": Text(
+        "認証された呼び出し元 1 つが持てる生きたタスク（その呼び出し元だけに数える）",
+        "live tasks of one authenticated caller (counted against that caller only)",
+    ),
+    "waits": Text("空くまで待つ", "waits for a free one"),
+    "task_full": Text("エラー -32603（タスクを作れない）", "error -32603 (no task made)"),
 }
 
 
@@ -153,6 +184,38 @@ def session_table(exchanges: Iterable[Any]) -> Any:
             }
         )
     return pd.DataFrame(rows)
+
+
+def limits_table() -> Any:
+    """The bounds of the HTTP server (:class:`~mcpmini.mcp.http.HttpLimits`) and of the task
+    table (:class:`~mcpmini.mcp.tasks.TaskTable`), read from their defaults, as a
+    ``pandas.DataFrame``: what is bounded, the setting, its default, the answer past it."""
+    import pandas as pd
+
+    from ...mcp.http import HttpLimits
+    from ...mcp.tasks import TaskTable
+
+    limits, tasks = HttpLimits(), TaskTable()
+    http = [
+        ("max_sessions", "HTTP 503"),
+        ("sessions_per_minute", "HTTP 429"),
+        ("max_calls_per_session", "HTTP 429"),
+        ("max_calls_per_address", "HTTP 429"),
+        ("worker_threads", _w("waits")),
+    ]
+    rows = [(_w(name), name, getattr(limits, name), past) for name, past in http]
+    ttl = tasks.ttl_ms / 60_000
+    rows += [
+        (_w("max_tasks", ttl=f"{ttl:g}"), "max_tasks", tasks.max_tasks, _w("task_full")),
+        (
+            _w("max_tasks_per_caller"),
+            "max_tasks_per_caller",
+            tasks.max_tasks_per_caller,
+            _w("task_full"),
+        ),
+    ]
+    columns = [_w("bound"), _w("field"), _w("default"), _w("past_it")]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def worker_table(rows: Sequence[tuple[str, str, str, int, int]]) -> Any:

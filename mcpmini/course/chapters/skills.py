@@ -94,9 +94,9 @@ WORDS: dict[str, Text] = {
         "model {model} (a {window:,}-token window, {cpt} characters a token)",
     ),
     # what comes back after compaction
-    "whole": Text("まるごと (whole)", "whole"),
-    "cut_status": Text("切り詰め (cut)", "cut"),
-    "dropped_status": Text("脱落 (dropped)", "dropped"),
+    "whole": Text("まるごと", "whole"),
+    "cut_status": Text("切り詰め", "cut"),
+    "dropped_status": Text("脱落", "dropped"),
 }
 
 #: The SKILL.md texts section 1 breaks, by the key of their label in :data:`WORDS`.

@@ -151,20 +151,13 @@ def render_page(row: GradeRow) -> str:
     ]
     hint = say(ex.hints[0]) if ex.hints else ""
     for part, result in zip(ex.parts, report.results, strict=True):
-        found, value = part.given(row.answer)  # a routing part: the tool chosen, not a key
-        shown: str | None = None
-        if isinstance(value, Text):  # words of the exercise (no tool chosen), not a value
-            shown = say(value)
-        elif found and value is not None:
-            shown = json.dumps(value, ensure_ascii=False)
+        found, value = ex.shown(part, row.answer)  # C.1: what each part judged, not a key
+        shown = json.dumps(value, ensure_ascii=False) if found and value is not None else None
         status = result.status.value
         note = _e(result.message) if status != "correct" else _e(WORDS["correct"])
         if status != "correct" and hint:
             note += f"<br><small>{_e(WORDS['hint'])}: {_e(hint)}</small>"
-        if shown is None:
-            answer = _e(WORDS["blank"])
-        else:
-            answer = _e(shown) if isinstance(value, Text) else f"<code>{_e(shown)}</code>"
+        answer = f"<code>{_e(shown)}</code>" if shown is not None else _e(WORDS["blank"])
         lines.append(
             f'<tr class="{status}"><td>{_MARK[status]}</td><td><code>{_e(part.key)}</code>'
             f" {_e(say(part.prompt))}</td><td>{answer}</td><td>{note}</td></tr>"

@@ -8,18 +8,21 @@ back the redirect.
 
 Rules of this module: redirects are followed at most ``max_redirects`` times, every wait has a
 deadline, the listening socket is closed on every path out, and the callback page says nothing
-about the code it received.
+about the code it received. Any local process can reach a loopback port, so a callback whose
+``state`` is not the one the authorization URL carries (constant-time comparison) is answered
+``400`` and ignored, and the wait goes on: a forged callback cannot end the user's login.
 """
 
 from __future__ import annotations
 
 import contextlib
+import secrets
 import socket
 import time
 import webbrowser
 from collections.abc import Callable
 from typing import Protocol
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import parse_qs, urljoin, urlsplit
 
 import httpx
 
@@ -33,6 +36,15 @@ _PAGE = (
     b"You can close this window.</p>"
 )
 _NOT_FOUND = b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+_NOT_OURS = (
+    b"HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\n"
+    b"Connection: close\r\n\r\nThis is not the login mcpmini is waiting for.\n"
+)
+
+
+def _state_of(url: str) -> str | None:
+    values = parse_qs(urlsplit(url).query).get("state")
+    return values[0] if values else None
 
 
 class UserAgent(Protocol):
@@ -141,7 +153,9 @@ class LoopbackAgent:
     def authorize(self, url: str) -> str:
         """Show ``url``, wait for the browser's redirect to ``/callback``; its full URL.
 
-        Raises :class:`AuthError` (kind ``authorization``) when none comes within ``timeout``.
+        Only a callback carrying the ``state`` of ``url`` ends the wait (when ``url`` has
+        one); any other is answered ``400`` and the wait goes on. Raises :class:`AuthError`
+        (kind ``authorization``) when none comes within ``timeout``.
         """
         self.notify(f"Open this URL in a browser to log in:\n  {url}")
         if self.open_browser:
@@ -160,12 +174,12 @@ class LoopbackAgent:
                 conn, _ = self._sock.accept()
             except TimeoutError:
                 continue
-            target = self._serve(conn, deadline)
+            target = self._serve(conn, deadline, _state_of(url))
             if target is not None:
                 return f"http://127.0.0.1:{self.port}{target}"
 
     @staticmethod
-    def _serve(conn: socket.socket, deadline: float) -> str | None:
+    def _serve(conn: socket.socket, deadline: float, state: str | None) -> str | None:
         with conn:
             conn.settimeout(max(0.1, min(10.0, deadline - time.monotonic())))
             data = b""
@@ -182,6 +196,12 @@ class LoopbackAgent:
                 with contextlib.suppress(OSError):
                     conn.sendall(_NOT_FOUND)
                 return None
+            if state is not None and not secrets.compare_digest(
+                (_state_of(parts[1]) or "").encode(), state.encode()
+            ):
+                with contextlib.suppress(OSError):
+                    conn.sendall(_NOT_OURS)
+                return None  # not the redirect of this login: keep waiting
             with contextlib.suppress(OSError):
                 conn.sendall(_PAGE)
             return parts[1]

@@ -24,6 +24,7 @@ class AuthErrorKind(StrEnum):
     TOKEN = "token"  # the token endpoint refused or answered garbage
     LOGIN_REQUIRED = "login required"  # a person has to log in first
     REFUSED = "refused"  # the server keeps refusing fresh tokens
+    INSECURE = "insecure"  # a plain-http endpoint where https was promised (not loopback)
 
 
 class AuthError(McpminiError):

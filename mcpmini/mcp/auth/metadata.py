@@ -8,11 +8,16 @@ Rules of this module:
 * the authorization server's ``issuer`` must equal the issuer the well-known URL was built
   from, by simple string comparison (RFC 8414 §3.3): no normalization at all;
 * the resource a PRM names must be the server's own URL or a parent of it (same origin, path
-  prefix at a segment boundary), RFC 9728 §3.3 and RFC 8707.
+  prefix at a segment boundary), RFC 9728 §3.3 and RFC 8707;
+* no downgrade to plain http: an https issuer's authorization, token and registration
+  endpoints, and the authorization servers an https resource names, must be https — an
+  :class:`~.errors.AuthError` of kind ``insecure`` otherwise — except on a loopback host
+  (``127.0.0.0/8``, ``::1``, ``localhost``), as RFC 8252 §8.3 allows for a native client.
 """
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,6 +29,7 @@ __all__ = [
     "ResourceMetadata",
     "ServerMetadata",
     "canonical_resource",
+    "downgrades",
     "parse_resource_metadata",
     "parse_server_metadata",
     "resource_allowed",
@@ -53,6 +59,31 @@ def _url(doc: Mapping[str, Any], key: str, url: str, required: bool = False) -> 
     if parts is None or parts.scheme not in ("http", "https") or not parts.netloc:
         raise _bad(url, f"{key!r} is not an http(s) URL")
     return str(value)
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def downgrades(secure: str, target: str) -> bool:
+    """Whether going from ``secure`` to ``target`` leaves https for plain http on a host that
+    is not loopback (RFC 8252 §8.3 lets a native client use http on a loopback host)."""
+    outer, inner = urlsplit(secure), urlsplit(target)
+    if outer.scheme.lower() != "https" or inner.scheme.lower() != "http":
+        return False
+    return not _loopback((inner.hostname or "").lower())
+
+
+def _insecure(url: str, what: str, target: str, behind: str) -> AuthError:
+    return AuthError(
+        f"refusing {what} {target} (named at {url}): plain http behind the https {behind}",
+        AuthErrorKind.INSECURE,
+    )
 
 
 def canonical_resource(url: str) -> str:
@@ -102,6 +133,9 @@ def parse_resource_metadata(doc: Any, url: str, server_url: str) -> ResourceMeta
             f"the protected resource metadata at {url} is for {resource}, not {server_url}",
             AuthErrorKind.RESOURCE,
         )
+    for server in servers:
+        if downgrades(resource, server):
+            raise _insecure(url, "the authorization server", server, f"resource {resource}")
     return ResourceMetadata(resource, servers, _strings(doc, "scopes_supported", url), url)
 
 
@@ -177,6 +211,10 @@ def parse_server_metadata(
         )
     token = _url(doc, "token_endpoint", url, required=True)
     assert token is not None
+    for key in ("authorization_endpoint", "token_endpoint", "registration_endpoint"):
+        endpoint = _url(doc, key, url)
+        if endpoint is not None and downgrades(issuer, endpoint):
+            raise _insecure(url, key, endpoint, f"issuer {issuer}")
     return ServerMetadata(
         issuer=issuer,
         authorization_endpoint=_url(doc, "authorization_endpoint", url),

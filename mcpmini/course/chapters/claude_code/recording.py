@@ -20,6 +20,7 @@ from .examples import EXAMPLES
 from .fixtures import HEAVY
 
 __all__ = [
+    "NOT_LIVE",
     "RECORDED",
     "RECORD_COMMAND",
     "SOURCE_LINES",
@@ -69,6 +70,17 @@ SOURCE_LINES: dict[str, Text] = {
 }
 
 
+#: Why an example the machine could run live was not: the two reasons the course itself
+#: gives (``live_reason``'s are the runtime's own messages and stay as they are).
+NOT_LIVE: dict[str, Text] = {
+    "asked": Text("記録を使うよう指定", "asked for"),
+    "heavy": Text(
+        "セッションが多いため。MCPMINI_COURSE_LIVE=all でその場で実行",
+        "many sessions: MCPMINI_COURSE_LIVE=all runs it live",
+    ),
+}
+
+
 def recorded(name: str, reason: str = "") -> Answer:
     """The recorded result of example ``name``. Raises ``KeyError`` for an example that was
     never recorded and ``FileNotFoundError`` when :data:`RECORDED` is missing."""
@@ -85,10 +97,10 @@ def through_claude_code(
     :class:`~mcpmini.oracle.OracleFailure` when a live run fails."""
     run = EXAMPLES[name]
     env = os.environ if environ is None else environ
-    binary, reason = live_reason(env) if live is not False else (None, "asked for")
+    binary, reason = live_reason(env) if live is not False else (None, str(NOT_LIVE["asked"]))
     heavy = name in HEAVY and env.get("MCPMINI_COURSE_LIVE") != "all"
     if binary is not None and live is None and heavy:
-        binary, reason = None, "many sessions: MCPMINI_COURSE_LIVE=all runs it live"
+        binary, reason = None, str(NOT_LIVE["heavy"])
     if binary is None:
         return recorded(name, reason)
     return Answer(name, run(binary), PIN, True)
