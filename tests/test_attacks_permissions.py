@@ -330,7 +330,9 @@ def test_redirect_targets_are_judged_as_file_writes_and_input_files_as_reads():
     assert gate("Bash", {"command": "echo x > out/a"}, **kw).final == "allow"
     assert gate("Bash", {"command": "echo x > src/a"}, **kw).final == "ask"
     assert gate("Bash", {"command": "cat < .env"}, **kw).final == "deny"
-    assert gate("Bash", {"command": "echo x > out/.env"}, **kw).final == "deny"
+    # observed in 2.1.332 (mcpmini claude-code --compare): a Read deny does not bind a
+    # redirect's output, so the allow rules approve this write
+    assert gate("Bash", {"command": "echo x > out/.env"}, **kw).final == "allow"
 
 
 def test_tree_sitter_parses_what_a_hand_splitter_gets_wrong():

@@ -311,6 +311,11 @@ class PermissionRules:
         calls = [("Write", w) for w in found.writes] + [("Read", r) for r in found.reads]
         for tool, target in calls:
             for rule in rules:
+                if tool == "Write" and rule.tool == "Read":
+                    # observed in 2.1.332 (found by the fuzzer): a Read deny does not bind a
+                    # redirect's output (echo x > f asks under deny Read(**)), though it
+                    # denies the Write tool
+                    continue
                 if rule.tool in ("Read", "Edit") and rule_matches(
                     rule, tool, {"file_path": target}, behavior=behavior, cwd=cwd, home=home
                 ):
