@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: lab test check lint bench clean claude-code drift fuzz-oracle hub hub-clean i18n english
+.PHONY: lab test check lint bench clean claude-code drift fuzz-oracle hub hub-class hub-clean i18n english
 
 # The edition a learner opens: ja (the default, notebooks/) or en (the English edition, en/,
 # built from i18n/en/*.po by `make english`). Not LANG: that is the locale.
@@ -85,15 +85,23 @@ fuzz-oracle: $(STAMP)
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis
 
-# A JupyterHub for a workshop on one machine: `make hub ROSTER=roster.txt` (one learner a line).
-# jupyterhub and its idle culler from PyPI into .venv, configurable-http-proxy from npm into .hub/;
-# prints the URL and each account's first-login token, then runs the hub (Ctrl-C stops it).
-# As root each learner's server runs as an OS user of its own (mcpmini-<name>, home under
-# .hub/homes, owner-only), removed when the hub stops (`make hub-clean` after a crash); not
-# as root the learners share this user, and a learner's kernel can read the others' files.
+# A JupyterHub for a workshop on one machine: `make hub ROSTER=roster.txt` (one learner a line),
+# `EDITION=en` for the English edition (built first by `make english`). jupyterhub and its idle
+# culler from PyPI, configurable-http-proxy from npm into .hub/; prints the URL and each account's
+# first-login token, then runs the hub (Ctrl-C stops it). As root each learner's server runs as
+# an OS user of their own (mcpmini-<name>, home under .hub/homes, owner-only), removed when the
+# hub stops (`make hub-clean` after a crash); those users must be able to run the course's
+# Python, so when it lies in a folder closed to them (a pyenv under /root) the hub gets a
+# virtual environment of its own, .hub/venv, made from the system Python. Not as root the
+# learners share this user, and a learner's kernel can read the others' files.
+# The class switches (worked solutions off, hints on, in a new hub): SOLUTIONS=on|off HINTS=on|off
+# with `make hub`, or `make hub-class SOLUTIONS=on` while it runs.
 ROSTER ?= roster.txt
 CHP := node .hub/node_modules/configurable-http-proxy/bin/configurable-http-proxy
 HUB_PORT ?= 8000
+HUB_SYSTEM_PYTHON ?= /usr/bin/python3
+HUB_PY = $(if $(wildcard .hub/venv/.installed),.hub/venv/bin/python,$(BIN)/python)
+HUB_SWITCHES = $(if $(SOLUTIONS),--solutions $(SOLUTIONS)) $(if $(HINTS),--hints $(HINTS))
 .hub/.installed: $(STAMP)
 	$(BIN)/python -m pip install --quiet 'jupyterhub>=5' 'jupyterhub-idle-culler>=1.2'
 	mkdir -p .hub && npm install --silent --no-audit --no-fund --prefix .hub configurable-http-proxy
@@ -102,8 +110,21 @@ HUB_PORT ?= 8000
 	$(CHP) --version >/dev/null 2>&1 || { rm -rf .hub/node_modules && \
 		npm install --silent --no-audit --no-fund --prefix .hub configurable-http-proxy && \
 		$(CHP) --version >/dev/null; }
+	if [ "$$(id -u)" = 0 ] && ! $(BIN)/python -m mcpmini.course.classroom.hub --python-reachable; \
+		then $(MAKE) .hub/venv/.installed; fi
 	touch $@
-hub: .hub/.installed
-	$(BIN)/python -m mcpmini.course.classroom.hub $(ROSTER) --port $(HUB_PORT)
+.hub/venv/.installed: pyproject.toml lab-overrides.json
+	test -x .hub/venv/bin/python || $(HUB_SYSTEM_PYTHON) -m venv .hub/venv
+	.hub/venv/bin/python -m pip install --quiet --upgrade pip
+	.hub/venv/bin/python -m pip install --quiet -e '.[course]' 'jupyterhub>=5' 'jupyterhub-idle-culler>=1.2'
+	mkdir -p .hub/venv/share/jupyter/lab/settings
+	cp lab-overrides.json .hub/venv/share/jupyter/lab/settings/overrides.json
+	chmod -R a+rX .hub/venv
+	touch $@
+hub: .hub/.installed $(LAB_OVERRIDES)
+	$(HUB_PY) -m mcpmini.course.classroom.hub $(ROSTER) --port $(HUB_PORT) --edition $(EDITION) \
+		$(HUB_SWITCHES) $(if $(HUB_START_TIMEOUT),--start-timeout $(HUB_START_TIMEOUT))
+hub-class: $(STAMP)
+	$(HUB_PY) -m mcpmini.course.classroom.hub $(HUB_SWITCHES)
 hub-clean: $(STAMP)
-	$(BIN)/python -m mcpmini.course.classroom.hub --remove-accounts
+	$(HUB_PY) -m mcpmini.course.classroom.hub --remove-accounts

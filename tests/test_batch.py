@@ -18,11 +18,14 @@ from mcpmini.course.classroom import (
     COLUMNS,
     GradeRow,
     RowStatus,
+    SubmissionError,
     batch,
     find_submissions,
     grade_class,
     identify_exercise,
+    parse_assignments,
 )
+from mcpmini.course.classroom.assignments import NOTEBOOKS
 
 CLASS = Path(__file__).resolve().parent / "fixtures" / "class"
 
@@ -119,7 +122,7 @@ def test_max_scores_come_from_the_exercises(graded):
             assert r.max_score == {"9.1": 8, "9.2": 5, "9.3": 6, "9.4": 5}[r.exercise]
 
 
-def test_the_csv_has_the_six_columns_and_the_returned_rows(graded):
+def test_the_csv_has_the_ten_columns_and_the_returned_rows(graded):
     rows, out, _ = graded
     with out.open(encoding="utf-8", newline="") as fh:
         table = list(csv.reader(fh))
@@ -130,7 +133,7 @@ def test_the_csv_has_the_six_columns_and_the_returned_rows(graded):
 def test_feedback_names_the_cause_of_each_failure(graded):
     rows, _, _ = graded
     by = {(r.learner, r.exercise): r for r in rows}
-    assert "8 s" in by["fay", "9.3"].feedback and "cell 2" in by["fay", "9.3"].feedback
+    assert "8 秒" in by["fay", "9.3"].feedback and "セル 2" in by["fay", "9.3"].feedback
     assert "ModuleNotFoundError" in by["emil", "9.2"].feedback
     assert by["chen", "9.1"].feedback and by["ada", "9.1"].feedback == ""
 
@@ -144,7 +147,8 @@ def test_submissions_are_found_in_classes_learner_folders_and_files(tmp_path):
     jobs = find_submissions([CLASS])
     assert {j.learner for j in jobs} == LEARNERS
     assert [j for j in jobs if j.learner == "nia"] == [
-        batch.Submission("nia", e, None) for e in ("9.1", "9.2", "9.3", "9.4")
+        batch.Submission("nia", e, None, notebook=NOTEBOOKS[e])
+        for e in ("9.1", "9.2", "9.3", "9.4")
     ]
     one = find_submissions([CLASS / "jun"])
     assert {(j.exercise, j.path is None) for j in one} == {
@@ -154,7 +158,9 @@ def test_submissions_are_found_in_classes_learner_folders_and_files(tmp_path):
         ("9.2", True),
     }
     single = find_submissions([CLASS / "mo" / "homework.ipynb"])
-    assert single == [batch.Submission("mo", "9.2", CLASS / "mo" / "homework.ipynb")]
+    assert single == [
+        batch.Submission("mo", "9.2", CLASS / "mo" / "homework.ipynb", notebook="homework")
+    ]
     with pytest.raises(FileNotFoundError):
         find_submissions([tmp_path / "missing"])
 
@@ -268,20 +274,31 @@ def test_the_grade_command_writes_the_csv_and_exits_zero(tmp_path, capsys):
         ]
     )
     assert code == 0
-    assert "8 rows" in capsys.readouterr().out
+    assert "8 行" in capsys.readouterr().out
+    code = main(
+        [
+            *("grade", str(CLASS / "gus"), "--out", str(out), "--no-progress", "--lang", "en"),
+        ]
+    )
+    assert code == 0 and "4 rows for 1 learners" in capsys.readouterr().out
+    with out.open(encoding="utf-8", newline="") as fh:
+        english = {r["exercise"]: r["feedback"] for r in csv.DictReader(fh)}
+    assert english["9.3"] == "nothing handed in" and "not a notebook" in english["9.1"]
     assert out.read_text(encoding="utf-8").splitlines()[0] == ",".join(COLUMNS)
     assert main(["grade", str(tmp_path / "nope"), "--out", str(out)]) == 2
 
 
 def test_rows_convert_to_csv_cells():
-    row = GradeRow("a", "9.1", 3, 8, RowStatus.GRADED, "x")
-    assert row.as_list() == ["a", "9.1", 3, 8, "graded", "x"]
+    row = GradeRow("a", "9.1", 3, 8, RowStatus.GRADED, "x", assignment="w1", notebook="n")
+    assert row.as_list() == ["a", "w1", "9.1", "n", 3, 8, 0, "", "graded", "x"]
+    late = GradeRow("a", "9.1", 3, 8, RowStatus.GRADED, "", penalty=2, late=True)
+    assert late.as_list()[6:8] == [2, "late"] and late.points == 1
     assert json.dumps(row.as_list())
 
 
 def test_text_a_spreadsheet_would_run_as_a_formula_is_quoted():
     row = GradeRow("=HYPERLINK(1)", "9.1", 0, 8, RowStatus.INVALID, "@SUM(1): not JSON")
-    assert row.as_list()[0] == "'=HYPERLINK(1)" and row.as_list()[5].startswith("'@")
+    assert row.as_list()[0] == "'=HYPERLINK(1)" and row.as_list()[9].startswith("'@")
 
 
 def test_the_grader_can_be_called_where_an_event_loop_is_running(tmp_path):
@@ -307,7 +324,7 @@ def test_resume_keeps_the_rows_already_written_and_grades_only_the_rest(tmp_path
     assert calls == []  # every notebook already has its row
     with out.open(encoding="utf-8", newline="") as fh:
         table = list(csv.reader(fh))
-    kept = [r for r in table if not (r[0] == "gus" and r[1] == "9.1")]
+    kept = [r for r in table if not (r[0] == "gus" and r[2] == "9.1")]
     with out.open("w", encoding="utf-8", newline="") as fh:  # as if killed before gus 9.1
         csv.writer(fh).writerows(kept)
     rows = grade_class([root], out, progress=False, resume=True)
@@ -355,3 +372,156 @@ def test_the_runner_is_started_by_path_and_imports_nothing_of_mcpmini():
             imported.add("." if node.level else (node.module or "").split(".")[0])
     assert "mcpmini" not in imported and "." not in imported
     assert {"nbclient", "nbformat", "jupyter_client"} <= imported
+
+
+def _nbgrader(tmp_path: Path, layout: dict[str, str]) -> Path:
+    """A course folder: ``layout`` maps ``learner/assignment`` to a fixture notebook path."""
+    course = tmp_path / "course"
+    for place, source in layout.items():
+        folder = course / "submitted" / place
+        folder.mkdir(parents=True, exist_ok=True)
+        if source:
+            shutil.copy(CLASS / source, folder)
+    return course
+
+
+def test_the_learner_and_assignment_come_from_nbgraders_path(tmp_path):
+    course = _nbgrader(
+        tmp_path,
+        {
+            "ada/week1": "ada/9_1_version_negotiation.ipynb",
+            "ben/week1": "chen/9_2_request_ids.ipynb",
+        },
+    )
+    for given in (course, course / "submitted", course / "submitted" / "ada"):
+        jobs = find_submissions([given])
+        assert {(j.learner, j.assignment) for j in jobs if j.path} >= {("ada", "week1")}
+        assert "submitted" not in {j.learner for j in jobs}
+    one = find_submissions(
+        [course / "submitted" / "ada" / "week1" / "9_1_version_negotiation.ipynb"]
+    )
+    assert {(j.learner, j.assignment) for j in one} == {("ada", "week1")}
+    # issue 30: two learners' files in folders named like the assignment stay two learners
+    for name in ("a", "b"):
+        (tmp_path / name / "exercises").mkdir(parents=True)
+        shutil.copy(CLASS / "ada" / "9_1_version_negotiation.ipynb", tmp_path / name / "exercises")
+    pair = find_submissions(
+        [tmp_path / n / "exercises" / "9_1_version_negotiation.ipynb" for n in ("a", "b")]
+    )
+    assert {(j.learner, j.assignment) for j in pair} == {("a", "exercises"), ("b", "exercises")}
+
+
+def test_one_learner_name_from_two_folders_is_refused(tmp_path, capsys):
+    for place in ("x/ada", "y/ada"):
+        (tmp_path / place).mkdir(parents=True)
+        shutil.copy(CLASS / "ada" / "9_1_version_negotiation.ipynb", tmp_path / place)
+    paths = [tmp_path / p / "9_1_version_negotiation.ipynb" for p in ("x/ada", "y/ada")]
+    with pytest.raises(SubmissionError, match="two folders"):
+        find_submissions(paths)
+    out = tmp_path / "g.csv"
+    assert main(["grade", *map(str, paths), "--out", str(out), "--no-progress"]) == 2
+    assert "two folders" in capsys.readouterr().err and not out.exists()
+
+
+WEEKS = """
+week1:
+  exercises: ["9.1", "9.2"]
+  due: 2026-12-10 23:59 +09:00
+  late: zero
+week2:
+  exercises: ["9.4"]
+  due: 2026-12-17T23:59:00Z
+  late: per_day 25
+"""
+
+
+def _stub(score: int):
+    async def stub(path, learner, timeout, exercise):
+        return GradeRow(
+            learner, exercise, score, 8 if exercise == "9.1" else 5, RowStatus.GRADED, ""
+        )
+
+    return stub
+
+
+def test_rows_are_made_for_what_each_assignment_set_and_lateness_costs(tmp_path, monkeypatch):
+    course = _nbgrader(
+        tmp_path,
+        {
+            "ada/week1": "ada/9_1_version_negotiation.ipynb",
+            "ada/week2": "ada/9_4_skill_reattach.ipynb",
+            "ben/week1": "ada/9_3_hook_failure.ipynb",  # not set in week1
+            "cy/week2": "",
+        },
+    )
+    stamp = course / "submitted" / "ada" / "week2" / "timestamp.txt"
+    stamp.write_text("2026-12-19 12:00:00.000000 UTC")  # 1.5 days late: two started days
+    (course / "submitted" / "ada" / "week1" / "timestamp.txt").write_text(
+        "2026-12-10 14:00:00.000000 UTC"  # 23:00 in Tokyo: on time
+    )
+    (course / "submitted" / "ben" / "week1" / "late.txt").write_text("marked late by the LMS\n")
+    monkeypatch.setattr(batch, "grade_notebook", _stub(4))
+    rows = grade_class(
+        [course], tmp_path / "g.csv", progress=False, assignments=parse_assignments(WEEKS)
+    )
+    got = {(r.learner, r.assignment, r.exercise): r for r in rows}
+    assert set(got) == {
+        ("ada", "week1", "9.1"),
+        ("ada", "week1", "9.2"),
+        ("ada", "week2", "9.4"),
+        ("ben", "week1", "9.1"),
+        ("ben", "week1", "9.2"),
+        ("ben", "week1", "9.3"),
+        ("cy", "week2", "9.4"),
+    }
+    assert not got["ada", "week1", "9.1"].late and got["ada", "week1", "9.1"].points == 4
+    late = got["ada", "week2", "9.4"]
+    assert late.late and late.penalty == round(5 * 0.25 * 2) and late.points == 4 - late.penalty
+    assert got["ben", "week1", "9.3"].status is RowStatus.REFUSED
+    assert got["ben", "week1", "9.3"].max_score == 0  # counts for nothing
+    assert got["cy", "week2", "9.4"].status is RowStatus.NOT_ATTEMPTED
+    assert got["ada", "week1", "9.2"].notebook == "9_2_request_ids"
+
+
+def test_an_assignment_folder_the_file_does_not_define_is_refused(tmp_path, capsys):
+    course = _nbgrader(tmp_path, {"ada/week9": "ada/9_1_version_negotiation.ipynb"})
+    (course / "assignments.yaml").write_text(WEEKS, encoding="utf-8")
+    out = tmp_path / "g.csv"
+    assert main(["grade", str(course), "--out", str(out), "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "week9" in err[0] and not out.exists()
+    (course / "assignments.yaml").write_text(WEEKS.replace('"9.4"', '"9.7"'), encoding="utf-8")
+    assert main(["grade", str(course), "--out", str(out), "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "9.7" in err[0] and "week2" in err[0] and not out.exists()
+
+
+def test_grading_an_nbgrader_course_writes_its_feedback_by_default(tmp_path, monkeypatch, capsys):
+    course = _nbgrader(tmp_path, {"ada/week1": "ada/9_1_version_negotiation.ipynb"})
+    (course / "assignments.yaml").write_text(WEEKS, encoding="utf-8")
+    monkeypatch.setattr(batch, "grade_notebook", _stub(8))
+    out = tmp_path / "g.csv"
+    assert main(["grade", str(course / "submitted"), "--out", str(out), "--no-progress"]) == 0
+    pages = sorted(p.name for p in (course / "feedback" / "ada" / "week1").iterdir())
+    assert pages == [
+        "9_1_version_negotiation.html",
+        "9_2_request_ids.html",
+        "index.html",
+        "submission_secret.txt",
+        "timestamp.txt",
+    ]
+    assert (course / "gradebook.csv").is_file()
+    assert (
+        main(["grade", str(course), "--out", str(out), "--no-progress", "--assignment", "week2"])
+        == 0
+    )
+    assert {r["assignment"] for r in csv.DictReader(out.open(encoding="utf-8"))} == {"week2"}
+
+
+def test_grade_help_names_every_exercise_it_grades(capsys):
+    from mcpmini.course.catalogue import ALL_IDS
+
+    with pytest.raises(SystemExit):
+        main(["grade", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert all(exercise in text for exercise in ALL_IDS) and "9.1-9.4" not in text

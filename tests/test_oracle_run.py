@@ -167,3 +167,15 @@ def test_what_the_model_was_shown_comes_from_the_first_request_with_tools() -> N
     assert shown.deferred == ("mcp__s__t",)
     assert shown.skill_listing == listing
     assert shown.sizes()["system"]["chars"] == len("You are Claude Code.")
+
+
+def test_a_headless_refusal_of_a_redirect_followed_by_more_words_is_an_ask() -> None:
+    # found by the fuzzer: `echo x > f # note` is asked interactively (the prompt tool is
+    # called); claude -p refuses the same prompt with this text instead of "needs approval"
+    calls = [Call("Bash", {"command": "echo x > w.txt # note"})]
+    ids = [tool_use_id(0)]
+    text = "Redirect has multiple targets — post-redirect args swallowed"
+    body = _body([(0, text, True)])
+    result = {"permission_denials": [{"tool_use_id": ids[0]}]}
+    [got] = observe(calls, ids, [body], result, [])
+    assert (got.verdict, got.cause) == (Verdict.ASK, Cause.PROMPT)

@@ -783,6 +783,16 @@ PUBLIC = {
     "course.classroom": {
         "COLUMNS",
         "COPIED",
+        "PROBLEMS",
+        "Assignment",
+        "AssignmentError",
+        "CollectError",
+        "LatePolicy",
+        "SubmissionError",
+        "parse_assignments",
+        "read_assignments",
+        "read_names",
+        "return_feedback",
         "answers_path",
         "page_name",
         "read_grades",
@@ -885,7 +895,7 @@ def test_imports_only_go_downwards_and_the_runtime_never_imports_the_course():
 
 # Inside the course: the shared modules (which may import each other), then the tracks (which
 # never import each other), then the catalogue of every track's exercises, then class grading.
-COURSE_SHARED = ["language", "glossary", "grading", "progress", "report", "plots"]
+COURSE_SHARED = ["language", "policy", "glossary", "grading", "progress", "report", "plots"]
 COURSE_TRACKS = ["chapters", "ccaf", "practice"]
 COURSE_RANK = {
     **dict.fromkeys(COURSE_SHARED, 0),

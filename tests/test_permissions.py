@@ -22,6 +22,7 @@ from mcpmini.permissions import (
     split_command,
     strip_wrappers,
 )
+from mcpmini.permissions.bash import analyze
 
 
 def bash(rule: str, command: str, behavior: str = "allow") -> bool:
@@ -483,6 +484,27 @@ def test_allow_rules_agree_with_claude_code(command, allow, final):
 )
 def test_the_read_only_set_of_claude_code_2_1_328(command, final):
     assert gate("Bash", {"command": command}, cwd="/w", home="/h").final == final
+
+
+@pytest.mark.parametrize(
+    ("command", "final"),
+    [
+        # found by the fuzzer, observed in 2.1.332: words or a comment right after a
+        # redirect target make even a read ask; elsewhere a comment changes nothing
+        ("echo x 2>/dev/null y", "ask"),
+        ("ls 2>/dev/null # c", "ask"),
+        ("ls 2>&1 # c", "ask"),
+        ("ls # c 2>/dev/null", "allow"),
+        ("cat a.txt 2>/dev/null", "allow"),
+        ("ls 2>/dev/null | wc -l # c", "allow"),
+        ("ls 2>/dev/null && pwd # c", "allow"),
+        ("ls 2>/dev/null\n# c", "allow"),
+    ],
+)
+def test_words_after_a_redirect_target_ask(command, final):
+    assert gate("Bash", {"command": command}, cwd="/w", home="/h").final == final
+    why = analyze(command).unverifiable
+    assert (why == ("words after a redirect target",)) is (final == "ask")
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,5 @@
-"""``mcpmini grade`` and ``mcpmini progress``: the class grader and the learner's progress."""
+"""``mcpmini grade``, ``collect``, ``grade-certs``, ``release-feedback`` and ``progress``: the
+class grader and its tools, and the learner's progress."""
 
 from __future__ import annotations
 
@@ -12,13 +13,92 @@ __all__ = ["add"]
 
 
 def add(sub: Any) -> None:
+    _add_grade(sub)
+    _add_collect(sub)
+    certs = sub.add_parser(
+        "grade-certs",
+        help="make the TLS certificates of a class's Dask grading cluster",
+        description="Write a certificate authority for the class and a certificate for the "
+        "scheduler, the workers and the grader into DIR (keys 0600), then print the commands "
+        "that start the scheduler and the workers with them. Keep DIR away from learners.",
+    )
+    certs.add_argument("folder", metavar="DIR", help="an empty or new folder")
+    certs.add_argument(
+        "--host",
+        action="append",
+        default=[],
+        help="the scheduler's host name or address (repeat for more)",
+    )
+    certs.add_argument("--days", type=int, default=30, help="days the certificates hold (30)")
+    certs.set_defaults(handler=_cmd_certs)
+    release = sub.add_parser(
+        "release-feedback",
+        help="return feedback pages into the learners' hub homes",
+        description="Copy COURSE/feedback/<learner>/<assignment>/ into HOMES/<learner>/feedback/"
+        "<assignment>/, owned by each home's owner and readable by it alone (no link a learner "
+        "made is followed).",
+    )
+    release.add_argument("course", metavar="COURSE", help="the course folder holding feedback/")
+    release.add_argument("--homes", required=True, help="the hub's homes folder (.hub/homes)")
+    release.add_argument("--assignment", help="only this assignment")
+    release.set_defaults(handler=_cmd_release)
+    nbg = sub.add_parser(
+        "nbgrader-course",
+        help="write an nbgrader course folder of the exercises",
+        description="Write DIR/nbgrader_config.py and DIR/source/<assignment>/<notebook>.ipynb for "
+        "each exercise of each assignment: the exercise notebook with the worked answer in a "
+        "solution region. 'nbgrader generate_assignment' in DIR then writes the exercise notebooks "
+        "as learners get them, and 'nbgrader autograde' gives the points 'mcpmini grade' gives.",
+    )
+    nbg.add_argument("folder", metavar="DIR", help="the nbgrader course folder to write")
+    nbg.add_argument(
+        "--assignments",
+        metavar="FILE",
+        help="assignments.yaml (default: one assignment, exercises, of every exercise)",
+    )
+    nbg.add_argument("--edition", choices=["ja", "en"], default="ja", help="the edition (ja)")
+    nbg.add_argument("--course", default=".", help="the course checkout (the current folder)")
+    nbg.set_defaults(handler=_cmd_nbgrader)
+    prog = sub.add_parser(
+        "progress",
+        help="show your exercise and quiz progress",
+        description="Show the results recorded by check() in the notebooks.",
+    )
+    prog.add_argument("--json", action="store_true", help="print the rows as JSON")
+    prog.set_defaults(handler=_cmd_progress)
+
+
+_GRADE_HELP = (
+    "Run each notebook in a fresh kernel, in its own bubblewrap sandbox, and grade the "
+    "exercises {ids}. SUBMISSIONS are notebooks, learner folders, a class folder of them, or "
+    "nbgrader's submitted/<learner>/<assignment>/ (the learner and the assignment are taken "
+    "from that path). Which exercises an assignment set, its due date and late policy come "
+    "from assignments.yaml beside submitted/ (or --assignments). Grading an nbgrader course "
+    "folder also writes its feedback/ and gradebook.csv."
+)
+
+
+def _with_exercises(parser: argparse.ArgumentParser) -> None:
+    """Name every exercise in ``parser``'s help, read from the catalogue when help is asked
+    for (importing the course on every command's start would slow all of them)."""
+    plain = parser.format_help
+
+    def format_help() -> str:
+        from ..course.catalogue import ALL_IDS
+
+        parser.description = _GRADE_HELP.format(ids=", ".join(ALL_IDS))
+        return plain()
+
+    setattr(parser, "format_help", format_help)  # noqa: B010 (an instance's own method)
+
+
+def _add_grade(sub: Any) -> None:
     grade = sub.add_parser(
         "grade",
         help="grade a class's exercise notebooks into a CSV",
-        description="Run each notebook in a fresh kernel, in its own bubblewrap sandbox, and grade "
-        "exercises 9.1-9.4. "
-        "SUBMISSIONS are notebooks, learner folders, or a class folder of them.",
+        description=_GRADE_HELP.format(ids="of the course"),
     )
+    _with_exercises(grade)
     grade.add_argument("submissions", nargs="+", metavar="SUBMISSIONS")
     grade.add_argument("--out", required=True, help="CSV file to write (always written)")
     grade.add_argument("--workers", type=int, default=2, help="notebooks run at once (2)")
@@ -39,8 +119,14 @@ def add(sub: Any) -> None:
     grade.add_argument(
         "--scheduler",
         metavar="ADDRESS",
-        help="grade on this Dask distributed scheduler (tcp://host:8786): each notebook in its "
-        "own bubblewrap sandbox on a worker; workers need mcpmini and bubblewrap",
+        help="grade on this Dask distributed scheduler: tls://HOST:8786 with --tls, or "
+        "tcp://127.0.0.1:PORT on this machine only; each notebook in its own bubblewrap sandbox "
+        "on a worker; workers need mcpmini and bubblewrap",
+    )
+    grade.add_argument(
+        "--tls",
+        metavar="DIR",
+        help="the class's certificates for a tls:// scheduler (made by mcpmini grade-certs DIR)",
     )
     grade.add_argument(
         "--connect-timeout",
@@ -49,23 +135,35 @@ def add(sub: Any) -> None:
         help="seconds to wait for the --scheduler (10)",
     )
     grade.add_argument(
+        "--assignments",
+        metavar="FILE",
+        help="the assignments file (default: assignments.yaml beside submitted/)",
+    )
+    grade.add_argument("--assignment", help="grade only this assignment")
+    grade.add_argument(
         "--feedback",
         metavar="COURSE",
-        help="also write COURSE/feedback/<learner>/<assignment>/*.html and COURSE/gradebook.csv",
+        help="write COURSE/feedback/<learner>/<assignment>/*.html and COURSE/gradebook.csv "
+        "(default: the course folder holding submitted/, when that is what is graded)",
     )
+    grade.add_argument("--no-feedback", action="store_true", help="write no feedback pages")
     grade.add_argument(
-        "--assignment", default="exercises", help="assignment name in feedback/ (exercises)"
+        "--lang", choices=["ja", "en"], help="the language of the feedback (default: MCPMINI_LANG)"
     )
     grade.set_defaults(handler=_cmd_grade)
+
+
+def _add_collect(sub: Any) -> None:
     collect = sub.add_parser(
         "collect",
         help="gather a class's exercise notebooks into nbgrader's submitted/ layout",
         description="Copy every learner's exercise notebooks from the hub's user folders "
-        "(SOURCE/<learner>/exercises/*.ipynb) or from a zip of LMS downloads named "
-        "<learner>_<id>_<file>.ipynb into OUT/submitted/<learner>/<assignment>/, which "
-        "'mcpmini grade OUT' reads. Every file that is not copied is reported with the "
-        "reason (a symbolic link, unreadable, not a notebook, not on the roster...); exit "
-        "code 1 when there is any.",
+        "(SOURCE/<learner>/exercises/*.ipynb) or from an LMS's download zip (Moodle's folders or "
+        "flat names, Canvas's names with _LATE_, or --pattern) into "
+        "OUT/submitted/<learner>/<assignment>/, which 'mcpmini grade OUT' reads. Of several "
+        "notebooks for one exercise the latest is kept. Every file that is not copied is "
+        "reported with the reason (a symbolic link, unreadable, not a notebook, not on the "
+        "roster...); exit code 1 when there is any.",
     )
     collect.add_argument("source", metavar="SOURCE", help="a folder of homes, or a .zip")
     collect.add_argument("--out", required=True, help="the course folder to write submitted/ in")
@@ -74,23 +172,104 @@ def add(sub: Any) -> None:
         "--subdir", default="exercises", help="folder inside each home to take (exercises)"
     )
     collect.add_argument("--roster", help="roster file: one learner a line; others are reported")
+    collect.add_argument(
+        "--lms",
+        default="auto",
+        choices=["auto", "moodle", "canvas"],
+        help="the LMS that made the zip (auto: Moodle's forms, then Canvas's)",
+    )
+    collect.add_argument(
+        "--pattern",
+        metavar="REGEX",
+        help="read entry names with this regular expression instead, as nbgrader's "
+        "FileNameCollectorPlugin.named_regexp: (?P<student_id>...) and (?P<file_id>...) "
+        "required, (?P<timestamp>...) and (?P<late>...) optional",
+    )
+    collect.add_argument(
+        "--names",
+        metavar="FILE",
+        help="CSV of lms_name,login: the LMS's name (or id) for each learner and their login",
+    )
     collect.add_argument("--report", help="also write every record to this CSV file")
     collect.set_defaults(handler=_cmd_collect)
-    prog = sub.add_parser(
-        "progress",
-        help="show your exercise and quiz progress",
-        description="Show the results recorded by check() in the notebooks.",
-    )
-    prog.add_argument("--json", action="store_true", help="print the rows as JSON")
-    prog.set_defaults(handler=_cmd_progress)
+
+
+# (Japanese, English) pairs, made into course.language.Text only when printed: importing the
+# course at the CLI's start would slow every command.
+_SAID: dict[str, tuple[str, str]] = {
+    "needs_distributed": (
+        "mcpmini grade: --scheduler には distributed が要ります（{error}）",
+        "mcpmini grade: --scheduler needs distributed ({error})",
+    ),
+    "no_page": (
+        "受講者 {learner!r} のフィードバックは書きませんでした（{why}）",
+        "no feedback page for learner {learner!r} ({why})",
+    ),
+    "pages": (
+        "フィードバック {pages} ページと {gradebook} を書きました",
+        "{pages} feedback pages and {gradebook} written",
+    ),
+    "rows": (
+        "{rows} 行（受講者 {learners} 人）を {out} に書きました: {counts}",
+        "{rows} rows for {learners} learners written to {out}: {counts}",
+    ),
+    "late": ("締め切り後の提出 {n}", "late {n}"),
+}
+
+
+def _said(name: str, **fields: Any) -> str:
+    from ..course.language import Text
+
+    return Text(*_SAID[name]).lang().format(**fields)
+
+
+def _assignments(args: argparse.Namespace) -> Any:
+    from pathlib import Path
+
+    from ..course.classroom.assignments import find_assignments, read_assignments
+
+    if args.assignments:
+        return read_assignments(Path(args.assignments))
+    found = find_assignments([Path(p) for p in args.submissions])
+    return read_assignments(found) if found is not None else None
+
+
+def _feedback_course(args: argparse.Namespace) -> Any:
+    """Where feedback goes: --feedback, else the course folder of a graded submitted/ tree."""
+    from pathlib import Path
+
+    if args.no_feedback:
+        return None
+    if args.feedback:
+        return Path(args.feedback)
+    first = Path(args.submissions[0]).absolute()
+    for place in (first, *first.parents):
+        if place.name == "submitted":
+            return place.parent
+    return first if (first / "submitted").is_dir() else None
 
 
 def _cmd_grade(args: argparse.Namespace) -> int:
-    from collections import Counter
+    from contextlib import ExitStack
 
-    from ..course.classroom import grade_class
+    from ..course.language import use
+
+    with ExitStack() as stack:
+        if args.lang:
+            stack.enter_context(use(args.lang))
+        return _grade(args)
+
+
+def _grade(args: argparse.Namespace) -> int:
+    from collections import Counter
+    from pathlib import Path
+
+    from ..course.classroom import AssignmentError, SubmissionError, grade_class
+    from ..course.classroom.cluster import SchedulerRefused, security_from
 
     try:
+        assignments = _assignments(args)
+        security = security_from(Path(args.tls)) if args.tls else None
         rows = grade_class(
             args.submissions,
             args.out,
@@ -101,37 +280,110 @@ def _cmd_grade(args: argparse.Namespace) -> int:
             require_isolation=args.require_isolation,
             scheduler=args.scheduler,
             connect_timeout=args.connect_timeout,
+            assignments=assignments,
+            only=args.assignment,
+            security=security,
         )
     except ImportError as exc:
-        echo(f"mcpmini grade: --scheduler needs distributed ({exc})", err=True)
+        echo(_said("needs_distributed", error=exc), err=True)
         return 2
     except RuntimeError as exc:
         echo(f"mcpmini grade: {exc}", err=True)
         return 2
+    except (AssignmentError, SubmissionError, SchedulerRefused) as exc:
+        raise UsageError(str(exc)) from None
     except (OSError, ValueError) as exc:  # grade_class's documented refusals of its arguments
         raise UsageError(str(exc)) from None
-    if args.feedback:
-        from pathlib import Path
-
+    course = _feedback_course(args)
+    if course is not None:
         from ..course.classroom import write_feedback, write_gradebook
 
-        course = Path(args.feedback)
         try:
-            pages, skipped = write_feedback(rows, course, assignment=args.assignment)
+            pages, skipped = write_feedback(rows, course)
             write_gradebook(rows, course / "gradebook.csv")
         except OSError as exc:
             raise UsageError(f"cannot write feedback: {exc}") from None
         for row in skipped:
-            if row.exercise:
-                echo(f"no feedback page for learner {row.learner!r}", err=True)
-        echo(f"{len(pages)} feedback pages and {course / 'gradebook.csv'} written")
+            if row.exercise and row.max_score:
+                why = f"{row.assignment}/{row.notebook}"
+                echo(_said("no_page", learner=row.learner, why=why), err=True)
+        echo(_said("pages", pages=len(pages), gradebook=course / "gradebook.csv"))
     counts = Counter(row.status.value for row in rows)
+    late = sum(1 for row in rows if row.late)
     learners = len({row.learner for row in rows})
-    echo(
-        f"{len(rows)} rows for {learners} learners written to {args.out}: "
-        + ", ".join(f"{status} {n}" for status, n in sorted(counts.items()))
-    )
+    summary = ", ".join(f"{status} {n}" for status, n in sorted(counts.items()))
+    if late:
+        summary += ", " + _said("late", n=late)
+    echo(_said("rows", rows=len(rows), learners=learners, out=args.out, counts=summary))
     return 0
+
+
+def _cmd_certs(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ..course.classroom.cluster import make_certificates
+
+    if args.days < 1:
+        raise UsageError(f"--days must be at least 1, got {args.days}")
+    try:
+        make_certificates(Path(args.folder), args.host, args.days)
+    except (FileExistsError, ValueError) as exc:
+        raise UsageError(str(exc)) from None
+    except OSError as exc:
+        raise UsageError(f"cannot write {args.folder}: {exc}") from None
+    d = Path(args.folder)
+    host = args.host[0] if args.host else "HOST"
+    echo(f"certificates written to {d} (keys readable by you alone; keep {d} from learners)")
+    echo(
+        f"  scheduler: dask scheduler --protocol tls --tls-ca-file {d}/ca.pem "
+        f"--tls-cert {d}/scheduler.pem --tls-key {d}/scheduler-key.pem "
+        "--dashboard-address 127.0.0.1:8787"
+    )
+    echo(
+        f"  worker:    dask worker tls://{host}:8786 --tls-ca-file {d}/ca.pem "
+        f"--tls-cert {d}/worker.pem --tls-key {d}/worker-key.pem"
+    )
+    echo(f"  grader:    mcpmini grade ... --scheduler tls://{host}:8786 --tls {d}")
+    return 0
+
+
+def _cmd_nbgrader(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ..course.catalogue import ALL_IDS
+    from ..course.classroom import Assignment, AssignmentError, read_assignments
+    from ..course.classroom.nbgrader import build_course
+
+    try:
+        if args.assignments:
+            assignments = read_assignments(Path(args.assignments))
+        else:
+            assignments = {"exercises": Assignment("exercises", ALL_IDS)}
+        written = build_course(
+            Path(args.folder), assignments, Path(args.course), edition=args.edition
+        )
+    except (AssignmentError, FileNotFoundError) as exc:
+        raise UsageError(str(exc)) from None
+    echo(f"{len(written)} source notebooks and nbgrader_config.py written to {args.folder}")
+    return 0
+
+
+def _cmd_release(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ..course.classroom import return_feedback
+
+    try:
+        written, skipped = return_feedback(
+            Path(args.course), Path(args.homes), assignment=args.assignment
+        )
+    except FileNotFoundError as exc:
+        raise UsageError(str(exc)) from None
+    for line in skipped:
+        echo(f"skipped: {line}", err=True)
+    learners = len({p.parents[2].name for p in written})
+    echo(f"{len(written)} files returned into the homes of {learners} learners")
+    return 1 if skipped else 0
 
 
 def _cmd_collect(args: argparse.Namespace) -> int:
@@ -139,22 +391,34 @@ def _cmd_collect(args: argparse.Namespace) -> int:
     from collections import Counter
     from pathlib import Path
 
-    from ..course.classroom import COPIED, RosterError, collect, read_roster
+    from ..course.classroom import (
+        COPIED,
+        PROBLEMS,
+        CollectError,
+        RosterError,
+        collect,
+        read_names,
+        read_roster,
+    )
     from ..course.classroom.spreadsheet import cells
 
     try:
         roster = read_roster(Path(args.roster)) if args.roster else None
+        names = read_names(Path(args.names)) if args.names else None
         records = collect(
             Path(args.source),
             Path(args.out),
             assignment=args.assignment,
             subdir=args.subdir,
             roster=roster,
+            form=args.lms,
+            pattern=args.pattern,
+            names=names,
         )
-    except (RosterError, OSError, ValueError) as exc:
+    except (RosterError, CollectError, OSError, ValueError) as exc:
         raise UsageError(str(exc)) from None
     for r in records:
-        if r.status.value != "collected":
+        if r.status in PROBLEMS:
             echo(
                 f"{r.status.value}: {r.learner or '?'}: {r.source}"
                 + (f" ({r.detail})" if r.detail else ""),
@@ -163,22 +427,25 @@ def _cmd_collect(args: argparse.Namespace) -> int:
     if args.report:
         with open(args.report, "w", newline="", encoding="utf-8") as fh:
             writer = csv.writer(fh)
-            writer.writerow(["learner", "exercise", "status", "source", "target", "detail"])
+            writer.writerow(["learner", "exercise", "status", "late", "source", "target", "detail"])
             for r in records:
                 target = str(r.target) if r.target else ""
+                late = "late" if r.late else ""
                 writer.writerow(
-                    cells([r.learner, r.exercise, r.status.value, r.source, target, r.detail])
+                    cells([r.learner, r.exercise, r.status.value, late, r.source, target, r.detail])
                 )
     counts = Counter(r.status.value for r in records)
     learners = len({r.learner for r in records if r.status in COPIED})
+    marked = sum(1 for r in records if r.late)
     echo(
         f"{sum(counts[s.value] for s in COPIED)} notebooks of {learners} learners collected into "
         f"{Path(args.out) / 'submitted'}"
+        + (f", {marked} marked late" if marked else "")
         + "".join(
             f", {status} {n}" for status, n in sorted(counts.items()) if status != "collected"
         )
     )
-    return 0 if all(r.status in COPIED for r in records) else 1
+    return 1 if any(r.status in PROBLEMS for r in records) else 0
 
 
 def _cmd_progress(args: argparse.Namespace) -> int:

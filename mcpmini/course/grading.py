@@ -507,8 +507,13 @@ class Exercise:
                 print(f"  {part.key}: {say(part.prompt)}{_w('options', opts=kinds[part.kind])}")
 
     def hint(self, n: int = 1) -> None:
-        """Print hint ``n`` (1-based); an out-of-range ``n`` prints how many hints exist."""
-        if not self.hints:
+        """Print hint ``n`` (1-based); an out-of-range ``n`` prints how many hints exist. In a
+        class whose instructor switched hints off (:mod:`.policy`) it says so."""
+        from .policy import OFF, allowed
+
+        if not allowed("hints", self.environ):
+            print(say(OFF["hints"]))
+        elif not self.hints:
             print(_w("no_hints"))
         elif isinstance(n, int) and 1 <= n <= len(self.hints):
             print(_w("hint", n=n, total=len(self.hints), text=say(self.hints[n - 1])))
@@ -516,7 +521,13 @@ class Exercise:
             print(_w("hint_range", total=len(self.hints)))
 
     def solution(self) -> None:
-        """Print the worked solution (computed from the runtime where it shows numbers)."""
+        """Print the worked solution (computed from the runtime where it shows numbers); in a
+        class whose instructor switched solutions off (:mod:`.policy`) it says so."""
+        from .policy import OFF, allowed
+
+        if not allowed("solutions", self.environ):
+            print(say(OFF["solutions"]))
+            return
         text = self.solution_text() if callable(self.solution_text) else self.solution_text
         print(_w("solution", id=self.id, text=say(text)))
 

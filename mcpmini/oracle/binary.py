@@ -33,7 +33,7 @@ __all__ = [
     "install_claude",
 ]
 
-PIN = "2.1.328"
+PIN = "2.1.332"
 ENV_VAR = "MCPMINI_CLAUDE_CODE"
 INSTALL_DIR = Path(__file__).resolve().parents[2] / ".claude-code"
 INSTALL_TIMEOUT = 600.0
@@ -141,8 +141,8 @@ def _install_locked(version: str, root: Path) -> Path:
 
 
 def binary_version(binary: Path) -> str:
-    """The version a Claude Code binary reports (``2.1.328``). Raises :class:`ClaudeCodeMissing`
-    when it does not run or prints something unexpected."""
+    """The version a Claude Code binary reports (the first word of ``claude --version``).
+    Raises :class:`ClaudeCodeMissing` when it does not run or prints something unexpected."""
     try:
         proc = subprocess.run(
             [str(binary), "--version"], capture_output=True, text=True, timeout=30, check=False

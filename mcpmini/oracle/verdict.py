@@ -58,6 +58,9 @@ CAUSES: tuple[tuple[str, Cause], ...] = (
     ("asked for confirmation", Cause.PROMPT),  # a hook's ask, refused headlessly
     ("while in plan mode", Cause.PROMPT),  # plan's ask of an edit, refused headlessly
     ("this command requires approval", Cause.PROMPT),
+    # found by the fuzzer: a redirect followed by more words ("echo x > f # note") is asked
+    # in an interactive session; claude -p refuses that prompt with this reason instead
+    ("redirect has multiple targets", Cause.PROMPT),
     ("auto mode is unavailable", Cause.CLASSIFIER),
     ("hook error", Cause.HOOK),
     ("blocked by hook", Cause.HOOK),

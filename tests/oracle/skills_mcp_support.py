@@ -1,6 +1,7 @@
-"""Shared parts of the skills and MCP differential tests: the pinned binary (skip with the
-reason when npm or bubblewrap is missing, fail under ``CI=true``), runs of many cases at once,
-and reading the skill listing out of what the model was shown."""
+"""Shared parts of the plugins, skills and MCP differential tests: the binary to judge against
+(the pin, or the one ``MCPMINI_CLAUDE_CODE`` names; skip with the reason when npm or
+bubblewrap is missing, fail under ``CI=true``), runs of many cases at once, and reading the
+skill listing out of what the model was shown."""
 
 from __future__ import annotations
 
@@ -13,7 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from mcpmini.oracle import Case, ClaudeCodeMissing, Session, install_claude, run_case
+from mcpmini.oracle import (
+    Case,
+    ClaudeCodeMissing,
+    Session,
+    binary_version,
+    install_claude,
+    run_case,
+)
 from mcpmini.skills.listing import HEADER
 
 __all__ = ["claude_or_skip", "listing_block", "listing_entries", "run_many"]
@@ -23,14 +31,19 @@ WORKERS = 3
 
 
 def claude_or_skip() -> Path:
-    """The pinned Claude Code (installed with npm if needed). Skips with the reason when npm
-    or bubblewrap is missing; under ``CI=true`` that is a failure."""
+    """The Claude Code to judge against: the one ``MCPMINI_CLAUDE_CODE`` names (``make drift``
+    runs these checks against the newest release that way), else the pin (installed with npm
+    if needed). Skips with the reason when npm or bubblewrap is missing; under ``CI=true``
+    that is a failure."""
     reason = None
+    named = os.environ.get("MCPMINI_CLAUDE_CODE")
     if shutil.which("bwrap") is None:
         reason = "bubblewrap (bwrap) is missing"
     else:
         try:
-            return install_claude()
+            binary = Path(named) if named else install_claude()
+            binary_version(binary)
+            return binary
         except ClaudeCodeMissing as exc:
             reason = str(exc)
     if os.environ.get("CI") == "true":

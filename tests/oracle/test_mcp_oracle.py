@@ -1,4 +1,4 @@
-"""The MCP tools Claude Code 2.1.328 shows the model equal mcpmini's inventory, and what it does
+"""The MCP tools the pinned Claude Code shows the model equal mcpmini's inventory, and what it does
 with a large tool result equals :func:`mcpmini.agent.registry.result_fate`.
 
 A real mcpmini stdio server (``mcp_sizes_server.py``) is configured for Claude Code (run offline
@@ -9,7 +9,8 @@ sent (cut past 4,096 characters), which tools are left out (names past 128 chara
 are deferred behind ToolSearch (the default, ``ENABLE_TOOL_SEARCH`` true / false / auto,
 ``alwaysLoad`` on the server or in the tool's ``_meta``), and, by bisection around the measured
 thresholds, whether a result arrives whole, saved with a preview, or refused. The recorded facts
-for the course (``mcpmini/course/data/claude_code/``) are checked against the binary too.
+for the course (``mcpmini/course/data/claude_code/claude_code_<PIN>.json``) are checked against
+the binary too.
 """
 
 from __future__ import annotations
@@ -26,13 +27,13 @@ import pytest
 from mcpmini.agent.registry import ResultFate, result_fate
 from mcpmini.config.inventory import deferred_names, take_inventory
 from mcpmini.config.precedence import Resolved
-from mcpmini.oracle import Call, Case, Session
+from mcpmini.oracle import PIN, Call, Case, Session
 
 from .mcp_sizes_server import blob
 from .skills_mcp_support import claude_or_skip, run_many
 
 SERVER = Path(__file__).with_name("mcp_sizes_server.py")
-FACTS = Path(__file__).parents[2] / "mcpmini/course/data/claude_code/claude_code_2.1.328.json"
+FACTS = Path(__file__).parents[2] / f"mcpmini/course/data/claude_code/claude_code_{PIN}.json"
 
 
 @dataclass(frozen=True)
@@ -222,6 +223,7 @@ def test_a_large_result_is_whole_saved_or_refused_as_result_fate_says(
 
 def test_the_recorded_facts_are_what_the_binary_shows(sessions: dict[str, Session]) -> None:
     facts = json.loads(FACTS.read_text(encoding="utf-8"))
+    assert facts["version"] == PIN
     first = _first(sessions["tool-search-true-defers"])
     builtin = [str(t["name"]) for t in first["tools"] if not str(t["name"]).startswith("mcp__")]
     # the harness passes --permission-prompt-tool, which adds AskUserQuestion and plan mode

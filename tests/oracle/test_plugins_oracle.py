@@ -2,7 +2,8 @@
 
 Every plugin and the marketplace of the pinned ``claude-plugins-official`` snapshot, and every
 generated variant (``plugin_variants.py``), is validated by ``claude plugin validate --json``
-(the pinned 2.1.328, installed by the project's own ``install_claude``) and by
+(the pin, installed by the project's own ``install_claude``, or the one
+``MCPMINI_CLAUDE_CODE`` names) and by
 :func:`mcpmini.config.validation.validate`; the normalised verdicts (``plugin_oracle.py``:
 pass/fail, the set of (severity, file, path head), the provided names) must be equal.
 
@@ -12,7 +13,6 @@ tests skip saying why; under ``CI=true`` that is a failure.
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -22,10 +22,10 @@ from typing import Any
 import pytest
 
 from mcpmini.config.validation import validate
-from mcpmini.oracle import PIN, ClaudeCodeMissing, binary_version, find_claude, install_claude
 
 from .plugin_oracle import Verdict, claude_verdict, mcpmini_verdict, run_validate
 from .plugin_variants import SNAPSHOT, VARIANTS
+from .skills_mcp_support import claude_or_skip
 
 # The module fixture runs about 220 binaries: ~50 s on a quiet 2-core machine, minutes under load.
 pytestmark = pytest.mark.timeout(1200)
@@ -40,21 +40,10 @@ CORPUS = [
 ]
 
 
-def _binary() -> Path:
-    found = find_claude(os.environ)
-    try:
-        binary = found if found and binary_version(found) == PIN else install_claude()
-    except ClaudeCodeMissing as exc:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI=true but Claude Code {PIN} is unavailable: {exc}")
-        pytest.skip(f"Claude Code {PIN} is unavailable: {exc}")
-    return binary
-
-
 @pytest.fixture(scope="module")
 def cases(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, tuple[Path, Verdict]]]:
     """Every case's folder and Claude Code's verdict on it (the binary runs here, 2 at once)."""
-    binary = _binary()
+    binary = claude_or_skip()
     base = tmp_path_factory.mktemp("variants")
     folders = {f"corpus:{rel}": SNAPSHOT / rel for rel in CORPUS}
     for name, build in VARIANTS.items():
@@ -108,7 +97,7 @@ def test_the_corpus_and_the_variants_are_large_enough_to_mean_something(
 def test_strict_fails_on_warnings_in_both(rel: str, capsys: pytest.CaptureFixture[str]) -> None:
     from mcpmini.cli import main
 
-    strict = run_validate(_binary(), SNAPSHOT / rel, strict=True)
+    strict = run_validate(claude_or_skip(), SNAPSHOT / rel, strict=True)
     code = main(["plugin", "validate", "--strict", "--json", str(SNAPSHOT / rel)])
     capsys.readouterr()
     assert (code == 0) is bool(strict["success"])

@@ -39,7 +39,49 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-__all__ = ["GradeRow", "RowStatus", "grade_notebook", "identify_exercise"]
+from ..language import Text
+
+__all__ = ["NOTES", "GradeRow", "RowStatus", "grade_notebook", "identify_exercise", "note"]
+
+#: Every note the grader writes into a row's feedback, in both languages (the CSV and the
+#: feedback pages are in the language :func:`~mcpmini.course.language.current` gives).
+NOTES: dict[str, Text] = {
+    "symlink": Text(
+        "シンボリックリンクなので採点しません（採点するのは受講者自身のファイルだけです）",
+        "a symbolic link, not graded (only the learner's own files are)",
+    ),
+    "which": Text("どの演習か分かりません", "cannot tell which exercise this is"),
+    "empty": Text("空のファイル", "empty file"),
+    "not_utf8": Text(
+        "ノートブックではありません（UTF-8 のテキストでない）", "not a notebook (not UTF-8 text)"
+    ),
+    "not_json": Text("ノートブックではありません（JSON でない）", "not a notebook (not JSON)"),
+    "not_valid": Text("正しいノートブックではありません（{why}）", "not a valid notebook ({why})"),
+    "too_large": Text("ファイルが大きすぎます（{size} バイト）", "file too large ({size} bytes)"),
+    "unreadable": Text("読めません（{why}）", "unreadable ({why})"),
+    "not_notebook": Text("ノートブックではありません（{why}）", "not a notebook ({why})"),
+    "no_start": Text("実行を始められませんでした（{why}）", "could not start the runner ({why})"),
+    "timed_out": Text("{timeout:g} 秒で時間切れ{where}", "timed out after {timeout:g} s{where}"),
+    "in_cell": Text("（セル {cell}）", " in cell {cell}"),
+    "runner_crashed": Text(
+        "実行が異常終了しました（終了コード {code}）",
+        "the notebook runner crashed (exit code {code})",
+    ),
+    "kernel_died": Text("カーネルが停止しました{where}", "the kernel died{where}"),
+    "could_not_run": Text("実行できませんでした（{why}）", "could not run ({why})"),
+    "unread": Text("答えを読み取れませんでした", "answers could not be read"),
+    "raised": Text("セル {cell} で {ename}: {evalue}", "cell {cell} raised {ename}: {evalue}"),
+    "not_attempted": Text("どの設問にも答えていません", "no part answered"),
+    "no_variable": Text(
+        "ノートブックに変数 {variable!r} がありません", "no variable {variable!r} in the notebook"
+    ),
+}
+
+
+def note(name: str, **fields: Any) -> str:
+    """The note ``name`` of :data:`NOTES` in the current language, formatted."""
+    return NOTES[name].lang().format(**fields)
+
 
 MAX_NOTEBOOK_BYTES = 20_000_000
 #: The ``mcpmini`` package (``mcpmini/course/classroom/`` is two levels below it), the one
@@ -61,8 +103,14 @@ class RowStatus(StrEnum):
 
 @dataclass(frozen=True)
 class GradeRow:
-    """One CSV row. ``answer`` is the learner's answer as the runner read it back (plain
-    JSON values; ``None`` when none was read); it is not a CSV cell and not compared."""
+    """One CSV row: a learner's exercise in one assignment.
+
+    ``score`` is what the checker gave, ``penalty`` what lateness takes from it
+    (:meth:`points` is the rest), ``late`` whether the notebook came in after the due date.
+    ``notebook`` is the submitted file's name without ``.ipynb`` (nbgrader's notebook id; the
+    exercise's own notebook name for a row of nothing handed in). ``answer`` is the learner's
+    answer as the runner read it back (plain JSON values; ``None`` when none was read); it is
+    not a CSV cell and not compared."""
 
     learner: str
     exercise: str
@@ -71,19 +119,32 @@ class GradeRow:
     status: RowStatus
     feedback: str
     answer: Any = field(default=None, compare=False, repr=False)
+    assignment: str = ""
+    notebook: str = ""
+    penalty: int = 0
+    late: bool = False
+
+    @property
+    def points(self) -> int:
+        """The points that count: ``score`` less the late ``penalty``."""
+        return max(0, self.score - self.penalty)
 
     def as_list(self) -> list[Any]:
-        """The CSV cells. Every text cell goes through :func:`.spreadsheet.cell`: text a
-        learner controls (folder names, file names, exception messages) that a spreadsheet
-        would run as a formula gets a leading quote."""
+        """The CSV cells, in the order of :data:`.batch.COLUMNS`. Every text cell goes through
+        :func:`.spreadsheet.cell`: text a learner controls (folder names, file names,
+        exception messages) that a spreadsheet would run as a formula gets a leading quote."""
         from .spreadsheet import cells
 
         return cells(
             [
                 self.learner,
+                self.assignment,
                 self.exercise,
+                self.notebook,
                 self.score,
                 self.max_score,
+                self.penalty,
+                "late" if self.late else "",
                 self.status.value,
                 self.feedback,
             ]
@@ -105,7 +166,10 @@ def identify_exercise(path: Path, nb: Any | None = None) -> str:
     return named if named in ALL_IDS else ""
 
 
-SYMLINK = "a symbolic link, not graded (only the learner's own files are)"
+#: Why a linked submission is not graded, in the current language.
+SYMLINK_NOTE = NOTES["symlink"]
+#: The code of a job refused for being a link (see :class:`.batch.Submission`).
+SYMLINK = "symlink"
 
 
 class SymlinkRefused(OSError):
@@ -130,7 +194,7 @@ def read_submission(path: Path) -> bytes:
         if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
             raise OSError(errno.EINVAL, "not a regular file", str(path))
         if size > MAX_NOTEBOOK_BYTES:
-            raise ValueError(f"file too large ({size} bytes)")
+            raise ValueError(note("too_large", size=size))
         return fh.read(MAX_NOTEBOOK_BYTES + 1)
 
 
@@ -145,23 +209,23 @@ def _read(path: Path) -> tuple[Any | None, str, bytes]:
     try:
         raw = read_submission(path)
         if not raw:
-            return None, "empty file", raw
+            return None, note("empty"), raw
         nb = nbformat.reads(raw.decode("utf-8"), as_version=4)
         nbformat.validate(nb)
     except SymlinkRefused:
         raise
     except UnicodeDecodeError:
-        return None, "not a notebook (not UTF-8 text)", raw
+        return None, note("not_utf8"), raw
     except nbformat.reader.NotJSONError:
-        return None, "not a notebook (not JSON)", raw
+        return None, note("not_json"), raw
     except nbformat.ValidationError as exc:
-        return None, f"not a valid notebook ({exc.message[:120]})", raw
+        return None, note("not_valid", why=exc.message[:120]), raw
     except ValueError as exc:
         return None, str(exc), raw
     except OSError as exc:
-        return None, f"unreadable ({exc.strerror or type(exc).__name__})", raw
+        return None, note("unreadable", why=exc.strerror or type(exc).__name__), raw
     except Exception as exc:
-        return None, f"not a notebook ({type(exc).__name__})", raw
+        return None, note("not_notebook", why=type(exc).__name__), raw
     return nb, "", raw
 
 
@@ -253,7 +317,7 @@ async def grade_notebook(
         exercise = identify_exercise(path) or exercise
         max_score = get_exercise(exercise).max_score if exercise else 0
         return GradeRow(
-            learner, exercise, 0, max_score, RowStatus.REFUSED, f"{path.name}: {SYMLINK}"
+            learner, exercise, 0, max_score, RowStatus.REFUSED, f"{path.name}: {note('symlink')}"
         )
     exercise = identify_exercise(path, nb) if nb is not None else exercise
     if not exercise:
@@ -263,7 +327,7 @@ async def grade_notebook(
             0,
             0,
             RowStatus.INVALID,
-            f"{path.name}: {why or 'cannot tell which exercise this is'}",
+            f"{path.name}: {why or note('which')}",
         )
     ex = get_exercise(exercise)
     row = GradeRow(learner, exercise, 0, ex.max_score, RowStatus.INVALID, f"{path.name}: {why}")
@@ -292,7 +356,7 @@ async def grade_notebook(
             return replace(
                 row,
                 status=RowStatus.ERROR,
-                feedback=f"{path.name}: could not start the runner ({exc})"[:300],
+                feedback=f"{path.name}: {note('no_start', why=exc)}"[:300],
             )
         try:
             data, hung = await asyncio.to_thread(
@@ -306,42 +370,59 @@ async def grade_notebook(
     result = _result_line(data + b"\n", nonce)
     if hung:
         return replace(
-            row, status=RowStatus.TIMEOUT, feedback=f"{path.name}: timed out after {timeout:g} s"
+            row,
+            status=RowStatus.TIMEOUT,
+            feedback=f"{path.name}: {note('timed_out', timeout=timeout, where='')}",
         )
     if result is None:
         return replace(
             row,
             status=RowStatus.ERROR,
-            feedback=f"{path.name}: the notebook runner crashed (exit code {proc.returncode})",
+            feedback=f"{path.name}: {note('runner_crashed', code=proc.returncode)}",
         )
     return _graded_row(row, result, ex, len(nb.cells), path.name, timeout)
+
+
+def _crash(value: Any) -> str:
+    """The runner's first error (``{"cell", "ename", "evalue"}``) as a note, ``""`` for none."""
+    if not isinstance(value, dict):
+        return ""
+    return note(
+        "raised",
+        cell=value.get("cell"),
+        ename=str(value.get("ename")),
+        evalue=str(value.get("evalue"))[:100],
+    )
 
 
 def _graded_row(
     row: GradeRow, result: dict[str, Any], ex: Any, cells: int, name: str, timeout: float
 ) -> GradeRow:
     """The row for the runner's last ``result`` on a notebook of ``cells`` cells."""
-    where = f" in cell {result['cell']}" if 1 <= int(result.get("cell") or 0) <= cells else ""
-    crash = str(result.get("crash") or "")
+    cell = int(result.get("cell") or 0)
+    where = note("in_cell", cell=cell) if 1 <= cell <= cells else ""
+    crash = _crash(result.get("crash"))
     if result["status"] == "timeout":
         return replace(
             row,
             status=RowStatus.TIMEOUT,
-            feedback=f"{name}: timed out after {timeout:g} s{where}",
+            feedback=f"{name}: {note('timed_out', timeout=timeout, where=where)}",
         )
     if result["status"] == "dead":
-        return replace(row, status=RowStatus.ERROR, feedback=f"{name}: the kernel died{where}")
+        return replace(
+            row, status=RowStatus.ERROR, feedback=f"{name}: {note('kernel_died', where=where)}"
+        )
     if result["status"] == "failed":
         return replace(
             row,
             status=RowStatus.ERROR,
-            feedback=f"{name}: could not run ({result.get('error')})"[:300],
+            feedback=f"{name}: {note('could_not_run', why=result.get('error'))}"[:300],
         )
     if "found" not in result:
         return replace(
             row,
             status=RowStatus.ERROR,
-            feedback=f"{name}: answers could not be read" + (f"; {crash}" if crash else ""),
+            feedback=f"{name}: {note('unread')}" + (f"; {crash}" if crash else ""),
         )
     answer = result.get("answer") if result["found"] else None
     report = ex.grade(answer)
@@ -351,8 +432,8 @@ def _graded_row(
         status = RowStatus.NOT_ATTEMPTED
     else:
         status = RowStatus.GRADED
-    detail = "no part answered" if status is RowStatus.NOT_ATTEMPTED else report.feedback()
+    detail = note("not_attempted") if status is RowStatus.NOT_ATTEMPTED else report.feedback()
     notes = "; ".join(bit for bit in (crash, detail, *report.notes) if bit)
     if not result["found"]:
-        notes = f"no variable {ex.variable!r} in the notebook" + (f"; {notes}" if notes else "")
+        notes = note("no_variable", variable=ex.variable) + (f"; {notes}" if notes else "")
     return replace(row, score=report.score, status=status, feedback=notes, answer=answer)

@@ -5,7 +5,8 @@ digit, then up to 31 lowercase letters, digits, ``.``, ``-`` (a POSIX account na
 JupyterHub user, an nbgrader student id and a folder name at once; no ``_``, which LMS
 download names use as their separator). A roster file is UTF-8 text, one name a line;
 blank lines and ``#`` comments are ignored; a duplicate or invalid name is an error that
-names its line.
+names its line. Every check is of the whole string (``fullmatch``): ``alice\n`` is not
+``alice``, nor a name of its own.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from pathlib import Path
 
 __all__ = ["LEARNER_NAME", "RosterError", "is_learner_name", "parse_roster", "read_roster"]
 
-LEARNER_NAME = re.compile(r"^[a-z0-9][a-z0-9.-]{0,31}$")
+#: Matched against the whole name (``fullmatch``): ``$`` alone would accept a trailing newline.
+LEARNER_NAME = re.compile(r"[a-z0-9][a-z0-9.-]{0,31}")
 
 
 class RosterError(ValueError):
@@ -24,7 +26,12 @@ class RosterError(ValueError):
 
 def is_learner_name(name: str) -> bool:
     """Whether ``name`` is a usable learner name (see the module rules)."""
-    return bool(LEARNER_NAME.match(name)) and ".." not in name and not name.endswith(".")
+    return (
+        isinstance(name, str)
+        and LEARNER_NAME.fullmatch(name) is not None
+        and ".." not in name
+        and not name.endswith(".")
+    )
 
 
 def parse_roster(text: str, source: str = "roster") -> list[str]:

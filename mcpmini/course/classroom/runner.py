@@ -93,12 +93,14 @@ def _kernel_manager_class() -> type:
     return CurrentEnvKernelManager
 
 
-def _first_error(cells: Sequence[Any]) -> str:
+def _first_error(cells: Sequence[Any]) -> dict[str, Any] | None:
+    """The first error output: its cell (1-based), name and value (the grader words it)."""
     for index, cell in enumerate(cells):
         for out in cell.get("outputs", []) if cell.get("cell_type") == "code" else []:
             if out.get("output_type") == "error":
-                return f"cell {index + 1} raised {out.get('ename')}: {str(out.get('evalue'))[:100]}"
-    return ""
+                value = str(out.get("evalue"))[:100]
+                return {"cell": index + 1, "ename": str(out.get("ename")), "evalue": value}
+    return None
 
 
 def _make_undumpable() -> None:
