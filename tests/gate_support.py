@@ -559,6 +559,9 @@ class Tripwire:
             "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
             "--tmpfs", "/tmp", "--tmpfs", "/root", "--tmpfs", "/home", "--tmpfs", "/run",
             *self._python_binds(),
+            # the driver itself, wherever the checkout lies (a clone under /tmp or /root is
+            # hidden by the tmpfs above)
+            "--ro-bind", str(DRIVER), str(DRIVER),
             "--bind", str(self.root), str(self.root),
             "--chdir", str(self.ws), "--",
             python, "-I", str(DRIVER), str(plan),
