@@ -30,10 +30,13 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from mcpmini.permissions import gate
 from mcpmini.permissions.commands import READERS
@@ -49,6 +52,7 @@ __all__ = [
     "generate",
     "smallest",
     "tripwire_available",
+    "tripwire_or_skip",
 ]
 
 SECRET = "TRIPWIRE-SECRET-7f3a"
@@ -647,3 +651,19 @@ def _programs(command: str) -> list[str]:
 def workspace() -> Tripwire:
     """A fresh tripwire workspace in a temporary folder (removed by the caller)."""
     return Tripwire(Path(tempfile.mkdtemp(prefix="gate-tripwire-")))
+
+
+@contextmanager
+def tripwire_or_skip() -> Iterator[Tripwire]:
+    """A :func:`workspace` for one test module, removed at its end; where the tripwire cannot
+    run, a skip saying why (a failure under ``CI=true``)."""
+    why = tripwire_available()
+    if why:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"the tripwire cannot run: {why}")
+        pytest.skip(why)
+    made = workspace()
+    try:
+        yield made
+    finally:
+        shutil.rmtree(made.root, ignore_errors=True)

@@ -16,7 +16,6 @@ Without bubblewrap or strace it skips saying why (a failure under ``CI=true``).
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Iterator
 
 import pytest
@@ -26,8 +25,7 @@ from gate_support import (
     bind,
     generate,
     smallest,
-    tripwire_available,
-    workspace,
+    tripwire_or_skip,
 )
 
 from mcpmini.permissions import analyze
@@ -40,16 +38,8 @@ CASES = int(os.environ.get("MCPMINI_GATE_CASES", "3000"))
 
 @pytest.fixture(scope="module")
 def tripwire() -> Iterator[Tripwire]:
-    why = tripwire_available()
-    if why:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"the tripwire cannot run: {why}")
-        pytest.skip(why)
-    made = workspace()
-    try:
+    with tripwire_or_skip() as made:
         yield made
-    finally:
-        shutil.rmtree(made.root, ignore_errors=True)
 
 
 def test_the_tripwire_catches_each_thing_a_read_must_not_do(tripwire: Tripwire) -> None:

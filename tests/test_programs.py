@@ -5,12 +5,11 @@ one that runs."""
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Iterator
 
 import pytest
-from gate_support import Tripwire, tripwire_available, workspace
+from gate_support import Tripwire, tripwire_or_skip
 
 from mcpmini.permissions.programs import RUNNERS, claude_sees, claude_strip, peel, unwrap
 
@@ -193,16 +192,8 @@ def test_the_list_of_runners_holds_the_issues_programs() -> None:
 
 @pytest.fixture(scope="module")
 def tripwire() -> Iterator[Tripwire]:
-    why = tripwire_available()
-    if why:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"the tripwire cannot run: {why}")
-        pytest.skip(why)
-    made = workspace()
-    try:
+    with tripwire_or_skip() as made:
         yield made
-    finally:
-        shutil.rmtree(made.root, ignore_errors=True)
 
 
 @pytest.mark.tripwire
