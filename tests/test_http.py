@@ -4,6 +4,7 @@ input."""
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import httpx
 import orjson
@@ -475,3 +476,102 @@ def test_serve_http_and_call_url_work_from_the_command_line():
         assert legacy.returncode == 0 and legacy.stdout.splitlines()[-1].startswith("add:")
         bad = call("tools/list", "--header", "no colon")
         assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+# --- the standalone stream exists before the client goes on (issue 27) --------------------
+
+
+def _late_stream_server(delay: float) -> tuple[Any, dict[str, Any]]:
+    """A handshake-wire server, as the TypeScript SDK's behaves: a request it sends while no
+    standalone ``GET`` stream is registered is dropped. Its ``GET`` is processed ``delay``
+    seconds late (a busy server). ``tools/call`` sends ``elicitation/create`` on the
+    standalone stream and answers with what became of it."""
+    import asyncio
+
+    seen: dict[str, Any] = {"stream": None, "answers": None}
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        body = b""
+        while True:
+            event = await receive()
+            body += event.get("body", b"")
+            if not event.get("more_body"):
+                break
+        json_headers = [(b"content-type", b"application/json"), (b"mcp-session-id", b"s1")]
+        if scope["method"] == "GET":
+            await asyncio.sleep(delay)
+            stream: asyncio.Queue[bytes] = asyncio.Queue()
+            seen["stream"] = stream
+            head = [(b"content-type", b"text/event-stream")]
+            await send({"type": "http.response.start", "status": 200, "headers": head})
+            await send({"type": "http.response.body", "body": b"", "more_body": True})
+            while True:
+                chunk = await stream.get()
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+        if scope["method"] == "DELETE":
+            await send({"type": "http.response.start", "status": 200, "headers": []})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        message = orjson.loads(body)
+        reply: dict[str, Any] | None = None
+        if message.get("method") == "initialize":
+            result = {
+                "protocolVersion": message["params"]["protocolVersion"],
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "late-stream", "version": "1"},
+            }
+            reply = {"jsonrpc": "2.0", "id": message["id"], "result": result}
+        elif message.get("method") == "tools/call":
+            answered = asyncio.get_running_loop().create_future()
+            seen["answers"] = answered
+            what = "dropped: no standalone stream yet"
+            if seen["stream"] is not None:
+                ask = {"message": "Go on?", "requestedSchema": {"type": "object"}}
+                seen["stream"].put_nowait(sse_event(Request(99, "elicitation/create", ask)))
+                try:
+                    what = (await asyncio.wait_for(answered, 10))["action"]
+                except TimeoutError:
+                    what = "no answer"
+            text = {"content": [{"type": "text", "text": what}], "isError": False}
+            reply = {"jsonrpc": "2.0", "id": message["id"], "result": text}
+        elif message.get("id") == 99 and seen["answers"] is not None:
+            seen["answers"].set_result(message["result"])
+        if reply is None:
+            await send({"type": "http.response.start", "status": 202, "headers": json_headers})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        await send({"type": "http.response.start", "status": 200, "headers": json_headers})
+        await send({"type": "http.response.body", "body": orjson.dumps(reply)})
+
+    return app, seen
+
+
+def test_a_request_the_server_sends_on_the_standalone_stream_at_once_is_not_lost():
+    # Under load the client's GET thread reached the server after its first tools/call, and
+    # the conformance suite's elicitation scenario lost its request (seen once at load 30).
+    app, _ = _late_stream_server(delay=1.0)
+    with serve_http(app) as url:
+        client = Client(
+            HttpTransport(url, timeout=10),
+            mode="legacy",
+            timeout=15,
+            capabilities={"elicitation": {}},
+            handlers={"elicitation/create": lambda params: {"action": "accept", "content": {}}},
+        )
+        with client:
+            client.connect()
+            assert client.call_tool("ask", {}).text == "accept"
+
+
+def test_a_server_that_never_answers_its_get_holds_connect_at_most_the_stream_wait(monkeypatch):
+    from mcpmini.mcp import http_client
+
+    monkeypatch.setattr(http_client, "STREAM_WAIT", 0.2)
+    app, seen = _late_stream_server(delay=3600)  # the GET never gets its headers
+    with serve_http(app, stop_timeout=1) as url:
+        with Client(HttpTransport(url, timeout=10), mode="legacy", timeout=15) as client:
+            client.connect()  # returns: the stream is optional
+            assert seen["stream"] is None
+            assert client.call_tool("ask", {}).text == "dropped: no standalone stream yet"

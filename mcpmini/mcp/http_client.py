@@ -12,9 +12,11 @@ with the same auto / modern / legacy logic. Underneath:
   (from the request's ``_meta`` on the stateless wire, from the ``initialize`` reply on the
   handshake wire), ``Mcp-Session-Id`` once the server gave one, ``Mcp-Method`` / ``Mcp-Name``
   on the stateless wire, plus any fixed ``headers`` (e.g. ``Authorization``);
-* after ``notifications/initialized`` the standalone ``GET`` stream is opened (a ``405`` means
-  the server offers none); an event stream cut before the reply is resumed with ``GET`` and
-  ``Last-Event-ID`` after the server's ``retry`` delay;
+* after ``notifications/initialized`` the standalone ``GET`` stream is opened, and ``send``
+  returns once its status is known (at most :data:`STREAM_WAIT` seconds), so a request the
+  server sends there at once is not lost (a ``405`` means the server offers none);
+* an event stream cut before the reply is resumed with ``GET`` and ``Last-Event-ID`` after
+  the server's ``retry`` delay;
 * an HTTP status without a JSON-RPC body (``404``, ``500`` …) is the server's answer: it
   becomes an error reply to the request (the server error kind of the failure contract);
 * an exchange that fails on the way (the server cannot be reached, does not answer in time,
@@ -71,11 +73,16 @@ if TYPE_CHECKING:
     import httpx
 
 __all__ = [
+    "STREAM_WAIT",
     "HttpExchange",
     "HttpTransport",
 ]
 
 _CLOSED = object()
+
+#: how long opening the standalone stream may hold ``notifications/initialized`` at most (the
+#: stream is optional: a server that never answers its ``GET`` costs this once, not a call)
+STREAM_WAIT = 5.0
 
 
 @dataclass(frozen=True)
@@ -560,12 +567,28 @@ class HttpTransport:
         )
 
     def _start_stream(self) -> None:
+        """Open the standalone ``GET`` stream and wait (bounded) until its status is known.
+
+        A server may send a request on that stream as soon as it exists and drops what it
+        sends while there is none (the TypeScript SDK does): returning before the ``GET`` has
+        reached the server let a busy machine lose a server's first request.
+        """
         if not self.open_stream or self.session_id is None or self._stream is not None:
             return
-        self._stream = threading.Thread(target=self._listen, name="mcp-http-get", daemon=True)
+        known = threading.Event()
+        self._stream = threading.Thread(
+            target=self._listen, args=(known,), name="mcp-http-get", daemon=True
+        )
         self._stream.start()
+        known.wait(self.deadline.within(min(self.timeout, STREAM_WAIT)).left())
 
-    def _listen(self) -> None:
+    def _listen(self, known: threading.Event) -> None:
+        try:
+            self._listen_until_closed(known)
+        finally:
+            known.set()
+
+    def _listen_until_closed(self, known: threading.Event) -> None:
         headers = {**self._base_headers(), "accept": "text/event-stream"}
         if self.session_id is not None:
             headers["mcp-session-id"] = self.session_id
@@ -577,6 +600,7 @@ class HttpTransport:
                 timeout=self._httpx.Timeout(self.timeout, read=None),
             ) as response:
                 self.statuses.append(("GET", response.status_code))
+                known.set()
                 if response.status_code != 200:
                     return
                 lines = _capped_lines(response.iter_bytes(), self.max_reply)
