@@ -33,6 +33,11 @@ PER_SESSION = 30
 #: One session's deadline: some approved commands wait on their input or follow a file until
 #: the call's 8 s timeout (``tail -F``, ``strings``), and a loaded machine was seen to need
 #: more than 360 s for 30 calls; pytest-timeout's bound is that and a margin.
+#: Observed in 2.1.332: a Bash call that outlives its ``timeout`` is moved to the background
+#: and ``claude -p`` then waits for it, so one approved ``tail -F`` held a session 610 s on a
+#: quiet machine; with background tasks off the call ends at its timeout (exit 143) with the
+#: same verdict (measured: a one-call ``tail -F`` session, 200 s and unfinished → 5.1 s).
+ENV = {"CLAUDE_CODE_DISABLE_BACKGROUND_TASKS": "1"}
 _RUN_TIMEOUT = 120 + 25 * PER_SESSION
 _SESSION_TIMEOUT = _RUN_TIMEOUT + 60
 FILES = {
@@ -64,6 +69,7 @@ def _case(name: str, commands: list[str], link: str) -> Case:
             "name": name,
             "files": FILES,
             "copies": {"{ws}": link},
+            "env": ENV,
             "calls": [{"bash": c, "input": {"timeout": 8000}} for c in commands],
         }
     )
