@@ -246,7 +246,7 @@ def parse_front_matter(
     return FrontMatter(fields, body, where, tuple(problems))
 
 
-# --- the front matter as ``claude plugin validate`` reads it (Claude Code 2.1.328) ------------
+# --- the front matter as ``claude plugin validate`` reads it (Claude Code 2.1.332) ------------
 #
 # Measured, not documented: the block must open on the first line (after a BOM) and close on a
 # ``---`` line (``...`` does not close it, an unclosed block is "no front matter"). It is parsed

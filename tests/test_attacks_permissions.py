@@ -127,8 +127,8 @@ def test_commands_that_cannot_be_verified_statically_fail_closed(command):
         ("git ls-files", True),
         ("git blame f", True),
         ("sed -n 1,5p f", True),
-        ("sed 's/a/b/g' f", False),  # observed in 2.1.328: s/// on a file asks
-        ("sed -e 's/a/b/' -e 5q f", False),  # observed in 2.1.328: -e asks
+        ("sed 's/a/b/g' f", False),  # observed in 2.1.332: s/// on a file asks
+        ("sed -e 's/a/b/' -e 5q f", False),  # observed in 2.1.332: -e asks
         ("find . -delete", False),
         ("find . -exec rm {} ;", False),
         ("find . -execdir ls ;", False),
@@ -158,7 +158,7 @@ def test_commands_that_cannot_be_verified_statically_fail_closed(command):
         ("curl x", False),
         ("python -c 1", False),
         ("lsof", False),
-        # observed in Claude Code 2.1.328 (issue 23): reads only in these narrower forms
+        # observed in Claude Code 2.1.332 (issue 23): reads only in these narrower forms
         ("echo a | sed 's/a/b/'", True),
         ("sed -n p f", True),
         ("sed -nE 1p f", True),
@@ -201,7 +201,7 @@ def test_wrappers_are_stripped_before_matching_and_exec_wrappers_are_not():
     assert analyze("xargs rm").subcommands[0].text == "rm"
     assert analyze("xargs -0 rm").subcommands[0].text == "xargs -0 rm"
     assert analyze("setsid rm x").subcommands[0].exec_wrapper
-    # observed in 2.1.328: "command -p" is stripped before an allow rule, "time -p",
+    # observed in 2.1.332: "command -p" is stripped before an allow rule, "time -p",
     # "stdbuf -o L" and "nice -n3" are not (a deny rule still sees "time -p rm")
     assert [
         analyze(c).subcommands[0].text
@@ -241,7 +241,7 @@ def test_path_anchors_double_slash_settings_root_and_dot_slash():
     assert hit("//etc/passwd", "/etc/passwd")
     assert hit("/docs/*.md", "/p/docs/a.md", root="/p")
     assert not hit("/docs/*.md", "/p/sub/docs/a.md", root="/p")
-    # observed in Claude Code 2.1.328: "./name" matches at any depth (docs: the cwd only)
+    # observed in Claude Code 2.1.332: "./name" matches at any depth (docs: the cwd only)
     assert hit("./x", "/p/sub/x") and hit("./x", "/p/sub/deep/x")
     assert hit("./a/x", "/p/sub/a/x") and not hit("./a/x", "/p/sub/b/a/x")
     assert hit("~/n", "/h/n")
@@ -290,7 +290,7 @@ def test_accept_edits_stays_inside_the_working_and_additional_directories(tmp_pa
     work = tmp_path / "work"
     call = {"command": f"touch {other}/x"}
     assert gate("Bash", call, mode="acceptEdits", cwd=str(work), home="/h").final == "ask"
-    # observed in 2.1.328: an additional directory that does not exist is ignored
+    # observed in 2.1.332: an additional directory that does not exist is ignored
     missing = gate(
         "Bash", call, mode="acceptEdits", cwd=str(work), home="/h", additional_dirs=[str(other)]
     )
@@ -537,7 +537,7 @@ def test_a_read_rule_covers_a_directory_given_to_any_file_tool(tmp_path):
 def test_forms_that_build_the_command_word_ask_and_warn_of_the_deny_rule_they_sidestep(
     command, kind
 ):
-    # Claude Code 2.1.328 asks for each (its deny rule does not match): keep the ask, warn
+    # Claude Code 2.1.332 asks for each (its deny rule does not match): keep the ask, warn
     result = gate("Bash", {"command": command}, rules=PermissionRules(deny=["Bash(rm *)"]))
     assert result.final == "ask"
     assert [(w.kind, w.rule) for w in result.warnings] == [(kind, "Bash(rm *)")]
@@ -562,7 +562,7 @@ def test_forms_that_build_the_command_word_ask_and_warn_of_the_deny_rule_they_si
     ],
 )
 def test_reads_outside_the_working_directories_ask(command, final):
-    # documented: the read-only set never prompts; observed in Claude Code 2.1.328: only inside
+    # documented: the read-only set never prompts; observed in Claude Code 2.1.332: only inside
     assert gate("Bash", {"command": command}, cwd="/w/ws", home="/w/home").final == final
 
 

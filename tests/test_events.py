@@ -64,7 +64,7 @@ def test_on_failure_is_ignored_exactly_on_the_four_documented_events() -> None:
     assert EVENTS["PreToolUse"].honours_block("block")
     assert not EVENTS["PreToolUse"].honours_block("continue")
     # PostToolUse cannot block, but a failure under "block" becomes exit 2's feedback to
-    # Claude (observed in Claude Code 2.1.328); where exit 2 is only shown or ignored it is not
+    # Claude (observed in Claude Code 2.1.332); where exit 2 is only shown or ignored it is not
     assert EVENTS["PostToolUse"].honours_block("block") and not EVENTS["PostToolUse"].can_block
     assert not EVENTS["SessionStart"].honours_block("block")
 

@@ -210,7 +210,7 @@ def test_the_json_hook_file_and_the_skill_front_matter_give_one_hook_set(tmp_pat
     assert [g.hooks for g in from_md] == [g.hooks for g in from_json]
 
 
-# --- the validator's reading (claude plugin validate, Claude Code 2.1.328) ------------------
+# --- the validator's reading (claude plugin validate, Claude Code 2.1.332) ------------------
 
 
 @pytest.mark.parametrize(

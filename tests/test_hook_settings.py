@@ -110,7 +110,7 @@ def test_the_kind_of_a_file_is_inferred_from_its_name(tmp_path):
 def test_wrong_types_ignore_the_whole_file_with_a_warning_naming_the_json_path(
     tmp_path, data, path
 ):
-    # observed in Claude Code 2.1.328: a settings file with a value of the wrong type is
+    # observed in Claude Code 2.1.332: a settings file with a value of the wrong type is
     # ignored whole (its rules and hooks), the other files still apply
     file = tmp_path / "settings.json"
     file.write_text(json.dumps({**data, "permissions": data.get("permissions", {"deny": ["X"]})}))

@@ -509,7 +509,7 @@ def test_post_tool_use_feedback_reaches_the_reason_without_blocking(tmp_path):
 
 
 def test_a_failing_post_tool_use_hook_under_on_failure_block_is_feedback_not_a_block(tmp_path):
-    # observed in Claude Code 2.1.328: exit 1 under onFailure "block" reaches Claude as a
+    # observed in Claude Code 2.1.332: exit 1 under onFailure "block" reaches Claude as a
     # "blocking error" with the hook's stderr; the tool already ran, so nothing is stopped
     body = "echo 'formatter crashed' >&2; exit 1"
     path = script(tmp_path, "f.sh", body)

@@ -228,8 +228,8 @@ def test_the_fate_table_reads_rows_by_position_and_truncates_for_the_course_host
         {"chars": 120_000, "a": "refused", "b": "refused", "c": 1366},
     ]
     with use(Lang.EN):
-        table = fate_table(rows, "2.1.328", 2_000, tmp_path)
-    assert list(table.columns)[2] == "Claude Code 2.1.328"
+        table = fate_table(rows, "2.1.332", 2_000, tmp_path)
+    assert list(table.columns)[2] == "Claude Code 2.1.332"
     assert list(table.columns)[4] == "course host (2,000 tokens) keeps"
     assert table.iloc[:, 4].tolist() == [250, 2000]
     assert (tmp_path / "size-120000.txt").stat().st_size == 120_000

@@ -1,5 +1,5 @@
 """The inventory's Claude Code flags: the 4,096-character description cut, names left out
-past 128 characters, and which tools ToolSearch defers (measured with Claude Code 2.1.328)."""
+past 128 characters, and which tools ToolSearch defers (measured with Claude Code 2.1.332)."""
 
 from __future__ import annotations
 

@@ -23,7 +23,7 @@ def skill(name: str, description: str = "does things", **fields) -> Skill:
 
 
 def test_the_default_budget_is_one_percent_of_the_default_models_window_at_three_a_token():
-    # Claude Code 2.1.328: claude-opus-5-5, a 1M window, 3 characters a token
+    # Claude Code 2.1.332: claude-opus-5-5, a 1M window, 3 characters a token
     assert build_listing([]).budget_chars == 30_000
     assert (
         build_listing([], model="claude-sonnet-4-5", context_window_tokens=200_000).budget_chars

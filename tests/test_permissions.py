@@ -92,7 +92,7 @@ def path_rule(rule: str, path: str, tool: str = "Edit", behavior: str = "deny") 
 
 
 def test_bare_names_and_dot_slash_names_match_at_any_depth():
-    # documented: "./.env" is the cwd's only; observed in Claude Code 2.1.328: any depth
+    # documented: "./.env" is the cwd's only; observed in Claude Code 2.1.332: any depth
     assert path_rule("Read(.env)", "/repo/deep/dir/.env", tool="Read")
     assert path_rule("Read(./.env)", "/repo/.env", tool="Read")
     assert path_rule("Read(./.env)", "/repo/sub/.env", tool="Read")
@@ -180,7 +180,7 @@ def test_rules_evaluate_deny_then_ask_then_allow_regardless_of_specificity():
 
 
 def test_a_bad_rule_is_skipped_with_a_warning_naming_its_json_path():
-    # observed in 2.1.328: a malformed, empty or non-string rule is ignored, the rest applies
+    # observed in 2.1.332: a malformed, empty or non-string rule is ignored, the rest applies
     rules = PermissionRules.from_settings(
         {"deny": ["Bash(ls", "Bash()", 3, "Read(x.txt))", "Bash(rm *)"]}, source="s.json"
     )
@@ -255,11 +255,11 @@ def test_deny_rules_hold_even_in_bypass_mode_and_allow_rules_do_nothing_there():
         ("acceptEdits", "Edit", {"file_path": "/r/.git/config"}, "ask"),  # protected
         ("acceptEdits", "Bash", {"command": "mkdir -p x && touch x/y"}, "allow"),
         ("acceptEdits", "Bash", {"command": "curl x"}, "ask"),
-        ("plan", "Edit", {"file_path": "/r/a"}, "ask"),  # observed in 2.1.328 (docs: refused)
+        ("plan", "Edit", {"file_path": "/r/a"}, "ask"),  # observed in 2.1.332 (docs: refused)
         ("plan", "Bash", {"command": "touch a"}, "deny"),  # offline: no auto-mode check
-        ("default", "Read", {"file_path": "/etc/hostname"}, "ask"),  # outside: 2.1.328 asks
+        ("default", "Read", {"file_path": "/etc/hostname"}, "ask"),  # outside: 2.1.332 asks
         ("dontAsk", "Read", {"file_path": "/etc/hostname"}, "deny"),
-        ("plan", "Read", {"file_path": "/etc/hostname"}, "allow"),  # observed in 2.1.328
+        ("plan", "Read", {"file_path": "/etc/hostname"}, "allow"),  # observed in 2.1.332
         ("plan", "Read", {"file_path": "/r/a"}, "allow"),
         ("dontAsk", "Edit", {"file_path": "/r/a"}, "deny"),
         ("dontAsk", "Bash", {"command": "ls"}, "allow"),
@@ -433,7 +433,7 @@ def test_an_unknown_hook_decision_is_a_config_error():
     ],
 )
 def test_removing_a_critical_or_working_directory_asks_even_in_bypass_mode(command, final):
-    # observed in Claude Code 2.1.328: "Dangerous rm operation detected"
+    # observed in Claude Code 2.1.332: "Dangerous rm operation detected"
     call = ("Bash", {"command": command})
     kw = {"cwd": "/w/ws", "home": "/w/home"}
     assert gate(*call, mode="bypassPermissions", **kw).final == final
@@ -459,7 +459,7 @@ def test_removing_a_critical_or_working_directory_asks_even_in_bypass_mode(comma
     ],
 )
 def test_allow_rules_agree_with_claude_code(command, allow, final):
-    # each verdict observed in Claude Code 2.1.328 (the oracle's case tables)
+    # each verdict observed in Claude Code 2.1.332 (the oracle's case tables)
     rules = PermissionRules(allow=[allow])
     assert gate("Bash", {"command": command}, rules=rules, cwd="/w", home="/h").final == final
 
@@ -524,7 +524,7 @@ def test_words_after_a_redirect_target_ask(command, final):
     ],
 )
 def test_an_input_that_expands_when_it_runs_asks_but_home(command, final):
-    # observed in 2.1.328 (mcpmini/oracle/data/permissions/builtins.yaml, inputs-that-evaluate
+    # observed in 2.1.332 (mcpmini/oracle/data/permissions/builtins.yaml, inputs-that-evaluate
     # and inputs-that-expand), but for the here-doc of ${a[x]}, which follows the same rule
     assert gate("Bash", {"command": command}, cwd="/w", home="/h").final == final
 
@@ -533,7 +533,7 @@ def test_an_input_that_expands_when_it_runs_asks_but_home(command, final):
     "command", ["wc --files0-from=list", "du --files0-from list", "sort --files0-from=l"]
 )
 def test_a_read_of_the_files_a_list_names_asks(command):
-    # observed in 2.1.328: wc and du run and read ../outside.txt when the list names it
+    # observed in 2.1.332: wc and du run and read ../outside.txt when the list names it
     # (mcpmini/oracle/data/permissions/options.yaml); the gate cannot know the list's names
     assert gate("Bash", {"command": command}, cwd="/w", home="/h").final == "ask"
     assert (
@@ -543,7 +543,7 @@ def test_a_read_of_the_files_a_list_names_asks(command):
 
 
 def test_deny_path_rules_bind_what_bash_reads_and_changes_and_ask_rules_do_not(tmp_path):
-    # found by the fuzzer, observed in 2.1.328
+    # found by the fuzzer, observed in 2.1.332
     where = str(tmp_path)
     deny = PermissionRules(deny=["Read(src/**)", "Edit(out*)"])
     assert deny.first("deny", "Bash", {"command": "cat src/a"}, cwd=where)

@@ -1,5 +1,5 @@
 """The one list of programs that run their arguments (issue 29, item 2): every layer peeled
-with each runner's own option grammar, Claude Code 2.1.328's view of each (which layers its
+with each runner's own option grammar, Claude Code 2.1.332's view of each (which layers its
 rules see through), and — run for real in the tripwire — the program each peel names is the
 one that runs."""
 
@@ -95,7 +95,7 @@ def test_a_runner_whose_options_cannot_be_placed_is_still_guessed_for_the_warnin
 @pytest.mark.parametrize(
     ("command", "stripped"),
     [
-        # observed in 2.1.328, with allow Bash(touch *): these run, so they are stripped
+        # observed in 2.1.332, with allow Bash(touch *): these run, so they are stripped
         ("nice touch w", "touch w"),
         ("nice -n 5 touch w", "touch w"),
         ("nice -5 touch w", "touch w"),
@@ -144,7 +144,7 @@ def _seen(command: str) -> bool:
 @pytest.mark.parametrize(
     ("command", "seen"),
     [
-        # observed in 2.1.328 under bypassPermissions with deny Bash(rm *): denied ...
+        # observed in 2.1.332 under bypassPermissions with deny Bash(rm *): denied ...
         ("sudo -nu root rm d", True),
         ("sudo nohup rm d", True),
         ("sudo timeout 5 rm d", True),

@@ -175,7 +175,7 @@ def test_computed_keys_come_from_the_runtime() -> None:
     assert KEY_FACTS["mcp_scope_winner"]() == {"project"}
     assert KEY_FACTS["mcp_scope_local"]() == {"local"}
     assert KEY_FACTS["var_default"]() == {"default"}
-    # an unset ${VAR} without a default stays as written, as Claude Code 2.1.328 passes it
+    # an unset ${VAR} without a default stays as written, as Claude Code 2.1.332 passes it
     assert KEY_FACTS["var_unset"]() == {"literal"}
     assert KEY_FACTS["retried_kinds"]() == {"transient"}
     assert KEY_FACTS["edit_duplicate_anchor"]() == {"read_write", "longer_anchor"}

@@ -221,7 +221,7 @@ def test_each_interpreter_run_starts_in_an_empty_folder():
     assert "[]" in second.text
 
 
-# --- what Claude Code 2.1.328 does with a large MCP result (measured, see tests/oracle) ------
+# --- what Claude Code 2.1.332 does with a large MCP result (measured, see tests/oracle) ------
 
 
 def test_a_result_up_to_50000_characters_reaches_the_model_whole():

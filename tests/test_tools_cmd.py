@@ -168,7 +168,7 @@ def test_long_descriptions_and_name_problems_are_flagged(tmp_path):
         {"wordy": Resolved("wordy", {"command": PY, "args": [str(server)]}, "project")}, timeout=20
     )
     tools = {t.tool: t for t in inv.tools}
-    # Claude Code 2.1.328 cuts at 4,096 characters (not "2KB"), whatever the bytes
+    # Claude Code 2.1.332 cuts at 4,096 characters (not "2KB"), whatever the bytes
     assert tools["t"].description_cut and tools["t"].description_chars > DESCRIPTION_CAP
     assert not tools["u"].description_cut and tools["u"].description_bytes > DESCRIPTION_CAP
     # names up to 128 characters are sent; a longer one is left out of the tool list

@@ -4,7 +4,7 @@ Before: ``mcpmini tools`` started every command of a project's ``.mcp.json`` at 
 expanded ``${SECRET}`` from the user's environment into a project server's URL and headers,
 sending it to whatever host the file named. Now a project server is *pending* until the
 settings keys Claude Code reads (``enableAllProjectMcpServers``, ``enabledMcpjsonServers``,
-``disabledMcpjsonServers``) or ``--trust-project`` approve it, as Claude Code 2.1.328 decides
+``disabledMcpjsonServers``) or ``--trust-project`` approve it, as Claude Code 2.1.332 decides
 (the oracle check is ``tests/oracle/test_trust_oracle.py``). Every test runs in a home of its
 own under ``tmp_path``.
 """
@@ -169,7 +169,7 @@ def test_an_approved_remote_server_gets_its_secret_expanded(
     assert seen and seen[0][1:] == ("/mcp/s3", "Bearer s3")
 
 
-# (settings file, its keys, workspace trusted) -> state; observed with Claude Code 2.1.328
+# (settings file, its keys, workspace trusted) -> state; observed with Claude Code 2.1.332
 KEY_CASES = [
     ("user", {"enableAllProjectMcpServers": True}, False, TrustState.APPROVED),
     ("user", {"enabledMcpjsonServers": ["s"]}, False, TrustState.APPROVED),
@@ -376,7 +376,7 @@ def test_record_approval_appends_each_name_once_and_keeps_other_settings(
 def test_a_pending_project_server_leaves_its_name_to_a_user_server(
     home: Path, project: Path, tmp_path: Path
 ) -> None:
-    # observed in 2.1.328: precedence (project > user) applies among approved servers only
+    # observed in 2.1.332: precedence (project > user) applies among approved servers only
     sources = [("project", {"s": {"command": "p"}}), ("user", {"s": {"command": "u"}})]
     record = read_record(project, home=home, managed_dir=tmp_path)
     resolved, judged = resolve_trusted(sources, record)
@@ -444,7 +444,7 @@ def test_trust_project_approves_a_pending_server_whose_name_a_user_server_took(
 def test_claude_p_starts_a_pending_server_and_takes_its_name_mcpmini_still_does_not(
     home: Path, project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # issue 32, observed in 2.1.328: `claude -p` starts a pending project server (untrusted
+    # issue 32, observed in 2.1.332: `claude -p` starts a pending project server (untrusted
     # folder too) and it wins over a user server of the same name; an interactive session asks
     from mcpmini.config.trust import SessionKind, session_differences
 

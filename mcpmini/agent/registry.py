@@ -221,7 +221,7 @@ class Truncated:
         return self.path is not None
 
 
-#: What Claude Code 2.1.328 does with one text result of an MCP tool (measured by bisection,
+#: What Claude Code 2.1.332 does with one text result of an MCP tool (measured by bisection,
 #: ``tests/oracle/test_mcp_oracle.py``). The docs: a warning above 10,000 tokens, a maximum of
 #: 25,000 (``MAX_MCP_OUTPUT_TOKENS``). Observed: more than 50,000 characters (any script:
 #: Japanese counts per character) are saved under the session's ``tool-results/`` and the model
@@ -237,7 +237,7 @@ PREVIEW_BYTES = 2048
 
 
 class ResultFate(StrEnum):
-    """What the model gets for a tool result in Claude Code 2.1.328."""
+    """What the model gets for a tool result in Claude Code 2.1.332."""
 
     WHOLE = "whole"  # the text itself
     SAVED = "saved"  # a <persisted-output> notice: the saved path and a 2 KB preview
@@ -245,7 +245,7 @@ class ResultFate(StrEnum):
 
 
 def result_fate(text: str, max_tokens: int = MCP_MAX_TOKENS) -> ResultFate:
-    """What Claude Code 2.1.328 shows the model for an MCP tool's one text result ``text``
+    """What Claude Code 2.1.332 shows the model for an MCP tool's one text result ``text``
     (``max_tokens`` is ``MAX_MCP_OUTPUT_TOKENS``). Never raises."""
     escaped = len(json.dumps(text, ensure_ascii=False)) - 2
     if escaped + RESULT_OVERHEAD_CHARS > max_tokens * RESULT_CHARS_PER_TOKEN:
@@ -261,7 +261,7 @@ def truncate_result(text: str, max_tokens: int, store: str | Path, key: str) -> 
     can read on. The pointer counts towards the budget. Raises ``ValueError`` for a
     budget too small to hold the pointer, or a ``key`` that is not a plain file name.
 
-    This is the course's own host (a kept prefix of ``max_tokens``). Claude Code 2.1.328 does
+    This is the course's own host (a kept prefix of ``max_tokens``). Claude Code 2.1.332 does
     not keep a prefix sized to a budget: see :func:`result_fate` — whole up to 50,000
     characters, then a saved file with a fixed 2 KB preview, and an error past
     ``MAX_MCP_OUTPUT_TOKENS`` (25,000 by default).

@@ -30,7 +30,7 @@ def add(sub: Any) -> None:
             type=int,
             default=1_000_000,
             metavar="TOKENS",
-            help="the model's window (default: Claude Code 2.1.328's default model, 1M)",
+            help="the model's window (default: Claude Code 2.1.332's default model, 1M)",
         )
         p.add_argument("--model", default="claude-opus-5-5", help="counts 3 or 4 chars a token")
         p.add_argument(

@@ -7,7 +7,7 @@ Each tool is reported under the name Claude Code gives it (``mcp__server__tool``
 ``mcp__plugin_<plugin>_<server>__<tool>`` for a plugin's server) with its definition size
 in tokens, its description length (and whether Claude Code's 4,096-character cap cuts it),
 its name problems, whether Claude Code sends it at all and whether it is deferred behind
-ToolSearch (:func:`deferred_names`; measured with Claude Code 2.1.328, see
+ToolSearch (:func:`deferred_names`; measured with Claude Code 2.1.332, see
 ``tests/oracle/test_mcp_oracle.py``). Servers of type ``http`` are reached with
 :class:`~mcpmini.mcp.HttpTransport` (their ``headers`` sent along); ``sse`` and other types
 are reported as unsupported. A server that cannot start, hangs or answers garbage is
@@ -72,12 +72,12 @@ __all__ = [
     "tool_search_mode",
 ]
 
-#: The docs say Claude Code cuts tool descriptions at "2KB". Observed in Claude Code 2.1.328: a
+#: The docs say Claude Code cuts tool descriptions at "2KB". Observed in Claude Code 2.1.332: a
 #: description of more than 4,096 *characters* (Japanese included) is sent as its first 4,096
 #: and ``… [truncated]``; 2,049 to 4,096 characters go whole.
 DESCRIPTION_CAP = 4096
 DESCRIPTION_CUT_MARK = "\u2026 [truncated]"
-#: Claude Code 2.1.328 leaves a tool whose full name is longer than this out of the tool list
+#: Claude Code 2.1.332 leaves a tool whose full name is longer than this out of the tool list
 #: (silently); names of 65 to 128 characters are sent. Other characters than ``[A-Za-z0-9_-]``
 #: in a tool name become ``_`` (``a.b`` → ``mcp__server__a_b``).
 MAX_SENT_NAME = 128
@@ -87,7 +87,7 @@ _PLUGIN_KEY = re.compile(r"^plugin:([^:]+):(.+)$")
 
 
 class ToolSearch(StrEnum):
-    """How ``ENABLE_TOOL_SEARCH`` loads MCP tools (observed in 2.1.328)."""
+    """How ``ENABLE_TOOL_SEARCH`` loads MCP tools (observed in 2.1.332)."""
 
     DEFER = "defer"  # unset or true: every MCP tool deferred, a loopback ANTHROPIC_BASE_URL too
     UPFRONT = "upfront"  # false: every definition in the first request
@@ -464,7 +464,7 @@ def _tool_report(
     always = server_always or (
         isinstance(meta, Mapping) and meta.get("anthropic/alwaysLoad") is True
     )
-    # 2.1.328 sends names up to MAX_SENT_NAME; only a longer one is a real problem (left out)
+    # 2.1.332 sends names up to MAX_SENT_NAME; only a longer one is a real problem (left out)
     kept = [p for p in problems if p != "too_long"]
     if len(name) > MAX_SENT_NAME:
         kept.append("too_long")

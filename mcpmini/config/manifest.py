@@ -1,4 +1,4 @@
-"""The plugin manifest as ``claude plugin validate`` (Claude Code 2.1.328) checks it.
+"""The plugin manifest as ``claude plugin validate`` (Claude Code 2.1.332) checks it.
 
 Shared by :mod:`.validation` (a plugin's own ``plugin.json``) and :mod:`.marketplace` (the
 ``plugin.json`` of each local entry, and the entry fields): the typed fields

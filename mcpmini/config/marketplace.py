@@ -163,7 +163,7 @@ def load_marketplace(path: str | Path) -> Marketplace:
     return Marketplace(str(data.get("name", "")), owner, entries, problems, str(root))
 
 
-# --- ``claude plugin validate`` on a marketplace (Claude Code 2.1.328) ----------------------
+# --- ``claude plugin validate`` on a marketplace (Claude Code 2.1.332) ----------------------
 
 _MARKET_TYPES: dict[str, Any] = {
     "$schema": str,
@@ -345,7 +345,7 @@ def validate_marketplace(path: str | Path) -> list[Problem]:
     Checks the fields, each plugin entry (name, source form, types; a reserved name unless the
     marketplace is Anthropic's own), duplicate names, renames, and the plugin.json of every
     local entry (its problems prefixed ``plugins[i] plugin.json →``). A BOM is accepted.
-    Documented: ``claude-plugins-official`` is reserved. Observed in Claude Code 2.1.328: the
+    Documented: ``claude-plugins-official`` is reserved. Observed in Claude Code 2.1.332: the
     validator accepts a marketplace of that name without a word (the reservation applies when
     a user adds it, not here).
     """

@@ -363,7 +363,7 @@ def _load_agents(plugin: Plugin, root: Path, where: Any) -> None:
                         lines.get(ignored),
                     )
                 )
-        # agents in subfolders are named ``plugin:sub:name`` (observed in Claude Code 2.1.328)
+        # agents in subfolders are named ``plugin:sub:name`` (observed in Claude Code 2.1.332)
         name = ":".join((plugin.name, *folders, str(fields.get("name") or f.stem)))
         if name in plugin.agents:
             plugin.problems.append(
@@ -488,7 +488,7 @@ def _load_mcp(
 
 
 def validate_plugin(root: str | Path, *, environ: Mapping[str, str] | None = None) -> list[Problem]:
-    """Every problem ``claude plugin validate`` (Claude Code 2.1.328) reports for ``root``.
+    """Every problem ``claude plugin validate`` (Claude Code 2.1.332) reports for ``root``.
 
     ``root`` is a plugin folder, a marketplace folder, or a ``plugin.json`` /
     ``marketplace.json``; the rules are :mod:`mcpmini.config.validation`'s (the verdict with

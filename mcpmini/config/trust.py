@@ -1,7 +1,7 @@
 """Project trust: which MCP servers a project brought along may start, as Claude Code decides.
 
 A freshly cloned repository's ``.mcp.json`` (and a plugin folder inside the project) names
-commands to run and URLs to send headers to. Claude Code 2.1.328 starts none of them until they
+commands to run and URLs to send headers to. Claude Code 2.1.332 starts none of them until they
 are approved, and mcpmini follows it (checked by ``tests/oracle/test_trust_oracle.py`` with
 ``claude mcp get`` of the pinned binary on the cases of ``mcpmini/oracle/data/trust/``).
 
@@ -10,7 +10,7 @@ Rules of this module:
 - The decision is pure: :func:`decide` reads one server's :class:`Facts` and returns the state
   of the first matching row of :data:`RULES`; :func:`facts_of` derives the facts from a
   :class:`ProjectRecord` (what the settings files and ``~/.claude.json`` say), also pure.
-- Which settings file counts for what is one table, :data:`COUNTS`. Observed in 2.1.328:
+- Which settings file counts for what is one table, :data:`COUNTS`. Observed in 2.1.332:
   ``disabledMcpjsonServers`` rejects from any settings file, trusted workspace or not;
   ``enableAllProjectMcpServers`` / ``enabledMcpjsonServers`` approve from the user and managed
   settings always, from the project's ``.claude/settings.json`` and ``.claude/settings.local.json``
@@ -19,7 +19,7 @@ Rules of this module:
   are merged first, so the highest file that sets ``enableAllProjectMcpServers`` decides it
   (managed > local > project > user). Names match exactly; a value of the wrong type is ignored.
 - The same keys left in ``~/.claude.json``'s project entry (where older versions kept them) count
-  as local settings: 2.1.328 moves them into ``.claude/settings.local.json`` when it starts.
+  as local settings: 2.1.332 moves them into ``.claude/settings.local.json`` when it starts.
 - A server switched off for the project (``projects[<key>].disabledMcpServers``, ``/mcp``) is
   ``disabled`` — after the approval check: a pending server stays ``pending``.
 - The I/O is at the edge and takes the home folder as an argument (never ``$HOME`` read here):
@@ -29,7 +29,7 @@ Rules of this module:
   each approved name appended to ``enabledMcpjsonServers`` in ``.claude/settings.local.json``.
 
 Documented: "project: needs interactive approval, while ``-p``/SDK sessions load it without
-asking". Observed in 2.1.328: ``claude mcp list`` / ``get`` show such a server as "⏸ Pending
+asking". Observed in 2.1.332: ``claude mcp list`` / ``get`` show such a server as "⏸ Pending
 approval" and do not connect to it; the non-interactive auto-approval is not modelled here.
 """
 
@@ -91,7 +91,7 @@ class SessionKind(StrEnum):
 
 
 #: Whether a *pending* project server starts, per session kind. Documented: a project's
-#: servers need approval. Observed in 2.1.328: an interactive session asks, but ``claude -p``
+#: servers need approval. Observed in 2.1.332: an interactive session asks, but ``claude -p``
 #: starts a pending server — even in an untrusted folder, its ``${VAR}`` expanded from the
 #: environment; only ``disabledMcpjsonServers`` or a server switched off in ``~/.claude.json``
 #: (rejected, disabled) stops it, and it then wins a name shared with a user server.
@@ -206,7 +206,7 @@ class TrustVerdict:
         return self.state is TrustState.APPROVED
 
 
-#: First match wins (the order of Claude Code 2.1.328's checks).
+#: First match wins (the order of Claude Code 2.1.332's checks).
 RULES: tuple[TrustRow, ...] = (
     TrustRow(
         "switched off for this project",
@@ -331,7 +331,7 @@ def read_record(
     entry = projects.get(key) if isinstance(projects, Mapping) else None
     if not isinstance(entry, Mapping):
         entry = {}
-    legacy = Approvals.of(entry)  # 2.1.328 moves these into settings.local.json at start
+    legacy = Approvals.of(entry)  # 2.1.332 moves these into settings.local.json at start
     settings[SettingsScope.LOCAL] = settings[SettingsScope.LOCAL].merged(legacy)
     off = entry.get("disabledMcpServers")
     return ProjectRecord(
@@ -490,7 +490,7 @@ def resolve_trusted(
     project_plugins: Collection[str] = (),
     session: SessionKind = SessionKind.INTERACTIVE,
 ) -> tuple[dict[str, Any], dict[str, TrustVerdict]]:
-    """Resolve ``sources`` (:func:`~mcpmini.config.load_held_sources`) as Claude Code 2.1.328
+    """Resolve ``sources`` (:func:`~mcpmini.config.load_held_sources`) as Claude Code 2.1.332
     does with trust in a ``session`` of that kind: a project server that does not start there
     (:data:`PENDING_STARTS`) takes no part in precedence — a user-scope server of the same
     name wins — and is listed under its own name only when no other source defines it.

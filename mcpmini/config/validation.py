@@ -1,4 +1,4 @@
-"""``claude plugin validate``: the verdict Claude Code 2.1.328 gives a plugin or a marketplace.
+"""``claude plugin validate``: the verdict Claude Code 2.1.332 gives a plugin or a marketplace.
 
 :func:`validate` takes a folder (or a ``plugin.json`` / ``marketplace.json``) and returns a
 :class:`Report`: every problem (``source`` the file, ``path`` the JSON path as Claude Code names
@@ -6,7 +6,7 @@ it), and the skills, commands and agents the plugin provides. ``tests/oracle`` c
 verdict against the pinned binary on the whole ``claude-plugins-official`` snapshot and on the
 generated variants.
 
-Rules of this module (each observed in Claude Code 2.1.328; where the documentation says
+Rules of this module (each observed in Claude Code 2.1.332; where the documentation says
 otherwise the rule says so):
 
 - What is validated: a folder with ``.claude-plugin/marketplace.json`` is a marketplace (its
@@ -48,7 +48,7 @@ otherwise the rule says so):
 Where the documentation (reference §4, snapshot of 2026-08-22) and the binary differ, this module
 follows the binary:
 
-- documented: the manifest is optional; observed in Claude Code 2.1.328: ``plugin validate``
+- documented: the manifest is optional; observed in Claude Code 2.1.332: ``plugin validate``
   fails a folder without ``plugin.json`` (``directory``) unless it holds ``skills/*/SKILL.md``.
 - documented: ``name`` must be kebab-case; observed: any other name is a warning, only an empty
   name or one with a space is an error, and reserved names (``claude-…``, ``anthropic-…``,

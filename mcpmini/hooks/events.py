@@ -118,7 +118,7 @@ class EventSpec:
 
         A failure under ``"block"`` then acts as exit 2 does on the event: it stops the action
         where exit 2 blocks, and where exit 2 is feedback (PostToolUse, PostToolUseFailure) it
-        reaches Claude without undoing anything — observed in Claude Code 2.1.328, which sends
+        reaches Claude without undoing anything — observed in Claude Code 2.1.332, which sends
         "… hook blocking error …: failed; blocking because onFailure is "block"" and the stderr.
         """
         return (

@@ -9,10 +9,10 @@ hooks, then the gate" is assembled in exactly one place.
 
 When the gate asks, the PermissionRequest hooks run (they fire where a permission prompt is
 about to appear): documented, their ``decision.behavior`` answers the prompt; observed in
-Claude Code 2.1.328 in a headless ``-p`` run, an ``allow`` runs the call with its
+Claude Code 2.1.332 in a headless ``-p`` run, an ``allow`` runs the call with its
 ``decision.updatedInput`` (the deny rules are checked again on that input) and a ``deny``
 refuses it. With a ``--permission-prompt-tool`` (``prompt_tool=True``) they still run but
-their decision is ignored: the prompt tool is asked (observed in 2.1.328). Their answer is
+their decision is ignored: the prompt tool is asked (observed in 2.1.332). Their answer is
 one more step of the gate's path at the ``fallback`` station, where the prompt would appear.
 """
 
@@ -206,7 +206,7 @@ def _answered(
         return replace(verdict, path=(*verdict.path, step))
     tool_input = answer.updated_input or verdict.tool_input or {}
     if decision == "allow" and rules is not None and answer.updated_input is not None:
-        # observed in 2.1.328: the rewritten input meets the deny rules again
+        # observed in 2.1.332: the rewritten input meets the deny rules again
         denied = rules.first(Behavior.DENY, tool_name, tool_input, cwd=cwd, home=home)
         if denied is not None:
             detail = f"PermissionRequest hook rewrote the input; deny rule {denied.text} matches"

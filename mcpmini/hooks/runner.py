@@ -166,7 +166,7 @@ def _rules_root(raw: RawSource) -> str | None:
     """The folder a settings file's ``/path`` rules are anchored at: ``~/.claude`` for the
     user's file, the project folder for ``.claude/settings(.local).json``, the file's own
     folder for a ``--settings`` file; ``None`` (the cwd) for managed settings and the rest
-    (observed in 2.1.328: a managed ``Read(/src/**)`` covers ``<cwd>/src``)."""
+    (observed in 2.1.332: a managed ``Read(/src/**)`` covers ``<cwd>/src``)."""
     if raw.kind not in ("user", "project", "local", "flag") or not raw.name.endswith(".json"):
         return None
     folder = os.path.dirname(os.path.abspath(raw.name))
@@ -187,10 +187,10 @@ def load_settings(
     ``flag`` (the ``--settings`` file), ``plugin[:name]``, ``skill[:name]`` or
     ``subagent[:name]``. ``strict`` turns an unknown event name into an error instead of a
     warning. ``trusted=False`` (a workspace whose trust dialog was never accepted) drops the
-    project file's ``permissions.allow`` rules, as Claude Code 2.1.328 does (a local file's
+    project file's ``permissions.allow`` rules, as Claude Code 2.1.332 does (a local file's
     stay); each file's ``/path`` rules are anchored at its root. A settings file (user,
     project, local, flag, managed) holding a value of the wrong type is skipped whole with a
-    warning naming the file and the JSON path, as Claude Code 2.1.328 ignores it (its rules
+    warning naming the file and the JSON path, as Claude Code 2.1.332 ignores it (its rules
     and hooks too). Raises ``ConfigError`` (file and JSON path) for unreadable files, invalid
     JSON / YAML and values of the wrong type in any other source (a dict given in code too).
     """
@@ -666,7 +666,7 @@ def _combine(event: str, runs: tuple[HandlerRun, ...], duration: float) -> Event
     reason = None
     for v in verdicts:
         # a non-blocking error's problem is for the transcript, never a reason Claude is given
-        # (observed in Claude Code 2.1.328: a PostToolUse exit 1 sends the model nothing)
+        # (observed in Claude Code 2.1.332: a PostToolUse exit 1 sends the model nothing)
         quiet = v.outcome is HookOutcome.NON_BLOCKING_ERROR
         if (blocked and v.blocks) or (
             not blocked and not quiet and v.decision == decision and v.reason

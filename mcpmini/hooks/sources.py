@@ -98,7 +98,7 @@ SETTINGS_SCHEMA: dict[str, Any] = {
         "hooks": {"type": "object", "additionalProperties": {"type": "array", "items": _GROUP}},
         "disableAllHooks": {"type": "boolean"},
         "allowManagedHooksOnly": {"type": "boolean"},
-        # observed in 2.1.328: a wrong type here makes Claude Code ignore the whole file
+        # observed in 2.1.332: a wrong type here makes Claude Code ignore the whole file
         # (its rules and hooks); a rule list may hold anything (a non-string is skipped)
         "permissions": {
             "type": "object",

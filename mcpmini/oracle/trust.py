@@ -58,7 +58,7 @@ DEFAULT_SERVERS: dict[str, dict[str, Any]] = {
     "s": {"command": "/nonexistent/mcp-server", "args": ["${SECRET}"]},
     "t": {"command": "/nonexistent/other-server"},
 }
-#: Claude Code 2.1.328's status texts (``mcp get`` / ``mcp list``) and what they mean.
+#: Claude Code 2.1.332's status texts (``mcp get`` / ``mcp list``) and what they mean.
 STATUS: tuple[tuple[str, TrustState], ...] = (
     ("Pending approval", TrustState.PENDING),
     ("Rejected", TrustState.REJECTED),

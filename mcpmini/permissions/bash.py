@@ -96,7 +96,7 @@ __all__ = [
     "strip_wrappers",
 ]
 
-#: Variables whose leading ``VAR=value`` Claude Code 2.1.328 strips before matching an allow
+#: Variables whose leading ``VAR=value`` Claude Code 2.1.332 strips before matching an allow
 #: rule (the docs say only "certain safe" ones): build and locale settings, colours, CI flags.
 SAFE_ENV_VARS = frozenset(
     {
@@ -157,10 +157,10 @@ def safe_assignment(text: str) -> bool:
 #: The built-in read-only set that never prompts (reference §2.1): the rows of
 #: :data:`~.commands.READERS`, each with its allowlist of options, and ``[[ ]]``.
 READ_ONLY_COMMANDS = frozenset({*READERS, "[["})
-#: Wrappers a read-only command stays a read behind (observed in 2.1.328: ``timeout 5 ls``
+#: Wrappers a read-only command stays a read behind (observed in 2.1.332: ``timeout 5 ls``
 #: and ``command ls`` run, ``nice cat``, ``time pwd`` ask; the others were not observed).
 _READ_WRAPPERS = frozenset({"timeout", "command", "xargs"})
-#: Constructs Claude Code 2.1.328 never approves without asking, whatever they hold.
+#: Constructs Claude Code 2.1.332 never approves without asking, whatever they hold.
 _OPAQUE = {
     "subshell": "a subshell ( … ) can't be checked before it runs",
     "compound_statement": "a group in braces { … } can't be checked before it runs",
@@ -285,7 +285,7 @@ class Subcommand:
     def why_not_read(self) -> str:
         """Why this command is not a read (empty: it is one): not verifiable, an unsafe
         leading assignment (``GIT_EXTERNAL_DIFF=x git diff`` runs ``x``), a wrapper a read
-        does not stay a read behind (``nice cat`` asks in 2.1.328; ``timeout``, ``command``
+        does not stay a read behind (``nice cat`` asks in 2.1.332; ``timeout``, ``command``
         and a bare ``xargs`` in front of one of :data:`XARGS_TARGETS` are fine), or the
         answer of :func:`~.commands.not_a_read`."""
         if self.unverifiable:
@@ -293,13 +293,13 @@ class Subcommand:
         if self.refused:
             return self.refused
         if self.braces:
-            return "a brace expansion makes words that are not checked (asked in 2.1.328)"
+            return "a brace expansion makes words that are not checked (asked in 2.1.332)"
         if not all(safe_assignment(a) for a in self.assignments):
             return "a leading assignment can change what the command runs"
         if "xargs" in self.wrappers and self.program not in XARGS_TARGETS:
             return f"xargs feeds {self.program}, which it may not feed as a read"
         if any(w not in _READ_WRAPPERS for w in self.wrappers):
-            return "a wrapper in front of a read asks (observed in 2.1.328)"
+            return "a wrapper in front of a read asks (observed in 2.1.332)"
         if self.program == "[[":
             return ""  # checked on its syntax tree by the walk (``refused``)
         reader = READERS.get(self.program)
@@ -309,7 +309,7 @@ class Subcommand:
                 if w != p and (p == self.program or (p or "").startswith("-"))
             ]  # fmt: skip
             if quoted:
-                return f"{quoted[0]} written with quotes (asked in 2.1.328)"
+                return f"{quoted[0]} written with quotes (asked in 2.1.332)"
         return not_a_read(self.plain, self.globs, self.dollars)
 
     @property
@@ -502,7 +502,7 @@ class _Reader:
 
     def computes(self, redirect: tree_sitter.Node) -> bool:
         """Whether a here-string or here-doc ``redirect`` expands anything when it runs but
-        ``$HOME`` in a here-string (observed in 2.1.328: ``cat <<< "$HOME"`` runs while
+        ``$HOME`` in a here-string (observed in 2.1.332: ``cat <<< "$HOME"`` runs while
         ``cat <<< "$X"``, ``"${HOME}"``, ``$((x))`` and a here-doc holding ``$HOME`` ask; an
         arithmetic operand or a subscript runs what a variable holds)."""
         here_doc = redirect.type == "heredoc_redirect"
@@ -567,7 +567,7 @@ class _Reader:
             self.walk(child, nested or kind in _SUBSTITUTIONS)
 
     def conditional(self, node: tree_sitter.Node, nested: bool) -> None:
-        """A ``[[ … ]]``: computed operands make it opaque (as in 2.1.328); an operand bash
+        """A ``[[ … ]]``: computed operands make it opaque (as in 2.1.332); an operand bash
         evaluates (arithmetic that is not a number, ``-v`` on more than a name) or a glob
         pattern makes it no read."""
         if _has(node, _EXPANSIONS):
@@ -622,7 +622,7 @@ class _Reader:
             or _GLOB_CHAR.search(_unquoted(c, self.source))
             for c in operands[1:]
         ):
-            return "[[ ]] matches a glob pattern (observed in 2.1.328: asked)"
+            return "[[ ]] matches a glob pattern (observed in 2.1.332: asked)"
         return ""
 
     def redirect(self, node: tree_sitter.Node) -> None:
@@ -733,7 +733,7 @@ def _finish(
     if program in ("eval", "exec", "source", "."):
         why = why or f"{program} runs a command that is only known at run time"
     if program in SHELLS and any(w.plain == "-c" for w in rest[1:]):
-        # observed in 2.1.328: "bash -c 'rm x'" asks even under a bare Bash allow rule
+        # observed in 2.1.332: "bash -c 'rm x'" asks even under a bare Bash allow rule
         why = why or f"{program} -c runs a command string that is not verified"
     return Subcommand(
         tuple(w.source for w in rest),
@@ -853,7 +853,7 @@ def _braces(command: str) -> str:
 
 
 def command_forms(command: str) -> list[tuple[BypassKind, str]]:
-    """The simple commands bash runs that Claude Code 2.1.328's matcher does not see as
+    """The simple commands bash runs that Claude Code 2.1.332's matcher does not see as
     written: a line continuation inside a word (``r\\⏎m``), ANSI-C quoting (``$'\\x72m'``)
     and brace expansion building the command (``{rm,-rf,x}``). Each is ``(kind, text)``;
     Claude Code asks for these, and a deny rule on the real command does not match."""
@@ -876,7 +876,7 @@ def _unpathed(words: list[str]) -> list[str]:
 
 
 def deny_forms(sub: Subcommand, *, _depth: int = 0) -> list[str]:
-    """The other texts of ``sub`` a deny or ask rule matches in Claude Code 2.1.328 (an allow
+    """The other texts of ``sub`` a deny or ask rule matches in Claude Code 2.1.332 (an allow
     rule never does): the command unquoted (``"rm" x``, ``\\rm x``), its program without a
     path (``/bin/rm x``), and the command behind each runner its check sees through
     (:func:`~.programs.claude_sees`: ``sudo``, ``env``, ``exec``, ``nohup --`` …, and the

@@ -14,7 +14,7 @@ subcommands, ``xargs``'s target, ``date``'s format).
   the parser cannot place, an option whose row says it writes or runs something, an operand
   a ``~user`` or ``~-`` expansion makes unknown, a glob that could expand into an option
   that writes or runs (a file named ``-i`` makes ``sed -n 1p *`` edit every file);
-* a spelling Claude Code 2.1.328 asks for although the option is safe: :attr:`Reader.cc`
+* a spelling Claude Code 2.1.332 asks for although the option is safe: :attr:`Reader.cc`
   (observed: ``sort -k1`` and ``--rev`` ask while ``sort -k 1`` and ``--reverse`` run).
 
 :func:`read_paths` lists the files and folders a read names (its ``PATH`` operands and
@@ -103,7 +103,7 @@ _GLOB = re.compile(r"[*?[]")
 
 @dataclass(frozen=True)
 class Spelling:
-    """What Claude Code 2.1.328 approves of a command whose options it checks itself
+    """What Claude Code 2.1.332 approves of a command whose options it checks itself
     (observed; the defaults approve everything the grammar reads). ``forms``: the
     :class:`~.options.Form` s it takes (``None``: all); ``numbers``: a value attached to a
     short option is also fine when it is a number (``grep -A3``); ``abbreviations``: a
@@ -128,9 +128,9 @@ class Spelling:
     def problem(self, parsed: Parsed) -> str:
         """Why Claude Code asks for these options although each is safe (empty: it does not)."""
         if not self.end and parsed.ended:
-            return "Claude Code 2.1.328 asks for -- here"
+            return "Claude Code 2.1.332 asks for -- here"
         if self.most is not None and len(parsed.found) > self.most:
-            return f"Claude Code 2.1.328 asks for more than {self.most} option(s) here"
+            return f"Claude Code 2.1.332 asks for more than {self.most} option(s) here"
         for found in parsed.found:
             why = self._one(found)
             if why:
@@ -140,34 +140,34 @@ class Spelling:
     def _one(self, found: Found) -> str:
         names = set(found.option.names)
         if (self.options is not None and not names & self.options) or names & self.asks:
-            return f"Claude Code 2.1.328 asks for {found.text}"
+            return f"Claude Code 2.1.332 asks for {found.text}"
         if names & self.no_values and found.value is not None:
-            return f"Claude Code 2.1.328 asks for {found.text} (a value it does not take)"
+            return f"Claude Code 2.1.332 asks for {found.text} (a value it does not take)"
         if (
             not self.bundled_values
             and found.form is Form.BUNDLED
             and found.option.arg is not Arg.NONE
         ):
-            return f"Claude Code 2.1.328 asks for {found.text} (a value in a bundle)"
+            return f"Claude Code 2.1.332 asks for {found.text} (a value in a bundle)"
         attached_number = (
             self.numbers and found.form is Form.ATTACHED and (found.value or "").isdigit()
         )
         if self.forms is not None and found.form not in self.forms and not attached_number:
-            return f"Claude Code 2.1.328 asks for {found.form.value} {found.text}"
+            return f"Claude Code 2.1.332 asks for {found.form.value} {found.text}"
         word = found.words[0]
         shortened = word.startswith("--") and word.split("=", 1)[0] not in found.option.names
         if not self.abbreviations and shortened:
-            return f"Claude Code 2.1.328 asks for the shortened {word}"
+            return f"Claude Code 2.1.332 asks for the shortened {word}"
         number = found.value is not None and re.fullmatch(r"[-+]?\d+", found.value)
         if self.integers and found.option.value is Kind.NUMBER and not number:
-            return f"Claude Code 2.1.328 asks for {found.text}: not a number"
+            return f"Claude Code 2.1.332 asks for {found.text}: not a number"
         return ""
 
 
 _PLAIN = frozenset(
     {Form.SHORT, Form.BUNDLED, Form.SEPARATE, Form.LONG, Form.LONG_EQUALS, Form.LONG_SEPARATE}
 )
-#: sort, grep, git (observed in 2.1.328): no attached value, no value in a bundle, no
+#: sort, grep, git (observed in 2.1.332): no attached value, no value in a bundle, no
 #: shortened long option; grep takes an attached number (``-A3``)
 _STRICT = Spelling(_PLAIN | {Form.NUMBER}, abbreviations=False, bundled_values=False, integers=True)
 _STRICT_NUMBERS = Spelling(
@@ -178,7 +178,7 @@ _STRICT_NUMBERS = Spelling(
     integers=True,
 )
 _NONE = Spelling(options=frozenset(), end=False)
-#: git blame (observed in 2.1.328: "git blame -sb" asks, "git status -sb" runs)
+#: git blame (observed in 2.1.332: "git blame -sb" asks, "git status -sb" runs)
 _NO_BUNDLES = replace(_STRICT, forms=(_PLAIN - {Form.BUNDLED}) | {Form.NUMBER})
 
 
@@ -193,15 +193,15 @@ class Reader:
     (``None``: no more are taken), ``most`` at most that many operands; ``options``:
     ``False`` when every word is an operand (``echo``, ``true``); ``check``: a further
     check of its own syntax, given the parse and the words, returning why it is not a read;
-    ``cc``: the spellings Claude Code 2.1.328 approves (``None``: all it parses); ``least``:
-    at least this many operands (``cd`` alone goes home: asked in 2.1.328); ``dollars``:
-    which words may hold a ``$`` or a backtick, even quoted (observed in 2.1.328: ``cat
+    ``cc``: the spellings Claude Code 2.1.332 approves (``None``: all it parses); ``least``:
+    at least this many operands (``cd`` alone goes home: asked in 2.1.332); ``dollars``:
+    which words may hold a ``$`` or a backtick, even quoted (observed in 2.1.332: ``cat
     '$x'`` and ``grep 'a$' f`` ask, ``echo '$(x)'`` and ``printf '%s' '$x'`` run):
     ``"none"``, ``"any"`` (``echo``) or ``"format"`` (``printf``: all but its format);
     ``plain_name``: the command word and the options must be written as they are
-    (observed in 2.1.328: ``"hostname"``, ``hostname \\--fqdn`` and ``\\jq . f`` ask,
+    (observed in 2.1.332: ``"hostname"``, ``hostname \\--fqdn`` and ``\\jq . f`` ask,
     ``"sort" f`` runs); ``globs``: a glob operand is
-    fine (``sort *.txt`` and ``file *.txt`` ask in 2.1.328, even after ``--``)."""
+    fine (``sort *.txt`` and ``file *.txt`` ask in 2.1.332, even after ``--``)."""
 
     name: str
     operands: tuple[Kind, ...] = ()
@@ -270,7 +270,7 @@ def not_a_read(
     if why:
         return why
     if not reader.globs and any(globs[1:]):
-        return f"{reader.name} with a glob operand (asked in 2.1.328)"
+        return f"{reader.name} with a glob operand (asked in 2.1.332)"
     if not parsed.ended and _glob_may_be_option(reader, globs):
         return f"{reader.name}: a glob could expand into one of its options"
     return reader.check(parsed, known) if reader.check is not None else ""
@@ -279,17 +279,17 @@ def not_a_read(
 def _dollar_problem(
     reader: Reader, parsed: Parsed, words: Sequence[str], dollars: Sequence[bool]
 ) -> str:
-    """A word written with ``$`` or a backtick that Claude Code 2.1.328 asks for."""
+    """A word written with ``$`` or a backtick that Claude Code 2.1.332 asks for."""
     if reader.dollars == "any" or not any(dollars):
         return ""
     if reader.dollars == "format":  # printf: its format, and an argument like a[$(x)]
         at = parsed.rest_at if parsed.rest_at is not None else len(words)
         if at < len(dollars) and dollars[at]:
-            return f"{reader.name}: a $ or ` in the format (asked in 2.1.328, quoted or not)"
+            return f"{reader.name}: a $ or ` in the format (asked in 2.1.332, quoted or not)"
         if any(d and _SUBSCRIPT_RUN.search(w) for w, d in zip(words, dollars, strict=False)):
-            return f"{reader.name}: an argument like a subscript holding $( (asked in 2.1.328)"
+            return f"{reader.name}: an argument like a subscript holding $( (asked in 2.1.332)"
         return ""
-    return f"{reader.name}: a word holds a $ or ` (asked in 2.1.328, quoted or not)"
+    return f"{reader.name}: a word holds a $ or ` (asked in 2.1.332, quoted or not)"
 
 
 _SUBSCRIPT_RUN = re.compile(r"\[.*(?:\$\(|`)", re.DOTALL)
@@ -365,7 +365,7 @@ def read_paths(words: Sequence[str | None]) -> tuple[str, ...]:
 
 def _test_check(parsed: Parsed, words: Sequence[str]) -> str:
     """``test``: one operand, a unary test and its operand, or two operands and a binary
-    test, each form negated or not (observed in Claude Code 2.1.328: ``=`` with ``test``,
+    test, each form negated or not (observed in Claude Code 2.1.332: ``=`` with ``test``,
     ``-a``, ``-o``, parentheses, ``-v`` and ``-R`` ask; an arithmetic test needs numbers)."""
     return _test_words(list(words), equals=False)
 
@@ -478,7 +478,7 @@ def _find_paths(words: Sequence[str]) -> tuple[str, ...]:
 
 # --- sed ----------------------------------------------------------------------------------
 
-#: sed options that keep it a read (observed in Claude Code 2.1.328); ``-e``, ``-f``, ``-i``,
+#: sed options that keep it a read (observed in Claude Code 2.1.332); ``-e``, ``-f``, ``-i``,
 #: ``-s`` / ``--separate``, ``-l`` and every other option make it a command that may change
 #: files.
 _SED_READ_OPTIONS = frozenset(
@@ -501,7 +501,7 @@ _SED_SUBSTITUTE = re.compile(
 
 
 def _sed_check(parsed: Parsed, words: Sequence[str]) -> str:
-    """Observed in Claude Code 2.1.328 (the docs name ``sed`` in the read-only set without
+    """Observed in Claude Code 2.1.332 (the docs name ``sed`` in the read-only set without
     conditions): a read is ``sed -n`` whose script only prints numbered lines (``1,5p``),
     with or without files, or a ``s///`` script reading standard input only;
     whole option names only (``--qui`` asks), ``$`` or ``/re/`` addresses, ``d``, ``y``,
@@ -510,7 +510,7 @@ def _sed_check(parsed: Parsed, words: Sequence[str]) -> str:
         if not set(found.option.names) & _SED_READ_OPTIONS:
             return f"sed {found.text} is not approved"
         if found.words[0].startswith("--") and found.words[0] not in found.option.names:
-            return f"sed: Claude Code 2.1.328 asks for the shortened {found.words[0]}"
+            return f"sed: Claude Code 2.1.332 asks for the shortened {found.words[0]}"
     if any("$" in w for w in words):
         return "sed: a $ address or variable is not approved"
     if not parsed.operands:
@@ -523,7 +523,7 @@ def _sed_check(parsed: Parsed, words: Sequence[str]) -> str:
     if quiet and all(_SED_PRINT.fullmatch(piece) for piece in pieces):
         return ""
     if not files and all(_SED_SUBSTITUTE.fullmatch(piece) for piece in pieces):
-        return ""  # observed in 2.1.328: "sed p" and "sed 1,2p" without -n ask
+        return ""  # observed in 2.1.332: "sed p" and "sed 1,2p" without -n ask
     return "sed: only printing numbered lines, or s/// on standard input, is a read"
 
 
@@ -537,7 +537,7 @@ def sed_writes_or_runs(words: Sequence[str | None]) -> bool:
     """Whether a ``sed`` command's script writes a file or runs one (``w``, ``W``, ``e``,
     ``r``, ``R`` commands, ``s///w`` / ``s///e``) or comes from a file (``-f``), or the
     command cannot be read: such a sed is never approved by ``acceptEdits`` (observed in
-    Claude Code 2.1.328)."""
+    Claude Code 2.1.332)."""
     if any(w is None for w in words[1:]):
         return True
     parsed = parse(GRAMMARS["sed"], [w for w in words[1:] if w is not None])
@@ -559,17 +559,17 @@ def sed_writes_or_runs(words: Sequence[str | None]) -> bool:
 
 # --- xargs --------------------------------------------------------------------------------
 
-#: The commands ``xargs`` may feed and still count as a read (observed in Claude Code 2.1.328:
+#: The commands ``xargs`` may feed and still count as a read (observed in Claude Code 2.1.332:
 #: ``xargs cat``, ``xargs ls``, ``xargs stat`` ask; ``xargs grep``, ``xargs wc`` do not).
 XARGS_TARGETS = frozenset({"echo", "printf", "wc", "grep", "egrep", "fgrep", "head", "tail"})
 
 
 def _xargs_check(parsed: Parsed, words: Sequence[str]) -> str:
-    """A bare ``xargs`` (no option, observed in Claude Code 2.1.328: ``xargs -n1 wc`` asks)
+    """A bare ``xargs`` (no option, observed in Claude Code 2.1.332: ``xargs -n1 wc`` asks)
     in front of one of :data:`XARGS_TARGETS`, which must itself be a read (the docs strip a
     bare ``xargs`` and say nothing of its target). A bare ``xargs`` alone runs ``echo``."""
     if parsed.found or parsed.ended:
-        return "xargs with options is not approved (asked in 2.1.328)"
+        return "xargs with options is not approved (asked in 2.1.332)"
     rest = list(words[parsed.rest_at :]) if parsed.rest_at is not None else []
     if not rest:
         return ""
@@ -592,7 +592,7 @@ _PRINTF_SPEC = re.compile(r"%(?:%|[-+ #0]*(?:\*|\d+)?(?:\.(?:\*|\d+))?(\([^)]*\)
 
 
 def _printf_check(parsed: Parsed, words: Sequence[str]) -> str:
-    """``printf FORMAT [ARG…]``: observed in 2.1.328, an argument a numeric conversion
+    """``printf FORMAT [ARG…]``: observed in 2.1.332, an argument a numeric conversion
     (``%d``, ``%x``, ``%(…)T`` …) reads must be a number (``printf %d x`` asks)."""
     rest = list(words[parsed.rest_at :]) if parsed.rest_at is not None else []
     if not rest:
@@ -604,7 +604,7 @@ def _printf_check(parsed: Parsed, words: Sequence[str]) -> str:
         spec = specs[i % len(specs)]
         numeric = spec[1] is not None or spec[2] in "diouxXeEfFgGaA"
         if numeric and not re.fullmatch(r"[-+]?\d+(?:\.\d+)?", arg):
-            return f"printf {spec[0]} of {arg!r}: not a number (asked in 2.1.328)"
+            return f"printf {spec[0]} of {arg!r}: not a number (asked in 2.1.332)"
     return ""
 
 
@@ -782,7 +782,7 @@ _GIT: Mapping[str, Grammar] = {
         _v("--ignore-revs-file", kind=Kind.PATH),
     ),
 }
-#: Whole command lines that only list (observed in 2.1.328), with no further operand.
+#: Whole command lines that only list (observed in 2.1.332), with no further operand.
 _GIT_LISTINGS = frozenset(
     {
         ("config", "--get"),
@@ -798,7 +798,7 @@ _GIT_LISTINGS = frozenset(
 
 def _git_check(parsed: Parsed, words: Sequence[str]) -> str:
     """``git SUBCOMMAND …`` with no global option (``-c``, ``-C``, ``--no-pager`` ask in
-    2.1.328): one of :data:`READ_ONLY_GIT` with options of its grammar, or a listing."""
+    2.1.332): one of :data:`READ_ONLY_GIT` with options of its grammar, or a listing."""
     if not words:
         return "git without a subcommand"
     if words[0].startswith("-"):
@@ -819,7 +819,7 @@ def _git_check(parsed: Parsed, words: Sequence[str]) -> str:
     if why:
         return why
     if sub.ended and "--no-index" in sub.operands:
-        return "git: --no-index after -- (asked in 2.1.328, where git reads it as a path)"
+        return "git: --no-index after -- (asked in 2.1.332, where git reads it as a path)"
     if (
         words[0] == "branch"
         and sub.operands
@@ -852,16 +852,16 @@ def _git_paths(words: Sequence[str]) -> tuple[str, ...]:
     return tuple(named)
 
 
-# --- what Claude Code 2.1.328 asks for though it reads (observed) --------------------------
+# --- what Claude Code 2.1.332 asks for though it reads (observed) --------------------------
 
-#: the options 2.1.328 was seen to approve with file (``file -N``, ``-m``, ``--apple`` ask)
+#: the options 2.1.332 was seen to approve with file (``file -N``, ``-m``, ``--apple`` ask)
 _FILE_OPTIONS = _names(
     "-b --brief -i --mime --mime-type -L --dereference -k --keep-going -s --special-files "
     "-r --raw -0 --print0 -n --no-buffer"
 )
 _GREP = replace(_STRICT_NUMBERS, asks=frozenset({"-y"}))  # the obsolete -i
 _SORT_ASKS = frozenset({"--debug", "--files0-from", "--random-source"})
-#: sort and file ask for any glob operand (observed in 2.1.328: "sort -- *.txt" asks)
+#: sort and file ask for any glob operand (observed in 2.1.332: "sort -- *.txt" asks)
 _JQ_ASKS = frozenset(
     {"--arg", "--argjson", "--slurpfile", "--rawfile", "--args", "--jsonargs", "-L", "-f"}
 )
@@ -931,7 +931,7 @@ READERS: Mapping[str, Reader] = _readers(
     Reader("which", rest=Kind.TEXT, cc=Spelling(_PLAIN, abbreviations=False)),
     Reader("basename", rest=Kind.TEXT),
     Reader("dirname", rest=Kind.TEXT),
-    # observed in 2.1.328: resolving a name outside the working folders does not ask
+    # observed in 2.1.332: resolving a name outside the working folders does not ask
     Reader("realpath", rest=Kind.TEXT),
     Reader("readlink", rest=Kind.TEXT),
     Reader("id", rest=Kind.TEXT, most=1),
@@ -953,7 +953,7 @@ READERS: Mapping[str, Reader] = _readers(
 
 # --- acceptEdits ----------------------------------------------------------------------------
 
-#: The options Claude Code 2.1.328's ``acceptEdits`` approves with each file command it
+#: The options Claude Code 2.1.332's ``acceptEdits`` approves with each file command it
 #: approves inside the working folders (observed): ``None`` any option of its grammar
 #: (``mkdir -m 700``, ``rm -rf``), an empty set none at all (``cp -v``, ``mv -f``, ``touch
 #: -c`` and even ``cp --`` ask), or exactly these spellings (``sed -i -E``; ``sed -n -i``,

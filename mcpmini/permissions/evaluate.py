@@ -165,14 +165,14 @@ class PermissionRules:
 
         A rule that is not a string, is malformed (``Bash(touch *``) or has an empty
         specifier (``Bash()``) is skipped with a warning naming its JSON path, and the rest
-        of the block applies (observed in 2.1.328). A list that is not a list is a
+        of the block applies (observed in 2.1.332). A list that is not a list is a
         ``ConfigError``: Claude Code then ignores the whole file
         (:func:`~mcpmini.permissions.settings.file_problem` finds it first).
 
         ``root`` anchors the block's ``/path`` specifiers (:attr:`Rule.root`: the project
         folder for project settings, ``~/.claude`` for user settings). ``trusted=False``
         (project settings of a workspace whose trust dialog was never accepted) drops the
-        ``allow`` rules with a warning, as Claude Code 2.1.328 does in ``-p``; ``ask`` and
+        ``allow`` rules with a warning, as Claude Code 2.1.332 does in ``-p``; ``ask`` and
         ``deny`` rules still apply.
         """
         lists: dict[str, list[Rule]] = {}
@@ -224,7 +224,7 @@ class PermissionRules:
 
     def _deny_in_shell_c(self, found: CommandAnalysis) -> Rule | None:
         """A Bash deny rule whose command hides inside ``bash -c '…'``: observed in Claude Code
-        2.1.328, such a call is asked (in bypassPermissions too), neither denied nor run."""
+        2.1.332, such a call is asked (in bypassPermissions too), neither denied nor run."""
         for rule in self.deny:
             if rule.tool != "Bash" or rule.specifier is None:
                 continue
@@ -243,7 +243,7 @@ class PermissionRules:
     ) -> Rule | None:
         """A ``Read(...)`` rule naming a file that a read-only command is given
         (``cat secret.txt``). Documented: path rules bind only the file tools; observed in
-        Claude Code 2.1.328: the read-only command is refused as a Read of that file."""
+        Claude Code 2.1.332: the read-only command is refused as a Read of that file."""
         for rule in rules:
             if rule.tool != "Read" or rule.specifier is None:
                 continue
@@ -260,7 +260,7 @@ class PermissionRules:
         rules: tuple[Rule, ...], found: CommandAnalysis, cwd: str, home: str | None
     ) -> Rule | None:
         """A deny ``Edit(...)`` rule covering a file a Bash file command changes (observed in
-        2.1.328: deny ``Edit(**)`` denies ``touch t``, ``cp a b``; an ask ``Edit`` rule does
+        2.1.332: deny ``Edit(**)`` denies ``touch t``, ``cp a b``; an ask ``Edit`` rule does
         not ask for them, and a deny ``Read(**)`` does not deny them — found by the fuzzer)."""
         operands = [p for p in changed_paths(found) if p is not None and p not in found.writes]
         for target in operands:
@@ -303,7 +303,7 @@ class PermissionRules:
             if hidden is not None:
                 return hidden
         if behavior is Behavior.DENY:
-            # observed in 2.1.328: only deny rules bind the files Bash reads or changes
+            # observed in 2.1.332: only deny rules bind the files Bash reads or changes
             named = self._read_rule_on_arguments(rules, found, cwd, home)
             named = named or self._edit_rule_on_operands(rules, found, cwd, home)
             if named is not None:
@@ -362,7 +362,7 @@ _NO_FILE_OPERANDS = frozenset(
 
 def _file_operands(sub: Subcommand) -> tuple[str, ...]:
     """The files a read-only command reads: what :func:`~.bash.read_paths` knows of its
-    program, none for a program that reads no file (``echo src/a``, observed in 2.1.328),
+    program, none for a program that reads no file (``echo src/a``, observed in 2.1.332),
     else every operand that is not an option."""
     known = read_paths(sub)
     if known or sub.program in _NO_FILE_OPERANDS:
@@ -383,7 +383,7 @@ def _bypass_warnings(
             for sub in analysis.subcommands:
                 enforced = sub.read_only or sub.program in ACCEPT_EDITS_COMMANDS
                 if rule in denies and enforced:
-                    # observed in 2.1.328: a deny rule refuses the Bash call as a Read or
+                    # observed in 2.1.332: a deny rule refuses the Bash call as a Read or
                     # a write of that file: no sidestep
                     continue
                 if any(
@@ -404,7 +404,7 @@ def _bypass_warnings(
                     break
         for sub in analysis.subcommands:
             if any(pattern.fullmatch(text) for text in (sub.text, *deny_forms(sub))):
-                continue  # the rule sees this form (observed in 2.1.328): no sidestep
+                continue  # the rule sees this form (observed in 2.1.332): no sidestep
             for kind, text in bypass_forms(sub):
                 if pattern.fullmatch(text):
                     found.append(BypassWarning(rule.text, kind, sub.text))
@@ -422,16 +422,16 @@ def _bash_allow(
     if analysis.unverifiable or not analysis.subcommands:
         return None, "no allow rule approves a command that cannot be verified statically"
     if writes_after_cd(analysis.subcommands):
-        # observed in 2.1.328: asked even when an allow rule matches the write
+        # observed in 2.1.332: asked even when an allow rule matches the write
         return None, "no allow rule approves a file-changing command after cd"
     guarded = protected_targets("Bash", {}, analysis, cwd, home)
     if guarded:
-        # observed in 2.1.328: Bash(touch *) does not approve touch .git/q
+        # observed in 2.1.332: Bash(touch *) does not approve touch .git/q
         return None, f"protected path {guarded[0]}: allow rules do not apply"
     used: Rule | None = None
     raw = analysis.command.strip()
     if len(analysis.subcommands) == 1 and not analysis.redirects:
-        # observed in 2.1.328: an exact rule matches the command as typed ("mkdir  two")
+        # observed in 2.1.332: an exact rule matches the command as typed ("mkdir  two")
         exact = [r for r in rules.allow if r.tool == "Bash" and r.specifier == raw]
         if exact and "*" not in raw:
             return exact[0], f"allow rule {exact[0].text} matches the command exactly"
@@ -462,7 +462,7 @@ def _read_allow(
     rules: PermissionRules, analysis: CommandAnalysis, cwd: str, home: str
 ) -> tuple[Rule | None, str]:
     """A read-only command that reads outside the working directories, approved when a
-    ``Read(path)`` allow rule covers every file it reads (observed in 2.1.328: ``allow
+    ``Read(path)`` allow rule covers every file it reads (observed in 2.1.332: ``allow
     Read(//abs/**)`` then ``cat /abs/f`` runs; a path through ``..`` still asks; a bare
     ``Read`` rule does not count)."""
     named = [p for sub in analysis.subcommands for p in read_paths(sub)] + list(analysis.reads)
@@ -578,7 +578,7 @@ def _dangerous_removal(
     analysis: CommandAnalysis, cwd: str, home: str, dirs: tuple[str, ...]
 ) -> str | None:
     """Why this command's ``rm``/``rmdir`` needs the user whatever the mode and rules say
-    (observed in Claude Code 2.1.328, also under bypassPermissions: "Dangerous rm operation
+    (observed in Claude Code 2.1.332, also under bypassPermissions: "Dangerous rm operation
     detected"), or ``None``. A target computed when it runs counts, and so does a glob whose
     folder is critical (``rm -rf *`` in the working directory)."""
     for sub in analysis.subcommands:
@@ -626,7 +626,7 @@ def _rule_steps(
     if decision is HookDecision.ALLOW and not approves_protected(spec):
         guarded = protected_targets(tool_name, tool_input, analysis, where, user)
         if guarded:
-            # observed in 2.1.328: a hook's allow for a write under .claude/ still asks
+            # observed in 2.1.332: a hook's allow for a write under .claude/ still asks
             walk.pass_on(
                 GateStage.HOOK_DECISION,
                 f"a hook's allow does not cover the protected path {guarded[0]}",
@@ -712,7 +712,7 @@ def gate(
     spec = mode_spec(mode)
     where, user = working_dir(cwd), home_dir(home)
     extra = (absolute(d, where, user) for d in additional_dirs)
-    # observed in 2.1.328: a folder that does not exist is no working directory
+    # observed in 2.1.332: a folder that does not exist is no working directory
     dirs = (where, *(d for d in extra if os.path.isdir(d)))
     walk = _Walk(tool_input)
     decision = _hook_step(walk, hooks)

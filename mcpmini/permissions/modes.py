@@ -141,11 +141,11 @@ MODES: Mapping[PermissionMode, ModeSpec] = {
     for spec in (
         ModeSpec(PermissionMode.DEFAULT),
         ModeSpec(PermissionMode.ACCEPT_EDITS, edits=Changes.INSIDE, file_commands=_FILE_COMMANDS),
-        # documented: plan refuses edits and changing commands. Observed in 2.1.328: an
+        # documented: plan refuses edits and changing commands. Observed in 2.1.332: an
         # edit asks ("Cannot write to … while in plan mode"; allow rules do not approve it);
         # a Bash or WebFetch call no rule approves goes to auto mode's safety check, which runs on
         # Anthropic's server: offline (the oracle's setting) the call is denied.
-        # Observed in 2.1.328 as well: plan's Read runs outside the working directories too.
+        # Observed in 2.1.332 as well: plan's Read runs outside the working directories too.
         ModeSpec(
             PermissionMode.PLAN,
             edits=Changes.ASKS,
@@ -155,7 +155,7 @@ MODES: Mapping[PermissionMode, ModeSpec] = {
         ),
         ModeSpec(PermissionMode.DONT_ASK, prompt=Behavior.DENY),
         # documented: disableBypassPermissionsMode "disable" prevents the mode. Observed in
-        # 2.1.328 as well: honoured from every scope, an untrusted project's too; and a
+        # 2.1.332 as well: honoured from every scope, an untrusted project's too; and a
         # defaultMode of bypassPermissions applies only from user, --settings and managed
         # settings (a project or local one is ignored: the call asks).
         ModeSpec(
@@ -167,7 +167,7 @@ MODES: Mapping[PermissionMode, ModeSpec] = {
     )
 }
 
-#: The values ``permissions.defaultMode`` may take; any other makes Claude Code 2.1.328
+#: The values ``permissions.defaultMode`` may take; any other makes Claude Code 2.1.332
 #: ignore the whole settings file (observed: its rules and hooks too).
 DEFAULT_MODE_VALUES = tuple(m.value for m in PermissionMode)
 
@@ -298,9 +298,9 @@ def _edit_inside(sub: Subcommand, cwd: str, home: str, dirs: Sequence[str]) -> b
     if sub.program == "sed" and sed_writes_or_runs(sub.plain):
         return False  # "sed command requires approval (contains potentially dangerous operations)"
     if sub.program == "sed" and any(w and w.startswith("--in-place=") for w in sub.plain):
-        return False  # observed in 2.1.328: it writes a backup file too; asked in acceptEdits
+        return False  # observed in 2.1.332: it writes a backup file too; asked in acceptEdits
     if sub.program == "cp" and any(w and _recursive_cp(w) for w in sub.plain[1:]):
-        return False  # observed in 2.1.328: a recursive copy is asked in acceptEdits
+        return False  # observed in 2.1.332: a recursive copy is asked in acceptEdits
     args = _path_args(sub)
     if args is None or not args:
         return False
@@ -340,7 +340,7 @@ def _bash_verdict(
     if subs and not analysis.writes and all(s.read_only for s in subs):
         outside = _reads_outside(analysis, cwd, home, dirs)
         if outside:
-            # documented: the read-only set never prompts. Observed in 2.1.328: it does when
+            # documented: the read-only set never prompts. Observed in 2.1.332: it does when
             # it reads outside the working directories ("cat in '/etc/hostname' was blocked")
             return None, f"reads outside the working directories: {', '.join(outside)}"
         return Behavior.ALLOW, f"{spec.name} runs read-only commands without asking"
@@ -400,7 +400,7 @@ def mode_verdict(
     if spec.everything:
         return Behavior.ALLOW, f"{spec.name} runs everything that no deny/ask rule caught"
     if tool_name in READ_TOOLS:
-        # documented: reads run without asking. Observed in 2.1.328: only inside the
+        # documented: reads run without asking. Observed in 2.1.332: only inside the
         # working directories ("Claude requested permissions to read from /etc/hostname")
         outside = [
             p

@@ -778,7 +778,7 @@ GRAMMARS: Mapping[str, Grammar] = {
             _val("-D", "--chdir", kind=Kind.PATH),
             _val("-g", "--group"),
             # documented: "-h" alone is --help and "-h host" is --host; observed in Claude
-            # Code 2.1.328 (and read so here): the word after -h is its value
+            # Code 2.1.332 (and read so here): the word after -h is its value
             _val("-h", "--host"),
             _val("--preserve-env", arg=Arg.OPTIONAL),
             _val("-p", "--prompt"),

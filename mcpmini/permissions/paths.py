@@ -5,14 +5,14 @@ Specifiers use gitignore syntax: ``//abs`` is filesystem-absolute, ``~/x`` is un
 *real* home passed in (never a fixed ``/root``), ``/x`` is relative to the settings file's
 root, ``./a/b`` or ``a/b`` relative to the working directory, and a bare name (no slash)
 matches at any depth under the working directory — and so does ``./name`` (documented as
-the working directory's only; observed in Claude Code 2.1.328 at any depth below it; a
+the working directory's only; observed in Claude Code 2.1.332 at any depth below it; a
 bare name never matches outside it, whichever settings file holds the rule: a user deny
 ``Read(secret.txt)`` does not cover ``~/secret.txt``). A path is compared as written (made absolute
 against ``cwd``) *and* with its symlinks resolved: a deny matches when either form does,
 an allow only when the resolved form does, so a symlink into a denied folder is denied and a
 symlink out of an allowed one is not allowed.
 
-Case: documented nowhere; observed in Claude Code 2.1.328, even on Linux, path rules match
+Case: documented nowhere; observed in Claude Code 2.1.332, even on Linux, path rules match
 case-insensitively (a deny ``Read(SRC/**)`` denies ``src/a.txt``) and so do the protected
 names (a write to ``.CLAUDE/x`` is asked in acceptEdits).
 """
@@ -56,7 +56,7 @@ PROTECTED_FILES = frozenset(
         ".gitmodules",
     }
 )
-#: observed in 2.1.328: path rules ignore case (see the module doc)
+#: observed in 2.1.332: path rules ignore case (see the module doc)
 _FLAGS = re.DOTALL | re.IGNORECASE
 
 
@@ -115,7 +115,7 @@ def _rule_regex(spec: str, cwd: str, home: str, root: str) -> tuple[re.Pattern[s
         base, rest = cwd, spec[2:]
     elif spec.startswith("./"):
         # documented: "./.env" is the .env of the working directory only. Observed in
-        # Claude Code 2.1.328: a "./name" with no further slash matches at any depth
+        # Claude Code 2.1.332: a "./name" with no further slash matches at any depth
         base, rest = None, spec[2:]
     elif "/" in spec.rstrip("/"):
         base, rest = cwd, spec
@@ -177,7 +177,7 @@ def path_rule_matches(
     also taken as written or resolved); an allow only the resolved path. ``directory``:
     the call reads the whole folder (Grep, Glob, LS), so a rule for something under it
     counts too — for deny and ask; an allow covers the folder when it covers everything
-    under it (``Read(//abs/**)`` approves ``ls /abs``, observed in 2.1.328).
+    under it (``Read(//abs/**)`` approves ``ls /abs``, observed in 2.1.332).
     """
     real = _resolved(path)
     bases = {(cwd, home, root), (_resolved(cwd), _resolved(home), _resolved(root))}

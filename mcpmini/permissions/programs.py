@@ -8,14 +8,14 @@ operands (``timeout DURATION``), after ``NAME=value`` words (``env``), in an opt
 read as a command line (``su -c``, ``script -c``, ``flock -c``, ``env -S``), the rest of the
 words joined into one line (``watch``), up to a word that ends it (``parallel … :::``), or
 nowhere it can be read before it runs (a shell reading its input) — and what Claude Code
-2.1.328 does with it (:class:`View`).
+2.1.332 does with it (:class:`View`).
 
 :func:`unwrap` takes one layer off; :func:`peel` takes every layer off, in the order bash
 would run them, and is what a deny check and the bypass warnings read. Command lines held
 in option values come back as :attr:`Layer.line` for the caller to analyse with the one
 tokenizer (:mod:`.bash`), so this module imports no parser of its own.
 
-Claude Code's view (observed in 2.1.328, where the documentation says only that "wrapper
+Claude Code's view (observed in 2.1.332, where the documentation says only that "wrapper
 commands" are stripped): it *strips* a few wrappers before matching any rule (``timeout``,
 ``time``, ``nice``, ``nohup``, ``stdbuf``, ``command``, ``builtin``, ``noglob``, a bare
 ``xargs``), each only in some spellings; its deny and ask check also *sees* past those in a
@@ -78,7 +78,7 @@ class BypassKind(enum.StrEnum):
 
 
 class Sees(enum.StrEnum):
-    """How far Claude Code 2.1.328's deny and ask check looks past a runner."""
+    """How far Claude Code 2.1.332's deny and ask check looks past a runner."""
 
     STRIPS = "strips it"  # removed before matching any rule, in the spellings of the View
     SEES = "sees past it"  # its deny / ask check looks at the inner command
@@ -87,7 +87,7 @@ class Sees(enum.StrEnum):
 
 @dataclass(frozen=True)
 class View:
-    """What Claude Code 2.1.328 does with one runner (observed; each spelling tested).
+    """What Claude Code 2.1.332 does with one runner (observed; each spelling tested).
 
     ``sees``: strips it, sees past it or misses it. For a stripped runner, ``strip_forms`` are
     the option spellings with which every rule matches past it (none: only the bare word),
@@ -129,7 +129,7 @@ class Runner:
     command (``parallel … :::``); ``inert``: options with which it runs no command
     (``command -v``, ``chrt -p``); ``stdin``: with no command it runs what it reads (a shell,
     ``su``, ``script``); ``prompts``: Claude Code always asks before it runs (only an exact
-    allow rule approves it); ``view``: what Claude Code 2.1.328 does with it."""
+    allow rule approves it); ``view``: what Claude Code 2.1.332 does with it."""
 
     name: str
     view: View
@@ -159,7 +159,7 @@ def _runners(*rows: Runner) -> dict[str, Runner]:
 
 #: Every program that runs its arguments, one row each (reference §2.1).
 RUNNERS: Mapping[str, Runner] = _runners(
-    # --- stripped by Claude Code before matching any rule (spellings observed in 2.1.328)
+    # --- stripped by Claude Code before matching any rule (spellings observed in 2.1.332)
     Runner(
         "timeout",
         View(Sees.STRIPS, _ALL_FORMS, False, _ALL_FORMS, True),
@@ -249,7 +249,7 @@ RUNNERS: Mapping[str, Runner] = _runners(
         for shell in sorted(SHELLS)
     ),
 )
-#: Runners that always prompt; only an exact allow rule approves them (observed in 2.1.328).
+#: Runners that always prompt; only an exact allow rule approves them (observed in 2.1.332).
 EXEC_WRAPPERS = frozenset(name for name, runner in RUNNERS.items() if runner.prompts)
 
 
@@ -388,10 +388,10 @@ def _stripped(words: Sequence[str], *, deny: bool) -> tuple[int, Runner, Layer] 
 
 
 def claude_strip(words: Sequence[str]) -> tuple[int, list[str]]:
-    """How many leading words Claude Code 2.1.328 strips before matching any rule (allow,
+    """How many leading words Claude Code 2.1.332 strips before matching any rule (allow,
     ask and deny), and the stripped wrappers' names: ``timeout 5 nohup rm x`` → 3.
 
-    ``words`` are the words after quote removal (observed in 2.1.328: ``"nohup" rm`` and
+    ``words`` are the words after quote removal (observed in 2.1.332: ``"nohup" rm`` and
     ``\\nohup rm`` are stripped as ``nohup rm`` is)."""
     at, names = 0, list[str]()
     while True:
@@ -406,7 +406,7 @@ def claude_strip(words: Sequence[str]) -> tuple[int, list[str]]:
 
 
 def claude_sees(words: Sequence[str]) -> Iterator[tuple[str, Sequence[str] | str]]:
-    """The inner commands Claude Code 2.1.328's deny and ask check looks at behind the
+    """The inner commands Claude Code 2.1.332's deny and ask check looks at behind the
     runners of ``words`` (quotes removed), in order: ``("words",
     [...])``, ``("exact", [...])`` after a stripped ``xargs`` (matched as written, no program
     path removed), or ``("line", text)`` for a command line it reads too (``env -S '…'``,

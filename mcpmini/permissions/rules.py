@@ -14,7 +14,7 @@
   ``setsid``, ``ionice``, ``flock``) only by a rule without ``*`` that names them exactly.
 * **Read / Edit** - gitignore-style paths (:mod:`.paths`), matched without regard to case.
   ``Edit(path)`` covers every file-writing tool, a bare ``Edit`` (or ``Edit(*)``) only the
-  Edit tool (observed in 2.1.328: it neither approves nor denies Write); a ``Read`` deny also
+  Edit tool (observed in 2.1.332: it neither approves nor denies Write); a ``Read`` deny also
   covers the file-writing tools; ``Read`` covers Grep, Glob and LS,
   and a folder they search is covered by a rule for something under it.
   ``Write``/``NotebookEdit``/``Glob`` path rules are accepted but never consulted.
@@ -71,7 +71,7 @@ class Rule:
 
 def parse_rule(text: str, *, root: str | None = None) -> Rule:
     """Parse a rule string; ``Bash`` and ``Bash(*)`` give the same rule, and the specifier is
-    trimmed (``Bash( touch * )`` is ``Bash(touch *)``, as Claude Code 2.1.328 reads it).
+    trimmed (``Bash( touch * )`` is ``Bash(touch *)``, as Claude Code 2.1.332 reads it).
     ``root``: the settings file's root (:attr:`Rule.root`).
 
     Raises ``ConfigError`` for an empty rule, unbalanced parentheses or an empty specifier
@@ -108,7 +108,7 @@ def _glob(pattern: str, *, dotall: bool = True) -> re.Pattern[str]:
 def bash_pattern(spec: str) -> re.Pattern[str]:
     """The regex a Bash specifier compiles to (``:*`` and `` *`` keep a word boundary).
 
-    The legacy prefix form ``prefix:*`` takes its prefix literally: observed in 2.1.328,
+    The legacy prefix form ``prefix:*`` takes its prefix literally: observed in 2.1.332,
     ``Bash(touch *:*)`` approves no ``touch`` command (the ``*`` before ``:*`` is no wildcard).
     """
     if spec.endswith(":*"):
@@ -131,7 +131,7 @@ def bash_rule_covers(rule: Rule, sub: Subcommand, raw: str | None = None) -> boo
     no operand expands when it runs, and an exec wrapper or ``find -exec``/``-delete``
     only under a rule without ``*`` (an exact match). ``raw``: the whole command as typed,
     when it is this one simple command — an exact rule must then equal it (observed in
-    2.1.328: ``Bash(mkdir one)`` asks for ``mkdir  one``)."""
+    2.1.332: ``Bash(mkdir one)`` asks for ``mkdir  one``)."""
     if rule.tool != "Bash" or sub.unverifiable or not sub.words:
         return False
     if rule.specifier is None:
@@ -139,9 +139,9 @@ def bash_rule_covers(rule: Rule, sub: Subcommand, raw: str | None = None) -> boo
     if raw is not None and is_exact(rule.specifier) and raw.split() == rule.specifier.split():
         return raw == rule.specifier
     if None in sub.plain:
-        return False  # observed in 2.1.328: "touch $f", 'touch "$HOME/l"' ask
+        return False  # observed in 2.1.332: "touch $f", 'touch "$HOME/l"' ask
     pattern = bash_pattern(rule.specifier)
-    # observed in 2.1.328: "\\touch w" is read as "touch w" by an allow rule
+    # observed in 2.1.332: "\\touch w" is read as "touch w" by an allow rule
     unquoted = " ".join(p for p in sub.plain if p is not None)
     matched = pattern.fullmatch(sub.allow_text) is not None or (
         sub.allow_text == sub.text and pattern.fullmatch(unquoted) is not None
@@ -164,7 +164,7 @@ def _bash_matches(rule: Rule, spec: str, command: str, behavior: str) -> bool:
     if found.unverifiable or found.writes or not found.subcommands:
         return False
     if writes_after_cd(found.subcommands):
-        return False  # observed in 2.1.328: asked even when an allow rule matches the write
+        return False  # observed in 2.1.332: asked even when an allow rule matches the write
     raw = command.strip() if len(found.subcommands) == 1 and not found.redirects else None
     return all(bash_rule_covers(rule, s, raw) for s in found.subcommands)
 
@@ -189,7 +189,7 @@ def _tool_hits(rule: Rule, tool_name: str, behavior: str) -> bool:
     if tool.startswith("mcp__") and "__" not in tool[5:]:
         return tool_name == tool or tool_name.startswith(tool + "__")
     if tool == "Edit":
-        # observed in 2.1.328: a bare Edit rule is the Edit tool only; Edit(path) covers Write
+        # observed in 2.1.332: a bare Edit rule is the Edit tool only; Edit(path) covers Write
         return tool_name in EDIT_TOOLS if rule.specifier is not None else tool_name == "Edit"
     if tool == "Read":
         return tool_name in READ_TOOLS or (behavior == "deny" and tool_name in EDIT_TOOLS)

@@ -1,6 +1,6 @@
 """The skill listing: what every turn pays for skills that were never invoked.
 
-Rules of this module (each measured against Claude Code 2.1.328, see
+Rules of this module (each measured against Claude Code 2.1.332, see
 ``tests/oracle/test_skills_oracle.py``):
 
 - The model is shown :data:`HEADER`, a blank line, then one line per listed skill:
@@ -15,7 +15,7 @@ Rules of this module (each measured against Claude Code 2.1.328, see
   the built-in prompt commands. Skills with ``disable-model-invocation`` are left out.
 - The budget is ``floor(window × characters-per-token × 1 %)`` characters (at least 1), or
   ``SLASH_COMMAND_TOOL_CHAR_BUDGET`` when set. Characters are counted as terminal columns
-  (a wide East Asian character counts 2). 2.1.328's default model (``claude-opus-5-5``) has a
+  (a wide East Asian character counts 2). 2.1.332's default model (``claude-opus-5-5``) has a
   1M-token window and counts 3 characters a token (models of :data:`FOUR_CHAR_MODELS`
   count 4), so its budget is 30,000 characters.
 - Over budget, bundled skills and ``name-only`` entries stay as they are; every other entry starts
@@ -66,7 +66,7 @@ HEADER = "The following skills are available for use with the Skill tool:"
 MAX_DESC_CHARS = 1536
 CUT_MARK = "\u2026"
 OVERRIDES = ("on", "name-only", "user-invocable-only", "off")
-#: Claude Code 2.1.328's default main-loop model and its context window (tokens).
+#: Claude Code 2.1.332's default main-loop model and its context window (tokens).
 DEFAULT_MODEL = "claude-opus-5-5"
 DEFAULT_CONTEXT_WINDOW = 1_000_000
 #: Models whose listing budget counts 4 characters a token; every other model counts 3.
@@ -135,7 +135,7 @@ def usage_scores(skill_usage: Mapping[str, Any], now_ms: float) -> dict[str, flo
     The instant matters for the order among equals: a skill used moments ago keeps decaying
     while one at the floor (a tenth of its count) stays put, so ``(30 uses, 200 days ago)``
     (3.0) ranks above ``(3 uses, just now)`` (3.0 minus the seconds since) — measured with
-    2.1.328, which scores at the session's start. An entry that is not an object with a
+    2.1.332, which scores at the session's start. An entry that is not an object with a
     number count is ignored."""
     out: dict[str, float] = {}
     for name, entry in skill_usage.items():
@@ -361,7 +361,7 @@ def build_listing(
     fixed: Sequence[tuple[str, str]] = (),
     builtin: Sequence[tuple[str, str]] = (),
 ) -> Listing:
-    """The skill listing as Claude Code 2.1.328 builds it (see the module rules).
+    """The skill listing as Claude Code 2.1.332 builds it (see the module rules).
 
     The budget is :func:`listing_budget` of ``context_window_tokens`` at
     ``chars_per_token`` (default: :func:`model_chars_per_token` of ``model``), or ``budget_chars``

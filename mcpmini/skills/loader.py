@@ -8,7 +8,7 @@ paths, and skills already loaded from plugins), resolves equal names with
 enterprise > personal > project (a skill beats a command of the same name) and collects
 every problem as a value, so one broken skill never stops the others.
 
-:func:`build_listing` models the always-present listing as Claude Code 2.1.328 shows it
+:func:`build_listing` models the always-present listing as Claude Code 2.1.332 shows it
 (``description - when_to_use``, cut at 1,536 characters, held to a budget of 1 % of the context
 window; the listing itself lives in :mod:`mcpmini.skills.listing`).
 Invocation and re-attachment after compaction live in :mod:`mcpmini.skills.invocation`; their
@@ -195,7 +195,7 @@ def _check_fields(
 
 def _first_line(body: str) -> str:
     """The description Claude Code lists for a skill without one: the body's first non-empty
-    line, without heading marks (measured with 2.1.328)."""
+    line, without heading marks (measured with 2.1.332)."""
     for line in body.splitlines():
         text = line.strip().lstrip("#").strip()
         if text:
@@ -243,7 +243,7 @@ def parse_skill(
     final = name or display or "unnamed"
     if plugin is not None:
         # Documented: the front-matter name replaces the folder name. Observed in Claude Code
-        # 2.1.328 (`claude plugin validate` lists what a plugin provides): the folder (or
+        # 2.1.332 (`claude plugin validate` lists what a plugin provides): the folder (or
         # command file) names a plugin skill; only a root SKILL.md (``name=None``) takes its
         # front-matter name, else the plugin's.
         final = f"{plugin}:{name or display or plugin}"
@@ -354,7 +354,7 @@ def scan_dir(
     cmd_dir = root / "commands"
     if commands and cmd_dir.is_dir() and not _escapes(cmd_dir, confine, out):
         # plugin commands are found in subfolders too, named ``plugin:sub:name`` (observed in
-        # Claude Code 2.1.328); other command folders stay flat
+        # Claude Code 2.1.332); other command folders stay flat
         for f in sorted(cmd_dir.rglob("*.md") if plugin else cmd_dir.glob("*.md")):
             if _escapes(f, confine, out):
                 continue

@@ -165,7 +165,7 @@ SCENARIOS: tuple[SkillScenario, ...] = (
         usage={"k03": (10, 0.0), "k10": (1, 30.0), "k06": (2, 3.0)},
     ),
     # the documented setting skillListingBudgetFraction (default 0.01) scales the budget
-    # (observed in 2.1.328: 0.0003 of a 1M-token window at 3 characters a token, about 900
+    # (observed in 2.1.332: 0.0003 of a 1M-token window at 3 characters a token, about 900
     # characters, drops the same descriptions as SLASH_COMMAND_TOOL_CHAR_BUDGET=900); and
     # SLASH_COMMAND_TOOL_CHAR_BUDGET wins over it when both are set
     SkillScenario("the-budget-fraction-setting-scales-the-budget", _BUDGETED, fraction=0.0003),

@@ -174,7 +174,7 @@ def test_the_mcp_tools_claude_code_sends_and_defers_equal_the_inventory(
     claude_upfront = _mcp_tools(session)
     assert claude_upfront == upfront
     assert claude_deferred == sorted(deferred) or (
-        # auto: 2.1.328 sends the tools up front and still names them in the deferred list
+        # auto: 2.1.332 sends the tools up front and still names them in the deferred list
         scenario.tool_search == "auto" and claude_deferred == sorted(upfront)
     )
 

@@ -1,4 +1,4 @@
-"""The skill listing Claude Code 2.1.328 shows the model equals mcpmini's, scenario by scenario.
+"""The skill listing Claude Code 2.1.332 shows the model equals mcpmini's, scenario by scenario.
 
 Each scenario of :mod:`tests.oracle.skill_scenarios` is laid out twice: once for the real
 Claude Code (run offline in bubblewrap by :mod:`mcpmini.oracle`, the listing read from the
@@ -26,7 +26,7 @@ from mcpmini.skills.listing import build_listing, usage_scores
 from .skill_scenarios import SCENARIOS, SkillScenario
 from .skills_mcp_support import claude_or_skip, listing_block, listing_entries, run_many
 
-#: What ``CLAUDE_CODE_DISABLE_BUNDLED_SKILLS=1`` leaves in 2.1.328's listing.
+#: What ``CLAUDE_CODE_DISABLE_BUNDLED_SKILLS=1`` leaves in 2.1.332's listing.
 BUNDLED_WHEN_DISABLED = ("plugin-authoring",)
 #: Built-in prompt commands listed after the bundled skills; unlike those, their descriptions
 #: can be dropped over budget. Their text is read from the scenario listed in full.

@@ -101,7 +101,7 @@ def _fact_var_default() -> frozenset[str]:
 
 def _fact_var_unset() -> frozenset[str]:
     """What an unset ``${API_KEY}`` without a default becomes: ``literal`` (kept as written,
-    reported as missing — what Claude Code 2.1.328 does, checked through the oracle in CCA-F
+    reported as missing — what Claude Code 2.1.332 does, checked through the oracle in CCA-F
     2.4), ``empty`` or ``error``."""
     from ...config import expand_vars
 

@@ -42,9 +42,9 @@ __all__ = [
 HOME = "/home/alice"
 PROJECT = "/home/alice/proj"
 _RM = ("Bash(rm:*)",)
-SEEN = "observed in 2.1.328: the deny rule sees through it (documented: a sidestep)"
-SEEN_29 = "observed in 2.1.328: its deny check sees this layer; mcpmini peels it too"
-MISSED_29 = "observed in 2.1.328: runs; mcpmini keeps that verdict and warns of the layer"
+SEEN = "observed in 2.1.332: the deny rule sees through it (documented: a sidestep)"
+SEEN_29 = "observed in 2.1.332: its deny check sees this layer; mcpmini peels it too"
+MISSED_29 = "observed in 2.1.332: runs; mcpmini keeps that verdict and warns of the layer"
 _RM_SPACE = ("Bash(rm *)",)
 _ALL = ("Bash",)
 _BYPASS = "bypassPermissions"
@@ -189,7 +189,7 @@ PERMISSION_CASES: tuple[PermissionCase, ...] = (
         note="absolute path, same file",
     ),
     # --- issue 29: words the gate took for data that bash runs, options in spellings a word
-    # match misses, builtin forms that assign or evaluate (observed in 2.1.328: each asked)
+    # match misses, builtin forms that assign or evaluate (observed in 2.1.332: each asked)
     _bash(
         "attack",
         "ls && [[ 'a[$(touch P)]' -eq 0 ]]",
@@ -226,7 +226,7 @@ PERMISSION_CASES: tuple[PermissionCase, ...] = (
         "cp -v f g",
         "ask",
         mode="acceptEdits",
-        note="observed in 2.1.328: cp with any option asks",
+        note="observed in 2.1.332: cp with any option asks",
     ),
     # --- what must still pass
     _bash("control", "ls -la && git status", "allow"),
@@ -238,7 +238,7 @@ PERMISSION_CASES: tuple[PermissionCase, ...] = (
     _bash("control", "timeout 5 rm -rf /", "deny", deny=_RM, note="wrapper stripped"),
     _bash("control", "FOO=1 rm -rf /", "deny", deny=_RM, note="assignment stripped"),
     # --- a Bash deny rule is not a security boundary. Documented: sudo, env, a program path,
-    # quoting and exec wrappers sidestep it; observed in Claude Code 2.1.328: its matcher sees
+    # quoting and exec wrappers sidestep it; observed in Claude Code 2.1.332: its matcher sees
     # through those (they are denied), while bash -c is asked and eval / xargs with flags
     # still slip past it, in bypassPermissions even run.
     _bash("bypass", "rm -rf /", "deny", deny=_RM),
@@ -256,7 +256,7 @@ PERMISSION_CASES: tuple[PermissionCase, ...] = (
         "cat .env",
         "deny",
         deny=("Read(.env)",),
-        note="observed in 2.1.328: refused as a Read of .env "
+        note="observed in 2.1.332: refused as a Read of .env "
         "(documented: path rules bind the file tools only)",
     ),
     _bash(
@@ -275,7 +275,7 @@ PERMISSION_CASES: tuple[PermissionCase, ...] = (
         deny=_RM,
         mode="bypassPermissions",
         warnings=(BypassKind.SHELL_C,),
-        note="observed in 2.1.328: asked even in bypass mode",
+        note="observed in 2.1.332: asked even in bypass mode",
     ),
     _bash(
         "bypass",
@@ -283,10 +283,10 @@ PERMISSION_CASES: tuple[PermissionCase, ...] = (
         "deny",
         deny=_RM,
         allow=("Bash(sudo:*)",),
-        note="observed in 2.1.328: the deny still wins over a broad allow",
+        note="observed in 2.1.332: the deny still wins over a broad allow",
     ),
     # --- issue 29, in bypassPermissions (it runs what no deny rule catches): layers Claude
-    # Code 2.1.328 sees through are denied; the ones it misses keep its verdict, warned
+    # Code 2.1.332 sees through are denied; the ones it misses keep its verdict, warned
     *(
         _bash("layers", command, "deny", allow=_ALL, deny=_RM_SPACE, mode=_BYPASS, note=SEEN_29)
         for command in (
@@ -402,18 +402,18 @@ _NOTES_JA: dict[str, str] = {
     "exact rule": "完全一致の規則",
     "wrapper stripped": "前置きのコマンドは取り除かれる",
     "assignment stripped": "代入は取り除かれる",
-    SEEN: "2.1.328 で観察: deny 規則はこれを見通す（文書では、すり抜ける形）",
-    "observed in 2.1.328: refused as a Read of .env "
+    SEEN: "2.1.332 で観察: deny 規則はこれを見通す（文書では、すり抜ける形）",
+    "observed in 2.1.332: refused as a Read of .env "
     "(documented: path rules bind the file tools only)": (
-        "2.1.328 で観察: .env の Read として拒否"
+        "2.1.332 で観察: .env の Read として拒否"
         "（文書では、パスの規則はファイルのツールにだけ効く）"
     ),
     "bypass mode runs what the deny misses": "bypassPermissions では deny が見落としたものが走る",
-    "observed in 2.1.328: asked even in bypass mode": (
-        "2.1.328 で観察: bypassPermissions でも確認"
+    "observed in 2.1.332: asked even in bypass mode": (
+        "2.1.332 で観察: bypassPermissions でも確認"
     ),
-    "observed in 2.1.328: the deny still wins over a broad allow": (
-        "2.1.328 で観察: 広い allow があっても deny が勝つ"
+    "observed in 2.1.332: the deny still wins over a broad allow": (
+        "2.1.332 で観察: 広い allow があっても deny が勝つ"
     ),
     # the rows of issue 29 (the gate that approves only what it fully understands)
     "[[ ]] evaluates the quoted subscript as arithmetic": (
@@ -435,11 +435,11 @@ _NOTES_JA: dict[str, str] = {
     "what xargs runs reads a file outside": "xargs が走らせるコマンドが外のファイルを読む",
     "~user is another home": "~user は別の利用者のホーム",
     "-t with its value attached": "値をくっつけた -t",
-    "observed in 2.1.328: cp with any option asks": (
-        "2.1.328 で観察: オプション付きの cp はどれも確認"
+    "observed in 2.1.332: cp with any option asks": (
+        "2.1.332 で観察: オプション付きの cp はどれも確認"
     ),
-    SEEN_29: "2.1.328 で観察: deny の検査はこの層を見通す。mcpmini も剥がす",
-    MISSED_29: "2.1.328 で観察: そのまま走る。mcpmini も同じ判定にして、この層を警告する",
+    SEEN_29: "2.1.332 で観察: deny の検査はこの層を見通す。mcpmini も剥がす",
+    MISSED_29: "2.1.332 で観察: そのまま走る。mcpmini も同じ判定にして、この層を警告する",
 }
 #: Every note of :data:`PERMISSION_CASES` in both languages (``Text(ja, en)``).
 NOTES: dict[str, Text] = {en: Text(ja, en) for en, ja in _NOTES_JA.items()}

@@ -131,7 +131,7 @@ def _fate_story(result: EventResult, on_failure: str | None) -> Text:
     shown = what.value if what else "?"
     head = STORY["failed" if failed else "ended"].format(what=shown, code=run.exit_code)
     if result.event == "PostToolUse":
-        # under "block" the failure is exit 2's feedback to Claude (observed in 2.1.328)
+        # under "block" the failure is exit 2's feedback to Claude (observed in 2.1.332)
         tail = STORY["post_told" if failed and on_failure == "block" else "post"]
     else:
         tail = STORY["blocked" if result.blocked else "proceeds"]

@@ -561,7 +561,7 @@ def post_failure_rows(environ: Mapping[str, str] | None = None) -> list[dict[str
     """A PostToolUse formatter hook that fails (exit 1), run under each ``onFailure``: its
     outcome, whether it stopped anything, and the text Claude is given (``-``: nothing).
 
-    Claude Code 2.1.328 was seen to do the same: under ``"block"`` the failure reaches Claude
+    Claude Code 2.1.332 was seen to do the same: under ``"block"`` the failure reaches Claude
     as a blocking error with the hook's stderr; the edit, already made, stays.
     """
     command = "echo 'format_after_write: cannot parse app.py' >&2; exit 1"

@@ -246,7 +246,7 @@ def superset_table(steps: Iterable[tuple[str, str, Iterable[int], bool]]) -> Any
 
 def manifest_rows(plugin: Path | str, work: Path | str) -> list[dict[str, Any]]:
     """The verdict of ``claude plugin validate`` (:func:`mcpmini.config.validation.validate`,
-    checked against Claude Code 2.1.328) on copies of ``plugin`` made under ``work``: as it
+    checked against Claude Code 2.1.332) on copies of ``plugin`` made under ``work``: as it
     is, without ``.claude-plugin/plugin.json`` (keeping its ``skills/``), the same with its
     skills under ``.claude/skills/`` instead, and with only its ``hooks/``."""
     from ...config.validation import validate

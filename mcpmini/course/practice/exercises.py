@@ -555,7 +555,7 @@ P4_CONTEXT_LIMIT = 32_000
 P4_CALLS = 5
 P4_RESULT_LINES = 1_000
 #: The documented warning threshold of Claude Code for one MCP tool result (tokens). The
-#: runtime models what 2.1.328 was observed to do (``agent.registry.result_fate``), which
+#: runtime models what 2.1.332 was observed to do (``agent.registry.result_fate``), which
 #: shows no such warning; the figure is the documentation's.
 P4_WARN_TOKENS = 10_000
 #: Claude Code's documented default cap on one MCP tool result (``MAX_MCP_OUTPUT_TOKENS``),
