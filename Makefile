@@ -73,7 +73,7 @@ claude-code: $(STAMP)
 # The differential suite against the newest Claude Code (npm view), installed beside the pin
 # in .claude-code-latest/: prints every verdict that changed and mcpmini's agreement with it.
 drift: $(STAMP)
-	$(BIN)/python -m mcpmini.oracle.drift
+	$(BIN)/python -m mcpmini.oracle.drift $(if $(AGAINST),--against $(AGAINST))
 
 # The differential fuzzer against the pinned Claude Code: N generated calls from SEED; each
 # disagreement is printed minimized, ready to paste into mcpmini/oracle/data/permissions/.

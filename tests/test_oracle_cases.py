@@ -150,6 +150,34 @@ def test_drift_without_the_npm_registry_says_so_in_one_line(tmp_path, monkeypatc
     ]
 
 
+def test_drift_against_a_named_release_asks_npm_for_no_newest_version(
+    tmp_path, monkeypatch, capsys
+) -> None:
+    from mcpmini.oracle import drift
+
+    calls = tmp_path / "calls"
+    npm = tmp_path / "npm"  # records each call; every install fails as offline
+    npm.write_text(
+        f'#!/bin/sh\necho "$@" >> {calls}\necho "npm error code ENOTFOUND" >&2\nexit 1\n'
+    )
+    npm.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:/usr/bin:/bin")
+    monkeypatch.setattr(drift, "install_claude", lambda version, root=None: _fail(version))
+    assert drift.main(["--against", "2.1.300"]) == 2
+    out, err = capsys.readouterr()
+    assert out.splitlines()[0] == f"pinned Claude Code {drift.PIN}, against 2.1.300"
+    assert err.strip().splitlines() == ["make drift: npm install of Claude Code 2.1.300 failed"]
+    assert not calls.exists()  # no `npm view`: the release was named
+
+
+def _fail(version: str) -> Path:
+    from mcpmini.oracle import PIN, ClaudeCodeMissing
+
+    if version == PIN:
+        return Path("claude")  # the pin is installed; the named release cannot be
+    raise ClaudeCodeMissing(f"npm install of Claude Code {version} failed")
+
+
 def test_a_drift_check_that_cannot_finish_is_named_and_the_others_still_run(monkeypatch) -> None:
     from mcpmini.oracle import drift
     from mcpmini.process import Completed, Ending

@@ -5,7 +5,8 @@ Rules of this module:
 - The newest version is what ``npm view @anthropic-ai/claude-code version`` says (a short
   timeout, no retries: without network access to the npm registry ``make drift`` says so in
   one line and exits 2); it is installed beside the pin, in ``.claude-code-latest/`` (never
-  over the pinned install).
+  over the pinned install). ``--against VERSION`` (``make drift AGAINST=…``) compares the
+  pin with that release instead, e.g. the previous pin.
 - The permission suite and the fuzzer's fixed-seed sample run through both binaries at once
   (nothing cached); the report lists each call whose Claude Code verdict changed between
   the pin and the newest release, then mcpmini's agreement with the newest release per
@@ -134,11 +135,20 @@ def _checks(newest: Path, timeout: float) -> dict[str, list[str] | str]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Install the pin and the newest release, run every check through both, print the drift
     (the verdicts as soon as they are known, then each check's outcome as it ends)."""
-    del argv
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m mcpmini.oracle.drift", description=__doc__)
+    parser.add_argument(
+        "--against",
+        metavar="VERSION",
+        help="compare the pin with this release instead of the newest (e.g. the previous pin)",
+    )
+    args = parser.parse_args(argv)
     started = time.monotonic()
     try:
-        version = newest_version()
-        print(f"pinned Claude Code {PIN}, newest {version}", flush=True)
+        version = args.against or newest_version()
+        kind = "against" if args.against else "newest"
+        print(f"pinned Claude Code {PIN}, {kind} {version}", flush=True)
         if version == PIN:
             print("the newest release is the pin: nothing to compare")
             return 0
