@@ -404,3 +404,43 @@ def test_the_plugin_root_reaches_the_hook_environment(tmp_path):
         environ=ENV,
     )
     assert result.runs[0].outcome is HookOutcome.SUCCESS
+
+
+def test_managed_settings_are_read_key_by_key_a_bad_value_ignored_alone(tmp_path):
+    # observed in Claude Code 2.1.332 (tests/oracle: settings_keys, managed-*): where a user or
+    # project file is ignored whole, a managed file keeps the rest of its keys
+    managed = tmp_path / "managed-settings.json"
+    data = {
+        "defaultMode": "weird",
+        "ask": "Bash(touch *)",
+        "deny": ["Bash(mkdir one)"],
+        "disableBypassPermissionsMode": "yes",
+    }
+    managed.write_text(json.dumps({"permissions": data}))
+    settings = load_settings([managed])
+    assert [r.text for r in settings.permissions.deny] == ["Bash(mkdir one)"]
+    assert settings.default_mode is None and settings.disable_bypass is True
+    notes = sorted(w.split(": ", 2)[1] for w in settings.warnings)
+    assert notes == [
+        "permissions.ask",
+        "permissions.defaultMode",
+        "permissions.disableBypassPermissionsMode",
+    ]
+    assert all(w.startswith(f"{managed}: ") for w in settings.warnings)
+    assert "read as on" in next(w for w in settings.warnings if "disableBypass" in w)
+    # the same values in the project's settings ignore that file whole
+    project = tmp_path / ".claude" / "settings.json"
+    project.parent.mkdir()
+    project.write_text(json.dumps({"permissions": data}))
+    whole = load_settings([project])
+    assert not whole.permissions.deny and whole.disable_bypass is False
+    [warning] = whole.warnings
+    assert "the whole file is ignored" in warning
+
+
+def test_managed_disable_bypass_false_leaves_bypass_on(tmp_path):
+    managed = tmp_path / "managed-settings.json"
+    managed.write_text(json.dumps({"permissions": {"disableBypassPermissionsMode": False}}))
+    settings = load_settings([managed])
+    assert settings.disable_bypass is False
+    assert settings.warnings[0].endswith("read as off, as Claude Code reads managed settings")

@@ -50,7 +50,7 @@ from .handlers import Execution, Handler, HandlerLike, as_handler, describe, exe
 from .matchers import MatcherRule, match
 from .options import HandlerOptions, HandlerType, OnFailure
 from .outcomes import Decision, FailureKind, HookOutcome, Verdict, classify, combine_decisions
-from .sources import SETTINGS_KINDS, InvalidSettings, RawSource, read_source
+from .sources import KEY_BY_KEY_KINDS, SETTINGS_KINDS, InvalidSettings, RawSource, read_source
 
 if TYPE_CHECKING:
     from ..mcp import Client
@@ -206,6 +206,7 @@ def load_settings(
     result = HookSettings(sources=[r.name for r in raws], warnings=skipped)
     flags = _Flags()
     for raw in raws:
+        result.warnings.extend(raw.notes)
         _read_flags(raw, result, flags, trusted)
         _read_hooks(raw, result, strict)
     _restrict(result, flags)
@@ -247,7 +248,8 @@ def _read_flags(raw: RawSource, result: HookSettings, flags: _Flags, trusted: bo
             flags.mode_rank = rank
             result.default_mode = mode
             result.default_scope = raw.kind
-        if perms.get("disableBypassPermissionsMode") == "disable":
+        refuse = perms.get("disableBypassPermissionsMode")
+        if refuse == "disable" or (raw.kind in KEY_BY_KEY_KINDS and refuse):
             result.disable_bypass = True
         for folder in perms.get("additionalDirectories") or ():
             if folder not in result.additional_dirs:

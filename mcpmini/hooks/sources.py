@@ -27,6 +27,7 @@ from .handlers import CommandHandler, Handler, HttpHandler, McpToolHandler, Mode
 from .options import SETTINGS_TYPES, HandlerOptions, HandlerType
 
 __all__ = [
+    "KEY_BY_KEY_KINDS",
     "SETTINGS_KINDS",
     "SETTINGS_SCHEMA",
     "SOURCE_KINDS",
@@ -38,6 +39,12 @@ __all__ = [
 
 #: The settings files proper (``flag``: the file given with ``--settings``).
 SETTINGS_KINDS = frozenset({"user", "project", "local", "flag", "managed"})
+#: Observed in 2.1.332: managed settings are read key by key. A ``permissions`` value of the
+#: wrong type or an unknown ``defaultMode`` there is ignored alone and the rest of the file
+#: applies, and ``disableBypassPermissionsMode`` refuses bypass for any truthy value
+#: (``"yes"``, even ``"enable"``; ``false`` does not), where a user, project, local or
+#: ``--settings`` file holding such a value is ignored whole.
+KEY_BY_KEY_KINDS = frozenset({"managed"})
 SOURCE_KINDS = SETTINGS_KINDS | {"plugin", "skill", "subagent"}
 
 # The keys a settings entry of each handler type must have.
@@ -125,6 +132,8 @@ class RawSource:
     kind: str
     data: Mapping[str, Any]
     plugin_root: str | None = None
+    #: what was ignored alone in a settings file read key by key (:data:`KEY_BY_KEY_KINDS`)
+    notes: tuple[str, ...] = ()
 
     def handler(self, raw: Mapping[str, Any]) -> Handler:
         """Build the handler of one validated settings entry (its options normalised here)."""
@@ -168,13 +177,48 @@ class InvalidSettings(ConfigError):
         self.kind = kind
 
 
-def _check(data: Any, name: str, kind: str) -> Mapping[str, Any]:
+def _check(data: Any, name: str, kind: str) -> tuple[Mapping[str, Any], tuple[str, ...]]:
+    """``data`` validated, and the notes of what was ignored alone (managed settings only)."""
     errors = list(_VALIDATOR.iter_errors(data))
+    notes: list[str] = []
+    if errors and kind in KEY_BY_KEY_KINDS:
+        errors, data = _drop_bad_permissions(data, errors, name, notes)
     if errors:
         best = jsonschema.exceptions.best_match(errors)
         raise InvalidSettings(best.message, name, json_path(best.absolute_path), kind)
     checked: Mapping[str, Any] = data
-    return checked
+    return checked, tuple(notes)
+
+
+def _drop_bad_permissions(
+    data: Mapping[str, Any], errors: list[Any], name: str, notes: list[str]
+) -> tuple[list[Any], Mapping[str, Any]]:
+    """Each ``permissions`` key with a bad value dropped alone (noted); the other errors.
+
+    ``disableBypassPermissionsMode`` is kept as written: any truthy value refuses bypass."""
+    bad: dict[str, str] = {}
+    rest = []
+    for error in errors:
+        where = list(error.absolute_path)
+        if len(where) >= 2 and where[0] == "permissions" and isinstance(where[1], str):
+            bad.setdefault(where[1], error.message)
+        else:
+            rest.append(error)
+    kept = {k: v for k, v in data["permissions"].items() if k not in bad}
+    for key, message in bad.items():
+        if key == "disableBypassPermissionsMode":
+            kept[key] = data["permissions"][key]
+            notes.append(
+                f"{name}: permissions.{key}: {message}; read as "
+                f"{'on' if data['permissions'][key] else 'off'}, as Claude Code reads managed "
+                "settings"
+            )
+        else:
+            notes.append(
+                f"{name}: permissions.{key}: {message}; this key alone is ignored, as Claude "
+                "Code reads managed settings key by key"
+            )
+    return rest, {**data, "permissions": kept}
 
 
 def _read_text(path: Path) -> str:
@@ -297,4 +341,5 @@ def read_source(source: Any, *, home: str | os.PathLike[str] | None = None) -> R
         raise ConfigError(
             f"unknown source label {label!r}; expected one of {sorted(SOURCE_KINDS)}", name
         )
-    return RawSource(name, kind, _check(data, name, kind), root)
+    checked, notes = _check(data, name, kind)
+    return RawSource(name, kind, checked, root, notes)
