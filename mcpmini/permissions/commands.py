@@ -56,6 +56,7 @@ __all__ = [
     "not_a_read",
     "read_paths",
     "sed_writes_or_runs",
+    "source_paths",
     "touched_paths",
 ]
 
@@ -994,6 +995,22 @@ def edit_paths(words: Sequence[str | None]) -> list[str] | None:
     if program == "sed" and not parsed.has("-e", "-f") and operands:
         operands = operands[1:]  # the script
     return named + operands
+
+
+def source_paths(words: Sequence[str | None]) -> list[str]:
+    """The files ``cp`` or ``mv`` read: every operand with ``-t DIR``, else all but the last
+    (the destination). Observed in 2.1.332: a deny ``Read(a.txt)`` denies ``cp a.txt b``,
+    ``mv a.txt b`` and ``cp -t sub a.txt``, not ``cp b a.txt``, ``ln -s a.txt l`` or
+    ``touch a.txt``. A word computed when it runs is left out; when the grammar cannot place
+    a word, every non-option word counts (a deny then binds more, never less)."""
+    if not words or words[0] not in ("cp", "mv"):
+        return []
+    known = [w for w in words[1:] if w is not None]
+    parsed = parse(GRAMMARS[words[0] or ""], known)
+    if parsed.problem or len(known) < len(words) - 1:
+        return [w for w in known if not w.startswith("-")]
+    operands = list(parsed.operands)
+    return operands if parsed.has("-t") else operands[:-1]
 
 
 def touched_paths(words: Sequence[str | None]) -> list[str | None]:

@@ -47,6 +47,7 @@ from .bash import (
     hidden_forms,
     read_paths,
 )
+from .commands import source_paths
 from .modes import (
     ACCEPT_EDITS_COMMANDS,
     Behavior,
@@ -242,15 +243,18 @@ class PermissionRules:
         rules: tuple[Rule, ...], found: CommandAnalysis, cwd: str, home: str | None
     ) -> Rule | None:
         """A ``Read(...)`` rule naming a file that a read-only command is given
-        (``cat secret.txt``). Documented: path rules bind only the file tools; observed in
-        Claude Code 2.1.332: the read-only command is refused as a Read of that file."""
+        (``cat secret.txt``) or that ``cp`` / ``mv`` copies or moves away
+        (:func:`~.commands.source_paths`). Documented: path rules bind only the file tools;
+        observed in Claude Code 2.1.332: the command is refused as a Read of that file (the
+        ``cp`` case found by the fuzzer, seed 2026)."""
         for rule in rules:
             if rule.tool != "Read" or rule.specifier is None:
                 continue
             for sub in found.subcommands:
-                if sub.read_only and any(
+                read = _file_operands(sub) if sub.read_only else source_paths(sub.plain)
+                if any(
                     rule_matches(rule, "Read", {"file_path": arg}, cwd=cwd, home=home)
-                    for arg in _file_operands(sub)
+                    for arg in read
                 ):
                     return rule
         return None
