@@ -47,7 +47,7 @@ from .bash import (
     hidden_forms,
     read_paths,
 )
-from .commands import source_paths
+from .commands import source_paths, touched_paths
 from .modes import (
     ACCEPT_EDITS_COMMANDS,
     Behavior,
@@ -61,7 +61,7 @@ from .modes import (
     protected_targets,
     unapproved,
 )
-from .paths import absolute, home_dir, is_protected_path, working_dir
+from .paths import absolute, home_dir, inside, is_protected_path, working_dir
 from .rules import Rule, bash_pattern, bash_rule_covers, parse_rule, rule_matches, writes_after_cd
 from .tools import EDIT_TOOLS
 
@@ -420,9 +420,12 @@ def _bypass_warnings(
 
 
 def _bash_allow(
-    rules: PermissionRules, analysis: CommandAnalysis, cwd: str, home: str
+    rules: PermissionRules, analysis: CommandAnalysis, dirs: tuple[str, ...], home: str
 ) -> tuple[Rule | None, str]:
-    """The allow rule that approves the command (every part covered), or why none does."""
+    """The allow rule that approves the command (every part covered), or why none does.
+
+    ``dirs`` are the working directories, the current one first."""
+    cwd = dirs[0]
     if analysis.unverifiable or not analysis.subcommands:
         return None, "no allow rule approves a command that cannot be verified statically"
     if writes_after_cd(analysis.subcommands):
@@ -432,6 +435,20 @@ def _bash_allow(
     if guarded:
         # observed in 2.1.332: Bash(touch *) does not approve touch .git/q
         return None, f"protected path {guarded[0]}: allow rules do not apply"
+    outside = next(
+        (
+            p
+            for sub in analysis.subcommands
+            if sub.program in ACCEPT_EDITS_COMMANDS and not sub.read_only
+            for p in touched_paths(sub.plain)
+            if p is not None and not inside(absolute(p, cwd, home), dirs)
+        ),
+        None,
+    )
+    if outside is not None:
+        # observed in 2.1.332: Bash(rm:*) does not approve rm ../out/f, nor an exact rule
+        # touch ../out/f (touch, mkdir, cp, mv too); an additional directory counts as inside
+        return None, f"{outside} is outside the working directories: allow rules do not apply"
     used: Rule | None = None
     raw = analysis.command.strip()
     if len(analysis.subcommands) == 1 and not analysis.redirects:
@@ -676,7 +693,7 @@ def _mode_steps(
     ):
         rule, why = None, "protected path: allow rules do not apply"
     elif analysis is not None:
-        rule, why = _bash_allow(rules, analysis, where, user)
+        rule, why = _bash_allow(rules, analysis, dirs, user)
     else:
         rule = rules.first(Behavior.ALLOW, tool_name, tool_input, cwd=where, home=user)
         why = "no allow rule matches"
