@@ -30,7 +30,7 @@ from __future__ import annotations
 import enum
 import os
 import posixpath
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -240,7 +240,11 @@ class PermissionRules:
 
     @staticmethod
     def _read_rule_on_arguments(
-        rules: tuple[Rule, ...], found: CommandAnalysis, cwd: str, home: str | None
+        rules: tuple[Rule, ...],
+        found: CommandAnalysis,
+        cwd: str,
+        home: str | None,
+        dirs: Sequence[str] = (),
     ) -> Rule | None:
         """A ``Read(...)`` rule naming a file that a read-only command is given
         (``cat secret.txt``) or that ``cp`` / ``mv`` copies or moves away
@@ -253,7 +257,7 @@ class PermissionRules:
             for sub in found.subcommands:
                 read = _file_operands(sub) if sub.read_only else source_paths(sub.plain)
                 if any(
-                    rule_matches(rule, "Read", {"file_path": arg}, cwd=cwd, home=home)
+                    rule_matches(rule, "Read", {"file_path": arg}, cwd=cwd, home=home, dirs=dirs)
                     for arg in read
                 ):
                     return rule
@@ -261,7 +265,11 @@ class PermissionRules:
 
     @staticmethod
     def _edit_rule_on_operands(
-        rules: tuple[Rule, ...], found: CommandAnalysis, cwd: str, home: str | None
+        rules: tuple[Rule, ...],
+        found: CommandAnalysis,
+        cwd: str,
+        home: str | None,
+        dirs: Sequence[str] = (),
     ) -> Rule | None:
         """A deny ``Edit(...)`` rule covering a file a Bash file command changes (observed in
         2.1.332: deny ``Edit(**)`` denies ``touch t``, ``cp a b``; an ask ``Edit`` rule does
@@ -273,7 +281,13 @@ class PermissionRules:
                     rule.tool == "Edit"
                     and rule.specifier is not None
                     and rule_matches(
-                        rule, "Write", {"file_path": target}, behavior="deny", cwd=cwd, home=home
+                        rule,
+                        "Write",
+                        {"file_path": target},
+                        behavior="deny",
+                        cwd=cwd,
+                        home=home,
+                        dirs=dirs,
                     )
                 ):
                     return rule
@@ -287,16 +301,20 @@ class PermissionRules:
         *,
         cwd: str = "",
         home: str | None = None,
+        dirs: Sequence[str] = (),
     ) -> Rule | None:
         """The first rule of one list (``"deny"``, ``"ask"`` or ``"allow"``) that matches.
 
         For Bash, a deny or ask list is also checked against the command's redirects: an
-        output target as an ``Edit`` call, an input file as a ``Read`` call.
+        output target as an ``Edit`` call, an input file as a ``Read`` call. ``dirs``: the
+        further working directories relative path rules also match under.
         """
         behavior = Behavior(behavior)
         rules: tuple[Rule, ...] = getattr(self, behavior.value)
         for rule in rules:
-            if rule_matches(rule, tool_name, tool_input, behavior=behavior, cwd=cwd, home=home):
+            if rule_matches(
+                rule, tool_name, tool_input, behavior=behavior, cwd=cwd, home=home, dirs=dirs
+            ):
                 return rule
         command = tool_input.get("command")
         if tool_name != "Bash" or behavior is Behavior.ALLOW or not isinstance(command, str):
@@ -308,8 +326,8 @@ class PermissionRules:
                 return hidden
         if behavior is Behavior.DENY:
             # observed in 2.1.332: only deny rules bind the files Bash reads or changes
-            named = self._read_rule_on_arguments(rules, found, cwd, home)
-            named = named or self._edit_rule_on_operands(rules, found, cwd, home)
+            named = self._read_rule_on_arguments(rules, found, cwd, home, dirs)
+            named = named or self._edit_rule_on_operands(rules, found, cwd, home, dirs)
             if named is not None:
                 return named
         calls = [("Write", w) for w in found.writes] + [("Read", r) for r in found.reads]
@@ -321,7 +339,13 @@ class PermissionRules:
                     # denies the Write tool
                     continue
                 if rule.tool in ("Read", "Edit") and rule_matches(
-                    rule, tool, {"file_path": target}, behavior=behavior, cwd=cwd, home=home
+                    rule,
+                    tool,
+                    {"file_path": target},
+                    behavior=behavior,
+                    cwd=cwd,
+                    home=home,
+                    dirs=dirs,
                 ):
                     return rule
         return None
@@ -629,13 +653,13 @@ def _rule_steps(
     removal safety check (no mode, hook or allow rule approves ``rm -rf /``), then the hook's
     own ``defer`` / ``ask`` / ``allow``."""
     tool_input, where = walk.tool_input, dirs[0]
-    rule = rules.first(Behavior.DENY, tool_name, tool_input, cwd=where, home=user)
+    rule = rules.first(Behavior.DENY, tool_name, tool_input, cwd=where, home=user, dirs=dirs[1:])
     if rule:
         return walk.done(
             Behavior.DENY, GateStage.DENY_RULES, f"deny rule {rule.text} matches", rule
         )
     walk.pass_on(GateStage.DENY_RULES, "no deny rule matches")
-    rule = rules.first(Behavior.ASK, tool_name, tool_input, cwd=where, home=user)
+    rule = rules.first(Behavior.ASK, tool_name, tool_input, cwd=where, home=user, dirs=dirs[1:])
     if rule:
         final, why = asked(spec)
         detail = f"ask rule {rule.text} matches" + (f"; {why}" if why else "")
@@ -695,7 +719,9 @@ def _mode_steps(
     elif analysis is not None:
         rule, why = _bash_allow(rules, analysis, dirs, user)
     else:
-        rule = rules.first(Behavior.ALLOW, tool_name, tool_input, cwd=where, home=user)
+        rule = rules.first(
+            Behavior.ALLOW, tool_name, tool_input, cwd=where, home=user, dirs=dirs[1:]
+        )
         why = "no allow rule matches"
     if rule:
         return walk.done(

@@ -205,12 +205,15 @@ def rule_matches(
     cwd: str = "",
     home: str | None = None,
     root: str | None = None,
+    dirs: Sequence[str] = (),
 ) -> bool:
     """Whether ``rule`` (used as a ``behavior`` rule: allow/ask/deny) covers the call.
 
     ``cwd`` (empty: the process's working directory), ``home`` (``None``: the current
     user's home) and ``root`` (the settings file's root; default the rule's own
-    :attr:`Rule.root`, then ``cwd``) anchor path specifiers. Never raises.
+    :attr:`Rule.root`, then ``cwd``) anchor path specifiers; a relative specifier
+    (``Read(e.txt)``, ``Read(sub/**)``, ``Read(**)``) also matches under each of the further
+    working directories ``dirs`` (observed in 2.1.332 with ``--add-dir``). Never raises.
     """
     if not _tool_hits(rule, tool_name, behavior):
         return False
@@ -226,15 +229,13 @@ def rule_matches(
     if tool in ("Read", "Edit"):
         where, user = working_dir(cwd), home_dir(home)
         touched = call_paths(tool_name, tool_input, where, user)
+        anchored = working_dir(root or rule.root or where)
         hits = [
-            path_rule_matches(
-                spec,
-                p,
-                behavior=behavior,
-                cwd=where,
-                home=user,
-                root=working_dir(root or rule.root or where),
-                directory=d,
+            any(
+                path_rule_matches(
+                    spec, p, behavior=behavior, cwd=base, home=user, root=anchored, directory=d
+                )
+                for base in (where, *dirs)
             )
             for p, d in touched
         ]
