@@ -565,3 +565,15 @@ def test_relative_path_rules_match_only_under_the_working_directory(tmp_path):
     rules = PermissionRules(deny=["Read(secret.txt)", "Read(**)"])
     assert rules.first("deny", "Read", {"file_path": f"{tmp_path}/a/secret.txt"}, cwd=str(tmp_path))
     assert not rules.first("deny", "Read", {"file_path": "/etc/secret.txt"}, cwd=str(tmp_path))
+
+
+def test_command_line_rules_are_read_as_claude_code_reads_them():
+    # observed in 2.1.332 (tests/oracle: fuzz_found, the command-line cases)
+    rules = PermissionRules.from_flags(["Bash(touch *", "Bash()", "Bash(mkdir:*)"], ["Read("])
+    assert [r.text for r in rules.allow] == ["Bash", "Bash(mkdir:*)"]
+    assert rules.deny == () and rules.ask == ()
+    assert [w.split(":")[0] for w in rules.warnings] == [
+        "--allowedTools 'Bash(touch *'",
+        "--disallowedTools 'Read('",
+    ]
+    assert gate("Bash", {"command": "rm -f x"}, rules=rules).final == "allow"

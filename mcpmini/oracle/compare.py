@@ -158,7 +158,7 @@ def _judge_here(tree: Tree) -> tuple[Judged, ...]:
         mode = settings.starting_mode(case.mode).mode
     except McpminiError as exc:
         return tuple(Judged(c, "error", error=str(exc)) for c in case.calls)
-    flags = PermissionRules(allow=case.allowed_tools, deny=case.disallowed_tools)
+    flags = PermissionRules.from_flags(case.allowed_tools, case.disallowed_tools)
     rules = flags.merged(settings.permissions)
     dirs = (*settings.additional_dirs, *_added_dirs(case.args))
     out = []

@@ -154,6 +154,28 @@ class PermissionRules:
         object.__setattr__(self, "warnings", tuple(dict.fromkeys([*warnings, *notes])))
 
     @classmethod
+    def from_flags(cls, allow: Iterable[str] = (), deny: Iterable[str] = ()) -> PermissionRules:
+        """Build from the command line's ``--allowedTools`` / ``--disallowedTools`` rules, as
+        Claude Code 2.1.332 reads them: a malformed rule (``Bash(touch *``) is skipped with a
+        warning and the rest apply; ``Tool()`` is the bare tool (``--allowedTools 'Bash()'``
+        approves every command, where the same rule in a settings file is ignored)."""
+        lists: dict[str, list[Rule]] = {"allow": [], "deny": []}
+        notes: list[str] = []
+        for name, flag, items in (
+            ("allow", "--allowedTools", allow),
+            ("deny", "--disallowedTools", deny),
+        ):
+            for text in items:
+                bare = text.strip()
+                if bare.endswith("()") and "(" not in bare[:-2]:
+                    bare = bare[:-2]
+                try:
+                    lists[name].append(parse_rule(bare))
+                except ConfigError as exc:
+                    notes.append(f"{flag} {text!r}: {exc.message}; ignored")
+        return cls(tuple(lists["allow"]), (), tuple(lists["deny"]), notes)
+
+    @classmethod
     def from_settings(
         cls,
         block: Mapping[str, Any],

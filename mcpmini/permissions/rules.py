@@ -215,9 +215,10 @@ def rule_matches(
 
     ``cwd`` (empty: the process's working directory), ``home`` (``None``: the current
     user's home) and ``root`` (the settings file's root; default the rule's own
-    :attr:`Rule.root`, then ``cwd``) anchor path specifiers; a relative specifier
-    (``Read(e.txt)``, ``Read(sub/**)``, ``Read(**)``) also matches under each of the further
-    working directories ``dirs`` (observed in 2.1.332 with ``--add-dir``). Never raises.
+    :attr:`Rule.root`, then ``cwd``) anchor path specifiers; a relative deny or ask
+    specifier (``Read(e.txt)``, ``Read(sub/**)``, ``Edit(**)``) also matches under each of the
+    further working directories ``dirs``, a relative allow specifier does not (observed in
+    2.1.332 with ``--add-dir``: allow ``Edit(**)`` asks for a write there). Never raises.
     """
     if not _tool_hits(rule, tool_name, behavior):
         return False
@@ -239,7 +240,7 @@ def rule_matches(
                 path_rule_matches(
                     spec, p, behavior=behavior, cwd=base, home=user, root=anchored, directory=d
                 )
-                for base in (where, *dirs)
+                for base in (where, *(dirs if behavior != "allow" else ()))
             )
             for p, d in touched
         ]
