@@ -555,6 +555,35 @@ def _read_allow(
     return used, f"allow rule {used.text} covers every file the command reads"
 
 
+def _edit_allows_read(
+    rules: PermissionRules, tool_input: Mapping[str, Any], cwd: str, home: str
+) -> Rule | None:
+    """The ``Edit(path)`` allow rule that approves a Read of the same file: a file the
+    Edit permission check would let Claude write it may read (observed in 2.1.332: allow
+    ``Edit(//abs/**)`` approves reading ``/abs/f``, not ``cat /abs/f``; an Edit ask or deny
+    rule on the file takes that away, and a bare ``Edit`` rule approves no read — found by
+    the fuzzer, seed 2026 sessions 3 and 37)."""
+    target = tool_input.get("file_path")
+    if not isinstance(target, str):
+        return None
+    write = {"file_path": target}
+    kw = {"cwd": cwd, "home": home}
+    if rules.first(Behavior.DENY, "Write", write, **kw) or rules.first(
+        Behavior.ASK, "Write", write, **kw
+    ):
+        return None
+    return next(
+        (
+            r
+            for r in rules.allow
+            if r.tool == "Edit"
+            and r.specifier is not None
+            and rule_matches(r, "Write", write, behavior=Behavior.ALLOW, cwd=cwd, home=home)
+        ),
+        None,
+    )
+
+
 class HookDecision(enum.StrEnum):
     """A PreToolUse hook's permission decision as the gate reads it (``hooks.Decision``
     carries the same values)."""
@@ -744,6 +773,8 @@ def _mode_steps(
         rule = rules.first(
             Behavior.ALLOW, tool_name, tool_input, cwd=where, home=user, dirs=dirs[1:]
         )
+        if rule is None and tool_name == "Read":
+            rule = _edit_allows_read(rules, tool_input, where, user)
         why = "no allow rule matches"
     if rule:
         return walk.done(

@@ -189,12 +189,8 @@ def _tool_hits(rule: Rule, tool_name: str, behavior: str) -> bool:
     if tool.startswith("mcp__") and "__" not in tool[5:]:
         return tool_name == tool or tool_name.startswith(tool + "__")
     if tool == "Edit":
-        # observed in 2.1.332: a bare Edit rule is the Edit tool only; Edit(path) covers Write,
-        # and as an allow rule the Read tool too (allow Edit(//abs/**) approves reading
-        # /abs/f, not cat /abs/f; found by the fuzzer, seed 2026 session 3)
-        if rule.specifier is None:
-            return tool_name == "Edit"
-        return tool_name in EDIT_TOOLS or (behavior == "allow" and tool_name == "Read")
+        # observed in 2.1.332: a bare Edit rule is the Edit tool only; Edit(path) covers Write
+        return tool_name in EDIT_TOOLS if rule.specifier is not None else tool_name == "Edit"
     if tool == "Read":
         return tool_name in READ_TOOLS or (behavior == "deny" and tool_name in EDIT_TOOLS)
     return tool_name == tool
