@@ -559,29 +559,30 @@ def _edit_allows_read(
     rules: PermissionRules, tool_input: Mapping[str, Any], cwd: str, home: str
 ) -> Rule | None:
     """The ``Edit(path)`` allow rule that approves a Read of the same file: a file the
-    Edit permission check would let Claude write it may read (observed in 2.1.332: allow
-    ``Edit(//abs/**)`` approves reading ``/abs/f``, not ``cat /abs/f``; an Edit ask or deny
-    rule on the file takes that away, and a bare ``Edit`` rule approves no read — found by
-    the fuzzer, seed 2026 sessions 3 and 37)."""
+    Edit path rules would let Claude write it may read (observed in 2.1.332: allow
+    ``Edit(//abs/**)`` approves reading ``/abs/f``, not ``cat /abs/f``; an ``Edit(path)`` ask
+    or deny rule on the file takes that away, a bare ``Write`` ask rule does not, and a bare
+    ``Edit`` rule approves no read — found by the fuzzer, seed 2026 sessions 3 and 37)."""
     target = tool_input.get("file_path")
     if not isinstance(target, str):
         return None
     write = {"file_path": target}
-    kw = {"cwd": cwd, "home": home}
-    if rules.first(Behavior.DENY, "Write", write, **kw) or rules.first(
-        Behavior.ASK, "Write", write, **kw
-    ):
+
+    def edit_path_rule(behavior: Behavior) -> Rule | None:
+        return next(
+            (
+                r
+                for r in getattr(rules, behavior.value)
+                if r.tool == "Edit"
+                and r.specifier is not None
+                and rule_matches(r, "Write", write, behavior=behavior, cwd=cwd, home=home)
+            ),
+            None,
+        )
+
+    if edit_path_rule(Behavior.DENY) or edit_path_rule(Behavior.ASK):
         return None
-    return next(
-        (
-            r
-            for r in rules.allow
-            if r.tool == "Edit"
-            and r.specifier is not None
-            and rule_matches(r, "Write", write, behavior=Behavior.ALLOW, cwd=cwd, home=home)
-        ),
-        None,
-    )
+    return edit_path_rule(Behavior.ALLOW)
 
 
 class HookDecision(enum.StrEnum):
