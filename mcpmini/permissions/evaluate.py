@@ -495,6 +495,12 @@ def _bash_allow(
         # observed in 2.1.332: Bash(rm:*) does not approve rm ../out/f, nor an exact rule
         # touch ../out/f (touch, mkdir, cp, mv too); an additional directory counts as inside
         return None, f"{outside} is outside the working directories: allow rules do not apply"
+    named = [p for s in analysis.subcommands if s.read_only for p in read_paths(s)]
+    far = [p for p in (*named, *analysis.reads) if not inside(absolute(p, cwd, home), dirs)]
+    if far and _read_allow(rules, analysis, cwd, home)[0] is None:
+        # observed in 2.1.332: Bash(cat *) does not approve cat ../out/f (nor head, nor
+        # cat ~/f); a Read(path) allow rule covering every file read still does (_read_allow)
+        return None, f"{far[0]} is outside the working directories: no Bash allow rule reads it"
     used: Rule | None = None
     raw = analysis.command.strip()
     if len(analysis.subcommands) == 1 and not analysis.redirects:
