@@ -481,15 +481,21 @@ def _bash_allow(
     if guarded:
         # observed in 2.1.332: Bash(touch *) does not approve touch .git/q
         return None, f"protected path {guarded[0]}: allow rules do not apply"
-    outside = next(
-        (
-            p
-            for sub in analysis.subcommands
-            if sub.program in ACCEPT_EDITS_COMMANDS and not sub.read_only
-            for p in touched_paths(sub.plain)
-            if p is not None and not inside(absolute(p, cwd, home), dirs)
-        ),
-        None,
+    # observed in 2.1.332: a bare Bash allow rule (or Bash(*)) approves outside paths too
+    everything = any(r.tool == "Bash" and r.specifier is None for r in rules.allow)
+    outside = (
+        None
+        if everything
+        else next(
+            (
+                p
+                for sub in analysis.subcommands
+                if sub.program in ACCEPT_EDITS_COMMANDS and not sub.read_only
+                for p in touched_paths(sub.plain)
+                if p is not None and not inside(absolute(p, cwd, home), dirs)
+            ),
+            None,
+        )
     )
     if outside is not None:
         # observed in 2.1.332: Bash(rm:*) does not approve rm ../out/f, nor an exact rule
@@ -497,7 +503,7 @@ def _bash_allow(
         return None, f"{outside} is outside the working directories: allow rules do not apply"
     named = [p for s in analysis.subcommands if s.read_only for p in read_paths(s)]
     far = [p for p in (*named, *analysis.reads) if not inside(absolute(p, cwd, home), dirs)]
-    if far and _read_allow(rules, analysis, cwd, home)[0] is None:
+    if far and not everything and _read_allow(rules, analysis, cwd, home)[0] is None:
         # observed in 2.1.332: Bash(cat *) does not approve cat ../out/f (nor head, nor
         # cat ~/f); a Read(path) allow rule covering every file read still does (_read_allow)
         return None, f"{far[0]} is outside the working directories: no Bash allow rule reads it"
