@@ -47,7 +47,7 @@ from .bash import (
     hidden_forms,
     read_paths,
 )
-from .commands import source_paths, touched_paths
+from .commands import source_paths
 from .modes import (
     ACCEPT_EDITS_COMMANDS,
     Behavior,
@@ -296,8 +296,7 @@ class PermissionRules:
         """A deny ``Edit(...)`` rule covering a file a Bash file command changes (observed in
         2.1.332: deny ``Edit(**)`` denies ``touch t``, ``cp a b``; an ask ``Edit`` rule does
         not ask for them, and a deny ``Read(**)`` does not deny them — found by the fuzzer)."""
-        operands = [p for p in changed_paths(found) if p is not None and p not in found.writes]
-        for target in operands:
+        for target in _file_command_paths(found):
             for rule in rules:
                 if (
                     rule.tool == "Edit"
@@ -404,6 +403,12 @@ class GateResult:
         return next((s.step for s in reversed(self.path) if s.verdict), self.path[-1].step)
 
 
+def _file_command_paths(analysis: CommandAnalysis) -> list[str]:
+    """The paths a Bash command's file commands change, as written (its redirects and the
+    operands computed when it runs left out)."""
+    return [p for p in changed_paths(analysis) if p is not None and p not in analysis.writes]
+
+
 #: Read-only programs that are given no file to read (their operands are text, not paths).
 _NO_FILE_OPERANDS = frozenset(
     {"echo", "printf", "pwd", "which", "true", "false", "date", "id", "git", "whoami", "uname"}
@@ -483,24 +488,11 @@ def _bash_allow(
         return None, f"protected path {guarded[0]}: allow rules do not apply"
     # observed in 2.1.332: a bare Bash allow rule (or Bash(*)) approves outside paths too
     everything = any(r.tool == "Bash" and r.specifier is None for r in rules.allow)
-    outside = (
-        None
-        if everything
-        else next(
-            (
-                p
-                for sub in analysis.subcommands
-                if sub.program in ACCEPT_EDITS_COMMANDS and not sub.read_only
-                for p in touched_paths(sub.plain)
-                if p is not None and not inside(absolute(p, cwd, home), dirs)
-            ),
-            None,
-        )
-    )
-    if outside is not None:
+    outside = [p for p in _file_command_paths(analysis) if not inside(absolute(p, cwd, home), dirs)]
+    if outside and not everything:
         # observed in 2.1.332: Bash(rm:*) does not approve rm ../out/f, nor an exact rule
         # touch ../out/f (touch, mkdir, cp, mv too); an additional directory counts as inside
-        return None, f"{outside} is outside the working directories: allow rules do not apply"
+        return None, f"{outside[0]} is outside the working directories: allow rules do not apply"
     named = [p for s in analysis.subcommands if s.read_only for p in read_paths(s)]
     far = [p for p in (*named, *analysis.reads) if not inside(absolute(p, cwd, home), dirs)]
     if far and not everything and _read_allow(rules, analysis, cwd, home)[0] is None:
